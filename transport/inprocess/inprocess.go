@@ -1,0 +1,135 @@
+// Package inprocess connects a client to a go-sdk server in the same process.
+//
+// Messages are handed over as values, without a pipe and without
+// re-encoding: a request's params and a response's result are already
+// encoded JSON (json.RawMessage) when the go-sdk writes them, so the receiver
+// decodes exactly the bytes it would have read from a stream. This is what
+// makes an in-process call cheaper than the go-sdk's own
+// mcp.NewInMemoryTransports, which frames every message over a net.Pipe.
+//
+//	f := inprocess.New(srv) // srv is an *mcp.Server
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+package inprocess
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrClosed is returned by Write on a connection whose pipe is closed.
+var ErrClosed = errors.New("inprocess: connection closed")
+
+// New returns a Factory whose every transport connects a new session of srv
+// when it is connected. The server session ends when the client side closes.
+func New(srv *mcp.Server) transport.Factory {
+	if srv == nil {
+		panic("inprocess.New: nil server")
+	}
+	return factory{srv: srv}
+}
+
+type factory struct{ srv *mcp.Server }
+
+func (factory) Kind() transport.Kind { return transport.KindInProcess }
+
+func (f factory) Transport() (mcp.Transport, error) { return &serverTransport{srv: f.srv}, nil }
+
+type serverTransport struct{ srv *mcp.Server }
+
+func (t *serverTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, s := Pipe()
+	if _, err := t.srv.Connect(ctx, s, nil); err != nil {
+		return nil, err
+	}
+	return c.Connect(ctx)
+}
+
+// Pipe returns two transports connected to each other, like
+// mcp.NewInMemoryTransports but without framing. Connect the server side
+// first. Closing either connection closes both.
+func Pipe() (mcp.Transport, mcp.Transport) {
+	p := &pipe{closed: make(chan struct{})}
+	a2b := make(chan jsonrpc.Message, 16)
+	b2a := make(chan jsonrpc.Message, 16)
+	return &end{conn: &conn{p: p, in: b2a, out: a2b}}, &end{conn: &conn{p: p, in: a2b, out: b2a}}
+}
+
+type end struct{ conn *conn }
+
+func (e *end) Connect(context.Context) (mcp.Connection, error) { return e.conn, nil }
+
+// pipe is the state both ends share.
+type pipe struct {
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (p *pipe) close() { p.once.Do(func() { close(p.closed) }) }
+
+type conn struct {
+	p   *pipe
+	in  <-chan jsonrpc.Message
+	out chan<- jsonrpc.Message
+}
+
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.p.closed:
+		return nil, io.EOF
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.p.closed:
+		return nil, io.EOF
+	case m := <-c.in:
+		return m, nil
+	}
+}
+
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	msg = clone(msg)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.p.closed:
+		return ErrClosed
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.p.closed:
+		return ErrClosed
+	case c.out <- msg:
+		return nil
+	}
+}
+
+func (c *conn) Close() error { c.p.close(); return nil }
+
+func (c *conn) SessionID() string { return "" }
+
+// clone copies the message struct so that neither side can observe the
+// other's later changes to it. Params and results are immutable encoded JSON
+// and are shared.
+func clone(m jsonrpc.Message) jsonrpc.Message {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		c := *m
+		return &c
+	case *jsonrpc.Response:
+		c := *m
+		return &c
+	}
+	return m
+}

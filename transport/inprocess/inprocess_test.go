@@ -1,0 +1,61 @@
+package inprocess_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+func newServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	return srv
+}
+
+func TestCallTool(t *testing.T) {
+	ctx := context.Background()
+	tr, err := inprocess.New(newServer()).Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "hi" {
+		t.Errorf("echo = %q, want %q", got, "hi")
+	}
+}
+
+func TestCloseEndsBothSides(t *testing.T) {
+	ctx := context.Background()
+	ct, st := inprocess.Pipe()
+	ss, err := newServer().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ss.Wait() // returns only once the server side saw the close
+	if _, err := cs.ListTools(ctx, nil); err == nil {
+		t.Error("ListTools after Close succeeded")
+	}
+}

@@ -1,0 +1,119 @@
+// Package transport defines what a client consumes: a [Factory] that yields one
+// go-sdk [mcp.Transport] per connection, and the [Kind] that names it.
+//
+// Transports are chosen explicitly. Each transport package (transport/stdio,
+// transport/streamablehttp, transport/sse, transport/inprocess) has a New that
+// validates its options and returns a Factory; nothing starts until the
+// client connects. There is no automatic selection, upgrade or fallback
+// between kinds.
+//
+// A connection produced by a Factory may implement [Diagnoser] to explain why
+// it ended (for a child process: how it exited and the tail of its stderr).
+// The client attaches that diagnosis to the errors it returns.
+package transport
+
+import (
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Kind names a transport.
+type Kind int
+
+const (
+	// KindInProcess is a connection to a server in the same process.
+	KindInProcess Kind = iota + 1
+	// KindStdio is a supervised child process speaking newline-delimited JSON.
+	KindStdio
+	// KindStreamableHTTP is the Streamable HTTP transport (2025-03-26 and later).
+	KindStreamableHTTP
+	// KindSSE is the legacy HTTP+SSE transport of protocol 2024-11-05.
+	KindSSE
+)
+
+// String returns the kind's name as used in cassettes and on the command line.
+func (k Kind) String() string {
+	switch k {
+	case KindInProcess:
+		return "inprocess"
+	case KindStdio:
+		return "stdio"
+	case KindStreamableHTTP:
+		return "streamablehttp"
+	case KindSSE:
+		return "sse"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ParseKind returns the Kind whose String is s.
+func ParseKind(s string) (Kind, error) {
+	for k := KindInProcess; k <= KindSSE; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("transport: unknown kind %q", s)
+}
+
+// A Factory makes the transport for one connection. It is what
+// client.Connect consumes.
+//
+// Factories are safe for concurrent use; each call to Transport returns a
+// fresh transport, so one Factory can serve many connections (and a client
+// may reconnect with it).
+type Factory interface {
+	// Kind names the transport.
+	Kind() Kind
+	// Transport returns a new transport for exactly one connection. Nothing
+	// is started (no process, no request) until the transport's Connect is
+	// called.
+	Transport() (mcp.Transport, error)
+}
+
+// ProtocolPinner is implemented by a Factory that speaks exactly one protocol
+// revision (the legacy SSE transport speaks only 2024-11-05). A client must
+// not negotiate any other revision over it.
+type ProtocolPinner interface {
+	PinnedProtocolVersion() string
+}
+
+// A Diagnoser is implemented by a connection that can say why it ended.
+type Diagnoser interface {
+	// Diagnose returns what is known about the connection's end, or nil when
+	// it has not ended or nothing is known. It does not block.
+	Diagnose() *Diagnosis
+}
+
+// A Diagnosis describes how a connection's peer ended.
+type Diagnosis struct {
+	// Exited reports whether a child process has exited; ExitCode is its exit
+	// code (-1 when killed by a signal, named by Signal).
+	Exited   bool
+	ExitCode int
+	Signal   string
+	// Stderr is the tail of the child's standard error, bounded by the
+	// transport's ring size.
+	Stderr []byte
+}
+
+// String summarises the diagnosis in one line plus the stderr tail.
+func (d *Diagnosis) String() string {
+	if d == nil {
+		return ""
+	}
+	var s string
+	switch {
+	case !d.Exited:
+		s = "running"
+	case d.Signal != "":
+		s = "killed by " + d.Signal
+	default:
+		s = fmt.Sprintf("exit status %d", d.ExitCode)
+	}
+	if len(d.Stderr) > 0 {
+		s += "; stderr tail:\n" + string(d.Stderr)
+	}
+	return s
+}
