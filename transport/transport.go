@@ -96,6 +96,9 @@ type Diagnosis struct {
 	// Stderr is the tail of the child's standard error, bounded by the
 	// transport's ring size.
 	Stderr []byte
+	// Err is the error that ended reading from the peer, if it was not a
+	// plain end of stream: a malformed frame, a frame over the size limit.
+	Err error
 }
 
 // String summarises the diagnosis in one line plus the stderr tail.
@@ -111,6 +114,9 @@ func (d *Diagnosis) String() string {
 		s = "killed by " + d.Signal
 	default:
 		s = fmt.Sprintf("exit status %d", d.ExitCode)
+	}
+	if d.Err != nil {
+		s += "; " + d.Err.Error()
 	}
 	if len(d.Stderr) > 0 {
 		s += "; stderr tail:\n" + string(d.Stderr)
