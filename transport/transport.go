@@ -13,9 +13,27 @@
 package transport
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transports mark their errors with these sentinels (through wrapping or an
+// Is method) so that a client can classify a failure without knowing the
+// transport.
+var (
+	// ErrStart is matched by errors from a transport that could not start its
+	// peer (a missing executable, a refused dial).
+	ErrStart = errors.New("transport: peer did not start")
+	// ErrPolicy is matched by errors from a request the transport refused by
+	// policy: a size limit, a cross-origin redirect, an insecure scheme.
+	ErrPolicy = errors.New("transport: refused by policy")
+	// ErrAuth is matched by errors from a peer that refused the credentials.
+	ErrAuth = errors.New("transport: not authorized")
+	// ErrProtocol is matched by errors from a peer that broke the wire
+	// protocol: a malformed frame, an unexpected status.
+	ErrProtocol = errors.New("transport: protocol violation")
 )
 
 // Kind names a transport.
