@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallTool calls the named tool once. It is never retried, whatever fails:
+// a caller that retries risks running the tool twice.
+//
+// A call is refused without reaching the server when the tool is unknown
+// (ErrUnknownTool), its binding is disabled (ErrDisabled) or it is held
+// against the pinned fingerprint (ErrHeld); each is a ClassPolicy *Error.
+//
+// When the tool ran and reported failure (IsError), CallTool returns the
+// result and a ClassTool *Error wrapping a *ToolError, so the content can
+// still be shown to a model.
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	base, err := c.begin(OpCallTool, name)
+	if err != nil {
+		return nil, err
+	}
+	defer c.inflight.Done()
+	if err := c.callable(name); err != nil {
+		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
+	}
+	ctx, cancel := bound(ctx, base)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if c.handlers.Progress != nil {
+		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
+	}
+	res, err := c.session.CallTool(ctx, params)
+	if err != nil {
+		return nil, c.fail(OpCallTool, name, err)
+	}
+	if res.IsError {
+		return res, &Error{Class: ClassTool, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: &ToolError{Text: text(res)}}
+	}
+	return res, nil
+}
+
+// CallModel calls the tool whose binding has the given model name, as a
+// harness does when a model asks for it. See CallTool.
+func (c *Client) CallModel(ctx context.Context, modelName string, args any) (*mcp.CallToolResult, error) {
+	c.mu.Lock()
+	tool, ok := c.tools[modelName]
+	c.mu.Unlock()
+	if !ok {
+		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: modelName,
+			Err: fmt.Errorf("%w: no binding has model name %q", ErrUnknownTool, modelName)}
+	}
+	return c.CallTool(ctx, tool, args)
+}
+
+func (c *Client) callable(tool string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.catalog.Tool(tool) == nil:
+		return fmt.Errorf("%w: %q is not in the catalog of %s", ErrUnknownTool, tool, c.def.Name)
+	case c.disabled[tool]:
+		return fmt.Errorf("%w: %s", ErrDisabled, c.models[tool])
+	case c.held[tool]:
+		return fmt.Errorf("%w: %s", ErrHeld, tool)
+	}
+	return nil
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ReadResource reads one resource.
+func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	base, err := c.begin(OpRead, "")
+	if err != nil {
+		return nil, err
+	}
+	defer c.inflight.Done()
+	ctx, cancel := bound(ctx, base)
+	defer cancel()
+	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, c.fail(OpRead, "", err)
+	}
+	return res, nil
+}
+
+// GetPrompt renders one prompt.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	base, err := c.begin(OpGetPrompt, "")
+	if err != nil {
+		return nil, err
+	}
+	defer c.inflight.Done()
+	ctx, cancel := bound(ctx, base)
+	defer cancel()
+	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, c.fail(OpGetPrompt, "", err)
+	}
+	return res, nil
+}
+
+// Subscribe asks the server for notifications/resources/updated about uri.
+// Close unsubscribes before it ends the session.
+func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	base, err := c.begin(OpSubscribe, "")
+	if err != nil {
+		return err
+	}
+	defer c.inflight.Done()
+	ctx, cancel := bound(ctx, base)
+	defer cancel()
+	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return c.fail(OpSubscribe, "", err)
+	}
+	c.mu.Lock()
+	c.subs[uri] = true
+	c.mu.Unlock()
+	return nil
+}
+
+// Unsubscribe ends a subscription made with Subscribe.
+func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	base, err := c.begin(OpUnsubscribe, "")
+	if err != nil {
+		return err
+	}
+	defer c.inflight.Done()
+	ctx, cancel := bound(ctx, base)
+	defer cancel()
+	c.mu.Lock()
+	delete(c.subs, uri)
+	c.mu.Unlock()
+	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		return c.fail(OpUnsubscribe, "", err)
+	}
+	return nil
+}

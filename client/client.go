@@ -1,0 +1,289 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Implementation is how the client introduces itself to servers.
+var Implementation = &mcp.Implementation{Name: "looprig-mcp", Version: "v0.1.0"}
+
+// A Client is a connection to one MCP server: its session, its catalog and
+// the bindings a harness exposes to a model. All methods are safe for
+// concurrent use.
+type Client struct {
+	def      Definition
+	limits   Limits
+	handlers Handlers
+	session  *mcp.ClientSession
+	conn     *capture
+
+	// base is the parent of every in-flight call's context; Close cancels
+	// it when the drain timeout passes.
+	base       context.Context
+	cancelBase context.CancelFunc
+	inflight   sync.WaitGroup // calls and background re-discovery
+	progress   atomic.Int64   // last progress token issued
+
+	mu       sync.Mutex // guards the fields below
+	closing  bool
+	catalog  *Catalog
+	accepted map[string]string // tool fingerprints accepted, by tool name
+	held     map[string]bool   // tools that changed and are not accepted
+	disabled map[string]bool   // tools whose binding is disabled
+	models   map[string]string // model name by tool name
+	tools    map[string]string // tool name by model name
+	drift    *Drift
+	subs     map[string]bool // resource URIs subscribed to
+	pending  []string        // lists that changed before Connect finished
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Connect starts the Definition's transport, performs the handshake at the
+// profile's protocol revision and discovers the catalog, all within
+// Limits.ConnectTimeout. h may be nil.
+//
+// On failure nothing is left running, and the error is a *Error whose
+// Diagnosis tells how a child process ended, if it did.
+func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) {
+	if err := def.validate(); err != nil {
+		return nil, &Error{Class: ClassPolicy, Op: OpConnect, Server: def.Name, Err: err}
+	}
+	if h == nil {
+		h = &Handlers{}
+	}
+	c := &Client{
+		def:      def,
+		limits:   def.Limits.withDefaults(),
+		handlers: *h,
+		disabled: map[string]bool{},
+		subs:     map[string]bool{},
+	}
+	for _, t := range def.Disabled {
+		c.disabled[t] = true
+	}
+	c.base, c.cancelBase = context.WithCancel(context.Background())
+	fail := func(op string, err error, connecting bool) (*Client, error) {
+		c.cancelBase()
+		d := c.conn.diagnose()
+		return nil, &Error{Class: classify(err, d, connecting), Op: op, Server: def.Name, Err: err, Diagnosis: d}
+	}
+
+	tr, err := def.Transport.Transport()
+	if err != nil {
+		return fail(OpConnect, err, true)
+	}
+	c.conn = &capture{inner: tr}
+	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
+	defer cancel()
+	sdk := mcp.NewClient(Implementation, c.options(h))
+	if h.Roots != nil {
+		sdk.AddRoots(h.Roots...)
+	}
+	version := def.Profile.ProtocolVersion()
+	cs, err := sdk.Connect(ctx, c.conn, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return fail(OpConnect, err, true)
+	}
+	c.session = cs
+	if got := cs.InitializeResult().ProtocolVersion; got != version && def.Profile != ProfileDraft {
+		cs.Close()
+		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s, profile %s pins %s",
+			transport.ErrProtocol, got, def.Profile, version), false)
+	}
+	cat, err := discover(ctx, cs, c.limits)
+	if err != nil {
+		cs.Close()
+		return fail(OpDiscover, err, false)
+	}
+	c.mu.Lock()
+	c.install(cat, true)
+	drift, pending := c.drift, c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	if drift != nil && h.CatalogChanged != nil {
+		h.CatalogChanged(drift)
+	}
+	for _, what := range pending {
+		c.listChanged(what)
+	}
+	return c, nil
+}
+
+// capture is the transport handed to the go-sdk: it keeps the connection
+// so the client can ask it why it ended. It returns the transport's own
+// connection unchanged, since the go-sdk talks to some connections through
+// unexported methods that a wrapper would hide.
+type capture struct {
+	inner mcp.Transport
+	mu    sync.Mutex // guards conn
+	conn  mcp.Connection
+}
+
+func (t *capture) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	t.mu.Lock()
+	t.conn = conn
+	t.mu.Unlock()
+	return conn, err
+}
+
+func (t *capture) diagnose() *transport.Diagnosis {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d, ok := t.conn.(transport.Diagnoser); ok {
+		return d.Diagnose()
+	}
+	return nil
+}
+
+// install makes cat the current catalog, computing bindings and what is
+// held against the pin. c.mu is held.
+func (c *Client) install(cat *Catalog, connecting bool) {
+	prev := c.catalog
+	c.catalog = cat
+	c.models = ModelNames(c.def.Name, slices.Collect(maps.Keys(cat.ToolFingerprints)))
+	c.tools = make(map[string]string, len(c.models))
+	for tool, model := range c.models {
+		c.tools[model] = tool
+	}
+	pinned := c.def.Fingerprint != ""
+	switch {
+	case connecting && pinned && cat.Fingerprint != c.def.Fingerprint:
+		c.accepted = c.def.ToolFingerprints
+		if c.accepted == nil {
+			c.accepted = map[string]string{} // nothing known: every tool is held
+		}
+	case connecting || !pinned:
+		c.accepted = cat.ToolFingerprints
+	}
+	c.held = map[string]bool{}
+	for tool, fp := range cat.ToolFingerprints {
+		if c.accepted[tool] != fp {
+			c.held[tool] = true
+		}
+	}
+	c.drift = nil
+	if len(c.held) > 0 || len(c.accepted) != len(cat.ToolFingerprints) {
+		want := c.def.Fingerprint
+		if prev != nil && !connecting {
+			want = prev.Fingerprint
+		}
+		c.drift = newDrift(want, cat, c.accepted)
+	}
+}
+
+// Catalog returns the current catalog. It is replaced, not changed, when
+// the server's lists change; callers must not modify it.
+func (c *Client) Catalog() *Catalog {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.catalog
+}
+
+// Session returns the underlying go-sdk session, for what this package does
+// not wrap. Calls made through it bypass bindings and draining.
+func (c *Client) Session() *mcp.ClientSession { return c.session }
+
+// ProtocolVersion returns the negotiated protocol revision.
+func (c *Client) ProtocolVersion() string { return c.session.InitializeResult().ProtocolVersion }
+
+// Diagnose returns what the transport knows of the peer's end, or nil.
+func (c *Client) Diagnose() *transport.Diagnosis { return c.conn.diagnose() }
+
+// begin registers an in-flight operation; it fails once Close has begun.
+func (c *Client) begin(op, tool string) (context.Context, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return nil, &Error{Class: ClassClosed, Op: op, Server: c.def.Name, Tool: tool, Err: ErrClosed}
+	}
+	c.inflight.Add(1)
+	return c.base, nil
+}
+
+// bound returns ctx cancelled also when base is.
+func bound(ctx, base context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(base, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// fail wraps err from an operation into an *Error.
+func (c *Client) fail(op, tool string, err error) error {
+	if errors.Is(err, context.Canceled) && c.base.Err() != nil {
+		err = fmt.Errorf("%w: call cancelled at close: %w", ErrClosed, err)
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	d := c.conn.diagnose()
+	return &Error{Class: classify(err, d, false), Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
+}
+
+// Close ends the session. It refuses new calls at once, waits up to
+// Limits.DrainTimeout for in-flight calls to finish, cancels those still
+// running, unsubscribes from resources, and closes the transport (for a
+// stdio child: stdin first, then the signals, within its grace bounds).
+//
+// Close may be called more than once and concurrently; every call returns
+// when the client is closed, with the same result.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *Client) close() error {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	deadline := time.Now().Add(c.limits.DrainTimeout)
+	drained := make(chan struct{})
+	go func() { c.inflight.Wait(); close(drained) }()
+	timer := time.NewTimer(time.Until(deadline))
+	select {
+	case <-drained:
+		timer.Stop()
+	case <-timer.C:
+		c.cancelBase()
+		<-drained
+	}
+	c.unsubscribeAll(deadline)
+	c.cancelBase()
+	if err := c.session.Close(); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return c.fail(OpClose, "", err)
+	}
+	return nil
+}
+
+func (c *Client) unsubscribeAll(deadline time.Time) {
+	c.mu.Lock()
+	uris := slices.Sorted(maps.Keys(c.subs))
+	clear(c.subs)
+	c.mu.Unlock()
+	if len(uris) == 0 {
+		return
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(time.Second))
+	defer cancel()
+	for _, uri := range uris {
+		// The session ends next; an unsubscribe the server does not answer
+		// in time is moot.
+		_ = c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+}

@@ -1,0 +1,199 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"strings"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A FailureClass says what kind of thing went wrong, and so what a caller
+// may do about it.
+type FailureClass int
+
+const (
+	// ClassStart: the server could not be started or did not complete the
+	// handshake (missing executable, exit before initialize).
+	ClassStart FailureClass = iota + 1
+	// ClassTransport: the connection broke (stream ended, dial failed).
+	ClassTransport
+	// ClassProtocol: the server broke the protocol (malformed frame,
+	// repeated pagination cursor, unexpected message).
+	ClassProtocol
+	// ClassAuth: the server refused the credentials.
+	ClassAuth
+	// ClassPolicy: this library refused, by policy: a disabled or held
+	// binding, an unknown tool, a size limit, a cross-origin redirect.
+	ClassPolicy
+	// ClassTimeout: a deadline passed.
+	ClassTimeout
+	// ClassServer: the server answered with a JSON-RPC error, ended the
+	// session, or exited while in use.
+	ClassServer
+	// ClassTool: the tool ran and reported an error (CallToolResult.IsError).
+	ClassTool
+	// ClassClosed: the client was closed.
+	ClassClosed
+)
+
+var classNames = map[FailureClass]string{
+	ClassStart:     "start",
+	ClassTransport: "transport",
+	ClassProtocol:  "protocol",
+	ClassAuth:      "auth",
+	ClassPolicy:    "policy",
+	ClassTimeout:   "timeout",
+	ClassServer:    "server",
+	ClassTool:      "tool",
+	ClassClosed:    "closed",
+}
+
+// String returns the class's short name, such as "policy".
+func (c FailureClass) String() string {
+	if s, ok := classNames[c]; ok {
+		return s
+	}
+	return fmt.Sprintf("FailureClass(%d)", int(c))
+}
+
+// Operations named in Error.Op.
+const (
+	OpConnect     = "connect"
+	OpDiscover    = "discover"
+	OpCallTool    = "call"
+	OpRead        = "read"
+	OpGetPrompt   = "prompt"
+	OpSubscribe   = "subscribe"
+	OpUnsubscribe = "unsubscribe"
+	OpClose       = "close"
+)
+
+// Error is the error every Client method returns, or wraps.
+type Error struct {
+	Class  FailureClass
+	Op     string // one of the Op constants
+	Server string // Definition.Name
+	Tool   string // the tool, for OpCallTool
+	Err    error
+	// Diagnosis is what the transport knew about the peer's end (exit
+	// status, stderr tail), when there was an end to explain.
+	Diagnosis *transport.Diagnosis
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcp %s: %s", e.Server, e.Op)
+	if e.Tool != "" {
+		fmt.Fprintf(&b, " %s", e.Tool)
+	}
+	fmt.Fprintf(&b, ": %s", e.Class)
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if d := e.Diagnosis; d != nil {
+		fmt.Fprintf(&b, " (server %s)", d)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Stderr returns the tail of the server's standard error, if the transport
+// has one (stdio).
+func (e *Error) Stderr() string {
+	if e.Diagnosis == nil {
+		return ""
+	}
+	return string(e.Diagnosis.Stderr)
+}
+
+// ConnectionRetryable reports whether connecting again may succeed: the
+// failure was in the connection, not in the request or the policy. It never
+// means that a tool call may be sent again: the library never retries a
+// tool call, and a caller that does so risks running the tool twice.
+func (e *Error) ConnectionRetryable() bool {
+	switch e.Class {
+	case ClassTransport, ClassTimeout, ClassServer:
+		return true
+	case ClassStart:
+		// A missing executable will be missing next time too.
+		return !errors.Is(e.Err, transport.ErrPolicy) && !isNotFound(e.Err)
+	}
+	return false
+}
+
+// Sentinel errors, matched with errors.Is through *Error.
+var (
+	// ErrClosed is returned by calls on a client that is closing or closed.
+	ErrClosed = errors.New("client closed")
+	// ErrUnknownTool is returned when a call names a tool (or model name)
+	// that the catalog does not have. Nothing is sent to the server.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrDisabled is returned when a call names a disabled binding.
+	ErrDisabled = errors.New("binding disabled")
+	// ErrHeld is returned when a call names a tool that changed against the
+	// pinned fingerprint and was not yet accepted (Client.AcceptCatalog).
+	ErrHeld = errors.New("tool changed since pinned fingerprint; not accepted")
+	// ErrCatalogLimit is returned when discovery passes a Limits bound.
+	ErrCatalogLimit = errors.New("catalog over limit")
+	// ErrCursorLoop is returned when a server's pagination cursor repeats.
+	ErrCursorLoop = errors.New("pagination cursor repeated")
+	// ErrInvalidCatalog is returned when a server lists an invalid catalog:
+	// a tool twice, a null item.
+	ErrInvalidCatalog = errors.New("invalid catalog")
+)
+
+// ToolError is the error of a tool that ran and reported failure
+// (CallToolResult.IsError). Text is the result's text content.
+type ToolError struct {
+	Text string
+}
+
+func (e *ToolError) Error() string {
+	if e.Text == "" {
+		return "tool reported an error"
+	}
+	return "tool reported an error: " + e.Text
+}
+
+// classify turns err from the go-sdk or a transport into a class.
+func classify(err error, d *transport.Diagnosis, connecting bool) FailureClass {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.Is(err, ErrClosed):
+		return ClassClosed
+	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrDisabled), errors.Is(err, ErrHeld),
+		errors.Is(err, ErrCatalogLimit), errors.Is(err, transport.ErrPolicy):
+		return ClassPolicy
+	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, transport.ErrProtocol):
+		return ClassProtocol
+	case errors.Is(err, transport.ErrAuth):
+		return ClassAuth
+	case errors.Is(err, transport.ErrStart):
+		return ClassStart
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	case errors.As(err, &rpcErr):
+		return ClassServer
+	}
+	if d != nil && d.Err != nil {
+		return classify(d.Err, nil, connecting)
+	}
+	if connecting {
+		return ClassStart
+	}
+	if d != nil && d.Exited || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) {
+		return ClassServer
+	}
+	return ClassTransport
+}
+
+func isNotFound(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,67 @@
+package client
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Handlers serve what a server asks of the client. A nil field means the
+// client does not offer that feature: its capability is not advertised, and
+// requests for it fail with a JSON-RPC error.
+//
+// Handlers run on the go-sdk's goroutines and may be called concurrently.
+type Handlers struct {
+	// Sampling answers sampling/createMessage.
+	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Elicitation answers elicitation/create.
+	Elicitation func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Roots are the roots the client offers (roots/list). Nil offers none and
+	// does not advertise the roots capability.
+	Roots []*mcp.Root
+	// Logging receives notifications/message.
+	Logging func(context.Context, *mcp.LoggingMessageParams)
+	// Progress receives notifications/progress. When it is set, every
+	// CallTool carries a progress token, unique within the client.
+	Progress func(context.Context, *mcp.ProgressNotificationParams)
+	// ListChanged is called after the client has re-discovered the catalog
+	// because the server said a list changed ("tools", "resources" or
+	// "prompts"). It receives the new catalog.
+	ListChanged func(what string, cat *Catalog)
+	// CatalogChanged is called when the catalog differs from the pinned
+	// fingerprint (Definition.Fingerprint), at connect or after a list
+	// change. The held tools refuse calls until Client.AcceptCatalog.
+	CatalogChanged func(*Drift)
+}
+
+// options maps the handlers onto the go-sdk's client options.
+func (c *Client) options(h *Handlers) *mcp.ClientOptions {
+	opts := &mcp.ClientOptions{
+		Capabilities:               &mcp.ClientCapabilities{},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged("tools") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged("resources") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.listChanged("prompts") },
+	}
+	if h.Sampling != nil {
+		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return h.Sampling(ctx, r.Params)
+		}
+	}
+	if h.Elicitation != nil {
+		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return h.Elicitation(ctx, r.Params)
+		}
+	}
+	if h.Roots != nil {
+		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	if h.Logging != nil {
+		opts.LoggingMessageHandler = func(ctx context.Context, r *mcp.LoggingMessageRequest) { h.Logging(ctx, r.Params) }
+	}
+	if h.Progress != nil {
+		opts.ProgressNotificationHandler = func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+			h.Progress(ctx, r.Params)
+		}
+	}
+	return opts
+}
