@@ -1,0 +1,57 @@
+// Package server publishes tools, resources and prompts over MCP, with
+// bounded, validated JSON.
+//
+// It is a registry around the go-sdk's mcp.Server, which speaks the
+// protocol; this package adds the policy: every tool's arguments are
+// checked against its JSON Schema (github.com/google/jsonschema-go) and
+// bounded in bytes before its handler runs, every result is bounded in
+// bytes before it is sent, and a handler that fails, panics or overflows
+// gives the caller a clear error while the session goes on serving.
+//
+//	srv := server.New("docs", "v1.0.0", nil)
+//	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup"},
+//		func(ctx context.Context, req *mcp.CallToolRequest, in struct{ Query string `json:"query"` }) (*mcp.CallToolResult, any, error) {
+//			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "docs: " + in.Query}}}, nil, nil
+//		})
+//	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+//
+// # What a caller sees when a call fails
+//
+// A tool failure is a tool result with isError set, whose text says what
+// went wrong, so that a model can read it and correct the call:
+//
+//	invalid input: …        arguments not an object or not matching the schema (ErrInvalidInput)
+//	input too large: …      arguments over Options.MaxInputBytes (ErrInputTooLarge)
+//	result too large: …     the encoded result over Options.MaxResultBytes (ErrResultTooLarge)
+//	handler panicked: …     the handler panicked; the stack goes to Options.Logger only (ErrPanic)
+//	<the handler's error>   the handler returned an error
+//
+// Two failures are JSON-RPC errors instead: a call to an unknown tool (the
+// go-sdk's invalid-params error), and a handler error that is itself a
+// *jsonrpc.Error (sent as is). Resources and prompts have no isError
+// result, so their failures are always JSON-RPC errors.
+//
+// # Bounds
+//
+// Options.MaxInputBytes (default [DefaultMaxInputBytes], 1 MiB) bounds a
+// tool call's encoded arguments and a prompt's arguments;
+// Options.MaxResultBytes (default [DefaultMaxResultBytes], 4 MiB) bounds
+// the encoded result of a tool call, a resource read or a prompt. The
+// frame size on the wire is the transport's to bound (ServeStdio: the
+// go-sdk's 16 MiB).
+//
+// # Determinism
+//
+// The server adds no clocks, random values or map-order leaks to what it
+// sends: lists are sorted by name, JSON objects are encoded with sorted
+// keys, and a schema violation names the first invalid property in sorted
+// order. (Only HTTP session ids are random, unless Options.SessionID is
+// set.)
+//
+// # Serving
+//
+// [Server.Serve] runs one session over any go-sdk transport,
+// [Server.ServeStdio] over a reader and a writer, and [Server.Factory]
+// gives an in-process transport.Factory for clients in the same process.
+// [Server.MCP] is the escape hatch to the go-sdk server.
+package server

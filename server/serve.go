@@ -1,0 +1,62 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Serve runs one session over t, any go-sdk transport, and returns when the
+// session ends: nil when the client closed it, ctx's error when ctx ended
+// it (the session is closed first), or the error that broke it.
+//
+// To serve many sessions at once, call Serve once per transport; all
+// sessions share the registry.
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// ServeStdio runs one session reading newline-delimited JSON from stdin and
+// writing it to stdout, as a server launched by a client does with its
+// os.Stdin and os.Stdout. It returns when stdin ends (nil) or ctx is done.
+//
+// Inbound frames are bounded by the go-sdk's mcp.DefaultMaxLineLength
+// (16 MiB). stdout receives one Write per frame. If stdin is an io.Closer it
+// is closed when the session ends; otherwise a read blocked on it when ctx
+// ends stays blocked until it returns.
+func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	rc, ok := stdin.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(stdin)
+	}
+	return s.Serve(ctx, &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{stdout}})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// Factory returns an in-process transport.Factory: each connection is a new
+// session of this server in the same process (see transport/inprocess).
+// The session ends when the client closes it.
+func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Default bounds, used when the corresponding [Options] field is zero.
+const (
+	// DefaultMaxInputBytes bounds the encoded arguments of one tool call
+	// (and the total size of one prompt's arguments): 1 MiB.
+	DefaultMaxInputBytes = 1 << 20
+	// DefaultMaxResultBytes bounds the encoded result of one tool call,
+	// resource read or prompt: 4 MiB.
+	DefaultMaxResultBytes = 4 << 20
+)
+
+// Errors a caller sees as the text of an isError tool result. They are
+// wrapped with the details of each failure, so the text starts with the
+// sentinel's message ("invalid input: …"), and the server's Logger receives
+// the wrapped error, where errors.Is works.
+var (
+	// ErrInvalidInput is returned when a tool's arguments are not a JSON
+	// object that satisfies the tool's input schema.
+	ErrInvalidInput = errors.New("invalid input")
+	// ErrInputTooLarge is returned when a tool call's encoded arguments (or
+	// a prompt's arguments) exceed the input bound.
+	ErrInputTooLarge = errors.New("input too large")
+	// ErrResultTooLarge is returned when the encoded result of a tool call,
+	// resource read or prompt exceeds the result bound.
+	ErrResultTooLarge = errors.New("result too large")
+	// ErrPanic is returned when a handler panics. The panic value is in the
+	// message; the stack goes to the server's Logger only.
+	ErrPanic = errors.New("handler panicked")
+)
+
+// Errors returned by registration: they are programmer errors.
+var (
+	// ErrDuplicate is returned when a tool or prompt name, or a resource
+	// URI, is registered twice.
+	ErrDuplicate = errors.New("already registered")
+	// ErrInvalidDefinition is returned when a tool, resource or prompt
+	// definition is unusable: an empty or malformed name, a missing or
+	// invalid schema, a relative resource URI, a nil handler.
+	ErrInvalidDefinition = errors.New("invalid definition")
+)
+
+// Options configures a [Server]. The zero value (or a nil *Options) gives
+// the documented defaults.
+type Options struct {
+	// MaxInputBytes bounds the encoded arguments of one tool call and the
+	// total size of one prompt's argument names and values.
+	// If zero, defaults to [DefaultMaxInputBytes]; negative means no bound.
+	MaxInputBytes int
+	// MaxResultBytes bounds the encoded result of one tool call, resource
+	// read or prompt.
+	// If zero, defaults to [DefaultMaxResultBytes]; negative means no bound.
+	MaxResultBytes int
+	// Instructions are sent to clients in the initialize result.
+	// If empty, none are sent.
+	Instructions string
+	// Logger receives the server's diagnostics: every tool failure (with the
+	// stack of a panic) and the go-sdk's session events.
+	// If nil, nothing is logged.
+	Logger *slog.Logger
+	// PageSize is the number of items in one page of tools/list,
+	// resources/list and prompts/list.
+	// If zero, defaults to the go-sdk's mcp.DefaultPageSize.
+	PageSize int
+	// KeepAlive, if non-zero, pings each client at this interval and ends
+	// the session when a ping fails. If zero, no pings are sent.
+	KeepAlive time.Duration
+	// SessionID returns the id of each new HTTP session. If nil, the go-sdk
+	// draws a random id. A fake server sets it to make sessions
+	// reproducible; a real server must leave it nil.
+	SessionID func() string
+}
+
+// Server is the publisher registry: the tools, resources and prompts one
+// server offers, and the bounds it enforces on them. It wraps a go-sdk
+// mcp.Server, which speaks the protocol.
+//
+// A Server may serve many sessions at once, over any transports. Methods
+// are safe for concurrent use; registering while sessions are connected
+// sends them the list-changed notification.
+type Server struct {
+	mcp            *mcp.Server
+	logger         *slog.Logger
+	maxInputBytes  int
+	maxResultBytes int
+
+	// mu guards the registered names.
+	mu        sync.Mutex
+	tools     map[string]bool
+	resources map[string]bool
+	prompts   map[string]bool
+}
+
+// New returns a Server named name at version, with no tools, resources or
+// prompts. A nil opts means defaults. New panics if name is empty or an
+// option is invalid (a negative PageSize): those are programmer errors.
+func New(name, version string, opts *Options) *Server {
+	if name == "" {
+		panic("server.New: empty name")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.PageSize < 0 {
+		panic(fmt.Sprintf("server.New: negative PageSize %d", o.PageSize))
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		logger:         logger,
+		maxInputBytes:  bound(o.MaxInputBytes, DefaultMaxInputBytes),
+		maxResultBytes: bound(o.MaxResultBytes, DefaultMaxResultBytes),
+		tools:          make(map[string]bool),
+		resources:      make(map[string]bool),
+		prompts:        make(map[string]bool),
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
+		Instructions: o.Instructions,
+		Logger:       logger,
+		PageSize:     o.PageSize,
+		KeepAlive:    o.KeepAlive,
+		GetSessionID: o.SessionID,
+	})
+	return s
+}
+
+// bound returns v, def when v is zero, or -1 (no bound) when v is negative.
+func bound(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
+}
+
+// exceeds reports whether n bytes are over limit (-1: no limit).
+func exceeds(n, limit int) bool { return limit >= 0 && n > limit }
+
+// MCP returns the go-sdk server underneath, for what this package does not
+// wrap (resource templates, completion, middleware). Tools added directly
+// to it bypass this package's validation and bounds.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// MaxInputBytes returns the input bound in force (-1: none).
+func (s *Server) MaxInputBytes() int { return s.maxInputBytes }
+
+// MaxResultBytes returns the result bound in force (-1: none).
+func (s *Server) MaxResultBytes() int { return s.maxResultBytes }
+
+// claim records name in set, or returns ErrDuplicate.
+func (s *Server) claim(set map[string]bool, kind, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set[name] {
+		return fmt.Errorf("server: %s %q: %w", kind, name, ErrDuplicate)
+	}
+	set[name] = true
+	return nil
+}
+
+// release forgets name, so that it may be registered again.
+func (s *Server) release(set map[string]bool, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := set[name]
+	delete(set, name)
+	return ok
+}
