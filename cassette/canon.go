@@ -1,0 +1,166 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// decodeTree decodes JSON into a tree of map[string]any, []any, string,
+// json.Number, bool and nil. Numbers keep their literal text.
+func decodeTree(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// encodeTree encodes a tree canonically: object keys sorted, no insignificant
+// space, no HTML escaping.
+func encodeTree(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("cassette: encoding a decoded tree: " + err.Error())
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// canonical re-encodes JSON canonically.
+func canonical(data []byte) ([]byte, error) {
+	v, err := decodeTree(data)
+	if err != nil {
+		return nil, err
+	}
+	return encodeTree(v), nil
+}
+
+// A path names values inside a JSON-RPC message, as dot-separated object
+// keys from the message object down ("params.arguments.token"). A segment
+// "*" matches every key of an object and every element of an array.
+type path []string
+
+func parsePaths(kind string, ss []string) []path {
+	ps := make([]path, 0, len(ss))
+	for _, s := range ss {
+		p := path(strings.Split(s, "."))
+		for _, seg := range p {
+			if seg == "" {
+				panic(fmt.Sprintf("cassette: %s path %q has an empty segment", kind, s))
+			}
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// walkPath calls f for every value at p under v; f returns the replacement
+// and whether to delete the value (objects only).
+func walkPath(v any, p path, f func(any) (any, bool)) {
+	if len(p) == 0 {
+		return
+	}
+	last := len(p) == 1
+	switch v := v.(type) {
+	case map[string]any:
+		apply := func(k string) {
+			child, ok := v[k]
+			if !ok {
+				return
+			}
+			if !last {
+				walkPath(child, p[1:], f)
+				return
+			}
+			if nv, del := f(child); del {
+				delete(v, k)
+			} else {
+				v[k] = nv
+			}
+		}
+		if p[0] == "*" {
+			for k := range v {
+				apply(k)
+			}
+		} else {
+			apply(p[0])
+		}
+	case []any:
+		if p[0] != "*" {
+			return
+		}
+		for i, child := range v {
+			if !last {
+				walkPath(child, p[1:], f)
+			} else if nv, del := f(child); del {
+				v[i] = nil // arrays keep their length
+			} else {
+				v[i] = nv
+			}
+		}
+	}
+}
+
+// mapStrings replaces every string in v (object keys included) by f of it.
+func mapStrings(v any, f func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return f(v)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			child := v[k]
+			nk := f(k)
+			if nk != k {
+				delete(v, k)
+			}
+			v[nk] = mapStrings(child, f)
+		}
+		return v
+	case []any:
+		for i, child := range v {
+			v[i] = mapStrings(child, f)
+		}
+		return v
+	}
+	return v
+}
+
+// equalTree reports whether two decoded trees are equal.
+func equalTree(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !equalTree(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !equalTree(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}

@@ -1,0 +1,309 @@
+package cassette
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrUsed is returned by a Recorder's or Player's Transport when its one
+// session has already been made: a cassette holds exactly one session.
+var ErrUsed = errors.New("cassette: factory already made its session")
+
+// ErrIncomplete is returned by a recording connection's Close, and nothing is
+// written, when the session never completed the initialize handshake.
+var ErrIncomplete = errors.New("session has no initialize exchange")
+
+// A Recorder is a transport.Factory that records the one session it makes to
+// a cassette file. Every message in both directions is kept in order,
+// notifications and server-to-client requests included; when the session's
+// connection closes, the messages are redacted and written to the file
+// atomically (a temporary file renamed over it), so a failed write leaves any
+// earlier cassette untouched. The connection's Close returns the write error.
+type Recorder struct {
+	inner transport.Factory
+	path  string
+	opts  *Options
+
+	mu   sync.Mutex // guards used
+	used bool
+}
+
+// Record returns a Recorder of inner writing to path. It panics on invalid
+// options (a malformed path).
+func Record(inner transport.Factory, path string, opts *Options) *Recorder {
+	if inner == nil {
+		panic("cassette.Record: nil inner factory")
+	}
+	o := opts.orZero()
+	parsePaths("redact", o.RedactPaths)
+	return &Recorder{inner: inner, path: path, opts: o}
+}
+
+// Kind returns the inner factory's kind.
+func (r *Recorder) Kind() transport.Kind { return r.inner.Kind() }
+
+// Transport returns the transport of the recorded session. It returns ErrUsed
+// when called a second time.
+func (r *Recorder) Transport() (mcp.Transport, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.used {
+		return nil, ErrUsed
+	}
+	inner, err := r.inner.Transport()
+	if err != nil {
+		return nil, err
+	}
+	r.used = true
+	return &recordTransport{r: r, inner: inner}, nil
+}
+
+type recordTransport struct {
+	r     *Recorder
+	inner mcp.Transport
+}
+
+func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordConn{r: t.r, inner: c}, nil
+}
+
+type recordConn struct {
+	r     *Recorder
+	inner mcp.Connection
+
+	mu      sync.Mutex // guards entries and closed
+	entries []recorded
+	closed  bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type recorded struct {
+	from   string
+	msg    jsonrpc.Message
+	failed bool // a write that returned an error: it may not have been sent
+}
+
+// shallow copies the message struct; params and results are immutable.
+func shallow(m jsonrpc.Message) jsonrpc.Message {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		c := *m
+		c.Extra = nil
+		return &c
+	case *jsonrpc.Response:
+		c := *m
+		c.Extra = nil
+		return &c
+	}
+	return m
+}
+
+func (c *recordConn) add(from string, m jsonrpc.Message) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return -1
+	}
+	c.entries = append(c.entries, recorded{from: from, msg: shallow(m)})
+	return len(c.entries) - 1
+}
+
+func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.inner.Read(ctx)
+	if err == nil {
+		c.add(FromServer, m)
+	}
+	return m, err
+}
+
+// Write records the message before writing it, so that a reply the peer
+// sends at once cannot be recorded ahead of it.
+func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	i := c.add(FromClient, m)
+	err := c.inner.Write(ctx, m)
+	if err != nil && i >= 0 {
+		c.mu.Lock()
+		if i < len(c.entries) {
+			c.entries[i].failed = true
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *recordConn) SessionID() string { return c.inner.SessionID() }
+
+// Diagnose forwards to the inner connection.
+func (c *recordConn) Diagnose() *transport.Diagnosis {
+	if d, ok := c.inner.(transport.Diagnoser); ok {
+		return d.Diagnose()
+	}
+	return nil
+}
+
+// Close closes the inner connection and writes the cassette.
+func (c *recordConn) Close() error {
+	c.closeOnce.Do(func() {
+		innerErr := c.inner.Close()
+		c.mu.Lock()
+		c.closed = true
+		entries := c.entries
+		c.entries = nil
+		c.mu.Unlock()
+		var stderr []byte
+		if c.r.opts.Stderr {
+			if d := c.Diagnose(); d != nil {
+				stderr = d.Stderr
+			}
+		}
+		c.closeErr = errors.Join(innerErr, c.r.save(entries, stderr))
+	})
+	return c.closeErr
+}
+
+func (r *Recorder) save(entries []recorded, stderr []byte) error {
+	data, err := r.build(entries, stderr)
+	if err != nil {
+		return fmt.Errorf("cassette %s: %w", r.path, err)
+	}
+	if err := writeAtomic(r.path, data); err != nil {
+		return fmt.Errorf("cassette %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// build turns the recorded messages into a redacted cassette, encoded.
+func (r *Recorder) build(entries []recorded, stderr []byte) ([]byte, error) {
+	red := newRedactor(r.opts)
+	c := &Cassette{File: r.path, Header: Header{Format: FormatName, Version: Version, Transport: r.inner.Kind().String()}}
+	var hs headerScan
+	for _, e := range entries {
+		if e.failed {
+			continue
+		}
+		data, err := jsonrpc.EncodeMessage(e.msg)
+		if err != nil {
+			return nil, fmt.Errorf("encoding a message: %w", err)
+		}
+		tree, err := decodeTree(data)
+		if err != nil {
+			return nil, fmt.Errorf("decoding a message: %w", err)
+		}
+		hs.scan(e.from, e.msg, tree)
+		c.Interactions = append(c.Interactions, Interaction{Kind: KindMessage, From: e.from, Message: encodeTree(red.tree(tree))})
+	}
+	c.Header.Protocol, c.Header.Server = hs.protocol, hs.server
+	if c.Header.Protocol == "" || c.Header.Server == "" {
+		return nil, ErrIncomplete
+	}
+	if len(stderr) > 0 {
+		c.Interactions = append(c.Interactions, Interaction{Kind: KindStderr, Text: red.text(string(stderr))})
+	}
+	// Validate what is about to be written exactly as Load will read it.
+	data := c.Marshal()
+	if _, err := Parse(r.path, data); err != nil {
+		return nil, fmt.Errorf("recorded session does not load: %w", err)
+	}
+	return data, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// over path.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// headerScan finds the protocol revision and server name of a session: from
+// the initialize exchange, or, in stateless revisions (2026-07-28 and
+// later, which have no initialize), from the "_meta" every message carries.
+type headerScan struct {
+	initID           jsonrpc.ID
+	protocol, server string
+	fromInit         bool
+}
+
+const (
+	metaProtocol   = "io.modelcontextprotocol/protocolVersion"
+	metaServerInfo = "io.modelcontextprotocol/serverInfo"
+)
+
+func (h *headerScan) scan(from string, m jsonrpc.Message, tree any) {
+	obj, _ := tree.(map[string]any)
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		if from != FromClient {
+			return
+		}
+		if m.Method == "initialize" {
+			h.initID = m.ID
+		}
+		if h.protocol == "" {
+			h.protocol, _ = lookup(obj, "params", "_meta", metaProtocol).(string)
+		}
+	case *jsonrpc.Response:
+		if from != FromServer || m.Error != nil || h.fromInit {
+			return
+		}
+		if h.initID.IsValid() && m.ID == h.initID {
+			p, _ := lookup(obj, "result", "protocolVersion").(string)
+			s, _ := lookup(obj, "result", "serverInfo", "name").(string)
+			h.protocol, h.server, h.fromInit = p, s, true
+			return
+		}
+		if h.server == "" {
+			h.server, _ = lookup(obj, "result", "_meta", metaServerInfo, "name").(string)
+		}
+	}
+}
+
+// lookup returns the value at the keys under v, or nil.
+func lookup(v any, keys ...string) any {
+	for _, k := range keys {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = obj[k]
+	}
+	return v
+}

@@ -1,0 +1,134 @@
+package cassette
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A Revealer holds a secret behind an explicit accessor, as auth.Token and
+// auth.Secret do. The recorder calls Reveal only to know what to redact.
+type Revealer interface {
+	Reveal() string
+}
+
+// placeholderPrefix starts every placeholder: "REDACTED-1", "REDACTED-2", ….
+const placeholderPrefix = "REDACTED-"
+
+var placeholderRE = regexp.MustCompile(`REDACTED-[0-9]+`)
+
+// redactor replaces secrets by numbered placeholders. The same value always
+// gets the same placeholder: literal secrets are numbered by their position in
+// Options (Secrets, then Revealers), and values found by patterns or paths
+// after them, in order of first appearance. It is not safe for concurrent
+// use.
+type redactor struct {
+	literals []literal // longest first, so a secret containing another is replaced whole
+	patterns []*regexp.Regexp
+	paths    []path
+	seen     map[string]string // value (or canonical JSON, for paths) → placeholder
+	n        int               // placeholders handed out
+}
+
+type literal struct{ value, placeholder string }
+
+func newRedactor(o *Options) *redactor {
+	r := &redactor{patterns: o.Patterns, paths: parsePaths("redact", o.RedactPaths), seen: map[string]string{}}
+	values := append([]string(nil), o.Secrets...)
+	for _, rv := range o.Revealers {
+		values = append(values, rv.Reveal())
+	}
+	for i, v := range values {
+		r.n = i + 1
+		if v == "" {
+			continue
+		}
+		if _, dup := r.seen[v]; dup {
+			continue
+		}
+		ph := placeholderPrefix + strconv.Itoa(i+1)
+		r.seen[v] = ph
+		r.literals = append(r.literals, literal{v, ph})
+	}
+	sort.SliceStable(r.literals, func(i, j int) bool { return len(r.literals[i].value) > len(r.literals[j].value) })
+	return r
+}
+
+func (r *redactor) active() bool {
+	return len(r.literals) > 0 || len(r.patterns) > 0 || len(r.paths) > 0
+}
+
+func (r *redactor) placeholder(v string) string {
+	if ph, ok := r.seen[v]; ok {
+		return ph
+	}
+	r.n++
+	ph := placeholderPrefix + strconv.Itoa(r.n)
+	r.seen[v] = ph
+	return ph
+}
+
+// tree redacts a decoded message in place and returns it.
+func (r *redactor) tree(v any) any {
+	if !r.active() {
+		return v
+	}
+	for _, p := range r.paths {
+		walkPath(v, p, func(old any) (any, bool) {
+			if s, ok := old.(string); ok && placeholderRE.MatchString(s) && placeholderRE.FindString(s) == s {
+				return s, false // already a placeholder
+			}
+			return r.placeholder(string(encodeTree(old))), false
+		})
+	}
+	return mapStrings(v, r.text)
+}
+
+// text redacts one string.
+func (r *redactor) text(s string) string {
+	for _, l := range r.literals {
+		if strings.Contains(s, l.value) {
+			s = strings.ReplaceAll(s, l.value, l.placeholder)
+		}
+	}
+	for _, re := range r.patterns {
+		s = r.pattern(re, s)
+	}
+	return s
+}
+
+// pattern replaces each match of re in s (its first group, if it has one).
+func (r *redactor) pattern(re *regexp.Regexp, s string) string {
+	ms := re.FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		lo, hi := m[0], m[1]
+		if len(m) >= 4 && m[2] >= 0 {
+			lo, hi = m[2], m[3]
+		}
+		if hi <= lo {
+			continue
+		}
+		b.WriteString(s[last:lo])
+		b.WriteString(r.placeholder(s[lo:hi]))
+		last = hi
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// normalisePlaceholders maps every placeholder to one spelling, so matching
+// does not depend on placeholder numbering.
+func normalisePlaceholders(v any) any {
+	return mapStrings(v, func(s string) string {
+		if !strings.Contains(s, placeholderPrefix) {
+			return s
+		}
+		return placeholderRE.ReplaceAllString(s, "REDACTED")
+	})
+}
