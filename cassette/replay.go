@@ -353,10 +353,13 @@ func (c *playConn) methodOf(m jsonrpc.Message) string {
 	return ""
 }
 
-func (c *playConn) methodOfRecorded(i int) string {
-	in := &c.p.c.Interactions[i]
+func (c *playConn) methodOfRecorded(i int) string { return c.p.c.methodAt(i) }
+
+// methodAt returns the method of interaction i, or of the request it answers.
+func (c *Cassette) methodAt(i int) string {
+	in := &c.Interactions[i]
 	if in.pair >= 0 {
-		return c.p.c.Interactions[in.pair].Method()
+		return c.Interactions[in.pair].Method()
 	}
 	return in.Method()
 }
