@@ -102,6 +102,16 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s, profile %s pins %s",
 			transport.ErrProtocol, got, def.Profile, version), false)
 	}
+	if caps := cs.InitializeResult().Capabilities; h.Logging != nil && caps != nil && caps.Logging != nil {
+		level := h.LogLevel
+		if level == "" {
+			level = "info"
+		}
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+			cs.Close()
+			return fail(OpConnect, err, false)
+		}
+	}
 	cat, err := discover(ctx, cs, c.limits)
 	if err != nil {
 		cs.Close()

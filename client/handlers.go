@@ -19,8 +19,11 @@ type Handlers struct {
 	// Roots are the roots the client offers (roots/list). Nil offers none and
 	// does not advertise the roots capability.
 	Roots []*mcp.Root
-	// Logging receives notifications/message.
+	// Logging receives notifications/message. When it is set and the server
+	// offers logging, Connect asks for messages at LogLevel and above.
 	Logging func(context.Context, *mcp.LoggingMessageParams)
+	// LogLevel is the least severe level Logging receives. Zero means "info".
+	LogLevel mcp.LoggingLevel
 	// Progress receives notifications/progress. When it is set, every
 	// CallTool carries a progress token, unique within the client.
 	Progress func(context.Context, *mcp.ProgressNotificationParams)

@@ -1,0 +1,152 @@
+package client_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolsServer publishes one no-op tool per description, in the given order.
+func toolsServer(descs map[string]string, order []string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	for _, name := range order {
+		mcp.AddTool(srv, &mcp.Tool{Name: name, Description: descs[name]}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+	return srv
+}
+
+func fingerprint(t *testing.T, srv *mcp.Server) *client.Catalog {
+	t.Helper()
+	return connect(t, srv, client.Definition{Name: "s"}, nil).Catalog()
+}
+
+func TestFingerprintStableAndSensitive(t *testing.T) {
+	leakcheck.Check(t)
+	descs := map[string]string{"a": "first", "b": "second"}
+	base := fingerprint(t, toolsServer(descs, []string{"a", "b"}))
+	if again := fingerprint(t, toolsServer(descs, []string{"b", "a"})); again.Fingerprint != base.Fingerprint {
+		t.Errorf("same catalog listed in another order: fingerprint %s, want %s", again.Fingerprint, base.Fingerprint)
+	}
+	changed := fingerprint(t, toolsServer(map[string]string{"a": "first", "b": "SECOND"}, []string{"a", "b"}))
+	if changed.Fingerprint == base.Fingerprint {
+		t.Error("a changed description kept the fingerprint")
+	}
+	if changed.ToolFingerprints["a"] != base.ToolFingerprints["a"] || changed.ToolFingerprints["b"] == base.ToolFingerprints["b"] {
+		t.Errorf("tool fingerprints: got %v, base %v; want only b to change", changed.ToolFingerprints, base.ToolFingerprints)
+	}
+}
+
+// The fingerprint is a constant of the catalog: the same in every process and
+// run. Pin it here so that a change to the canonical form is noticed.
+func TestFingerprintGolden(t *testing.T) {
+	leakcheck.Check(t)
+	cat := fingerprint(t, toolsServer(map[string]string{"a": "first"}, []string{"a"}))
+	const want = "sha256:c56e7531050adacf5532c27ebc8c3672f282def42007484bc4ae1f9c1101ae3d"
+	if cat.Fingerprint != want {
+		t.Errorf("Fingerprint = %s, want %s", cat.Fingerprint, want)
+	}
+}
+
+func TestPinnedFingerprintHoldsChangedTools(t *testing.T) {
+	leakcheck.Check(t)
+	old := fingerprint(t, toolsServer(map[string]string{"a": "first", "b": "second"}, []string{"a", "b"}))
+	srv := toolsServer(map[string]string{"a": "first", "b": "SECOND", "c": "new"}, []string{"a", "b", "c"})
+
+	var drifts []*client.Drift
+	c := connect(t, srv, client.Definition{Name: "s", Fingerprint: old.Fingerprint, ToolFingerprints: old.ToolFingerprints},
+		&client.Handlers{CatalogChanged: func(d *client.Drift) { drifts = append(drifts, d) }})
+	want := &client.Drift{Want: old.Fingerprint, Got: c.Catalog().Fingerprint, Changed: []string{"b"}, Added: []string{"c"}}
+	if diff := cmp.Diff(want, c.Drift()); diff != "" {
+		t.Errorf("Drift() mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]*client.Drift{want}, drifts); diff != "" {
+		t.Errorf("CatalogChanged calls mismatch (-want +got):\n%s", diff)
+	}
+	ctx := context.Background()
+	if _, err := c.CallTool(ctx, "a", map[string]any{}); err != nil {
+		t.Errorf("unchanged tool a: %v", err)
+	}
+	for _, tool := range []string{"b", "c"} {
+		_, err := c.CallTool(ctx, tool, map[string]any{})
+		assertClass(t, err, client.ClassPolicy, client.ErrHeld)
+	}
+	c.AcceptCatalog()
+	if c.Drift() != nil {
+		t.Errorf("Drift() after AcceptCatalog = %v, want nil", c.Drift())
+	}
+	for _, tool := range []string{"b", "c"} {
+		if _, err := c.CallTool(ctx, tool, map[string]any{}); err != nil {
+			t.Errorf("accepted tool %s: %v", tool, err)
+		}
+	}
+}
+
+func TestPinnedFingerprintWithoutToolsHoldsAll(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, docsServer(&counter{}), client.Definition{Fingerprint: "sha256:elsewhere"}, nil)
+	b, _ := c.Binding("lookup")
+	if !b.Held {
+		t.Errorf("Binding(lookup) = %+v, want held", b)
+	}
+	_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "x"})
+	assertClass(t, err, client.ClassPolicy, client.ErrHeld)
+}
+
+func TestListChangedRediscovers(t *testing.T) {
+	leakcheck.Check(t)
+	srv := toolsServer(map[string]string{"a": "first"}, []string{"a"})
+	changed := make(chan *client.Catalog, 4)
+	var mu sync.Mutex
+	var drifts []*client.Drift
+	pin := fingerprint(t, toolsServer(map[string]string{"a": "first"}, []string{"a"}))
+	c := connect(t, srv, client.Definition{Name: "s", Fingerprint: pin.Fingerprint}, &client.Handlers{
+		ListChanged: func(what string, cat *client.Catalog) {
+			if what == "tools" {
+				changed <- cat
+			}
+		},
+		CatalogChanged: func(d *client.Drift) { mu.Lock(); drifts = append(drifts, d); mu.Unlock() },
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "b", Description: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	cat := <-changed
+	var names []string
+	for _, tl := range cat.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Equal(names, []string{"a", "b"}) {
+		t.Errorf("re-discovered tools = %v, want [a b]", names)
+	}
+	if _, ok := c.Binding("mcp__s__b"); !ok {
+		t.Error("no binding for the added tool")
+	}
+	_, err := c.CallTool(context.Background(), "b", map[string]any{})
+	assertClass(t, err, client.ClassPolicy, client.ErrHeld)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(drifts) != 1 || !slices.Equal(drifts[0].Added, []string{"b"}) {
+		t.Errorf("drifts = %v, want one adding b", drifts)
+	}
+}
+
+func TestConnectOverInprocessFactoryTwice(t *testing.T) {
+	leakcheck.Check(t)
+	f := inprocess.New(docsServer(&counter{}))
+	for range 2 {
+		c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+}

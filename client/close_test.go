@@ -1,0 +1,128 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// gateServer's tool "wait" signals entered, then blocks until release is
+// closed or its context ends.
+func gateServer(entered chan<- struct{}, release <-chan struct{}, n *counter) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gate", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		n.inc("wait")
+		entered <- struct{}{}
+		select {
+		case <-release:
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	})
+	return srv
+}
+
+func TestCloseDrainsInFlightCalls(t *testing.T) {
+	leakcheck.Check(t)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	n := &counter{}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "gate", Transport: inprocess.New(gateServer(entered, release, n)),
+		Limits: client.Limits{DrainTimeout: time.Minute}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callErr := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "wait", map[string]any{})
+		callErr <- err
+	}()
+	<-entered
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+
+	// Close has begun: new calls are refused, while the in-flight one is
+	// still running (Close has not returned).
+	waitRefused(t, c)
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a call was in flight", err)
+	default:
+	}
+	close(release)
+	if err := <-callErr; err != nil {
+		t.Errorf("in-flight call failed: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if got := n.get("wait"); got != 1 {
+		t.Errorf("tool ran %d times, want 1", got)
+	}
+}
+
+func TestCloseCancelsCallsAfterDrainTimeout(t *testing.T) {
+	leakcheck.Check(t)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	n := &counter{}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "gate", Transport: inprocess.New(gateServer(entered, release, n)),
+		Limits: client.Limits{DrainTimeout: 50 * time.Millisecond}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callErr := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "wait", map[string]any{})
+		callErr <- err
+	}()
+	<-entered
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	assertClass(t, <-callErr, client.ClassClosed, client.ErrClosed)
+	if got := n.get("wait"); got != 1 {
+		t.Errorf("tool ran %d times, want 1 (never retried)", got)
+	}
+}
+
+func TestConcurrentClose(t *testing.T) {
+	leakcheck.Check(t)
+	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: inprocess.New(docsServer(&counter{}))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := c.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// waitRefused polls until the client refuses new calls, which it does as
+// soon as Close has begun. It probes with an unknown tool, which is refused
+// locally (ErrUnknownTool) until the client is closing (ErrClosed).
+func waitRefused(t *testing.T, c *client.Client) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := c.CallTool(context.Background(), "probe", nil)
+		if errors.Is(err, client.ErrClosed) {
+			assertClass(t, err, client.ClassClosed, client.ErrClosed)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("calls still accepted 10s after Close began")
+		}
+	}
+}
