@@ -1,0 +1,208 @@
+package stdio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// drainTimeout bounds how long Close waits for the child's stderr to reach
+// end of file once its group is dead; only a process that left the group
+// keeps it open that long.
+const drainTimeout = 500 * time.Millisecond
+
+// A Conn is the connection to one child process. It implements
+// [mcp.Connection] (framing is the go-sdk's newline-delimited JSON) and
+// [transport.Diagnoser].
+type Conn struct {
+	sdk    mcp.Connection // the go-sdk's connection over stdout and stdin
+	proc   *proc
+	stdout *os.File // our end of the child's stdout
+	stderr *os.File // our end of the child's stderr
+	tail   *ring    // the tail of the child's stderr
+	tee    io.Writer
+
+	closeGrace, termGrace time.Duration
+
+	drained chan struct{}              // closed when the stderr drainer returns
+	readErr atomic.Pointer[FrameError] // the frame error that ended reading, if any
+
+	closing   chan struct{} // closed when Close starts
+	closeOnce sync.Once
+	closeErr  error // set once by closeOnce
+}
+
+func newConn(ctx context.Context, pr *proc, p *pipes, o *Options) *Conn {
+	c := &Conn{
+		proc:       pr,
+		stdout:     p.outR,
+		stderr:     p.errR,
+		tail:       newRing(o.StderrBytes),
+		tee:        o.Stderr,
+		closeGrace: o.CloseGrace,
+		termGrace:  o.TermGrace,
+		drained:    make(chan struct{}),
+		closing:    make(chan struct{}),
+	}
+	lr := &frameReader{r: p.outR, limit: o.MaxFrameBytes}
+	// Our own limiter is the bound; the go-sdk's cap (counted per decoded
+	// value, including read-ahead) only catches a value spread over lines.
+	t := &mcp.IOTransport{
+		Reader:        io.NopCloser(lr), // Close ends stdin first; stdout is closed after the child is dead
+		Writer:        p.inW,
+		MaxLineLength: 2*o.MaxFrameBytes + 2,
+	}
+	c.sdk, _ = t.Connect(ctx) // IOTransport.Connect does not fail
+	go c.drain()
+	return c
+}
+
+// drain copies the child's stderr into the tail ring (and the tee) until end
+// of file.
+func (c *Conn) drain() {
+	defer close(c.drained)
+	buf := make([]byte, 32<<10)
+	tee := c.tee
+	for {
+		n, err := c.stderr.Read(buf)
+		if n > 0 {
+			c.tail.Write(buf[:n])
+			if tee != nil {
+				if _, err := tee.Write(buf[:n]); err != nil {
+					tee = nil
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Pid returns the child's process id. The child leads its own process group,
+// so this is also the group id: see [GroupAlive].
+func (c *Conn) Pid() int { return c.proc.pid }
+
+// SessionID returns "": a stdio connection has no session id.
+func (c *Conn) SessionID() string { return "" }
+
+// Write sends one message to the child's stdin.
+func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return c.sdk.Write(ctx, msg)
+}
+
+// Read returns the next message from the child. When the child ends its
+// output on its own, Read waits (up to CloseGrace) for the exit status and
+// returns an [*ExitError]; a bad frame ends the connection with a
+// [*FrameError], returned by every later Read.
+func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if fe := c.readErr.Load(); fe != nil {
+		return nil, fe
+	}
+	msg, err := c.sdk.Read(ctx)
+	if err == nil {
+		return msg, nil
+	}
+	select {
+	case <-c.closing: // we ended it
+		return nil, err
+	default:
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil, err
+	}
+	if errors.Is(err, io.EOF) {
+		return nil, c.exitError(ctx, err)
+	}
+	var fe *FrameError
+	if !errors.As(err, &fe) {
+		fe = &FrameError{Err: err}
+	}
+	c.readErr.CompareAndSwap(nil, fe)
+	fe = c.readErr.Load()
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, c.exitError(ctx, fe)
+	}
+	return nil, fe
+}
+
+// exitError waits, up to CloseGrace, for the child's exit status and the end
+// of its stderr, and describes the exit.
+func (c *Conn) exitError(ctx context.Context, cause error) error {
+	t := time.NewTimer(c.closeGrace)
+	defer t.Stop()
+wait:
+	for _, ch := range []<-chan struct{}{c.proc.exited, c.drained} {
+		select {
+		case <-ch:
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-c.closing:
+			break wait
+		}
+	}
+	st, exited := c.proc.exitStatus()
+	return &ExitError{
+		Pid:      c.proc.pid,
+		Exited:   exited,
+		ExitCode: st.code,
+		Signal:   st.signal,
+		Stderr:   c.tail.Bytes(),
+		Err:      cause,
+	}
+}
+
+// Diagnose reports how the child ended: its exit status, the tail of its
+// stderr, and the frame error that ended reading, if any. It returns nil
+// while the child runs and reading has not failed. It does not block.
+func (c *Conn) Diagnose() *transport.Diagnosis {
+	st, exited := c.proc.exitStatus()
+	fe := c.readErr.Load()
+	if !exited && fe == nil {
+		return nil
+	}
+	d := &transport.Diagnosis{
+		Exited:   exited,
+		ExitCode: st.code,
+		Signal:   st.signal,
+		Stderr:   c.tail.Bytes(),
+	}
+	if fe != nil {
+		d.Err = fe
+	}
+	return d
+}
+
+// Close ends the child: it closes the child's stdin (the MCP stream), waits
+// CloseGrace for the child to exit, sends SIGTERM to its process group and
+// waits TermGrace, then sends SIGKILL to the group in every case (so no
+// grandchild survives) and reaps the child. It returns within
+// CloseGrace+TermGrace+3s, nil unless the child could not be reaped
+// ([ErrUnresponsive]).
+//
+// Close may be called several times, concurrently; every call returns once
+// the first has finished, with its result.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		c.sdk.Close() // closes stdin, and unblocks Read
+		c.closeErr = c.proc.stop(c.closeGrace, c.termGrace)
+		c.stdout.Close() // ends the go-sdk's read loop even if a process escaped the group
+		if !waitFor(c.drained, drainTimeout) {
+			c.stderr.Close()
+			waitFor(c.drained, drainTimeout)
+		}
+		c.stderr.Close()
+	})
+	return c.closeErr
+}

@@ -1,0 +1,37 @@
+//go:build !unix
+
+package stdio
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The supervision this package promises (process groups, group signals)
+// needs a Unix system; elsewhere Connect fails with errors.ErrUnsupported.
+
+type exitStatus struct {
+	code   int
+	signal string
+}
+
+type proc struct {
+	pid    int
+	exited chan struct{}
+}
+
+func startProc(string, []string, string, []string, [3]*os.File) (*proc, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (p *proc) exitStatus() (exitStatus, bool)          { return exitStatus{}, false }
+func (p *proc) stop(time.Duration, time.Duration) error { return nil }
+func (p *proc) sent() []syscall.Signal                  { return nil }
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool { return false }
+
+// GroupAlive reports whether any process of the process group pgid still
+// exists. It is always false on this system.
+func GroupAlive(pgid int) bool { return false }
