@@ -1,0 +1,66 @@
+// Package fakeserver is a deterministic fake MCP server with scripted
+// faults, for testing clients: in-process, as a stdio child, and (later)
+// over HTTP.
+//
+//	fs := fakeserver.New(&fakeserver.Options{
+//		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},
+//	})
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: fs.Factory()}, nil)
+//	…
+//	if n := fs.Executions("lookup"); n != 1 { … } // the call ran exactly once
+//
+// # Profiles
+//
+// A profile is a fixed catalog. "docs" (the default) publishes the tool
+// lookup (input {"query": string}, reply "docs: <query>"), the resource
+// docs://readme and the prompt summarize (argument topic). "rich" adds
+// tools that exercise every client feature: sample (sampling), elicit
+// (elicitation), roots, log (logging; the client must set a level), progress
+// (for the call's progress token), toggle (adds or removes the tool
+// ephemeral, so the client gets tools/list_changed), and item-00 … item-24,
+// with a page size of 10 so that every list is paginated.
+//
+// # Determinism
+//
+// Same requests, same bytes out: replies are derived only from the
+// requests, lists are sorted, nothing depends on clocks, random values or
+// map order, and the log on stderr has no timestamps. The list-changed
+// notification after toggle is sent by the go-sdk after a short debounce,
+// so its position relative to other messages is the one thing that may
+// vary.
+//
+// # Counting
+//
+// Every tool execution is counted per tool, once its input has passed
+// validation and before any fault acts: [Server.Executions] and
+// [Server.Counts] in-process; for a child process, the file named by
+// --count-file (Options.CountFile), rewritten atomically after each
+// execution and read with [ReadCounts].
+//
+// # Faults
+//
+// Faults are [Fault] values, or text for the --fault flag in the form
+// KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
+// panic, oversize and env work in-process; crash, malformed, flood-stderr,
+// ignore-eof, ignore-sigterm and grandchild act on the process and work only
+// in a stdio child.
+//
+// # As a stdio child
+//
+// [Main] serves over os.Stdin and os.Stdout; it is what `mcprig fakeserver`
+// runs. A test runs its own binary as the fake server: TestMain calls
+// [MainIfChild] first, and the test starts [ChildCommand] (or passes it to
+// a stdio transport):
+//
+//	func TestMain(m *testing.M) {
+//		fakeserver.MainIfChild()
+//		os.Exit(m.Run())
+//	}
+//
+//	cmd := fakeserver.ChildCommand("--profile", "docs", "--count-file", path)
+//	cs, err := mcp.NewClient(impl, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+//
+// --stop-file records how the child was asked to stop ("stdin-eof",
+// "sigterm", in order), --pid-file its pid, --grandchild-pid-file the pid of
+// the grandchild started by the grandchild fault.
+package fakeserver

@@ -1,0 +1,225 @@
+package fakeserver
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A FaultKind names a scripted misbehaviour.
+type FaultKind string
+
+// The fault kinds. Those marked (stdio) act on the process and work only in
+// a stdio child started through [Main]; [New] rejects them.
+const (
+	// FaultDelay sleeps Delay before running Tool (in-process, it ends early
+	// when the call is cancelled).
+	FaultDelay FaultKind = "delay"
+	// FaultHang never replies to a call of Tool: the handler waits until the
+	// call is cancelled or the session ends.
+	FaultHang FaultKind = "hang"
+	// FaultError makes Tool's handler return an error with Message
+	// (default "scripted failure"); the caller gets an isError result.
+	FaultError FaultKind = "error"
+	// FaultPanic makes Tool's handler panic with Message (default
+	// "scripted panic"); the caller gets an isError result.
+	FaultPanic FaultKind = "panic"
+	// FaultOversize makes Tool return a text result of Bytes bytes. The
+	// fake server's own result bound is raised to let it through, so that
+	// the client's limits are what is tested.
+	FaultOversize FaultKind = "oversize"
+	// FaultEnv adds the tool "env", which returns the process environment
+	// as sorted KEY=VALUE lines.
+	FaultEnv FaultKind = "env"
+	// FaultCrash (stdio) exits with Code after a call of Tool is received
+	// and counted, before any reply.
+	FaultCrash FaultKind = "crash"
+	// FaultMalformed (stdio) writes a line that is not JSON to stdout before
+	// replying to a call of Tool.
+	FaultMalformed FaultKind = "malformed"
+	// FaultFloodStderr (stdio) writes Bytes bytes to stderr: at start, or
+	// on each call of Tool if Tool is set.
+	FaultFloodStderr FaultKind = "flood-stderr"
+	// FaultIgnoreEOF (stdio) keeps serving after stdin closes, until a
+	// signal ends the process.
+	FaultIgnoreEOF FaultKind = "ignore-eof"
+	// FaultIgnoreSIGTERM (stdio) records SIGTERM (see --stop-file) and
+	// otherwise ignores it.
+	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
+	// FaultGrandchild (stdio) starts a grandchild process at start, in the
+	// same process group, that sleeps until killed; its pid is written to
+	// --grandchild-pid-file.
+	FaultGrandchild FaultKind = "grandchild"
+)
+
+// A Fault is one scripted misbehaviour. Its text form, accepted by
+// [ParseFault] and the --fault flag and produced by String, is
+//
+//	KIND[=TOOL][:ARG]
+//
+// where ARG is the fault's parameter:
+//
+//	delay=TOOL:DURATION     e.g. delay=lookup:200ms
+//	hang=TOOL
+//	error=TOOL[:MESSAGE]    e.g. error=lookup:backend down
+//	panic=TOOL[:MESSAGE]
+//	oversize=TOOL:BYTES     e.g. oversize=lookup:20000000
+//	env
+//	crash=TOOL[:CODE]       CODE defaults to 1
+//	malformed=TOOL
+//	flood-stderr:BYTES      at start; flood-stderr=TOOL:BYTES on each call
+//	ignore-eof
+//	ignore-sigterm
+//	grandchild
+type Fault struct {
+	Kind FaultKind
+	// Tool is the tool the fault applies to; empty for process-wide kinds.
+	Tool string
+	// Delay is FaultDelay's duration.
+	Delay time.Duration
+	// Code is FaultCrash's exit code; zero means 1.
+	Code int
+	// Bytes is the size for FaultOversize and FaultFloodStderr.
+	Bytes int
+	// Message is FaultError's error and FaultPanic's panic value; empty
+	// means the kind's default.
+	Message string
+}
+
+// ErrBadFault is returned when a fault's text or value is invalid.
+var ErrBadFault = errors.New("invalid fault")
+
+// arity says whether a kind takes a tool and what argument it takes.
+type arity struct {
+	tool  int    // 0: none, 1: optional, 2: required
+	arg   string // "", "duration", "bytes", "code", "message"
+	argOK int    // 0: none, 1: optional, 2: required
+	stdio bool
+}
+
+var kinds = map[FaultKind]arity{
+	FaultDelay:         {tool: 2, arg: "duration", argOK: 2},
+	FaultHang:          {tool: 2},
+	FaultError:         {tool: 2, arg: "message", argOK: 1},
+	FaultPanic:         {tool: 2, arg: "message", argOK: 1},
+	FaultOversize:      {tool: 2, arg: "bytes", argOK: 2},
+	FaultEnv:           {},
+	FaultCrash:         {tool: 2, arg: "code", argOK: 1, stdio: true},
+	FaultMalformed:     {tool: 2, stdio: true},
+	FaultFloodStderr:   {tool: 1, arg: "bytes", argOK: 2, stdio: true},
+	FaultIgnoreEOF:     {stdio: true},
+	FaultIgnoreSIGTERM: {stdio: true},
+	FaultGrandchild:    {stdio: true},
+}
+
+// ParseFault parses the text form of a fault (see [Fault]).
+func ParseFault(s string) (Fault, error) {
+	bad := func(why string) (Fault, error) {
+		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w: %s", s, ErrBadFault, why)
+	}
+	var f Fault
+	head, arg, hasArg := s, "", false
+	if i := strings.IndexAny(s, "=:"); i >= 0 {
+		head = s[:i]
+		rest := s[i:]
+		if rest[0] == '=' {
+			tool, a, ok := strings.Cut(rest[1:], ":")
+			f.Tool, arg, hasArg = tool, a, ok
+		} else {
+			arg, hasArg = rest[1:], true
+		}
+	}
+	f.Kind = FaultKind(head)
+	a, ok := kinds[f.Kind]
+	if !ok {
+		return bad("unknown kind")
+	}
+	if hasArg && a.argOK == 0 {
+		return bad("takes no argument")
+	}
+	if hasArg {
+		switch a.arg {
+		case "duration":
+			d, err := time.ParseDuration(arg)
+			if err != nil {
+				return bad(err.Error())
+			}
+			f.Delay = d
+		case "bytes":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return bad("bytes: " + err.Error())
+			}
+			f.Bytes = n
+		case "code":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return bad("code: " + err.Error())
+			}
+			f.Code = n
+		case "message":
+			f.Message = arg
+		}
+	} else if a.argOK == 2 {
+		return bad("missing :" + strings.ToUpper(a.arg))
+	}
+	if err := f.check(); err != nil {
+		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w", s, err)
+	}
+	return f, nil
+}
+
+// check validates f's fields against its kind.
+func (f Fault) check() error {
+	a, ok := kinds[f.Kind]
+	if !ok {
+		return fmt.Errorf("%w: unknown kind %q", ErrBadFault, f.Kind)
+	}
+	switch {
+	case a.tool == 0 && f.Tool != "":
+		return fmt.Errorf("%w: %s applies to no tool", ErrBadFault, f.Kind)
+	case a.tool == 2 && f.Tool == "":
+		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", ErrBadFault, f.Kind, f.Kind)
+	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255:
+		return fmt.Errorf("%w: negative or out-of-range parameter", ErrBadFault)
+	case f.Kind == FaultDelay && f.Delay == 0:
+		return fmt.Errorf("%w: delay needs a positive duration", ErrBadFault)
+	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
+		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
+	}
+	return nil
+}
+
+// String returns the fault's text form; ParseFault(f.String()) == f.
+func (f Fault) String() string {
+	s := string(f.Kind)
+	if f.Tool != "" {
+		s += "=" + f.Tool
+	}
+	switch kinds[f.Kind].arg {
+	case "duration":
+		s += ":" + f.Delay.String()
+	case "bytes":
+		s += ":" + strconv.Itoa(f.Bytes)
+	case "code":
+		if f.Code != 0 {
+			s += ":" + strconv.Itoa(f.Code)
+		}
+	case "message":
+		if f.Message != "" {
+			s += ":" + f.Message
+		}
+	}
+	return s
+}
+
+func (f Fault) stdioOnly() bool { return kinds[f.Kind].stdio }
+
+func (f Fault) message(def string) string {
+	if f.Message != "" {
+		return f.Message
+	}
+	return def
+}

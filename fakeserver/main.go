@@ -1,0 +1,208 @@
+package fakeserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ChildEnv is the environment variable that turns a test binary into a fake
+// server: when it is set, [MainIfChild] runs [Main] instead of the tests.
+const ChildEnv = "MCPRIG_FAKESERVER_CHILD"
+
+// sleepEnv turns the program into a grandchild that sleeps until killed.
+const sleepEnv = "MCPRIG_FAKESERVER_SLEEP"
+
+// ExitSIGTERM is Main's exit code after SIGTERM (128 + 15), unless the
+// ignore-sigterm fault is set.
+const ExitSIGTERM = 143
+
+// MainIfChild runs the fake server and exits when ChildEnv is set; it
+// returns at once otherwise. Call it first in TestMain, so that a test can
+// run its own binary as a stdio fake server (see [ChildCommand]):
+//
+//	func TestMain(m *testing.M) {
+//		fakeserver.MainIfChild()
+//		os.Exit(m.Run())
+//	}
+//
+// The fake server's arguments are those after the first "--" in os.Args
+// (all of os.Args[1:] if there is none).
+func MainIfChild() {
+	if os.Getenv(ChildEnv) == "" {
+		return
+	}
+	args := os.Args[1:]
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[i+1:]
+	}
+	os.Exit(Main(args))
+}
+
+// ChildCommand returns a command that re-runs the current binary (a test
+// binary whose TestMain calls [MainIfChild]) as a stdio fake server with
+// the given flags: the binary, "--", args, and the environment plus
+// ChildEnv=1.
+func ChildCommand(args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.Command(exe, append([]string{"--"}, args...)...)
+	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	return cmd
+}
+
+const usage = `usage: fakeserver [flags]
+
+Serves a deterministic fake MCP server over stdin and stdout (newline-delimited
+JSON), logging to stderr. It exits 0 when stdin ends, 143 on SIGTERM, 2 on bad
+flags.
+
+Flags:
+  --profile NAME              docs (default: tool lookup, resource docs://readme,
+                              prompt summarize) or rich (sampling, elicitation,
+                              roots, logging, progress, list-changed, pagination)
+  --fault SPEC                a scripted fault, repeatable:
+                                delay=TOOL:DURATION   hang=TOOL
+                                error=TOOL[:MESSAGE]  panic=TOOL[:MESSAGE]
+                                oversize=TOOL:BYTES   crash=TOOL[:CODE]
+                                malformed=TOOL        flood-stderr[=TOOL]:BYTES
+                                ignore-eof            ignore-sigterm
+                                grandchild            env
+  --count-file PATH           rewrite PATH atomically with the tool execution
+                              counts as JSON after each execution
+  --stop-file PATH            append "stdin-eof" when stdin ends and "sigterm"
+                              when SIGTERM arrives, one per line, synced
+  --pid-file PATH             write this process's pid to PATH at start
+  --grandchild-pid-file PATH  write the grandchild's pid (--fault grandchild)
+  --help                      print this text
+`
+
+type config struct {
+	profile, countFile, stopFile, pidFile, grandchildPIDFile string
+	faults                                                   []Fault
+}
+
+func parseFlags(args []string) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("fakeserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&c.profile, "profile", ProfileDocs, "")
+	fs.StringVar(&c.countFile, "count-file", "", "")
+	fs.StringVar(&c.stopFile, "stop-file", "", "")
+	fs.StringVar(&c.pidFile, "pid-file", "", "")
+	fs.StringVar(&c.grandchildPIDFile, "grandchild-pid-file", "", "")
+	fs.Func("fault", "", func(s string) error {
+		f, err := ParseFault(s)
+		if err != nil {
+			return err
+		}
+		c.faults = append(c.faults, f)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return &c, nil
+}
+
+// Main runs a fake server over os.Stdin and os.Stdout with the given flags
+// (see the usage text, printed by --help) and returns the process's exit
+// code: 0 when stdin ends, [ExitSIGTERM] after SIGTERM, 1 when serving
+// fails, 2 for bad flags. It is the body of `mcprig fakeserver` and of a
+// test binary run through [MainIfChild]; the caller exits with the code
+// (Main may leave goroutines blocked on stdin behind).
+func Main(args []string) int {
+	if os.Getenv(sleepEnv) != "" {
+		sleepForever()
+	}
+	return run(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fakeserver: %v\n\n%s", err, usage)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // stderr is reproducible too
+			}
+			return a
+		},
+	}))
+	proc := &process{stdout: &lockedWriter{w: stdout}, stderr: stderr, exitFn: os.Exit, stopFile: c.stopFile}
+	s, err := newServer(&Options{Profile: c.profile, Faults: c.faults, CountFile: c.countFile, Logger: logger}, proc)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 2
+	}
+	if c.pidFile != "" {
+		if err := writeFileAtomic(c.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			return 1
+		}
+	}
+	ignoreEOF, ignoreTERM := false, false
+	for _, f := range c.faults {
+		switch {
+		case f.Kind == FaultFloodStderr && f.Tool == "":
+			proc.flood(f.Bytes)
+		case f.Kind == FaultGrandchild:
+			if err := spawnGrandchild(c.grandchildPIDFile); err != nil {
+				fmt.Fprintf(stderr, "%v\n", err)
+				return 1
+			}
+		case f.Kind == FaultIgnoreEOF:
+			ignoreEOF = true
+		case f.Kind == FaultIgnoreSIGTERM:
+			ignoreTERM = true
+		}
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := &eofReader{r: stdin, onEOF: func() { proc.recordStop("stdin-eof") }, hold: ignoreEOF, stop: ctx.Done()}
+	done := make(chan error, 1)
+	go func() { done <- s.srv.ServeStdio(ctx, in, proc.stdout) }()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				fmt.Fprintf(stderr, "fakeserver: %v\n", strings.TrimSpace(err.Error()))
+				return 1
+			}
+			return 0
+		case <-sigs:
+			proc.recordStop("sigterm")
+			if !ignoreTERM {
+				return ExitSIGTERM
+			}
+		}
+	}
+}
