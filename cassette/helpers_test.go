@@ -24,7 +24,8 @@ type countIn struct {
 }
 
 type echoIn struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	Password string `json:"password,omitempty"` // accepted and ignored
 }
 
 func newCounter() *counter {
