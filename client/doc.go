@@ -1,0 +1,45 @@
+// Package client connects to one MCP server safely and exposes its tools to
+// a model harness.
+//
+// A [Definition] names the server, pins the protocol revision ([Profile]),
+// bounds what the server controls ([Limits]) and says how to reach it (a
+// [transport.Factory]: stdio, Streamable HTTP, legacy SSE, in-process, or a
+// replaying cassette — always chosen explicitly). [Connect] performs the
+// handshake, discovers tools, resources and prompts page by page within the
+// limits, fingerprints the catalog and serves the typed [Handlers]
+// (sampling, elicitation, roots, logging, progress, list changes).
+//
+//	def := client.Definition{Name: "docs", Transport: stdio.New(...)}
+//	c, err := client.Connect(ctx, def, nil)
+//	if err != nil { ... }
+//	defer c.Close()
+//	res, err := c.CallModel(ctx, "mcp__docs__lookup", map[string]any{"query": "close"})
+//
+// # Bindings
+//
+// Each tool becomes a [Binding] whose model name, mcp__<server>__<tool>, is
+// safe for any LLM tool-calling API (see [ModelNames]). A harness may disable
+// a binding; a disabled binding refuses calls.
+//
+// # Pinning the catalog
+//
+// A Definition may pin the catalog's fingerprint. When the server's catalog
+// differs, at connect or after it announces a change, the client reports a
+// [Drift] and the changed tools refuse calls until [Client.AcceptCatalog]:
+// a server cannot silently swap a tool's description or schema under a
+// model.
+//
+// # Failures
+//
+// Every error is, or wraps, a [*Error] with a [FailureClass] and, when the
+// server was a child process, a diagnosis with its exit status and the tail
+// of its stderr. [Error.ConnectionRetryable] says whether reconnecting may
+// help. A tool call is never retried by this package: a tool runs at most
+// once per call.
+//
+// # Closing
+//
+// [Client.Close] refuses new calls at once, lets in-flight calls finish
+// within Limits.DrainTimeout, cancels the rest, unsubscribes from resources
+// and then closes the transport.
+package client
