@@ -212,6 +212,14 @@ func (c *Client) Session() *mcp.ClientSession { return c.session }
 // ProtocolVersion returns the negotiated protocol revision.
 func (c *Client) ProtocolVersion() string { return c.session.InitializeResult().ProtocolVersion }
 
+// Conn returns the transport's connection, for what only it knows: a
+// *stdio.Conn gives the child's process id, for instance.
+func (c *Client) Conn() mcp.Connection {
+	c.conn.mu.Lock()
+	defer c.conn.mu.Unlock()
+	return c.conn.conn
+}
+
 // Diagnose returns what the transport knows of the peer's end, or nil.
 func (c *Client) Diagnose() *transport.Diagnosis { return c.conn.diagnose() }
 
