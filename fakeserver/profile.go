@@ -240,7 +240,9 @@ func (s *Server) toggle(context.Context, *mcp.CallToolRequest) (*mcp.CallToolRes
 		return text("removed " + ephemeralTool), nil
 	}
 	err := s.addTool(&mcp.Tool{Name: ephemeralTool, Description: "A tool that comes and goes.", InputSchema: emptySchema},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text(ephemeralTool), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(ephemeralTool), nil
+		})
 	if err != nil {
 		return nil, err
 	}

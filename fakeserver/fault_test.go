@@ -1,0 +1,89 @@
+package fakeserver
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseFault(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Fault
+	}{
+		{"delay=lookup:200ms", Fault{Kind: FaultDelay, Tool: "lookup", Delay: 200 * time.Millisecond}},
+		{"hang=lookup", Fault{Kind: FaultHang, Tool: "lookup"}},
+		{"error=lookup", Fault{Kind: FaultError, Tool: "lookup"}},
+		{"error=lookup:backend down: try later", Fault{Kind: FaultError, Tool: "lookup", Message: "backend down: try later"}},
+		{"panic=lookup:boom", Fault{Kind: FaultPanic, Tool: "lookup", Message: "boom"}},
+		{"oversize=lookup:20000000", Fault{Kind: FaultOversize, Tool: "lookup", Bytes: 20000000}},
+		{"env", Fault{Kind: FaultEnv}},
+		{"crash=lookup", Fault{Kind: FaultCrash, Tool: "lookup"}},
+		{"crash=lookup:7", Fault{Kind: FaultCrash, Tool: "lookup", Code: 7}},
+		{"malformed=lookup", Fault{Kind: FaultMalformed, Tool: "lookup"}},
+		{"flood-stderr:65536", Fault{Kind: FaultFloodStderr, Bytes: 65536}},
+		{"flood-stderr=lookup:100", Fault{Kind: FaultFloodStderr, Tool: "lookup", Bytes: 100}},
+		{"ignore-eof", Fault{Kind: FaultIgnoreEOF}},
+		{"ignore-sigterm", Fault{Kind: FaultIgnoreSIGTERM}},
+		{"grandchild", Fault{Kind: FaultGrandchild}},
+	}
+	for _, tt := range tests {
+		got, err := ParseFault(tt.in)
+		if err != nil {
+			t.Errorf("ParseFault(%q): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseFault(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+		// The text form round-trips.
+		if again, err := ParseFault(got.String()); err != nil || again != got {
+			t.Errorf("ParseFault(%q.String() = %q) = %v, %v; want %v", tt.in, got.String(), again, err, got)
+		}
+	}
+}
+
+func TestParseFaultErrors(t *testing.T) {
+	for _, in := range []string{
+		"", "explode=lookup", "delay=lookup", "delay:1s", "delay=lookup:soon", "delay=lookup:0s",
+		"hang", "hang=lookup:1s", "oversize=lookup", "oversize=lookup:-1", "oversize=lookup:big",
+		"env=lookup", "crash=lookup:300", "crash=lookup:x", "ignore-eof:1", "ignore-sigterm=lookup",
+		"grandchild=lookup", "flood-stderr", "malformed=",
+	} {
+		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
+			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)
+		}
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"unknown profile", Options{Profile: "huge"}, `unknown profile "huge"`},
+		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `profile "docs" has no tool "sample"`},
+		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay needs a positive duration"},
+		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "works only in a stdio child"},
+		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "works only in a stdio child"},
+		{"grandchild in-process", Options{Faults: []Fault{{Kind: FaultGrandchild}}}, "works only in a stdio child"},
+	}
+	for _, tt := range tests {
+		func() {
+			defer func() {
+				v := recover()
+				err, _ := v.(error)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: New panicked with %v, want an error containing %q", tt.name, v, tt.want)
+				}
+			}()
+			New(&tt.opts)
+		}()
+	}
+	// A fault may name the env tool when the env fault adds it.
+	New(&Options{Faults: []Fault{{Kind: FaultEnv}, {Kind: FaultDelay, Tool: "env", Delay: time.Millisecond}}})
+}

@@ -1,0 +1,64 @@
+package fakeserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestMain(m *testing.M) {
+	MainIfChild()
+	os.Exit(m.Run())
+}
+
+// connect returns a go-sdk client session to fs, in-process, closed at
+// cleanup.
+func connect(t testing.TB, fs *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	tr, err := fs.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type outcome struct {
+	Text    string
+	IsError bool
+}
+
+func callTool(ctx context.Context, cs *mcp.ClientSession, tool, args string) (outcome, error) {
+	p := &mcp.CallToolParams{Name: tool}
+	if args != "" {
+		p.Arguments = json.RawMessage(args)
+	}
+	res, err := cs.CallTool(ctx, p)
+	if err != nil {
+		return outcome{}, err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return outcome{b.String(), res.IsError}, nil
+}
+
+func call(t testing.TB, cs *mcp.ClientSession, tool, args string) outcome {
+	t.Helper()
+	o, err := callTool(context.Background(), cs, tool, args)
+	if err != nil {
+		t.Fatalf("CallTool(%s, %s): %v", tool, args, err)
+	}
+	return o
+}
