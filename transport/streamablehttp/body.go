@@ -1,0 +1,360 @@
+package streamablehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// bodyBase is what every wrapped response body shares: the idle-read timer,
+// the request's cancel, the concurrency slot, and the connection's cleanup.
+type bodyBase struct {
+	rc      io.ReadCloser
+	st      *connState
+	idle    time.Duration
+	cancel  context.CancelFunc
+	slot    bool // holds one of st.slots
+	timer   *time.Timer
+	expired atomic.Bool
+	once    sync.Once
+}
+
+// read reads from the network, aborting the request if no byte arrives
+// within the idle bound.
+func (b *bodyBase) read(p []byte) (int, error) {
+	if b.timer == nil {
+		b.timer = time.AfterFunc(b.idle, b.expire)
+	} else {
+		b.timer.Reset(b.idle)
+	}
+	n, err := b.rc.Read(p)
+	b.timer.Stop()
+	if err != nil && b.expired.Load() {
+		err = &TimeoutError{Phase: "idle read", Limit: b.idle, Err: err}
+	}
+	return n, err
+}
+
+func (b *bodyBase) expire() {
+	b.expired.Store(true)
+	b.cancel()
+	b.rc.Close()
+}
+
+// abort stops reading from the network.
+func (b *bodyBase) abort() {
+	b.cancel()
+	b.rc.Close()
+}
+
+// done releases what the request holds, once.
+func (b *bodyBase) done() {
+	b.once.Do(func() {
+		if b.timer != nil {
+			b.timer.Stop()
+		}
+		b.cancel()
+		if b.slot {
+			<-b.st.slots
+		}
+		if b.st.isClosed() {
+			b.st.closeIdle()
+		}
+	})
+}
+
+func (b *bodyBase) Close() error {
+	var err error
+	if b.rc != nil {
+		err = b.rc.Close()
+	}
+	b.done()
+	return err
+}
+
+// plainBody bounds a body that is not a call's answer.
+type plainBody struct {
+	*bodyBase
+	max  int64
+	what string
+	n    int64
+	err  error
+}
+
+func (p *plainBody) Read(buf []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	if room := p.max - p.n + 1; int64(len(buf)) > room {
+		buf = buf[:room]
+	}
+	n, err := p.read(buf)
+	p.n += int64(n)
+	if p.n > p.max {
+		p.abort()
+		p.err = &LimitError{What: p.what, Limit: p.max}
+		return 0, p.err
+	}
+	return n, err
+}
+
+// jsonBody is the application/json answer to a call. It reads the whole
+// body, up to the bound, before handing out a byte, so that what the go-sdk
+// reads is either the server's answer or, if the body was too large or
+// broke off, an error response for the call that it delivers to the caller
+// (rather than failing the whole connection).
+type jsonBody struct {
+	*bodyBase
+	call   *callRef
+	max    int64
+	loaded bool
+	data   []byte
+}
+
+func (j *jsonBody) Read(p []byte) (int, error) {
+	if !j.loaded {
+		j.load()
+	}
+	if len(j.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, j.data)
+	j.data = j.data[n:]
+	return n, nil
+}
+
+func (j *jsonBody) load() {
+	j.loaded = true
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(io.LimitReader(readerFunc(j.read), j.max+1))
+	switch {
+	case int64(buf.Len()) > j.max:
+		j.abort()
+		j.data = errorResponse(j.call, &LimitError{What: "json body", Limit: j.max})
+	case err != nil:
+		j.data = errorResponse(j.call, dropError(err))
+	default:
+		j.data = buf.Bytes()
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// sseBody is a text/event-stream response. It hands the go-sdk whole events
+// only, holding at most MaxEventBytes of the event in progress, so that it
+// can end the stream cleanly when a bound is crossed or the stream breaks:
+//
+//   - the call's answer arrived: everything passes through;
+//   - a bound is crossed before the answer: the stream ends with an error
+//     response for the call ([ErrLimit]);
+//   - the stream breaks before the answer, after an event id: the break
+//     passes through and the go-sdk resumes with GET and Last-Event-ID (the
+//     resumed stream is watched the same way);
+//   - it breaks before the answer with no event id: the stream ends with an
+//     error response for the call ([ErrStreamDropped], or [ErrTimeout] if it
+//     went idle).
+//
+// Without a call (the standalone stream) a crossed bound is a [LimitError]
+// read error.
+type sseBody struct {
+	*bodyBase
+	call      *callRef // nil for the standalone stream
+	resumable bool     // resumption is enabled
+	idSeen    bool     // an event id has been handed out
+	answered  bool     // the call's answer has been handed out
+	lastID    string
+	maxEvent  int64
+	maxTotal  int64
+	total     int64
+
+	// buf[off:rel] is handed out but not yet read; buf[rel:] is the event
+	// in progress, scanned up to scan.
+	buf          []byte
+	off, rel     int
+	scan         int
+	lineHasBytes bool
+	end          error // returned once buf[off:rel] is read, if set
+}
+
+const readChunk = 32 << 10
+
+func (s *sseBody) Read(p []byte) (int, error) {
+	for {
+		if s.off < s.rel {
+			n := copy(p, s.buf[s.off:s.rel])
+			s.off += n
+			return n, nil
+		}
+		if s.end != nil {
+			return 0, s.end
+		}
+		s.fill()
+	}
+}
+
+// fill reads once from the network and releases the events it completes.
+func (s *sseBody) fill() {
+	if s.off > 0 {
+		n := copy(s.buf, s.buf[s.off:])
+		s.buf = s.buf[:n]
+		s.rel -= s.off
+		s.scan -= s.off
+		s.off = 0
+	}
+	// Read at most one byte past the event bound.
+	room := min(s.maxEvent-int64(len(s.buf)-s.rel)+1, readChunk)
+	if int64(cap(s.buf)-len(s.buf)) < room {
+		s.buf = append(s.buf[:cap(s.buf)], make([]byte, room)...)[:len(s.buf)]
+	}
+	n, err := s.read(s.buf[len(s.buf) : len(s.buf)+int(room)])
+	s.buf = s.buf[:len(s.buf)+n]
+	s.total += int64(n)
+	s.scanEvents()
+	switch {
+	case s.total > s.maxTotal:
+		s.overLimit(&LimitError{What: "stream", Limit: s.maxTotal})
+	case int64(len(s.buf)-s.rel) > s.maxEvent:
+		s.overLimit(&LimitError{What: "sse event", Limit: s.maxEvent})
+	case err != nil:
+		s.ended(err)
+	}
+}
+
+// scanEvents releases each complete event: one ended by a blank line.
+// Lines end with "\n" (a preceding "\r" is part of the line end), as the
+// go-sdk's reader has it.
+func (s *sseBody) scanEvents() {
+	for i := s.scan; i < len(s.buf); i++ {
+		switch s.buf[i] {
+		case '\n':
+			if !s.lineHasBytes {
+				s.inspect(s.buf[s.rel : i+1])
+				s.rel = i + 1
+			}
+			s.lineHasBytes = false
+		case '\r':
+		default:
+			s.lineHasBytes = true
+		}
+	}
+	s.scan = len(s.buf)
+}
+
+// inspect notes an event's id and whether it carries the call's answer.
+func (s *sseBody) inspect(evt []byte) {
+	var name string
+	var data []byte
+	lines := 0
+	for line := range bytes.Lines(evt) {
+		line = bytes.TrimRight(line, "\r\n")
+		key, val, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			continue
+		}
+		val = bytes.TrimSpace(val)
+		switch string(key) {
+		case "id":
+			if len(val) > 0 {
+				s.lastID = string(val)
+				s.idSeen = true
+			}
+		case "event":
+			name = string(val)
+		case "data":
+			if s.call != nil && !s.answered {
+				if lines > 0 {
+					data = append(data, '\n')
+				}
+				data = append(data, val...)
+				lines++
+			}
+		}
+	}
+	if len(data) > 0 && (name == "" || name == "message") && answers(data, s.call) {
+		s.answered = true
+	}
+}
+
+// answers reports whether data is the response to call.
+func answers(data []byte, call *callRef) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != "" {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(call.id))
+}
+
+func (s *sseBody) overLimit(err *LimitError) {
+	s.buf = s.buf[:s.rel]
+	s.abort()
+	if s.call != nil && !s.answered {
+		s.answer(err)
+		return
+	}
+	s.end = err
+}
+
+// ended handles the end of the network stream.
+func (s *sseBody) ended(err error) {
+	s.buf = s.buf[:s.rel] // an unfinished event is dropped
+	switch {
+	case s.call == nil || s.answered:
+		s.end = err
+	case s.resumable && s.idSeen && s.lastID != "":
+		// The go-sdk resumes from lastID; the resumed stream answers call.
+		s.st.noteResume(s.lastID, s.call)
+		s.end = err
+	default:
+		s.answer(dropError(err))
+	}
+}
+
+// answer ends the stream with an error response for the call.
+func (s *sseBody) answer(err error) {
+	s.answered = true
+	s.buf = append(s.buf, "event: message\ndata: "...)
+	s.buf = append(s.buf, errorResponse(s.call, err)...)
+	s.buf = append(s.buf, "\n\n"...)
+	s.rel = len(s.buf)
+	s.scan = len(s.buf)
+	s.end = io.EOF
+}
+
+// dropError is the error a call gets when its stream broke off.
+func dropError(err error) error {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return te
+	}
+	return fmt.Errorf("%w: %v", ErrStreamDropped, err)
+}
+
+// errorResponse encodes a JSON-RPC error response to call carrying err's
+// code and text.
+func errorResponse(call *callRef, err error) []byte {
+	code := int64(CodeStreamDropped)
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		code = we.Code
+	}
+	msg := fmt.Sprintf("%v (%s id %s; not re-sent)", err, call.method, call.id)
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", call.id, jsonrpc.Error{Code: code, Message: msg}})
+	return b
+}

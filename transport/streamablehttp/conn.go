@@ -1,0 +1,352 @@
+package streamablehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/looprig/mcp/auth"
+	"golang.org/x/oauth2"
+)
+
+// replayWindow is how many recent call ids a connection remembers to refuse
+// a re-send. A re-send by the go-sdk follows its original immediately.
+const replayWindow = 1024
+
+// connState is the per-connection HTTP stack: the pool, the policy round
+// tripper and the bookkeeping it needs.
+type connState struct {
+	f      *Factory
+	pool   *http.Transport // nil when Options.Base is set
+	base   http.RoundTripper
+	client *http.Client
+	slots  chan struct{} // one token per request in flight
+
+	watchOnce sync.Once
+
+	mu      sync.Mutex          // guards the fields below
+	closed  bool                // the connection has closed
+	recent  []string            // ring of recent call ids, replayWindow long
+	next    int                 // next slot in recent
+	sent    map[string]bool     // the ids in recent
+	resumes map[string]*callRef // last event id of a dropped call stream → its call
+}
+
+// A callRef names the JSON-RPC call a response stream answers.
+type callRef struct {
+	id     json.RawMessage // the request id, as sent
+	method string
+}
+
+func newConnState(f *Factory) *connState {
+	st := &connState{
+		f:       f,
+		slots:   make(chan struct{}, f.opts.Limits.MaxConcurrentStreams),
+		sent:    make(map[string]bool),
+		resumes: make(map[string]*callRef),
+	}
+	var rt http.RoundTripper
+	if f.opts.Base != nil {
+		rt = f.opts.Base
+	} else {
+		st.pool = f.newHTTPTransport()
+		rt = st.pool
+	}
+	if f.opts.Credentials != nil {
+		rt = auth.NewRoundTripper(rt, f.origin, f.opts.Credentials)
+	}
+	st.base = rt
+	st.client = &http.Client{Transport: st, CheckRedirect: st.checkRedirect}
+	return st
+}
+
+// watch ties the connection's cleanup to its context, which the go-sdk
+// cancels when the connection closes.
+func (st *connState) watch(ctx context.Context) {
+	st.watchOnce.Do(func() { context.AfterFunc(ctx, st.shutdown) })
+}
+
+// shutdown marks the connection closed and closes the pool's idle
+// connections; bodies closed later close them again.
+func (st *connState) shutdown() {
+	st.mu.Lock()
+	st.closed = true
+	st.mu.Unlock()
+	st.closeIdle()
+}
+
+func (st *connState) closeIdle() {
+	if st.pool != nil {
+		st.pool.CloseIdleConnections()
+	}
+}
+
+func (st *connState) isClosed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.closed
+}
+
+// checkRedirect refuses any redirect of a POST and any redirect to another
+// origin.
+func (st *connState) checkRedirect(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1]
+	e := &RedirectError{Method: prev.Method, To: "null"}
+	if req.Response != nil {
+		e.Status = req.Response.StatusCode
+	}
+	if o, err := auth.OriginOf(req.URL); err == nil {
+		e.To = o.String()
+	}
+	switch {
+	case prev.Method == http.MethodPost:
+		e.Err = ErrRedirectedPOST
+	case !st.f.origin.Matches(req.URL):
+		e.Err = ErrCrossOriginRedirect
+	case len(via) > 5:
+		e.Err = ErrTooManyRedirects
+	default:
+		return nil
+	}
+	return e
+}
+
+// RoundTrip applies the connection's policy to one request: origin, replay,
+// concurrency, the close bound, timeouts, and the response body limits.
+func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !st.f.origin.Matches(req.URL) {
+		closeBody(req)
+		return nil, fmt.Errorf("%w: %s", ErrCrossOrigin, req.URL.Redacted())
+	}
+	var call *callRef
+	if req.Method == http.MethodPost {
+		var err error
+		if call, err = peekCall(req); err != nil {
+			closeBody(req)
+			return nil, fmt.Errorf("streamablehttp: request body: %w", err)
+		}
+		if call != nil && call.method != "initialize" && !st.remember(call) {
+			closeBody(req)
+			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
+		}
+	}
+	if req.Method == http.MethodGet {
+		if id := req.Header.Get("Last-Event-ID"); id != "" {
+			call = st.takeResume(id)
+		}
+	}
+
+	// Every request gets its own cancel, so that an idle body or Close can
+	// abort it whatever the caller's context does.
+	timeout := time.Duration(0)
+	if req.Method == http.MethodDelete {
+		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
+	}
+	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
+	req = req.WithContext(ctx)
+	slot := req.Method != http.MethodDelete
+	if slot {
+		select {
+		case st.slots <- struct{}{}:
+		default:
+			cancel()
+			closeBody(req)
+			return nil, &LimitError{What: "concurrent streams", Limit: int64(cap(st.slots))}
+		}
+	}
+	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
+
+	resp, err := st.base.RoundTrip(req)
+	if err != nil {
+		b.done()
+		return nil, st.classify(req, err)
+	}
+	b.rc = resp.Body
+	resp.Body = st.wrapBody(req, resp, call, b)
+	return resp, nil
+}
+
+func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// classify turns a transport timeout into a TimeoutError.
+func (st *connState) classify(req *http.Request, err error) error {
+	if req.Context().Err() != nil {
+		if req.Method == http.MethodDelete && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
+			return &TimeoutError{Phase: "close", Limit: st.f.opts.Timeouts.Close, Err: err}
+		}
+		return err
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		return err
+	}
+	to := st.f.opts.Timeouts
+	var op *net.OpError
+	switch {
+	case errors.As(err, &op) && op.Op == "dial":
+		return &TimeoutError{Phase: "dial", Limit: to.Dial, Err: err}
+	case strings.Contains(err.Error(), "TLS handshake"):
+		return &TimeoutError{Phase: "tls handshake", Limit: to.TLSHandshake, Err: err}
+	case strings.Contains(err.Error(), "response headers"):
+		return &TimeoutError{Phase: "response header", Limit: to.ResponseHeader, Err: err}
+	}
+	return err
+}
+
+// wrapBody bounds resp's body according to its kind.
+func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *callRef, b *bodyBase) io.ReadCloser {
+	lim := st.f.opts.Limits
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "error body"}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case ct == "text/event-stream":
+		return &sseBody{
+			bodyBase:  b,
+			call:      call,
+			resumable: st.f.opts.MaxResumeAttempts >= 0,
+			idSeen:    req.Method == http.MethodGet && call != nil,
+			maxEvent:  lim.MaxEventBytes,
+			maxTotal:  lim.MaxStreamBytes,
+		}
+	case ct == "application/json" && call != nil:
+		return &jsonBody{bodyBase: b, call: call, max: lim.MaxJSONBytes}
+	}
+	return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "json body"}
+}
+
+// remember records a call id and reports whether it is new.
+func (st *connState) remember(c *callRef) bool {
+	key := string(c.id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sent[key] {
+		return false
+	}
+	if st.recent == nil {
+		st.recent = make([]string, replayWindow)
+	}
+	if old := st.recent[st.next]; old != "" {
+		delete(st.sent, old)
+	}
+	st.recent[st.next] = key
+	st.next = (st.next + 1) % replayWindow
+	st.sent[key] = true
+	return true
+}
+
+// noteResume records that the stream of call dropped after event id.
+func (st *connState) noteResume(id string, call *callRef) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.resumes) >= replayWindow {
+		return // a server that drops this many streams gets no typed errors
+	}
+	st.resumes[id] = call
+}
+
+func (st *connState) takeResume(id string) *callRef {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := st.resumes[id]
+	delete(st.resumes, id)
+	return c
+}
+
+// peekCall returns the call a POST carries, or nil for a notification, a
+// response or a batch.
+func peekCall(req *http.Request) (*callRef, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	var data []byte
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		data, err = io.ReadAll(body)
+		body.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		data, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	return parseCall(data), nil
+}
+
+// parseCall returns the call data encodes, or nil if it is not one.
+func parseCall(data []byte) *callRef {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+		return nil
+	}
+	return &callRef{id: m.ID, method: m.Method}
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// oauthAdapter is the go-sdk OAuthHandler of one connection. It adds no
+// header itself (auth.NewRoundTripper does, origin permitting); it is there
+// to see the connection context and to decide what happens after a 401 or
+// 403.
+type oauthAdapter struct{ st *connState }
+
+// TokenSource is called by the go-sdk before every request, with the
+// connection's context: the connection's cleanup hangs on it.
+func (a *oauthAdapter) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	a.st.watch(ctx)
+	return nil, nil
+}
+
+// Authorize runs the credential source's flow. It returns nil, letting the
+// go-sdk re-send the request, only for initialize, which executes nothing;
+// for any other request it returns ErrReauthorized so that the refused
+// request is not sent twice.
+func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
+	if !ok {
+		resp.Body.Close()
+		return fmt.Errorf("%w: status %d", ErrUnauthorized, resp.StatusCode)
+	}
+	status := resp.StatusCode
+	if err := az.Authorize(ctx, req, resp); err != nil {
+		return fmt.Errorf("%w: status %d: %w", ErrUnauthorized, status, err)
+	}
+	if call, err := peekCall(req); err == nil && call != nil && call.method == "initialize" {
+		return nil
+	}
+	return fmt.Errorf("%w (status %d)", ErrReauthorized, status)
+}

@@ -1,0 +1,127 @@
+package streamablehttp
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Factory makes Streamable HTTP transports to one endpoint. It is a
+// transport.Factory; it is safe for concurrent use, and each transport it
+// makes has its own connection pool, closed when the connection closes.
+type Factory struct {
+	endpoint string
+	origin   auth.Origin
+	opts     Options // with defaults applied
+	tls      *tls.Config
+}
+
+var _ transport.Factory = (*Factory)(nil)
+
+// New validates endpoint and opts and returns a Factory. Nothing is sent
+// until a transport it makes is connected.
+//
+// The endpoint's origin (scheme, host, port) is pinned: no request goes
+// anywhere else. It must be https, or http on a loopback host (or any host
+// with Options.AllowInsecureHTTP); otherwise New fails with ErrInsecure.
+func New(endpoint string, opts *Options) (*Factory, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("streamablehttp: endpoint: %w", err)
+	}
+	origin, err := auth.OriginOf(u)
+	if err != nil {
+		return nil, fmt.Errorf("streamablehttp: endpoint: %w", err)
+	}
+	if u.Fragment != "" {
+		return nil, fmt.Errorf("streamablehttp: endpoint %q has a fragment", endpoint)
+	}
+	if origin.Scheme == "http" && !origin.IsLoopback() && !o.AllowInsecureHTTP {
+		return nil, fmt.Errorf("%w: plain http to %s (set AllowInsecureHTTP to permit it)", ErrInsecure, origin)
+	}
+	var tc *tls.Config
+	if o.TLSConfig != nil {
+		tc = o.TLSConfig.Clone()
+	} else {
+		tc = &tls.Config{}
+	}
+	switch {
+	case tc.MinVersion == 0:
+		tc.MinVersion = tls.VersionTLS12
+	case tc.MinVersion < tls.VersionTLS12:
+		return nil, fmt.Errorf("%w: TLS MinVersion below 1.2", ErrInsecure)
+	}
+	if o.RootCAs != nil {
+		tc.RootCAs = o.RootCAs
+	}
+	o.Limits = o.Limits.withDefaults()
+	o.Timeouts = o.Timeouts.withDefaults()
+	return &Factory{endpoint: endpoint, origin: origin, opts: o, tls: tc}, nil
+}
+
+// Kind returns transport.KindStreamableHTTP.
+func (*Factory) Kind() transport.Kind { return transport.KindStreamableHTTP }
+
+// Origin returns the pinned origin.
+func (f *Factory) Origin() auth.Origin { return f.origin }
+
+// Transport returns a new transport for one connection.
+func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, nil }
+
+// A Transport is one connection's go-sdk mcp.StreamableClientTransport,
+// driven through this package's http.Client.
+type Transport struct{ f *Factory }
+
+// Connect implements mcp.Transport. It returns the go-sdk's own connection
+// (the go-sdk client needs its private hooks), configured so that no POST
+// is re-sent: see the package documentation.
+func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	st := newConnState(t.f)
+	maxRetries := t.f.opts.MaxResumeAttempts
+	if maxRetries < 0 {
+		maxRetries = -1 // the go-sdk's "no retries"
+	}
+	sdk := &mcp.StreamableClientTransport{
+		Endpoint:             t.f.endpoint,
+		HTTPClient:           st.client,
+		MaxRetries:           maxRetries,
+		DisableStandaloneSSE: t.f.opts.DisableStandaloneSSE,
+		OAuthHandler:         &oauthAdapter{st: st},
+		// This package bounds events itself, with a typed error, and hands
+		// the go-sdk only whole events; its own cap stays as a backstop.
+		MaxEventSize: int(2*t.f.opts.Limits.MaxEventBytes) + 4096,
+	}
+	conn, err := sdk.Connect(ctx)
+	if err != nil {
+		st.shutdown()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// newHTTPTransport returns the connection's own pool.
+func (f *Factory) newHTTPTransport() *http.Transport {
+	d := &net.Dialer{Timeout: f.opts.Timeouts.Dial}
+	return &http.Transport{
+		DialContext:           d.DialContext,
+		TLSClientConfig:       f.tls.Clone(),
+		TLSHandshakeTimeout:   f.opts.Timeouts.TLSHandshake,
+		ResponseHeaderTimeout: f.opts.Timeouts.ResponseHeader,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   f.opts.Limits.MaxConcurrentStreams,
+		IdleConnTimeout:       f.opts.Timeouts.IdleRead,
+		// No proxy: a proxy would be another origin to trust.
+		Proxy: nil,
+	}
+}

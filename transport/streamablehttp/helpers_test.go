@@ -1,0 +1,116 @@
+package streamablehttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stableVersion is the protocol revision these tests speak: the one with
+// sessions, DELETE and Last-Event-ID resumption.
+const stableVersion = "2025-11-25"
+
+// rig is a go-sdk MCP server over HTTP on loopback, with tools that count
+// their executions.
+type rig struct {
+	srv   *httptest.Server
+	calls atomic.Int64 // executions of the "count" tool
+
+	mu       sync.Mutex // guards requests
+	requests []string   // "METHOD Last-Event-ID" of every request that reached the MCP handler
+}
+
+type rigConfig struct {
+	eventStore   bool
+	jsonResponse bool
+	// middleware wraps the MCP handler (fault injection).
+	middleware func(http.Handler) http.Handler
+}
+
+type bigArgs struct {
+	N int `json:"n"`
+}
+
+func newRig(t testing.TB, cfg rigConfig) *rig {
+	t.Helper()
+	r := &rig{}
+	s := mcp.NewServer(&mcp.Implementation{Name: "rig", Version: "v0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "count"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		r.calls.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.N)}}}, nil, nil
+	})
+	opts := &mcp.StreamableHTTPOptions{JSONResponse: cfg.jsonResponse}
+	if cfg.eventStore {
+		opts.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts)
+	if cfg.middleware != nil {
+		h = cfg.middleware(h)
+	}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.requests = append(r.requests, req.Method+" "+req.Header.Get("Last-Event-ID"))
+		r.mu.Unlock()
+		h.ServeHTTP(w, req)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *rig) url() string { return r.srv.URL + "/mcp" }
+
+func (r *rig) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.requests...)
+}
+
+// connect opens a session over f and closes it at cleanup.
+func connect(t testing.TB, f *streamablehttp.Factory) *mcp.ClientSession {
+	t.Helper()
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *streamablehttp.Factory {
+	t.Helper()
+	f, err := streamablehttp.New(endpoint, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return f
+}
+
+func callCount(t testing.TB, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+	t.Helper()
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
+}
+
+func text(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) == 0 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
+}
