@@ -20,6 +20,11 @@
 // ephemeral, so the client gets tools/list_changed), and item-00 … item-24,
 // with a page size of 10 so that every list is paginated.
 //
+// sample, elicit and roots send a request to the client while serving the
+// call, which protocol 2025-11-25 (this project's stable profile) allows;
+// under the go-sdk's draft 2026-07-28 they answer with an isError result
+// naming the go-sdk's refusal.
+//
 // # Determinism
 //
 // Same requests, same bytes out: replies are derived only from the

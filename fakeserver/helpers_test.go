@@ -15,6 +15,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// stable pins the protocol revision this project's client speaks by
+// default. (Under the go-sdk's draft default, 2026-07-28, a server may not
+// send requests to the client while serving a call.)
+var stable = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+
 // connect returns a go-sdk client session to fs, in-process, closed at
 // cleanup.
 func connect(t testing.TB, fs *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
@@ -23,7 +28,7 @@ func connect(t testing.TB, fs *Server, opts *mcp.ClientOptions) *mcp.ClientSessi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(context.Background(), tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(context.Background(), tr, stable)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

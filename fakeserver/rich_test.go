@@ -1,0 +1,202 @@
+package fakeserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// richClient is a client that answers every server-initiated request
+// deterministically and collects the notifications it gets.
+type richClient struct {
+	mu       sync.Mutex // guards logs and progress
+	logs     []string
+	progress []string
+
+	notified    chan string // one value per notification, for waiting
+	toolChanged chan struct{}
+}
+
+func newRichClient() *richClient {
+	return &richClient{notified: make(chan string, 256), toolChanged: make(chan struct{}, 16)}
+}
+
+func (rc *richClient) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			prompt := req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			return &mcp.CreateMessageResult{Model: "fake-model", Role: "assistant", Content: &mcp.TextContent{Text: "echo " + prompt}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes to " + req.Params.Message}}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			rc.mu.Lock()
+			rc.logs = append(rc.logs, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
+			rc.mu.Unlock()
+			rc.notified <- "log"
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			p := req.Params
+			rc.mu.Lock()
+			rc.progress = append(rc.progress, fmt.Sprintf("%v %v/%v %s", p.ProgressToken, p.Progress, p.Total, p.Message))
+			rc.mu.Unlock()
+			rc.notified <- "progress"
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { rc.toolChanged <- struct{}{} },
+	}
+}
+
+// await waits for n notifications, failing t after a deadline.
+func (rc *richClient) await(t *testing.T, n int, what string) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for range n {
+		select {
+		case <-rc.notified:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %d %s notifications", n, what)
+		}
+	}
+}
+
+func connectRich(t *testing.T, fs *Server, rc *richClient) *mcp.ClientSession {
+	t.Helper()
+	tr, err := fs.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
+	c.AddRoots(&mcp.Root{URI: "file:///work/b", Name: "b"}, &mcp.Root{URI: "file:///work/a", Name: "a"})
+	cs, err := c.Connect(context.Background(), tr, stable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestRichProfile(t *testing.T) {
+	leakcheck.Check(t)
+	fs := New(&Options{Profile: ProfileRich})
+	rc := newRichClient()
+	cs := connectRich(t, fs, rc)
+	ctx := context.Background()
+
+	tests := []struct{ tool, args, want string }{
+		{"lookup", `{"query":"x"}`, "docs: x"},
+		{"sample", `{"prompt":"hello"}`, "sampled fake-model: echo hello"},
+		{"elicit", `{"question":"ok?"}`, `elicited accept: {"answer":"yes to ok?"}`},
+		{"roots", `{}`, "2 roots\nfile:///work/a a\nfile:///work/b b"},
+		{"item-07", `{}`, "item-07"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(outcome{Text: tt.want}, call(t, cs, tt.tool, tt.args)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", tt.tool, diff)
+		}
+	}
+
+	// Logging: nothing is sent until the client sets a level.
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(outcome{Text: "logged 6 messages"}, call(t, cs, "log", `{"count":6}`)); diff != "" {
+		t.Errorf("log mismatch (-want +got):\n%s", diff)
+	}
+	rc.await(t, 6, "log")
+
+	// Progress, for the call's token.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 2}, Meta: mcp.Meta{"progressToken": "tok"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "progress: 2 steps" {
+		t.Errorf("progress = %q", got)
+	}
+	rc.await(t, 2, "progress")
+	rc.mu.Lock()
+	wantLogs := []string{
+		"debug fakeserver message 1 of 6", "info fakeserver message 2 of 6", "notice fakeserver message 3 of 6",
+		"warning fakeserver message 4 of 6", "error fakeserver message 5 of 6", "debug fakeserver message 6 of 6",
+	}
+	if diff := cmp.Diff(wantLogs, rc.logs); diff != "" {
+		t.Errorf("log messages mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"tok 1/2 step 1 of 2", "tok 2/2 step 2 of 2"}, rc.progress); diff != "" {
+		t.Errorf("progress notifications mismatch (-want +got):\n%s", diff)
+	}
+	rc.mu.Unlock()
+}
+
+func TestRichPagination(t *testing.T) {
+	leakcheck.Check(t)
+	cs := connect(t, New(&Options{Profile: ProfileRich}), nil)
+	ctx := context.Background()
+	var pages []int
+	var names []string
+	cursor := ""
+	for {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, len(res.Tools))
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if diff := cmp.Diff([]int{10, 10, 10, 2}, pages); diff != "" {
+		t.Errorf("page sizes mismatch (-want +got):\n%s", diff)
+	}
+	if !slices.IsSorted(names) || len(names) != 32 || !slices.Contains(names, "item-24") {
+		t.Errorf("tools = %v, want 32 sorted names", names)
+	}
+}
+
+func TestRichListChanged(t *testing.T) {
+	leakcheck.Check(t)
+	fs := New(&Options{Profile: ProfileRich})
+	rc := newRichClient()
+	cs := connectRich(t, fs, rc)
+	ctx := context.Background()
+	has := func() bool {
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tool.Name == ephemeralTool {
+				return true
+			}
+		}
+		return false
+	}
+	for i, want := range []string{"added ephemeral", "removed ephemeral", "added ephemeral"} {
+		if diff := cmp.Diff(outcome{Text: want}, call(t, cs, "toggle", `{}`)); diff != "" {
+			t.Errorf("toggle %d mismatch (-want +got):\n%s", i, diff)
+		}
+		select {
+		case <-rc.toolChanged:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("toggle %d: no tools/list_changed notification", i)
+		}
+		if got, want := has(), i%2 == 0; got != want {
+			t.Errorf("after toggle %d: ephemeral listed = %v, want %v", i, got, want)
+		}
+	}
+	if diff := cmp.Diff(outcome{Text: ephemeralTool}, call(t, cs, ephemeralTool, `{}`)); diff != "" {
+		t.Errorf("ephemeral mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"toggle": 3, "ephemeral": 1}, fs.Counts()); diff != "" {
+		t.Errorf("Counts mismatch (-want +got):\n%s", diff)
+	}
+}
