@@ -1,0 +1,175 @@
+package streamablehttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// otherOrigin is a second server that counts the requests and the
+// Authorization headers it receives.
+type otherOrigin struct {
+	srv      *httptest.Server
+	requests atomic.Int64
+	auths    atomic.Int64
+}
+
+func newOtherOrigin(t *testing.T) *otherOrigin {
+	o := &otherOrigin{}
+	o.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.requests.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			o.auths.Add(1)
+		}
+	}))
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+// homeAuths counts the Authorization headers the home origin receives.
+func homeAuths(n *atomic.Int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer tok" {
+			n.Add(1)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func TestRedirectedPOSTRefused(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
+		for _, target := range []string{"other", "same"} {
+			t.Run(http.StatusText(status)+"/"+target, func(t *testing.T) {
+				leakcheck.Check(t)
+				other := newOtherOrigin(t)
+				var home atomic.Int64
+				var r *rig
+				r = newRig(t, rigConfig{middleware: func(next http.Handler) http.Handler {
+					return homeAuths(&home, onFirstToolCall(func(w http.ResponseWriter, req *http.Request, _ http.Handler) {
+						to := other.srv.URL + "/mcp"
+						if target == "same" {
+							to = r.srv.URL + "/elsewhere"
+						}
+						http.Redirect(w, req, to, status)
+					})(next))
+				}})
+				cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{
+					Credentials:          auth.Bearer(auth.NewToken("tok")),
+					DisableStandaloneSSE: true,
+				}))
+				_, err := callCount(t, cs)
+				if !errors.Is(err, streamablehttp.ErrRedirectedPOST) {
+					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
+				}
+				var re *streamablehttp.RedirectError
+				if !errors.As(err, &re) || re.Status != status || re.Method != http.MethodPost {
+					t.Errorf("RedirectError = %+v, want status %d of a POST", re, status)
+				}
+				if n := other.auths.Load(); n != 0 {
+					t.Errorf("other origin received %d Authorization headers, want 0", n)
+				}
+				if n := other.requests.Load(); n != 0 {
+					t.Errorf("other origin received %d requests, want 0", n)
+				}
+				if home.Load() == 0 {
+					t.Error("home origin received no credential")
+				}
+				if n := r.calls.Load(); n != 0 {
+					t.Errorf("tool executed %d times, want 0", n)
+				}
+				// The session survives.
+				if _, err := callCount(t, cs); err != nil {
+					t.Fatalf("next CallTool: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestRedirectedGETToOtherOriginRefused(t *testing.T) {
+	leakcheck.Check(t)
+	other := newOtherOrigin(t)
+	redirected := make(chan struct{}, 1)
+	r := newRig(t, rigConfig{middleware: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method == http.MethodGet {
+				http.Redirect(w, req, other.srv.URL+"/mcp", http.StatusFound)
+				select {
+				case redirected <- struct{}{}:
+				default:
+				}
+				return
+			}
+			next.ServeHTTP(w, req)
+		})
+	}})
+	// One attempt at the standalone stream: the go-sdk retries a failed GET
+	// with backoff, which would only slow the test down.
+	f := newFactory(t, r.url(), &streamablehttp.Options{
+		Credentials:       auth.Bearer(auth.NewToken("tok")),
+		MaxResumeAttempts: -1,
+	})
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The standalone stream's failure may end the session, even during
+	// Connect; what matters is that nothing, credential or otherwise,
+	// reached the other origin.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	} else if !strings.Contains(err.Error(), "redirect to another origin") {
+		t.Errorf("Connect error = %v, want the refused redirect", err)
+	}
+	<-redirected
+	if n := other.auths.Load(); n != 0 {
+		t.Errorf("other origin received %d Authorization headers, want 0", n)
+	}
+	if n := other.requests.Load(); n != 0 {
+		t.Errorf("other origin received %d requests, want 0", n)
+	}
+}
+
+func TestRedirectedDELETEToOtherOriginRefused(t *testing.T) {
+	leakcheck.Check(t)
+	other := newOtherOrigin(t)
+	var once atomic.Bool
+	r := newRig(t, rigConfig{middleware: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method == http.MethodDelete && once.CompareAndSwap(false, true) {
+				http.Redirect(w, req, other.srv.URL+"/mcp", http.StatusTemporaryRedirect)
+				return
+			}
+			next.ServeHTTP(w, req)
+		})
+	}})
+	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{
+		Credentials: auth.Bearer(auth.NewToken("tok")), DisableStandaloneSSE: true,
+	}))
+	err := cs.Close()
+	if !errors.Is(err, streamablehttp.ErrCrossOriginRedirect) {
+		t.Errorf("Close error = %v, want ErrCrossOriginRedirect", err)
+	}
+	// End the server's session, which the refused DELETE left open.
+	req, _ := http.NewRequest(http.MethodDelete, r.url(), nil)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err := r.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := other.requests.Load(); n != 0 {
+		t.Errorf("other origin received %d requests, want 0", n)
+	}
+}
