@@ -183,6 +183,9 @@ func Parse(name string, data []byte) (*Cassette, error) {
 			if err != nil {
 				return nil, ferr(n, "message: %v", err)
 			}
+			if in.Message, err = canonical(in.Message); err != nil {
+				return nil, ferr(n, "message: %v", err)
+			}
 			in.msg = msg
 		default:
 			return nil, ferr(n, "unknown kind %q", in.Kind)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -190,5 +191,28 @@ func TestFactoryMakesOneSession(t *testing.T) {
 	}
 	if _, err := p.Transport(); !errors.Is(err, cassette.ErrUsed) {
 		t.Errorf("Player.Transport again = %v, want ErrUsed", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/counter.jsonl")
+
+// TestGoldenCassette proves determinism across runs and processes: recording
+// the script gives exactly the committed cassette.
+func TestGoldenCassette(t *testing.T) {
+	leakcheck.Check(t)
+	golden := filepath.Join("testdata", "counter.jsonl")
+	got, _ := record(t, filepath.Join(t.TempDir(), "counter.jsonl"), &cassette.Options{Secrets: []string{"s3cr3t"}},
+		append(script, call{Tool: "echo", Args: map[string]any{"text": "token s3cr3t"}})...)
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestGoldenCassette -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("recorded cassette mismatch (-%s +recorded):\n%s", golden, diff)
 	}
 }
