@@ -48,6 +48,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+const noExitSleep = "GORACE=atexit_sleep_ms=0"
+
 // startChild starts the fake server with args in its own process group;
 // at cleanup the group is killed and the child reaped.
 func startChild(t *testing.T, env []string, args ...string) *child {
@@ -56,6 +58,8 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 	if env != nil {
 		cmd.Env = append(env, ChildEnv+"=1")
 	}
+	// A race-enabled child otherwise sleeps a second at exit.
+	cmd.Env = append(cmd.Env, noExitSleep)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -340,7 +344,7 @@ func TestStdioEnv(t *testing.T) {
 	leakcheck.Check(t)
 	c := startChild(t, []string{"ZED=last", "ALPHA=first"}, "--fault", "env")
 	cs := c.connect(t, nil, 0)
-	want := outcome{Text: "ALPHA=first\n" + ChildEnv + "=1\nZED=last"}
+	want := outcome{Text: "ALPHA=first\n" + noExitSleep + "\n" + ChildEnv + "=1\nZED=last"}
 	if diff := cmp.Diff(want, call(t, cs, "env", `{}`)); diff != "" {
 		t.Errorf("env mismatch (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,122 @@
+package fakeserver
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// recorder is a client transport that records every message, encoded, in
+// the order the client wrote or read it.
+type recorder struct {
+	inner mcp.Transport
+	mu    sync.Mutex // guards log
+	log   []string
+}
+
+func (r *recorder) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := r.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: c, r: r}, nil
+}
+
+func (r *recorder) add(dir string, msg jsonrpc.Message) {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		b = []byte(err.Error())
+	}
+	r.mu.Lock()
+	r.log = append(r.log, dir+" "+string(b))
+	r.mu.Unlock()
+}
+
+type recordingConn struct {
+	mcp.Connection
+	r *recorder
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err == nil {
+		c.r.add("<-", msg)
+	}
+	return msg, err
+}
+
+func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.r.add("->", msg)
+	return c.Connection.Write(ctx, msg)
+}
+
+// session runs a fixed session against a new rich fake server and returns
+// its transcript.
+func session(t *testing.T) []string {
+	t.Helper()
+	fs := New(&Options{Profile: ProfileRich})
+	inner, err := fs.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{inner: inner}
+	rc := newRichClient()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
+	c.AddRoots(&mcp.Root{URI: "file:///work/a", Name: "a"})
+	ctx := context.Background()
+	cs, err := c.Connect(ctx, rec, stable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args string }{
+		{"lookup", `{"query":"determinism"}`},
+		{"lookup", `{"query":1}`},
+		{"sample", `{"prompt":"hi"}`},
+		{"elicit", `{"question":"sure?"}`},
+		{"roots", `{}`},
+		{"log", `{"count":4}`},
+		{"item-03", `{}`},
+	} {
+		call(t, cs, tc.tool, tc.args)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 3}, Meta: mcp.Meta{"progressToken": 7}}); err != nil {
+		t.Fatal(err)
+	}
+	rc.await(t, 3+3, "log and progress") // info and above of 4, and 3 progress
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "docs://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"topic": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.log
+}
+
+// Same requests, same bytes out: two sessions of the rich profile give the
+// same transcript, message for message.
+func TestDeterministic(t *testing.T) {
+	leakcheck.Check(t)
+	first, second := session(t), session(t)
+	if len(first) < 30 {
+		t.Fatalf("transcript has %d messages, want a full session:\n%q", len(first), first)
+	}
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("second session differs (-first +second):\n%s", diff)
+	}
+}
