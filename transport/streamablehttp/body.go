@@ -133,22 +133,32 @@ func (j *jsonBody) Read(p []byte) (int, error) {
 
 func (j *jsonBody) load() {
 	j.loaded = true
-	var buf bytes.Buffer
-	_, err := buf.ReadFrom(io.LimitReader(readerFunc(j.read), j.max+1))
+	// Read at most one byte past the bound, growing by doubling: at most
+	// about twice the bound is ever allocated.
+	bound := int(j.max) + 1
+	buf := make([]byte, 0, min(bound, 4<<10))
+	var err error
+	for len(buf) < bound {
+		if len(buf) == cap(buf) {
+			buf = append(make([]byte, 0, min(2*cap(buf), bound)), buf...)
+		}
+		var n int
+		n, err = j.read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			break
+		}
+	}
 	switch {
-	case int64(buf.Len()) > j.max:
+	case len(buf) > int(j.max):
 		j.abort()
 		j.data = errorResponse(j.call, &LimitError{What: "json body", Limit: j.max})
-	case err != nil:
+	case err != nil && err != io.EOF:
 		j.data = errorResponse(j.call, dropError(err))
 	default:
-		j.data = buf.Bytes()
+		j.data = buf
 	}
 }
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // sseBody is a text/event-stream response. It hands the go-sdk whole events
 // only, holding at most MaxEventBytes of the event in progress, so that it
@@ -211,18 +221,24 @@ func (s *sseBody) fill() {
 		s.scan -= s.off
 		s.off = 0
 	}
-	// Read at most one byte past the event bound.
-	room := min(s.maxEvent-int64(len(s.buf)-s.rel)+1, readChunk)
+	// Read at most one byte past the event bound and the stream bound.
+	room := min(s.maxEvent-int64(len(s.buf)-s.rel)+1, s.maxTotal-s.total+1, readChunk)
 	if int64(cap(s.buf)-len(s.buf)) < room {
 		s.buf = append(s.buf[:cap(s.buf)], make([]byte, room)...)[:len(s.buf)]
 	}
 	n, err := s.read(s.buf[len(s.buf) : len(s.buf)+int(room)])
 	s.buf = s.buf[:len(s.buf)+n]
 	s.total += int64(n)
+	if s.total > s.maxTotal {
+		// Events completed within the bound still go out; the byte past
+		// it does not.
+		s.buf = s.buf[:len(s.buf)-1]
+		s.scanEvents()
+		s.overLimit(&LimitError{What: "stream", Limit: s.maxTotal})
+		return
+	}
 	s.scanEvents()
 	switch {
-	case s.total > s.maxTotal:
-		s.overLimit(&LimitError{What: "stream", Limit: s.maxTotal})
 	case int64(len(s.buf)-s.rel) > s.maxEvent:
 		s.overLimit(&LimitError{What: "sse event", Limit: s.maxEvent})
 	case err != nil:

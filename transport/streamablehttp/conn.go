@@ -157,10 +157,10 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	if slot {
 		select {
 		case st.slots <- struct{}{}:
-		default:
+		case <-ctx.Done():
 			cancel()
 			closeBody(req)
-			return nil, &LimitError{What: "concurrent streams", Limit: int64(cap(st.slots))}
+			return nil, fmt.Errorf("%w: %w", &LimitError{What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
 		}
 	}
 	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}

@@ -27,10 +27,12 @@ const (
 var (
 	// ErrLimit is returned when a response exceeds a bound of [Limits]: a JSON
 	// body over MaxJSONBytes, a server-sent event over MaxEventBytes, a
-	// response stream over MaxStreamBytes, or more than MaxConcurrentStreams
-	// requests at once. Reading stops at the bound and the response is
-	// discarded; a call waiting for it fails with this error and is not
-	// re-sent, and the connection stays usable. It is a policy error.
+	// response stream over MaxStreamBytes. Reading stops at the bound and
+	// the response is discarded; a call waiting for it fails with this error
+	// and is not re-sent, and the connection stays usable. It is also
+	// returned, with the context's error, when a request's context ends
+	// while it waits for one of MaxConcurrentStreams slots (it was not
+	// sent). It is a policy error.
 	ErrLimit error = &jsonrpc.Error{Code: CodeLimit, Message: "streamablehttp: response over limit"}
 
 	// ErrStreamDropped is returned to a call whose response stream (or JSON

@@ -23,6 +23,10 @@ type rig struct {
 	srv   *httptest.Server
 	calls atomic.Int64 // executions of the "count" tool
 
+	// The "block" tool signals entered, then waits for release.
+	entered chan struct{}
+	release chan struct{}
+
 	mu       sync.Mutex // guards requests
 	requests []string   // "METHOD Last-Event-ID" of every request that reached the MCP handler
 }
@@ -40,7 +44,7 @@ type bigArgs struct {
 
 func newRig(t testing.TB, cfg rigConfig) *rig {
 	t.Helper()
-	r := &rig{}
+	r := &rig{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	s := mcp.NewServer(&mcp.Implementation{Name: "rig", Version: "v0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "count"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		r.calls.Add(1)
@@ -48,6 +52,14 @@ func newRig(t testing.TB, cfg rigConfig) *rig {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.N)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		r.entered <- struct{}{}
+		select {
+		case <-r.release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
 	})
 	opts := &mcp.StreamableHTTPOptions{JSONResponse: cfg.jsonResponse}
 	if cfg.eventStore {

@@ -72,7 +72,8 @@ type Limits struct {
 	// MaxConcurrentStreams bounds the requests in flight at once on one
 	// connection, each counted until its response body is closed (the
 	// standalone stream counts as one for as long as it is open). A request
-	// over the bound is not sent and fails with ErrLimit. If zero, 32.
+	// over the bound waits for a slot; if its context ends first, it is not
+	// sent and fails with ErrLimit. If zero, 32.
 	MaxConcurrentStreams int
 }
 
