@@ -1,0 +1,80 @@
+package fakeserver_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An in-process fake server with a scripted fault, and the proof that each
+// call ran exactly once.
+func Example() {
+	fs := fakeserver.New(&fakeserver.Options{
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultError, Tool: "lookup", Message: "backend down"}},
+	})
+	ctx := context.Background()
+	tr, err := fs.Factory().Transport()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v0"}, nil).
+		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{"query": "faults"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("isError=%v %s\n", res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	fmt.Println("executions:", fs.Executions("lookup"))
+	// Output:
+	// isError=true backend down
+	// executions: 1
+}
+
+// The docs profile answers deterministically.
+func ExampleNew() {
+	fs := fakeserver.New(nil)
+	ctx := context.Background()
+	tr, _ := fs.Factory().Transport()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v0"}, nil).
+		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	for _, q := range []string{"transports", "cassettes"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{"query": q}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	fmt.Println(fs.Counts())
+	// Output:
+	// docs: transports
+	// docs: cassettes
+	// map[lookup:2]
+}
+
+func ExampleParseFault() {
+	for _, s := range []string{"delay=lookup:200ms", "crash=lookup:3", "flood-stderr:65536", "explode"} {
+		f, err := fakeserver.ParseFault(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s tool=%q -> %s\n", f.Kind, f.Tool, f)
+	}
+	// Output:
+	// delay tool="lookup" -> delay=lookup:200ms
+	// crash tool="lookup" -> crash=lookup:3
+	// flood-stderr tool="" -> flood-stderr:65536
+	// fakeserver: fault "explode": invalid fault: unknown kind
+}
