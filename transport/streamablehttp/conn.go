@@ -167,8 +167,9 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	resp, err := st.base.RoundTrip(req)
 	if err != nil {
+		err = st.classify(req, err) // before done cancels the context
 		b.done()
-		return nil, st.classify(req, err)
+		return nil, err
 	}
 	b.rc = resp.Body
 	resp.Body = st.wrapBody(req, resp, call, b)
