@@ -103,6 +103,16 @@ func connect(t testing.TB, f *streamablehttp.Factory) *mcp.ClientSession {
 	return cs
 }
 
+// connectErr opens a session over f, returning Connect's error.
+func connectErr(f *streamablehttp.Factory) (*mcp.ClientSession, error) {
+	tr, err := f.Transport()
+	if err != nil {
+		return nil, err
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	return c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+}
+
 func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *streamablehttp.Factory {
 	t.Helper()
 	f, err := streamablehttp.New(endpoint, opts)
