@@ -11,10 +11,10 @@ import (
 // [Options.MaxFrameBytes] before its terminating newline.
 var ErrFrameTooLarge = errors.New("frame too large")
 
-// ErrUnresponsive is returned by Close when the child has not exited even
-// after SIGKILL to its process group within a few seconds (for example, it is
-// stuck in an uninterruptible system call). It is reaped in the background
-// once it exits.
+// ErrUnresponsive is returned by Close when the child or another process of
+// its group is still running a few seconds after SIGKILL to the group (for
+// example, stuck in an uninterruptible system call). The child is reaped in
+// the background once it exits.
 var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
 // A StartError reports that the child process could not be started: the

@@ -13,8 +13,8 @@ import (
 )
 
 // reapTimeout bounds how long teardown waits for the child to exit after
-// SIGKILL to its group; only a process stuck in an uninterruptible system
-// call takes that long.
+// SIGKILL to its group, and then for the rest of the group to die; only a
+// process stuck in an uninterruptible system call takes that long.
 const reapTimeout = 2 * time.Second
 
 // exitStatus is how the child's leader process ended.
@@ -112,6 +112,15 @@ func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	if !waitFor(p.reaped, reapTimeout) {
 		return ErrUnresponsive
 	}
+	// SIGKILL is delivered asynchronously: wait until the group's other
+	// members have died too.
+	deadline := time.Now().Add(reapTimeout)
+	for delay := 100 * time.Microsecond; GroupAlive(p.pid); delay = min(2*delay, 20*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return ErrUnresponsive
+		}
+		time.Sleep(delay) // polling with a deadline: nothing notifies us of a grandchild's death
+	}
 	return nil
 }
 
@@ -158,14 +167,17 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// GroupAlive reports whether any process of the process group pgid still
-// exists (a [Conn]'s group id is its Pid). After Close it is false for the
-// group of every child this package started, once the system has reaped the
-// grandchildren Close killed: a killed grandchild whose parent died is a
-// zombie until init reaps it, and a zombie still counts here.
+// GroupAlive reports whether a process of the process group pgid is still
+// running (a [Conn]'s group id is its Pid). After Close has returned nil it
+// is false for the group of the child Close ended.
+//
+// On Linux a zombie (a dead process its parent, or init for an orphaned
+// grandchild, has not reaped yet) does not count. Elsewhere it does, since
+// it cannot be told apart; a killed orphan is reaped by init in its own time.
 func GroupAlive(pgid int) bool {
-	if pgid <= 0 {
+	if pgid <= 0 || syscall.Kill(-pgid, 0) == syscall.ESRCH {
 		return false
 	}
-	return syscall.Kill(-pgid, 0) != syscall.ESRCH
+	running, ok := groupRunning(pgid)
+	return running || !ok
 }

@@ -1,0 +1,64 @@
+package stdio_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A frame exactly MaxFrameBytes long is read; one byte more ends the
+// connection with ErrFrameTooLarge, which Diagnose reports.
+func TestFrameTooLarge(t *testing.T) {
+	leakcheck.Check(t)
+	const limit = 1000
+	c := connect(t, newFactory(t, "frames", &stdio.Options{
+		MaxFrameBytes: limit,
+		Env:           map[string]string{sizeEnv: strconv.Itoa(limit)},
+	}))
+	msg, err := c.Read(context.Background())
+	if err != nil {
+		t.Fatalf("Read() of a frame of exactly %d bytes: %v", limit, err)
+	}
+	if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "notifications/test" {
+		t.Errorf("Read() = %#v, want the test notification", msg)
+	}
+	_, err = c.Read(context.Background())
+	var fe *stdio.FrameError
+	if !errors.Is(err, stdio.ErrFrameTooLarge) || !errors.As(err, &fe) {
+		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError wrapping ErrFrameTooLarge", err)
+	}
+	if _, again := c.Read(context.Background()); again != err {
+		t.Errorf("Read() after the frame error = %v, want the same error %v", again, err)
+	}
+	d := c.Diagnose()
+	if d == nil || d.Exited || !errors.Is(d.Err, stdio.ErrFrameTooLarge) {
+		t.Errorf("Diagnose() = %v, want a running child and ErrFrameTooLarge", d)
+	}
+}
+
+// A line that is not JSON ends the connection with a FrameError.
+func TestMalformedFrame(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, newFactory(t, "malformed", nil))
+	_, err := c.Read(context.Background())
+	var fe *stdio.FrameError
+	var se *json.SyntaxError
+	if !errors.As(err, &fe) || !errors.As(err, &se) {
+		t.Fatalf("Read() error = %v (%T), want a *FrameError wrapping a *json.SyntaxError", err, err)
+	}
+	if d := c.Diagnose(); d == nil || d.Err != err {
+		t.Errorf("Diagnose() = %v, want Err = %v", d, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Diagnose(); d == nil || !d.Exited || d.Err != err {
+		t.Errorf("Diagnose() after Close = %v, want exited with Err = %v", d, err)
+	}
+}

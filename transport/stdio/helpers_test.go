@@ -1,0 +1,119 @@
+package stdio_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/transport/stdio"
+)
+
+// testExe is the test binary, which the tests start as the child.
+func testExe(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// newFactory returns a factory that starts the test binary in mode, with
+// opts (nil: defaults) and the child's mode added to opts.Env.
+func newFactory(t testing.TB, mode string, opts *stdio.Options) *stdio.Factory {
+	t.Helper()
+	var o stdio.Options
+	if opts != nil {
+		o = *opts
+	}
+	// GORACE: a race-enabled child otherwise lingers a second at exit.
+	env := map[string]string{childEnv: mode, "GORACE": "atexit_sleep_ms=0"}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	o.Env = env
+	f, err := stdio.New(testExe(t), nil, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// connect starts a child through f and closes it at cleanup.
+func connect(t testing.TB, f *stdio.Factory) *stdio.Conn {
+	t.Helper()
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := conn.(*stdio.Conn)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// recordFile returns the path of a fresh record file and the option that
+// hands it to the child.
+func recordFile(t testing.TB) (string, map[string]string) {
+	path := filepath.Join(t.TempDir(), "record")
+	return path, map[string]string{recordEnv: path}
+}
+
+// pollUntil polls cond until it holds, failing t after a deadline.
+func pollUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for delay := time.Millisecond; !cond(); delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(delay) // polling with a deadline: the condition is another process's doing
+	}
+}
+
+// readUntilError reads messages from c until Read fails, and returns that error.
+func readUntilError(t testing.TB, c *stdio.Conn) error {
+	t.Helper()
+	for {
+		if _, err := c.Read(context.Background()); err != nil {
+			return err
+		}
+	}
+}
+
+// procState is the state letter of process pid in /proc ("Z" for a zombie),
+// or "" if there is no such process. Linux only.
+func procState(t testing.TB, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	// pid (comm) state ...; comm may contain spaces and parentheses.
+	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
+	return rest[:1]
+}
+
+// dead reports whether pid is gone or a zombie.
+func dead(t testing.TB, pid int) bool {
+	s := procState(t, pid)
+	return s == "" || s == "Z" || s == "X"
+}
+
+// waitReady waits until the child has recorded "ready".
+func waitReady(t testing.TB, path string) {
+	t.Helper()
+	pollUntil(t, "the child is ready", func() bool { return slices.Contains(readRecord(path), "ready") })
+}

@@ -1,0 +1,68 @@
+package stdio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRing(t *testing.T) {
+	for _, tt := range []struct {
+		writes []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"ab"}, "ab"},
+		{[]string{"abcd"}, "abcd"},
+		{[]string{"abcdef"}, "cdef"},
+		{[]string{"ab", "cd"}, "abcd"},
+		{[]string{"ab", "cd", "e"}, "bcde"},
+		{[]string{"abc", "defgh", "ij"}, "ghij"},
+		{[]string{"a", "b", "c", "d", "e", "f"}, "cdef"},
+		{[]string{"abcdefghij", "k"}, "hijk"},
+	} {
+		r := newRing(4)
+		for _, w := range tt.writes {
+			if n, err := r.Write([]byte(w)); n != len(w) || err != nil {
+				t.Fatalf("Write(%q) = %d, %v", w, n, err)
+			}
+		}
+		if got := string(r.Bytes()); got != tt.want {
+			t.Errorf("after %q: Bytes() = %q, want %q", tt.writes, got, tt.want)
+		}
+	}
+}
+
+func TestFrameReader(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    string // what is passed through
+		tooLong bool
+	}{
+		{"abcd\nefgh\n", "abcd\nefgh\n", false},
+		{"abcd\nefgh", "abcd\nefgh", false},
+		{"abcd\nefghi\n", "abcd\nefgh", true},
+		{"abcde", "abcd", true},
+		{"\n\n\nabcd\n", "\n\n\nabcd\n", false},
+	} {
+		for _, one := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(tt.in)
+			if one {
+				r = iotest.OneByteReader(r)
+			}
+			var got bytes.Buffer
+			_, err := io.Copy(&got, &frameReader{r: r, limit: 4})
+			if diff := cmp.Diff(tt.want, got.String()); diff != "" {
+				t.Errorf("frameReader(%q, one byte %v) passed (-want +got):\n%s", tt.in, one, diff)
+			}
+			if errors.Is(err, ErrFrameTooLarge) != tt.tooLong {
+				t.Errorf("frameReader(%q, one byte %v) error = %v, want too long: %v", tt.in, one, err, tt.tooLong)
+			}
+		}
+	}
+}
