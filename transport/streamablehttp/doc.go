@@ -1,0 +1,95 @@
+// Package streamablehttp connects a client to a remote MCP server over
+// Streamable HTTP (protocol 2025-03-26 and later), safely: the origin is
+// pinned, credentials go nowhere else, everything the server sends is
+// bounded, and no message that may have reached the server is sent twice.
+//
+//	f, err := streamablehttp.New("https://mcp.example.com/mcp", &streamablehttp.Options{
+//		Credentials: auth.Bearer(auth.NewToken(os.Getenv("MCP_TOKEN"))),
+//	})
+//	if err != nil { … }
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+//
+// The protocol engine is the go-sdk's mcp.StreamableClientTransport; this
+// package gives it its own http.Client, one per connection, whose
+// RoundTripper enforces the policy below on every request and response.
+//
+// # Origin and credentials
+//
+// The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
+// [New]. A request to any other origin is refused ([ErrCrossOrigin]). The
+// redirect policy refuses every redirect of a POST ([ErrRedirectedPOST]:
+// a 307 or 308 would re-send the body, session id and credential) and every
+// redirect to another origin ([ErrCrossOriginRedirect]). Credentials come
+// from an auth.Source and are attached by auth.NewRoundTripper, which checks
+// each request's own origin, so even a redirect that got past the policy
+// would carry none. Plain http is accepted only for loopback hosts, unless
+// Options.AllowInsecureHTTP ([ErrInsecure]); TLS is 1.2 at least.
+//
+// # Limits and timeouts
+//
+// [Limits] bounds an application/json body, one server-sent event, one
+// response stream, and the requests in flight; [Timeouts] bounds the dial,
+// the TLS handshake, the wait for response headers, the gap between reads
+// of a body, and the closing DELETE. Every bound has a documented default;
+// there is no overall request timeout, which would cut streams. A call whose
+// response crosses a bound fails with [ErrLimit] (or [ErrTimeout]) at the
+// bound, without the rest being read, and the session goes on.
+//
+// # Non-replay
+//
+// A POST that may have reached the server is never sent again. The go-sdk
+// itself POSTs each message once, with two exceptions, decided here:
+//
+//   - Re-POST after OAuth. When a POST is answered 401 or 403 and the
+//     transport has an OAuth handler, the go-sdk runs the handler's flow and,
+//     if it succeeds, sends the same POST again. This package gives the
+//     go-sdk its own handler: it runs the flow of Options.Credentials (if it
+//     is an auth.Authorizer) and then lets the re-POST happen only for
+//     initialize, which executes nothing. For any other request it returns
+//     [ErrReauthorized]: the refused call fails, the new credential is in
+//     place, and the caller decides whether to issue the call again. As a
+//     second line, the RoundTripper refuses to POST a call id it already sent
+//     on the connection ([ErrReplay]).
+//   - Multi-round-trip re-issue (draft protocol 2026-07-28, SEP-2322). When
+//     a tool answers "input required", the go-sdk client middleware gathers
+//     the input and issues tools/call again, with a new id and the answers
+//     attached; the server runs the tool handler again. That is a new
+//     request the server asked for, not a re-send of a lost one, and a
+//     transport cannot tell it from a caller's call. It never happens under
+//     the stable profile (2025-11-25), which this module uses unless the
+//     draft is chosen explicitly; a client that opts into the draft and
+//     wants every tool execution to be one user call must set the go-sdk's
+//     ClientOptions.MultiRoundTrip.Disabled.
+//
+// The go-sdk's MaxRetries (Options.MaxResumeAttempts) governs only GET
+// requests: resuming a dropped stream and reconnecting the standalone one.
+//
+// # Resumption
+//
+// A call's response stream that breaks after an event with an id is resumed
+// by the go-sdk with a GET carrying Last-Event-ID, after the delay the
+// server asked for with retry: (else a backoff), for at most
+// MaxResumeAttempts attempts in a row without a new event; the server's
+// event store replays the committed reply. A stream that breaks with no
+// event id cannot be resumed: the call fails with [ErrStreamDropped] (or
+// [ErrTimeout] if it went idle) and is not re-sent; it may or may not have
+// run.
+//
+// # Close
+//
+// Closing the connection sends the protocol DELETE that ends the session,
+// bounded by Timeouts.Close, then closes the connection's idle HTTP
+// connections, so nothing is left running.
+//
+// # Errors
+//
+// Errors from sending a request ([ErrCrossOrigin], [ErrRedirectedPOST],
+// [ErrCrossOriginRedirect], [ErrTooManyRedirects], [ErrReplay],
+// [ErrUnauthorized], [ErrReauthorized], [TimeoutError] for the dial, TLS and
+// header phases) reach the caller wrapped, for errors.Is and errors.As.
+// Errors found while reading a call's response ([ErrLimit],
+// [ErrStreamDropped], [ErrTimeout]) reach it as a JSON-RPC error response
+// that this package puts in the stream in place of the reply, because the
+// go-sdk keeps only the code and message of a read error; those three
+// sentinels are *jsonrpc.Error values, matched by code.
+package streamablehttp
