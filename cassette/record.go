@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,25 +77,29 @@ func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recordConn{r: t.r, inner: c}, nil
+	return newRecordConn(t.r, c), nil
 }
 
 type recordConn struct {
 	r     *Recorder
 	inner mcp.Connection
 
-	mu      sync.Mutex // guards entries and closed
+	mu      sync.Mutex // guards entries, failed and closed
 	entries []recorded
+	failed  map[int]bool // writes that returned an error: they may not have been sent
 	closed  bool
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
+func newRecordConn(r *Recorder, inner mcp.Connection) *recordConn {
+	return &recordConn{r: r, inner: inner, failed: map[int]bool{}}
+}
+
 type recorded struct {
-	from   string
-	msg    jsonrpc.Message
-	failed bool // a write that returned an error: it may not have been sent
+	from string
+	msg  jsonrpc.Message
 }
 
 // shallow copies the message struct; params and results are immutable.
@@ -114,12 +119,14 @@ func shallow(m jsonrpc.Message) jsonrpc.Message {
 
 func (c *recordConn) add(from string, m jsonrpc.Message) int {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return -1
 	}
 	c.entries = append(c.entries, recorded{from: from, msg: shallow(m)})
-	return len(c.entries) - 1
+	i := len(c.entries) - 1
+	c.mu.Unlock()
+	return i
 }
 
 func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -137,9 +144,7 @@ func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	err := c.inner.Write(ctx, m)
 	if err != nil && i >= 0 {
 		c.mu.Lock()
-		if i < len(c.entries) {
-			c.entries[i].failed = true
-		}
+		c.failed[i] = true
 		c.mu.Unlock()
 	}
 	return err
@@ -161,22 +166,27 @@ func (c *recordConn) Close() error {
 		innerErr := c.inner.Close()
 		c.mu.Lock()
 		c.closed = true
-		entries := c.entries
-		c.entries = nil
+		entries, failed := c.entries, c.failed
 		c.mu.Unlock()
+		// Messages are encoded here rather than as they pass: encoding
+		// alongside the session slows it more than encoding once at the end.
+		enc := newEncoder(c.r.opts)
+		for _, e := range entries {
+			enc.add(e)
+		}
 		var stderr []byte
 		if c.r.opts.Stderr {
 			if d := c.Diagnose(); d != nil {
 				stderr = d.Stderr
 			}
 		}
-		c.closeErr = errors.Join(innerErr, c.r.save(entries, stderr))
+		c.closeErr = errors.Join(innerErr, c.r.save(enc, failed, stderr))
 	})
 	return c.closeErr
 }
 
-func (r *Recorder) save(entries []recorded, stderr []byte) error {
-	data, err := r.build(entries, stderr)
+func (r *Recorder) save(enc *encoder, failed map[int]bool, stderr []byte) error {
+	data, err := r.build(enc, failed, stderr)
 	if err != nil {
 		return fmt.Errorf("cassette %s: %w", r.path, err)
 	}
@@ -186,43 +196,63 @@ func (r *Recorder) save(entries []recorded, stderr []byte) error {
 	return nil
 }
 
-// build turns the recorded messages into a redacted cassette, encoded.
-func (r *Recorder) build(entries []recorded, stderr []byte) ([]byte, error) {
-	red := newRedactor(r.opts)
-	c := &Cassette{File: r.path, Header: Header{Format: FormatName, Version: Version, Transport: r.inner.Kind().String()}}
-	var hs headerScan
-	for _, e := range entries {
-		if e.failed {
-			continue
-		}
-		data, err := jsonrpc.EncodeMessage(e.msg)
-		if err != nil {
-			return nil, fmt.Errorf("encoding a message: %w", err)
-		}
-		tree, err := decodeTree(data)
-		if err != nil {
-			return nil, fmt.Errorf("decoding a message: %w", err)
-		}
-		hs.scan(e.from, e.msg, tree)
-		c.Interactions = append(c.Interactions, Interaction{Kind: KindMessage, From: e.from, Message: encodeTree(red.tree(tree))})
+// An encoder turns recorded messages, in order, into redacted interactions.
+type encoder struct {
+	red *redactor
+	hs  headerScan
+	out []Interaction // one per recorded message
+	err error         // the first encoding error
+}
+
+func newEncoder(o *Options) *encoder { return &encoder{red: newRedactor(o)} }
+
+func (e *encoder) add(r recorded) {
+	data, err := jsonrpc.EncodeMessage(r.msg)
+	var tree any
+	if err == nil {
+		tree, err = decodeTree(data)
 	}
-	c.Header.Protocol, c.Header.Server = hs.protocol, hs.server
+	if err != nil {
+		e.err = cmp.Or(e.err, fmt.Errorf("encoding a message: %w", err))
+		e.out = append(e.out, Interaction{})
+		return
+	}
+	e.hs.scan(r.from, r.msg, tree)
+	e.out = append(e.out, Interaction{Kind: KindMessage, From: r.from, Message: encodeTree(e.red.tree(tree)), msg: r.msg, pair: -1})
+}
+
+// build assembles the cassette from the encoded messages, leaving out the
+// writes that failed.
+func (r *Recorder) build(enc *encoder, failed map[int]bool, stderr []byte) ([]byte, error) {
+	if enc.err != nil {
+		return nil, enc.err
+	}
+	c := &Cassette{File: r.path, Header: Header{Format: FormatName, Version: Version, Transport: r.inner.Kind().String()}}
+	c.Header.Protocol, c.Header.Server = enc.hs.protocol, enc.hs.server
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	for i, in := range enc.out {
+		if !failed[i] {
+			c.Interactions = append(c.Interactions, in)
+		}
+	}
 	if len(stderr) > 0 {
-		c.Interactions = append(c.Interactions, Interaction{Kind: KindStderr, Text: red.text(string(stderr))})
+		c.Interactions = append(c.Interactions, Interaction{Kind: KindStderr, Text: enc.red.text(string(stderr))})
 	}
-	// Validate what is about to be written exactly as Load will read it.
-	data := c.Marshal()
-	if _, err := Parse(r.path, data); err != nil {
-		return nil, fmt.Errorf("recorded session does not load: %w", err)
+	// Check what Load will check of the session's structure (the lines
+	// themselves are well formed by construction): every response answers a
+	// pending request, and the header agrees with the initialize result.
+	if err := c.link(); err != nil {
+		return nil, fmt.Errorf("recorded session would not load: %w", err)
 	}
-	return data, nil
+	return c.Marshal(), nil
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it
-// over path.
+// over path, so that a reader sees the old cassette or the new one, never a
+// part. It does not fsync: a cassette is a test artifact, and syncing costs
+// more than recording.
 func writeAtomic(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -239,9 +269,6 @@ func writeAtomic(path string, data []byte) (err error) {
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {
