@@ -223,9 +223,13 @@ func (s *sseBody) fill() {
 	}
 	// Read at most one byte past the event bound and the stream bound.
 	room := min(s.maxEvent-int64(len(s.buf)-s.rel)+1, s.maxTotal-s.total+1, readChunk)
-	if int64(cap(s.buf)-len(s.buf)) < room {
-		s.buf = append(s.buf[:cap(s.buf)], make([]byte, room)...)[:len(s.buf)]
+	if cap(s.buf) == len(s.buf) {
+		// Grow by doubling, from a small start: most events are small.
+		grown := make([]byte, len(s.buf), len(s.buf)+int(min(room, int64(max(cap(s.buf), 2<<10)))))
+		copy(grown, s.buf)
+		s.buf = grown
 	}
+	room = min(room, int64(cap(s.buf)-len(s.buf)))
 	n, err := s.read(s.buf[len(s.buf) : len(s.buf)+int(room)])
 	s.buf = s.buf[:len(s.buf)+n]
 	s.total += int64(n)
