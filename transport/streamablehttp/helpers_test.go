@@ -2,6 +2,7 @@ package streamablehttp_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,6 +37,8 @@ type rigConfig struct {
 	jsonResponse bool
 	// middleware wraps the MCP handler (fault injection).
 	middleware func(http.Handler) http.Handler
+	// connState, if set, is the server's http.Server.ConnState hook.
+	connState func(net.Conn, http.ConnState)
 }
 
 type bigArgs struct {
@@ -69,12 +72,14 @@ func newRig(t testing.TB, cfg rigConfig) *rig {
 	if cfg.middleware != nil {
 		h = cfg.middleware(h)
 	}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, req.Method+" "+req.Header.Get("Last-Event-ID"))
 		r.mu.Unlock()
 		h.ServeHTTP(w, req)
 	}))
+	r.srv.Config.ConnState = cfg.connState
+	r.srv.Start()
 	t.Cleanup(r.srv.Close)
 	return r
 }

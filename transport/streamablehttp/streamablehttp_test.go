@@ -1,9 +1,12 @@
 package streamablehttp_test
 
 import (
+	"net"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
@@ -30,5 +33,34 @@ func TestCallToolAndCloseSendsDelete(t *testing.T) {
 	}
 	if !slices.Contains(r.seen(), http.MethodDelete+" ") {
 		t.Errorf("server saw %q, want a DELETE", r.seen())
+	}
+}
+
+func TestCloseClosesTheConnectionPool(t *testing.T) {
+	leakcheck.Check(t)
+	var open atomic.Int64
+	r := newRig(t, rigConfig{eventStore: true, connState: func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}})
+	cs := connect(t, newFactory(t, r.url(), nil))
+	if _, err := callCount(t, cs); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The server keeps idle keep-alive connections open; only the client
+	// closing its pool closes them.
+	deadline := time.Now().Add(5 * time.Second)
+	for open.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connection(s) still open after Close; the client did not close its pool", open.Load())
+		}
+		time.Sleep(5 * time.Millisecond) // polling with a deadline: the server notices closes on its own
 	}
 }
