@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -33,6 +34,9 @@ func TestFrameTooLarge(t *testing.T) {
 	if !errors.Is(err, stdio.ErrFrameTooLarge) || !errors.As(err, &fe) {
 		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError wrapping ErrFrameTooLarge", err)
 	}
+	if !errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrProtocol) {
+		t.Errorf("Read() error = %v, want it to match transport.ErrPolicy only", err)
+	}
 	if _, again := c.Read(context.Background()); again != err {
 		t.Errorf("Read() after the frame error = %v, want the same error %v", again, err)
 	}
@@ -51,6 +55,9 @@ func TestMalformedFrame(t *testing.T) {
 	var se *json.SyntaxError
 	if !errors.As(err, &fe) || !errors.As(err, &se) {
 		t.Fatalf("Read() error = %v (%T), want a *FrameError wrapping a *json.SyntaxError", err, err)
+	}
+	if !errors.Is(err, transport.ErrProtocol) || errors.Is(err, transport.ErrPolicy) {
+		t.Errorf("Read() error = %v, want it to match transport.ErrProtocol only", err)
 	}
 	if d := c.Diagnose(); d == nil || d.Err != err {
 		t.Errorf("Diagnose() = %v, want Err = %v", d, err)

@@ -29,8 +29,8 @@ func TestStartError(t *testing.T) {
 		tr, _ := f.Transport()
 		_, err = tr.Connect(context.Background())
 		var se *stdio.StartError
-		if !errors.As(err, &se) || se.Path != tt.path || !errors.Is(err, tt.want) {
-			t.Errorf("Connect(%q) error = %v, want a *StartError for it wrapping %v", tt.path, err, tt.want)
+		if !errors.As(err, &se) || se.Path != tt.path || !errors.Is(err, tt.want) || !errors.Is(err, transport.ErrStart) {
+			t.Errorf("Connect(%q) error = %v, want a *StartError for it wrapping %v and matching transport.ErrStart", tt.path, err, tt.want)
 		}
 	}
 }
