@@ -1,0 +1,172 @@
+package mcptest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// GroupTimeout is how long the leak check waits at cleanup for a tracked
+// process group to empty. A group whose client was closed is empty already
+// (stdio's Close waits for it); one that is still running after this was
+// leaked.
+var GroupTimeout = 2 * time.Second
+
+// LeakCheck fails t at cleanup if a goroutine started since the call, or a
+// process group started through mcptest (or a factory wrapped by [Track])
+// during t, is still running. The report names each leaked goroutine by its
+// stack and each leaked process by pid and command; leaked processes are then
+// killed so that they do not outlive the test binary.
+//
+// Call it first in a test that does not call t.Parallel (its siblings'
+// goroutines would be reported); helpers such as [Connect] and [Stdio]
+// check their own processes and sessions whether or not LeakCheck is called.
+func LeakCheck(t testing.TB) {
+	t.Helper()
+	leakcheck.Check(t)
+	trackerOf(t)
+}
+
+// proc is one running process of a group.
+type proc struct {
+	Pid  int
+	Name string
+}
+
+func (p proc) String() string { return fmt.Sprintf("%d %s", p.Pid, p.Name) }
+
+func fallbackProcs(pgid int) []proc {
+	if stdio.GroupAlive(pgid) {
+		return []proc{{Pid: pgid, Name: "?"}}
+	}
+	return nil
+}
+
+// tracker holds the process groups started during one test.
+type tracker struct {
+	mu     sync.Mutex // guards groups
+	groups []int
+}
+
+var (
+	trackersMu sync.Mutex // guards trackers
+	trackers   = map[testing.TB]*tracker{}
+)
+
+// trackerOf returns t's tracker, registering at first use the cleanup that
+// reports (and kills) the groups still running when t ends.
+func trackerOf(t testing.TB) *tracker {
+	t.Helper()
+	trackersMu.Lock()
+	defer trackersMu.Unlock()
+	if tr, ok := trackers[t]; ok {
+		return tr
+	}
+	tr := &tracker{}
+	trackers[t] = tr
+	t.Cleanup(func() {
+		trackersMu.Lock()
+		delete(trackers, t)
+		trackersMu.Unlock()
+		if report := tr.leaked(GroupTimeout); report != "" {
+			t.Errorf("mcptest: process groups still running at cleanup (their clients were not closed, or Close did not reap them):\n%s", report)
+		}
+	})
+	return tr
+}
+
+func (tr *tracker) add(pgid int) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if !slices.Contains(tr.groups, pgid) {
+		tr.groups = append(tr.groups, pgid)
+	}
+}
+
+// leaked waits up to timeout for every tracked group to empty, and returns a
+// report of the processes still running, which it then kills.
+func (tr *tracker) leaked(timeout time.Duration) string {
+	tr.mu.Lock()
+	groups := slices.Clone(tr.groups)
+	tr.mu.Unlock()
+	var b strings.Builder
+	for _, g := range groups {
+		ps := waitGroupEmpty(g, timeout)
+		if len(ps) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "  process group %d:\n", g)
+		for _, p := range ps {
+			fmt.Fprintf(&b, "    %s\n", p)
+		}
+		syscall.Kill(-g, syscall.SIGKILL)
+	}
+	return b.String()
+}
+
+// waitGroupEmpty polls, until timeout, for group pgid to have no running
+// process, and returns those still running then.
+func waitGroupEmpty(pgid int, timeout time.Duration) []proc {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		ps := groupProcs(pgid)
+		if len(ps) == 0 || time.Now().After(deadline) {
+			return ps
+		}
+		time.Sleep(delay) // polling with a deadline: nothing notifies us of a process's death
+	}
+}
+
+// Track returns a factory that makes the same connections as f and records
+// the process group of every stdio child they start against t, so that a
+// group still running when t ends fails t (see [LeakCheck]). Connections are
+// returned unchanged: client.Client.Conn still gives the *stdio.Conn.
+func Track(t testing.TB, f transport.Factory) transport.Factory {
+	t.Helper()
+	tr := trackerOf(t)
+	if p, ok := f.(transport.ProtocolPinner); ok {
+		return pinnedTracked{tracked{f, tr}, p}
+	}
+	return tracked{f, tr}
+}
+
+type tracked struct {
+	transport.Factory
+	tr *tracker
+}
+
+func (f tracked) Transport() (mcp.Transport, error) {
+	t, err := f.Factory.Transport()
+	if err != nil {
+		return nil, err
+	}
+	return trackedTransport{t, f.tr}, nil
+}
+
+type pinnedTracked struct {
+	tracked
+	transport.ProtocolPinner
+}
+
+type trackedTransport struct {
+	mcp.Transport
+	tr *tracker
+}
+
+func (t trackedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if sc, ok := c.(*stdio.Conn); ok && err == nil {
+		t.tr.add(sc.Pid())
+	}
+	return c, err
+}

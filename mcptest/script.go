@@ -1,0 +1,145 @@
+package mcptest
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// Cmd is a testscript command: see doc.go for each one's usage.
+type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
+
+// commands holds every script command, sorted by name; doc.go is their
+// manual.
+var commands = map[string]Cmd{
+	"call":       cmdCall,
+	"catalog":    cmdCatalog,
+	"close":      cmdClose,
+	"cmpjson":    cmdCmpJSON,
+	"connect":    cmdConnect,
+	"diagnose":   cmdDiagnose,
+	"executions": cmdExecutions,
+	"killchild":  cmdKillChild,
+	"procs":      cmdProcs,
+	"serve":      cmdServe,
+}
+
+// Commands returns the script commands (see the package documentation),
+// a new map each time, to set as testscript.Params.Cmds or merge into a
+// package's own. They need [Setup].
+func Commands() map[string]Cmd {
+	m := maps.Clone(commands)
+	for name, c := range m {
+		m[name] = func(ts *testscript.TestScript, neg bool, args []string) {
+			ts.Stdout() // every command replaces stdout and stderr, even with nothing
+			c(ts, neg, args)
+		}
+	}
+	return m
+}
+
+// Params returns testscript parameters that run the scripts in dir with
+// the commands, Setup, and the checks this project uses for its own
+// scripts: RequireExplicitExec (programs run only through exec) and
+// RequireUniqueNames (no file of the archive written twice).
+func Params(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		Setup:               Setup,
+		Cmds:                Commands(),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+	}
+}
+
+// RunScripts runs the scripts in dir with [Params].
+func RunScripts(t *testing.T, dir string) {
+	t.Helper()
+	testscript.Run(t, Params(dir))
+}
+
+type stateKey struct{}
+
+// state is what one script's commands share.
+type state struct {
+	mu      sync.Mutex // guards clients and servers
+	clients map[string]*scriptClient
+	servers map[string]*fakeserver.Server
+}
+
+// A scriptClient is a client a script connected.
+type scriptClient struct {
+	c      *client.Client
+	groups *tracker // the process groups of its stdio child
+	closed bool
+}
+
+// Setup prepares a script for the commands: it sets GORACE so that the
+// race-enabled children the script runs do not sleep at exit, and closes,
+// when the script ends, every client it left open. A process group that
+// survives that Close fails the script, with a report of its processes.
+// Call it from a Params.Setup of your own if you have one.
+func Setup(env *testscript.Env) error {
+	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}}
+	env.Values[stateKey{}] = st
+	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		env.Setenv("GORACE", strings.TrimSpace(g+" "+NoExitSleep))
+	}
+	env.Defer(func() {
+		if report := st.teardown(); report != "" {
+			env.T().Log(report)
+			env.T().FailNow()
+		}
+	})
+	return nil
+}
+
+// teardown closes the clients left open and reports the processes that
+// survive.
+func (st *state) teardown() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var b strings.Builder
+	for name, sc := range st.clients {
+		if !sc.closed {
+			sc.closed = true
+			if err := sc.c.Close(); err != nil {
+				fmt.Fprintf(&b, "mcptest: closing client %s at the end of the script: %v\n", name, err)
+			}
+		}
+		if r := sc.groups.leaked(GroupTimeout); r != "" {
+			fmt.Fprintf(&b, "mcptest: processes of client %s still running at the end of the script:\n%s", name, r)
+		}
+	}
+	return b.String()
+}
+
+func stateOf(ts *testscript.TestScript) *state {
+	st, ok := ts.Value(stateKey{}).(*state)
+	if !ok {
+		ts.Fatalf("mcptest commands need mcptest.Setup in testscript.Params")
+	}
+	return st
+}
+
+func (st *state) client(ts *testscript.TestScript, name string) *scriptClient {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sc := st.clients[name]
+	if sc == nil {
+		ts.Fatalf("no client %q: connect it first", name)
+	}
+	return sc
+}
+
+func (st *state) server(name string) *fakeserver.Server {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.servers[name]
+}

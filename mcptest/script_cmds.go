@@ -1,0 +1,319 @@
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
+)
+
+// flags returns a flag set for a command, whose errors fail the script.
+func flags(ts *testscript.TestScript, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { ts.Fatalf("usage: %s", usage) }
+	return fs
+}
+
+func parse(ts *testscript.TestScript, fs *flag.FlagSet, args []string) {
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			ts.Logf("%s: %v", fs.Name(), err)
+		}
+		fs.Usage()
+	}
+}
+
+// expect fails the script when err's presence does not match neg.
+func expect(ts *testscript.TestScript, neg bool, what string, err error) {
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s: %v", what, err)
+	case err == nil && neg:
+		ts.Fatalf("%s: unexpected success", what)
+	}
+}
+
+const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | replay FILE)`
+
+func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flags(ts, "connect", connectUsage)
+	record := fs.String("record", "", "")
+	timeout := fs.Duration("timeout", 0, "")
+	parse(ts, fs, args)
+	if fs.NArg() < 2 {
+		fs.Usage()
+	}
+	st := stateOf(ts)
+	name, kind, rest := fs.Arg(0), fs.Arg(1), fs.Args()[2:]
+	st.mu.Lock()
+	_, dup := st.clients[name]
+	st.mu.Unlock()
+	if dup {
+		ts.Fatalf("connect: client %q exists", name)
+	}
+	var f transport.Factory
+	switch kind {
+	case "inprocess":
+		if len(rest) != 1 {
+			fs.Usage()
+		}
+		srv := st.server(rest[0])
+		if srv == nil {
+			ts.Fatalf("connect: no server %q: serve it first", rest[0])
+		}
+		f = srv.Factory()
+	case "stdio":
+		sfs := flags(ts, "connect stdio", connectUsage)
+		var sf stdioFlags
+		sf.register(sfs)
+		parse(ts, sfs, rest)
+		if sfs.NArg() < 1 {
+			fs.Usage()
+		}
+		dir := ts.MkAbs(".")
+		prog, err := lookPath(sfs.Arg(0), ts.Getenv("PATH"), dir)
+		ts.Check(err)
+		sf2, err := stdio.New(prog, sfs.Args()[1:], sf.options(dir))
+		ts.Check(err)
+		f = sf2
+	case "replay":
+		if len(rest) != 1 {
+			fs.Usage()
+		}
+		p, err := cassette.Replay(ts.MkAbs(rest[0]), nil)
+		ts.Check(err)
+		f = p
+	case "http":
+		ts.Fatalf("connect: http is not supported yet")
+	default:
+		fs.Usage()
+	}
+	groups := &tracker{}
+	f = tracked{f, groups}
+	if *record != "" {
+		f = cassette.Record(f, ts.MkAbs(*record), nil)
+	}
+	def := client.Definition{Name: name, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
+	c, err := client.Connect(context.Background(), def, nil)
+	if err != nil {
+		printError(ts.Stderr(), err)
+	}
+	expect(ts, neg, "connect "+name, err)
+	if err == nil {
+		st.mu.Lock()
+		st.clients[name] = &scriptClient{c: c, groups: groups}
+		st.mu.Unlock()
+	}
+}
+
+func cmdCall(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: call CLIENT TOOL [JSON]")
+	}
+	sc := stateOf(ts).client(ts, args[0])
+	var in map[string]any
+	if len(args) == 3 {
+		if err := json.Unmarshal([]byte(args[2]), &in); err != nil {
+			ts.Fatalf("call: arguments: %v", err)
+		}
+	}
+	res, err := sc.c.CallTool(context.Background(), args[1], in)
+	printResult(ts.Stdout(), res)
+	if err != nil {
+		printError(ts.Stderr(), err)
+	}
+	expect(ts, neg, "call "+args[1], err)
+}
+
+func cmdCatalog(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: catalog CLIENT")
+	}
+	cat := stateOf(ts).client(ts, args[0]).c.Catalog()
+	b, err := json.MarshalIndent(struct {
+		Fingerprint string `json:"fingerprint"`
+		goldenCatalog
+	}{cat.Fingerprint, goldenCatalog{cat.Tools, cat.Resources, cat.ResourceTemplates, cat.Prompts}}, "", "  ")
+	ts.Check(err)
+	ts.Stdout().Write(append(b, '\n'))
+}
+
+func cmdClose(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flags(ts, "close", "close [-within D] CLIENT")
+	within := fs.Duration("within", 0, "")
+	parse(ts, fs, args)
+	if fs.NArg() != 1 {
+		fs.Usage()
+	}
+	st := stateOf(ts)
+	sc := st.client(ts, fs.Arg(0))
+	st.mu.Lock()
+	sc.closed = true
+	st.mu.Unlock()
+	start := time.Now()
+	err := sc.c.Close()
+	took := time.Since(start)
+	if err == nil && *within > 0 && took > *within {
+		err = fmt.Errorf("took %v, longer than %v", took.Round(time.Millisecond), *within)
+	}
+	if err != nil {
+		printError(ts.Stderr(), err)
+	}
+	expect(ts, neg, "close "+fs.Arg(0), err)
+}
+
+func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson FILE1 FILE2")
+	}
+	var a, b any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &a); err != nil {
+		ts.Fatalf("cmpjson: %s: %v", args[0], err)
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[1])), &b); err != nil {
+		ts.Fatalf("cmpjson: %s: %v", args[1], err)
+	}
+	diff := cmp.Diff(b, a)
+	switch {
+	case diff != "" && !neg:
+		ts.Fatalf("%s differs from %s (-%s +%s):\n%s", args[0], args[1], args[1], args[0], diff)
+	case diff == "" && neg:
+		ts.Fatalf("%s and %s are the same JSON", args[0], args[1])
+	}
+}
+
+func cmdDiagnose(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: diagnose CLIENT")
+	}
+	d := stateOf(ts).client(ts, args[0]).c.Diagnose()
+	w := ts.Stdout()
+	if d == nil {
+		fmt.Fprintln(w, "running")
+		return
+	}
+	fmt.Fprintf(w, "exited: %v\nexit-code: %d\nsignal: %s\n", d.Exited, d.ExitCode, d.Signal)
+	if d.Err != nil {
+		fmt.Fprintf(w, "error: %v\n", d.Err)
+	}
+	fmt.Fprintf(w, "stderr-bytes: %d\n", len(d.Stderr))
+	if len(d.Stderr) > 0 {
+		fmt.Fprintf(w, "stderr-tail:\n%s\n", d.Stderr)
+	}
+}
+
+func cmdExecutions(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: executions (SERVER | COUNTFILE) TOOL [N]")
+	}
+	var n int
+	if srv := stateOf(ts).server(args[0]); srv != nil {
+		n = srv.Executions(args[1])
+	} else {
+		counts, err := fakeserver.ReadCounts(ts.MkAbs(args[0]))
+		ts.Check(err)
+		n = counts[args[1]]
+	}
+	fmt.Fprintf(ts.Stdout(), "%d\n", n)
+	if len(args) == 3 {
+		want, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		switch {
+		case n != want && !neg:
+			ts.Fatalf("%s ran %d times, want %d", args[1], n, want)
+		case n == want && neg:
+			ts.Fatalf("%s ran %d times", args[1], n)
+		}
+	}
+}
+
+func cmdKillChild(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 || neg {
+		ts.Fatalf("usage: killchild CLIENT [SIGNAL]")
+	}
+	sc := stateOf(ts).client(ts, args[0])
+	sig := syscall.SIGKILL
+	if len(args) == 2 {
+		name := strings.ToUpper(args[1])
+		if !strings.HasPrefix(name, "SIG") {
+			name = "SIG" + name
+		}
+		if sig = unix.SignalNum(name); sig == 0 {
+			ts.Fatalf("killchild: unknown signal %q", args[1])
+		}
+	}
+	sc.groups.mu.Lock()
+	groups := append([]int(nil), sc.groups.groups...)
+	sc.groups.mu.Unlock()
+	if len(groups) == 0 {
+		ts.Fatalf("killchild: client %s has no child process", args[0])
+	}
+	ts.Check(syscall.Kill(groups[0], sig)) // the child leads its group: its pid is the group id
+}
+
+func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: procs CLIENT")
+	}
+	sc := stateOf(ts).client(ts, args[0])
+	sc.groups.mu.Lock()
+	groups := append([]int(nil), sc.groups.groups...)
+	sc.groups.mu.Unlock()
+	for _, g := range groups {
+		for _, p := range groupProcs(g) {
+			fmt.Fprintf(ts.Stdout(), "%s\n", p)
+		}
+	}
+}
+
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "serve SERVER [--profile NAME] [--fault SPEC]..."
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: %s", usage)
+	}
+	fs := flags(ts, "serve", usage)
+	var opts fakeserver.Options
+	fs.StringVar(&opts.Profile, "profile", "", "")
+	fs.Func("fault", "", func(s string) error {
+		f, err := fakeserver.ParseFault(s)
+		opts.Faults = append(opts.Faults, f)
+		return err
+	})
+	parse(ts, fs, args[1:])
+	if fs.NArg() != 0 {
+		fs.Usage()
+	}
+	var srv *fakeserver.Server
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ts.Fatalf("serve: %v", r)
+			}
+		}()
+		srv = fakeserver.New(&opts)
+	}()
+	st := stateOf(ts)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, dup := st.servers[args[0]]; dup {
+		ts.Fatalf("serve: server %q exists", args[0])
+	}
+	st.servers[args[0]] = srv
+}
+
