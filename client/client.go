@@ -77,7 +77,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	fail := func(op string, err error, connecting bool) (*Client, error) {
 		c.cancelBase()
 		d := c.conn.diagnose()
-		return nil, &Error{Class: classify(err, d, connecting), Op: op, Server: def.Name, Err: err, Diagnosis: d}
+		return nil, &Error{Class: classify(err, d, connecting, c.classifier()), Op: op, Server: def.Name, Err: err, Diagnosis: d}
 	}
 
 	tr, err := def.Transport.Transport()
@@ -251,7 +251,12 @@ func (c *Client) fail(op, tool string, err error) error {
 		return err
 	}
 	d := c.conn.diagnose()
-	return &Error{Class: classify(err, d, false), Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
+	return &Error{Class: classify(err, d, false, c.classifier()), Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
+}
+
+func (c *Client) classifier() transport.Classifier {
+	cl, _ := c.def.Transport.(transport.Classifier)
+	return cl
 }
 
 // Close ends the session. It refuses new calls at once, waits up to

@@ -162,8 +162,14 @@ func (e *ToolError) Error() string {
 	return "tool reported an error: " + e.Text
 }
 
-// classify turns err from the go-sdk or a transport into a class.
-func classify(err error, d *transport.Diagnosis, connecting bool) FailureClass {
+// classify turns err from the go-sdk or a transport into a class. The
+// transport's Classifier, if any, is asked first.
+func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.Classifier) FailureClass {
+	if cl != nil {
+		if s := cl.Classify(err); s != nil {
+			err = s
+		}
+	}
 	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.Is(err, ErrClosed):
@@ -177,13 +183,13 @@ func classify(err error, d *transport.Diagnosis, connecting bool) FailureClass {
 		return ClassAuth
 	case errors.Is(err, transport.ErrStart):
 		return ClassStart
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
 		return ClassTimeout
 	case errors.As(err, &rpcErr):
 		return ClassServer
 	}
 	if d != nil && d.Err != nil {
-		return classify(d.Err, nil, connecting)
+		return classify(d.Err, nil, connecting, nil)
 	}
 	if connecting {
 		return ClassStart

@@ -40,7 +40,12 @@ type Handlers struct {
 // options maps the handlers onto the go-sdk's client options.
 func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	opts := &mcp.ClientOptions{
-		Capabilities:               &mcp.ClientCapabilities{},
+		Capabilities: &mcp.ClientCapabilities{},
+		// The go-sdk's multi-round-trip middleware (draft protocol) would
+		// issue a tools/call again after an input-required result, running
+		// the tool a second time for one call of the user's. Input-required
+		// results are returned to the caller instead.
+		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged("tools") },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged("resources") },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.listChanged("prompts") },

@@ -2,16 +2,21 @@ package client_test
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestMain(m *testing.M) { leakcheck.Main(m) }
+func TestMain(m *testing.M) {
+	fakeserver.MainIfChild() // this test binary is also the fake server's stdio child
+	os.Exit(leakcheck.Main(m))
+}
 
 // counter counts tool executions on the server side.
 type counter struct {

@@ -34,7 +34,19 @@ var (
 	// ErrProtocol is matched by errors from a peer that broke the wire
 	// protocol: a malformed frame, an unexpected status.
 	ErrProtocol = errors.New("transport: protocol violation")
+	// ErrTimeout is matched by errors from a transport bound on time: a
+	// response header or a read that did not come in time.
+	ErrTimeout = errors.New("transport: timed out")
 )
+
+// A Classifier is implemented by a Factory whose errors reach the client in
+// a form the go-sdk chose (for example as JSON-RPC errors it synthesised),
+// where errors.Is against the sentinels above cannot see them.
+type Classifier interface {
+	// Classify returns the sentinel (ErrStart, ErrPolicy, ErrAuth,
+	// ErrProtocol, ErrTimeout) that err stands for, or nil.
+	Classify(err error) error
+}
 
 // Kind names a transport.
 type Kind int

@@ -1,0 +1,54 @@
+package client_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestStreamableHTTPFailuresAreClassified checks that the remote transport's
+// errors, which the go-sdk carries as JSON-RPC errors, get the right class.
+func TestStreamableHTTPFailuresAreClassified(t *testing.T) {
+	leakcheck.Check(t)
+	n := &counter{}
+	srv := docsServer(n)
+	mcp.AddTool(srv, &mcp.Tool{Name: "big"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		n.inc("big")
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	f, err := streamablehttp.New(ts.URL, &streamablehttp.Options{
+		DisableStandaloneSSE: true,
+		Limits:               streamablehttp.Limits{MaxJSONBytes: 64 << 10},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "x"}); err != nil {
+		t.Fatalf("lookup: %v", err)
+	}
+	_, err = c.CallTool(context.Background(), "big", map[string]any{})
+	assertClass(t, err, client.ClassPolicy, streamablehttp.ErrLimit)
+	if got := n.get("big"); got != 1 {
+		t.Errorf("big ran %d times, want 1", got)
+	}
+	// The session goes on after a refused response.
+	if _, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "y"}); err != nil {
+		t.Errorf("lookup after the refused response: %v", err)
+	}
+}
