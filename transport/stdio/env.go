@@ -11,8 +11,8 @@ import (
 // what a typical server needs to find programs (PATH), its configuration and
 // caches (HOME, USER, LOGNAME, SHELL), temporary files (TMPDIR), text
 // encoding and locale (LANG, LC_ALL, LC_CTYPE), time zone (TZ) and terminal
-// type (TERM). It is the go-sdk-independent equivalent of the TypeScript
-// SDK's default environment, plus locale, temporary directory and time zone.
+// type (TERM): the MCP TypeScript SDK's default set, plus locale, temporary
+// directory and time zone.
 // Credentials (tokens, cloud keys, SSH agent sockets) are never on it: pass
 // what a server needs explicitly in [Options.Env].
 var DefaultInheritEnv = []string{
