@@ -29,4 +29,3 @@ func Connect(t testing.TB, def client.Definition, h *client.Handlers) *client.Cl
 	})
 	return c
 }
-

@@ -89,7 +89,11 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		dir := ts.MkAbs(".")
 		prog, err := lookPath(sfs.Arg(0), ts.Getenv("PATH"), dir)
 		ts.Check(err)
-		sf2, err := stdio.New(prog, sfs.Args()[1:], sf.options(dir))
+		so := sf.options(dir)
+		if _, ok := so.Env["GORACE"]; !ok {
+			so.Env["GORACE"] = NoExitSleep // a race-enabled child would sleep a second at exit
+		}
+		sf2, err := stdio.New(prog, sfs.Args()[1:], so)
 		ts.Check(err)
 		f = sf2
 	case "replay":
@@ -316,4 +320,3 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	st.servers[args[0]] = srv
 }
-
