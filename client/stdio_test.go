@@ -28,7 +28,8 @@ func fakeChild(t *testing.T, opts *stdio.Options, flags ...string) *stdio.Factor
 	if opts == nil {
 		opts = &stdio.Options{}
 	}
-	opts.Env = map[string]string{fakeserver.ChildEnv: "1"}
+	// GORACE: a race-enabled child otherwise sleeps a second at exit.
+	opts.Env = map[string]string{fakeserver.ChildEnv: "1", "GORACE": "atexit_sleep_ms=0"}
 	if opts.CloseGrace == 0 {
 		opts.CloseGrace, opts.TermGrace = 2*time.Second, time.Second
 	}

@@ -50,6 +50,26 @@ func TestCloseConcurrentIdempotent(t *testing.T) {
 	}
 }
 
+// A child blocked writing output that nobody reads still sees the end of its
+// stdin at Close and exits by itself: Close drains its output, so no SIGTERM
+// is needed.
+func TestCloseDrainsUnreadOutput(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, newFactory(t, "chatty", &stdio.Options{
+		Env:        map[string]string{sizeEnv: strconv.Itoa(512 << 10)},
+		CloseGrace: 5 * time.Second, // generous: the child must not need it all
+	}))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]syscall.Signal{syscall.SIGKILL}, stdio.Sent(c)); diff != "" {
+		t.Errorf("signals sent mismatch (-want +got):\n%s", diff)
+	}
+	if d := c.Diagnose(); d == nil || !d.Exited || d.ExitCode != 0 || d.Signal != "" {
+		t.Errorf("Diagnose() = %v, want exit status 0, by itself", d)
+	}
+}
+
 // Close closes the child's stdin before it signals anything: the child sees
 // the end of stdin first, then SIGTERM.
 func TestCloseStdinBeforeSignals(t *testing.T) {

@@ -196,8 +196,14 @@ func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
 		c.sdk.Close() // closes stdin, and unblocks Read
+		// Drop whatever the child still writes: a child blocked writing a
+		// reply nobody will read could not see the end of its input, and
+		// would wait for the signals instead of exiting within CloseGrace.
+		discarded := make(chan struct{})
+		go func() { defer close(discarded); io.Copy(io.Discard, c.stdout) }()
 		c.closeErr = c.proc.stop(c.closeGrace, c.termGrace)
 		c.stdout.Close() // ends the go-sdk's read loop even if a process escaped the group
+		<-discarded
 		if !waitFor(c.drained, drainTimeout) {
 			c.stderr.Close()
 			waitFor(c.drained, drainTimeout)

@@ -88,6 +88,18 @@ var children = map[string]func() int{
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	},
+	// chatty writes four notifications of STDIO_TEST_SIZE bytes that nobody
+	// reads, then exits when stdin ends.
+	"chatty": func() int {
+		n, _ := strconv.Atoi(os.Getenv(sizeEnv))
+		for range 4 {
+			if _, err := os.Stdout.WriteString(notification(n) + "\n"); err != nil {
+				return 1
+			}
+		}
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
 	// hang ignores SIGTERM and waits for a signal that never comes.
 	"hang": func() int {
 		signal.Ignore(syscall.SIGTERM)
