@@ -1,0 +1,233 @@
+package mcptest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rawServer answers at the JSON-RPC level, so that it can break the rules a
+// go-sdk server keeps: each call gets what reply returns for its method
+// (a *jsonrpc.Error, or a result to encode).
+type rawServer struct {
+	reply func(method string, params json.RawMessage) any
+	done  chan struct{} // closed when the serving goroutine ends
+}
+
+func (rawServer) Kind() transport.Kind { return transport.KindInProcess }
+
+func (r *rawServer) Transport() (mcp.Transport, error) {
+	ct, st := inprocess.Pipe()
+	conn, err := st.Connect(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	r.done = make(chan struct{})
+	go func() {
+		defer close(r.done)
+		defer conn.Close()
+		for {
+			msg, err := conn.Read(context.Background())
+			if err != nil {
+				return
+			}
+			req, ok := msg.(*jsonrpc.Request)
+			if !ok || !req.IsCall() {
+				continue
+			}
+			resp := &jsonrpc.Response{ID: req.ID}
+			if e, ok := r.reply(req.Method, req.Params).(*jsonrpc.Error); ok {
+				resp.Error = e
+			} else {
+				resp.Result, _ = json.Marshal(r.reply(req.Method, req.Params))
+			}
+			if conn.Write(context.Background(), resp) != nil {
+				return
+			}
+		}
+	}()
+	return ct, nil
+}
+
+// wellBehaved answers like a correct server with the tool lookup, and
+// lets override replace the answer to some methods.
+func wellBehaved(override func(method, cursor string) any) func(string, json.RawMessage) any {
+	return func(method string, params json.RawMessage) any {
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		json.Unmarshal(params, &p)
+		if override != nil {
+			if r := override(method, p.Cursor); r != nil {
+				return r
+			}
+		}
+		switch method {
+		case "initialize":
+			return map[string]any{
+				"protocolVersion": "2025-11-25",
+				"capabilities":    map[string]any{"tools": map[string]any{}},
+				"serverInfo":      map[string]any{"name": "raw", "version": "v0"},
+			}
+		case "tools/list":
+			return map[string]any{"tools": []any{map[string]any{"name": "lookup", "inputSchema": map[string]any{"type": "object"}}}}
+		case "tools/call":
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool"}
+		default:
+			return map[string]any{}
+		}
+	}
+}
+
+func checks(err error) []string {
+	var names []string
+	for _, e := range unjoin(err) {
+		var ce *mcptest.CheckError
+		if errors.As(e, &ce) {
+			names = append(names, ce.Check)
+		} else {
+			names = append(names, "not a CheckError: "+e.Error())
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+func TestCheckServerFindsEveryProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		override func(method, cursor string) any
+		want     []string // the checks that fail
+		text     string   // in the error's text
+	}{
+		{name: "correct"},
+		{
+			name: "cursor loop",
+			override: func(method, cursor string) any {
+				if method == "tools/list" {
+					return map[string]any{"tools": []any{}, "nextCursor": "again"}
+				}
+				return nil
+			},
+			want: []string{"tools/list"}, text: `cursor "again" repeated`,
+		},
+		{
+			name: "duplicate and badly named tools",
+			override: func(method, cursor string) any {
+				if method == "tools/list" {
+					tool := map[string]any{"name": "look up!", "inputSchema": map[string]any{"type": "object"}}
+					return map[string]any{"tools": []any{tool, tool}}
+				}
+				return nil
+			},
+			want: []string{"tools/list", "tools/list"}, text: "listed twice",
+		},
+		{
+			name: "inconsistent pages",
+			override: func() func(string, string) any {
+				n := 0
+				return func(method, cursor string) any {
+					if method != "tools/list" {
+						return nil
+					}
+					n++
+					return map[string]any{"tools": []any{map[string]any{"name": strings.Repeat("t", n), "inputSchema": map[string]any{"type": "object"}}}}
+				}
+			}(),
+			want: []string{"tools/list"}, text: "listing twice gave different items",
+		},
+		{
+			name: "schemas",
+			override: func(method, cursor string) any {
+				if method == "tools/list" {
+					return map[string]any{"tools": []any{
+						map[string]any{"name": "a", "inputSchema": map[string]any{"type": "string"}},
+						map[string]any{"name": "b", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/nowhere"}}}},
+						map[string]any{"name": "c", "inputSchema": map[string]any{"type": "object"}, "outputSchema": map[string]any{"type": "array"}},
+					}}
+				}
+				return nil
+			},
+			want: []string{"tool schemas", "tool schemas", "tool schemas"}, text: `type is string, want "object"`,
+		},
+		{
+			name: "unknown tool succeeds",
+			override: func(method, cursor string) any {
+				if method == "tools/call" {
+					return map[string]any{"content": []any{}}
+				}
+				return nil
+			},
+			want: []string{"tools/call unknown"}, text: "succeeded",
+		},
+		{
+			name: "no ping",
+			override: func(method, cursor string) any {
+				if method == "ping" {
+					return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no ping"}
+				}
+				return nil
+			},
+			want: []string{"ping"}, text: "no ping",
+		},
+		{
+			name: "nameless",
+			override: func(method, cursor string) any {
+				if method == "initialize" {
+					return map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "serverInfo": map[string]any{}}
+				}
+				return nil
+			},
+			want: []string{"initialize"}, text: "serverInfo has no name",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			srv := &rawServer{reply: wellBehaved(tc.override)}
+			err := mcptest.CheckServer(t.Context(), srv)
+			if diff := cmp.Diff(tc.want, checks(err)); diff != "" {
+				t.Errorf("CheckServer failing checks mismatch (-want +got):\n%s\nerror: %v", diff, err)
+			}
+			if tc.text != "" && (err == nil || !strings.Contains(err.Error(), tc.text)) {
+				t.Errorf("CheckServer error %v lacks %q", err, tc.text)
+			}
+			<-srv.done
+		})
+	}
+}
+
+func TestCheckServerPassesTheFakeServers(t *testing.T) {
+	for _, profile := range []string{"docs", "rich"} {
+		t.Run(profile, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			f := mcptest.InProcess(t, &mcptest.FakeOptions{Profile: profile})
+			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
+				t.Errorf("CheckServer: %v", err)
+			}
+		})
+	}
+	t.Run("stdio", func(t *testing.T) {
+		mcptest.LeakCheck(t)
+		mcptest.RunServerChecks(t, mcptest.Stdio(t, nil).Factory())
+	})
+}
