@@ -1,0 +1,31 @@
+// Command client is this module's client for the official MCP conformance
+// suite (@modelcontextprotocol/conformance). It is built only from the
+// module's own packages — client, transport/streamablehttp and auth — so the
+// suite measures what a user of the module gets.
+//
+// The suite starts it once per scenario, as the go-sdk's own conformance
+// client is started:
+//
+//	MCP_CONFORMANCE_SCENARIO=<name> [MCP_CONFORMANCE_CONTEXT=<json>] client <server-url>
+//
+// MCP_CONFORMANCE_SCENARIO names the scenario (see the list printed on a
+// usage error); MCP_CONFORMANCE_CONTEXT, when set, is a JSON object the
+// suite passes to some scenarios (pre-registered OAuth client credentials,
+// for instance). The program exits 0 when the scenario ran to its end and 1
+// otherwise; the suite itself judges what it saw on the wire.
+//
+// Build it and run the suite:
+//
+//	go build -o /tmp/conformance-client ./conformance/client
+//	mcp-conformance client --command /tmp/conformance-client --suite core
+//
+// Every scenario connects with client.Connect over streamablehttp.New at the
+// profile the scenario's specification revision calls for (ProfileStable,
+// 2025-11-25, unless the scenario belongs to an older revision). OAuth
+// scenarios use auth.NewAuthorizationCode as the transport's Credentials.
+// When the server refuses a request with 401 or 403 and the credential is
+// renewed, the transport does not re-send the request
+// (streamablehttp.ErrReauthorized); this program then connects again, or
+// issues the refused call again, as the module expects a caller to, at most
+// maxReauthorizations times in one run.
+package main
