@@ -1,0 +1,88 @@
+package mcptest_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lookupOnce connects to def, calls lookup once and returns its text;
+// the client is closed (and a recording written) before it returns.
+func lookupOnce(t *testing.T, def client.Definition) string {
+	t.Helper()
+	var text string
+	t.Run("session", func(t *testing.T) {
+		c := mcptest.Connect(t, def, nil)
+		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "tape"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = res.Content[0].(*mcp.TextContent).Text
+	})
+	return text
+}
+
+func TestCassetteRecordsThenReplaysWithNoServer(t *testing.T) {
+	mcptest.LeakCheck(t)
+	path := filepath.Join(t.TempDir(), "testdata", "docs.cassette")
+
+	t.Setenv(cassette.EnvRecord, "1")
+	live := mcptest.Stdio(t, nil)
+	recorded := lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), nil))
+	if got := live.Executions("lookup"); got != 1 {
+		t.Fatalf("recording ran lookup %d times, want 1", got)
+	}
+
+	// In CI: replay, and the live server is never started.
+	t.Setenv(cassette.EnvRecord, "")
+	t.Setenv("CI", "true")
+	replayed := lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), nil))
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replayed answer mismatch (-recorded +replayed):\n%s", diff)
+	}
+	if got := live.Executions("lookup"); got != 1 {
+		t.Errorf("replay ran lookup on the live server: %d executions, want 1", got)
+	}
+}
+
+func TestCassetteMissingSaysHowToRecord(t *testing.T) {
+	t.Setenv(cassette.EnvRecord, "")
+	t.Setenv("CI", "true")
+	r := &recT{TB: t}
+	failures := r.run(func(tb testing.TB) {
+		mcptest.Cassette(tb, filepath.Join(t.TempDir(), "absent.cassette"), mcptest.InProcess(tb, nil).Definition(), nil)
+	})
+	if len(failures) != 1 || !strings.Contains(failures[0], cassette.EnvRecord+"=1 go test -run") {
+		t.Errorf("failures = %q, want one that says how to record", failures)
+	}
+}
+
+func TestCassetteReplayMismatchFailsTheTest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docs.cassette")
+	t.Setenv(cassette.EnvRecord, "1")
+	lookupOnce(t, mcptest.Cassette(t, path, mcptest.InProcess(t, nil).Definition(), nil))
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(cassette.EnvRecord, "replay")
+	r := &recT{TB: t}
+	failures := r.run(func(tb testing.TB) {
+		def := mcptest.Cassette(tb, path, client.Definition{Name: "docs"}, nil)
+		c, err := client.Connect(t.Context(), def, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.CallTool(t.Context(), "lookup", map[string]any{"query": "not what was recorded"})
+	})
+	if len(failures) != 1 || !strings.Contains(failures[0], "differs from the next recorded message") {
+		t.Errorf("failures = %q, want the replay mismatch", failures)
+	}
+}

@@ -1,0 +1,128 @@
+package mcptest_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/transport/stdio"
+)
+
+func TestInProcessCountsEveryExecution(t *testing.T) {
+	mcptest.LeakCheck(t)
+	f := mcptest.InProcess(t, nil)
+	c := mcptest.Connect(t, f.Definition(), nil)
+	for i := 1; i <= 2; i++ {
+		if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Executions("lookup"); got != i {
+			t.Fatalf("after %d calls, Executions = %d", i, got)
+		}
+	}
+}
+
+func TestStdioCrashRunsOnceAndIsReaped(t *testing.T) {
+	mcptest.LeakCheck(t)
+	f := mcptest.Stdio(t, &mcptest.FakeOptions{
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "lookup", Code: 3}},
+	})
+	c := mcptest.Connect(t, f.Definition(), nil)
+	_, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"})
+	e, ok := err.(*client.Error)
+	if !ok || e.Class != client.ClassServer || e.Diagnosis == nil || e.Diagnosis.ExitCode != 3 {
+		t.Fatalf("CallTool error = %v, want a server-class *client.Error with exit status 3", err)
+	}
+	if got := f.Executions("lookup"); got != 1 {
+		t.Errorf("Executions = %d, want 1", got)
+	}
+}
+
+// recT is a testing.TB that records failures and runs its cleanups when
+// told, so that a test can check what a helper reports.
+type recT struct {
+	testing.TB // the real test: TempDir, Name
+	mu         sync.Mutex
+	failures   []string
+	cleanups   []func()
+}
+
+func (r *recT) Helper() {}
+func (r *recT) Cleanup(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cleanups = append(r.cleanups, f)
+}
+func (r *recT) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+func (r *recT) Fatalf(format string, args ...any) { r.Errorf(format, args...); runtime.Goexit() }
+func (r *recT) Fatal(args ...any)                 { r.Errorf("%s", fmt.Sprint(args...)); runtime.Goexit() }
+func (r *recT) Logf(string, ...any)               {}
+
+// run runs f as a test body on its own goroutine, then the cleanups, and
+// returns the failures.
+func (r *recT) run(f func(testing.TB)) []string {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	return r.failures
+}
+
+func TestLeaksAreReported(t *testing.T) {
+	mcptest.LeakCheck(t)
+	old := mcptest.GroupTimeout
+	mcptest.GroupTimeout = 100 * time.Millisecond // the leak is certain
+	t.Cleanup(func() { mcptest.GroupTimeout = old })
+
+	t.Run("child process", func(t *testing.T) {
+		var leaked *client.Client
+		r := &recT{TB: t}
+		failures := r.run(func(tb testing.TB) {
+			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild}}})
+			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaked = c
+		})
+		defer leaked.Close()
+		if len(failures) != 1 || !strings.Contains(failures[0], "process group") || strings.Count(failures[0], "\n    ") != 2 {
+			t.Errorf("failures = %q, want one report naming the child and its grandchild", failures)
+		}
+		if stdio.GroupAlive(leaked.Conn().(*stdio.Conn).Pid()) {
+			t.Errorf("the leaked group was not killed after the report")
+		}
+	})
+
+	t.Run("in-process session", func(t *testing.T) {
+		var leaked *client.Client
+		r := &recT{TB: t}
+		failures := r.run(func(tb testing.TB) {
+			f := mcptest.InProcess(tb, nil)
+			c, err := client.Connect(t.Context(), f.Definition(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaked = c
+		})
+		leaked.Close()
+		if len(failures) != 1 || !strings.Contains(failures[0], "1 open session") {
+			t.Errorf("failures = %q, want one report of an open session", failures)
+		}
+	})
+}
