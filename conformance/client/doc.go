@@ -20,8 +20,11 @@
 //	mcp-conformance client --command /tmp/conformance-client --suite core
 //
 // Every scenario connects with client.Connect over streamablehttp.New at the
-// profile the scenario's specification revision calls for (ProfileStable,
-// 2025-11-25, unless the scenario belongs to an older revision). OAuth
+// profile the scenario's specification revision calls for: ProfileStable
+// (2025-11-25) unless the scenario belongs to an older revision, and
+// Profile20250326 for sse-retry, whose server answers with that revision
+// whatever the client offers (the client pins the revision; it does not
+// follow a server's downgrade). OAuth
 // scenarios use auth.NewAuthorizationCode as the transport's Credentials.
 // When the server refuses a request with 401 or 403 and the credential is
 // renewed, the transport does not re-send the request
