@@ -1,0 +1,153 @@
+// Package mcptest is what tests of MCP clients and servers import: fake
+// servers started for a test, connected clients closed at cleanup, cassettes
+// recorded once and replayed in CI, golden catalog snapshots, a leak check,
+// protocol checkers, and testscript commands for scenario files.
+//
+// Every helper takes a testing.TB, calls t.Helper, registers its own cleanup
+// and fails the test itself: none returns an error or needs a Close.
+//
+//	func TestMain(m *testing.M) { mcptest.Main(m) } // the test binary is also the fake server
+//
+//	func TestLookup(t *testing.T) {
+//		mcptest.LeakCheck(t)
+//		fake := mcptest.Stdio(t, nil) // a supervised child per connection
+//		c := mcptest.Connect(t, fake.Definition(), nil)
+//		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "close"})
+//		…
+//		if n := fake.Executions("lookup"); n != 1 { t.Errorf("lookup ran %d times", n) }
+//	}
+//
+// # Fake servers
+//
+// [InProcess] starts a fakeserver in this process; [Stdio] runs one as a
+// stdio child per connection, re-running the test binary through [Main], so
+// nothing is built. Both take the profile and the fault script
+// (fakeserver.Fault) and count every tool execution ([Fake.Executions]).
+// (Over HTTP: to come, once the server's HTTP serving lands.)
+//
+// # Cassettes
+//
+// [Cassette] puts a cassette between a Definition and its server. The mode
+// comes from the environment, as cassette.ModeFromEnv reads it:
+//
+//	MCPRIG_RECORD=1 go test ./...   record against the live server, rewrite the cassette
+//	CI=true go test ./...           replay only; a missing cassette fails, saying how to record it
+//	go test ./...                   replay if the cassette exists, else record it
+//
+// # Golden catalogs
+//
+// [GoldenCatalog] compares a catalog with a txtar file (a prose comment,
+// then "fingerprint" and "catalog.json") and prints a go-cmp diff;
+// `go test -update` rewrites the file. [Main] defines -update unless the
+// package already has it.
+//
+// # Leaks
+//
+// [LeakCheck] fails a test that leaves a goroutine behind. Independently,
+// every process group started through mcptest ([Stdio], [Connect], [Track])
+// that still runs when its test ends, and every in-process fake's session
+// still open, fails the test with a report naming each process (pid and
+// command); leaked groups are then killed.
+//
+// # Checkers
+//
+// [CheckServer] checks a server under test against the protocol's rules,
+// as testing/fstest.TestFS checks a file system, and returns one
+// errors.Join of a [*CheckError] per problem; [RunServerChecks] runs each
+// check as a subtest.
+//
+// # Scenario files
+//
+// For github.com/rogpeppe/go-internal/testscript, [Commands] are the
+// commands below, [Setup] prepares a script for them, [Params] puts both
+// together with RequireExplicitExec and RequireUniqueNames, and [Main]
+// installs the [Programs], run with exec:
+//
+//	func TestMain(m *testing.M) { mcptest.Main(m) }
+//	func TestScripts(t *testing.T) { mcptest.RunScripts(t, "testdata/script") }
+//
+// A script connects clients by name and asserts on what they see:
+//
+//	# A call runs once, even when the server crashes in the middle of it.
+//	connect docs stdio fakeserver --count-file counts.json --fault crash=lookup:7
+//	! call docs lookup '{"query":"x"}'
+//	stderr '^class: server$'
+//	executions counts.json lookup 1
+//
+// The commands, in one map, sorted by name ([Commands]):
+//
+//	call CLIENT TOOL [JSON]
+//		Call TOOL once with the JSON object as arguments. Stdout holds the
+//		text of each text content, one per line; on failure stderr holds
+//		"class: CLASS" (the client.FailureClass) and "error: …" with the
+//		error (and, for a child, its exit status and stderr tail). A tool
+//		that reports an error (isError) is a failure, of class tool.
+//
+//	catalog CLIENT
+//		Print the client's catalog as indented JSON: fingerprint, tools,
+//		resources, resourceTemplates, prompts. Compare it with cmpjson.
+//
+//	close [-within D] CLIENT
+//		Close the client: drain calls, end the session, reap a child. With
+//		-within, also fail if Close took longer than D.
+//
+//	cmpjson FILE1 FILE2
+//		Compare two JSON files (FILE1 may be stdout or stderr) as JSON
+//		values, printing a go-cmp diff (-FILE2 +FILE1) when they differ.
+//
+//	connect [-record FILE] [-timeout D] CLIENT KIND ARGS...
+//		Connect a client named CLIENT (also its Definition.Name). KIND is:
+//		  inprocess SERVER          a fake server started by serve
+//		  stdio [FLAGS] PROG [ARGS] a supervised child; PROG is looked up in
+//		                            the script's $PATH (fakeserver, from
+//		                            Programs, is there). FLAGS: -env NAME=VALUE
+//		                            (repeatable), -inherit NAMES (comma list;
+//		                            empty for none), -stderr-bytes N,
+//		                            -max-frame-bytes N, -close-grace D,
+//		                            -term-grace D. The child's environment is
+//		                            the allowlist taken from the test process
+//		                            (not the script: use mcpcall for that),
+//		                            plus -env values and GORACE.
+//		  replay FILE               the session recorded in the cassette FILE,
+//		                            with no server at all
+//		-record FILE writes the session to the cassette FILE when the client
+//		closes. -timeout bounds the handshake and discovery.
+//
+//	diagnose CLIENT
+//		Print how the client's child ended: "running", or the lines
+//		exited, exit-code, signal, error (if any), stderr-bytes (the tail's
+//		length) and stderr-tail.
+//
+//	executions SOURCE TOOL [N]
+//		Print how many times TOOL was executed by SOURCE, a server started
+//		by serve or a fakeserver's --count-file; with N, fail unless it is
+//		N (with !, fail if it is).
+//
+//	killchild CLIENT [SIGNAL]
+//		Send SIGNAL (default KILL; "TERM", "SIGINT", …) to the client's
+//		child process.
+//
+//	procs CLIENT
+//		Print the running processes of the client's child's process group,
+//		"PID COMMAND" per line; nothing once Close has reaped them.
+//
+//	serve SERVER [--profile NAME] [--fault SPEC]...
+//		Start an in-process fake server (fakeserver.New) named SERVER, for
+//		connect inprocess and executions. Only in-process faults apply.
+//
+// When a script ends, [Setup] closes the clients it left open and fails the
+// script if a process of their groups survives.
+//
+// The programs ([Programs]), run with exec:
+//
+//	fakeserver [FLAGS]
+//		The fake server over stdin and stdout (fakeserver.Main; see
+//		`fakeserver --help`): --profile, --fault, --count-file, --stop-file,
+//		--pid-file, --grandchild-pid-file.
+//
+//	mcpcall [FLAGS] TOOL [JSON] -- PROG [ARGS...]
+//		A client in a process of its own, whose environment is the script's:
+//		start PROG as a supervised stdio child (FLAGS as for connect stdio,
+//		plus -timeout), call TOOL once, print its text, close. Exit status
+//		1 on failure, with class and error on stderr.
+package mcptest
