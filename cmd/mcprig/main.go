@@ -24,7 +24,11 @@ type command struct {
 
 var commands = map[string]command{
 	"demo":       {"run the adoption proof against the built-in fake server", runDemo},
+	"diff":       {"report catalog and result drift between two cassettes", runDiff},
 	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver},
+	"inspect":    {"summarise a cassette: server, catalog, calls", runInspect},
+	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord},
+	"replay":     {"serve a recorded session as an MCP server", runReplay},
 }
 
 func main() {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// noExitSleep keeps race-detector children from sleeping a second at exit.
+const noExitSleep = "atexit_sleep_ms=0"
+
+// self returns the path of the test binary, which stands in for mcprig.
+func self(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// mcprig returns a factory that launches this test binary as
+// "mcprig ARGS…", as an MCP client launches a server.
+func mcprig(t testing.TB, env map[string]string, args ...string) *stdio.Factory {
+	t.Helper()
+	e := map[string]string{"GORACE": noExitSleep}
+	for k, v := range env {
+		e[k] = v
+	}
+	f, err := stdio.New(self(t), args, &stdio.Options{Env: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// runMcprig runs "mcprig ARGS…" in this process and returns its exit status
+// and output.
+func runMcprig(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// connect connects this project's client through f and closes it at cleanup.
+func connect(t testing.TB, f *stdio.Factory) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	return c
+}
+
+// closeClient closes c, failing t on error.
+func closeClient(t testing.TB, c *client.Client) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// golden compares got with the file testdata/name, rewriting it with -update.
+func golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// textOf returns the text of a tool result's content.
+func textOf(res *mcp.CallToolResult) []string {
+	var out []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/transport/stdio"
+)
+
+const recordUsage = `usage: mcprig record -o FILE [flags] -- CMD [ARGS...]
+       mcprig record -o FILE [flags] --upstream URL [--listen ADDR]
+
+Records one MCP session to the cassette FILE.
+
+With CMD, mcprig is a recording stdio proxy: an MCP client launches
+"mcprig record -o FILE -- CMD ARGS..." in place of the server. mcprig speaks
+MCP to the client on its own stdin and stdout, runs CMD as a supervised child
+(its own process group, an environment allowlist, bounded stderr, reaped on
+exit) and forwards every message, unchanged, in both directions. When the
+client closes its end (or mcprig gets SIGINT or SIGTERM), the child is closed
+and every message, redacted, is written to FILE at once (a temporary file
+renamed over it, so a failed session leaves an earlier cassette intact).
+The child's standard error is passed on to mcprig's.
+
+With --upstream, mcprig is a recording HTTP proxy: it listens on ADDR
+(loopback only, unless --allow-remote) and forwards to the Streamable HTTP
+server at URL, recording at the HTTP level.
+
+The cassette holds no timestamps: recording the same session twice gives the
+same bytes. A progress line goes to stderr every --progress messages.
+
+Flags:
+`
+
+// recordFlags are the flags of mcprig record.
+type recordFlags struct {
+	out         string
+	env         multiFlag
+	inherit     string
+	stderr      bool
+	progress    int64
+	maxFrame    int
+	redact      redactFlags
+	upstream    string
+	listen      string
+	allowRemote bool
+}
+
+func (f *recordFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "o", "", "write the cassette to `FILE` (required)")
+	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
+	fs.StringVar(&f.inherit, "inherit", "", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none")
+	fs.BoolVar(&f.stderr, "stderr", false, "also record the tail of the child's standard error")
+	fs.Int64Var(&f.progress, "progress", 1000, "print a progress line to stderr every `N` messages (0: never)")
+	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
+	f.redact.define(fs)
+	fs.StringVar(&f.upstream, "upstream", "", "record the Streamable HTTP server at `URL` (with --listen)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --upstream: allow --listen on a non-loopback address")
+}
+
+// options returns the cassette options the flags ask for.
+func (f *recordFlags) options() (*cassette.Options, error) {
+	o := &cassette.Options{Stderr: f.stderr}
+	return o, f.redact.apply(o)
+}
+
+// redactFlags are the redaction flags shared by record and replay (replay
+// redacts live messages with the recording's rules before matching them).
+type redactFlags struct {
+	env, patterns, paths multiFlag
+}
+
+func (f *redactFlags) define(fs *flag.FlagSet) {
+	fs.Var(&f.env, "redact-env", "redact the value of the environment variable `NAME` wherever it appears; repeatable")
+	fs.Var(&f.patterns, "redact-pattern", "redact every match of the regular expression `RE` (its first group, if it has one); repeatable")
+	fs.Var(&f.paths, "redact-path", "redact the whole value at `PATH` in messages (\"params.arguments.password\", \"*\" matches any key); repeatable")
+}
+
+func (f *redactFlags) apply(o *cassette.Options) error {
+	o.RedactPaths = f.paths
+	for _, name := range f.env {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return fmt.Errorf("--redact-env %s: not set", name)
+		}
+		o.Secrets = append(o.Secrets, v)
+	}
+	for _, p := range f.patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return fmt.Errorf("--redact-pattern: %w", err)
+		}
+		o.Patterns = append(o.Patterns, re)
+	}
+	return nil
+}
+
+// stdioOptions returns the child's options.
+func (f *recordFlags) stdioOptions(stderr io.Writer) (*stdio.Options, error) {
+	o := &stdio.Options{Env: map[string]string{}, MaxFrameBytes: f.maxFrame, Stderr: stderr}
+	switch f.inherit {
+	case "":
+	case "-":
+		o.InheritEnv = []string{}
+	default:
+		o.InheritEnv = strings.Split(f.inherit, ",")
+	}
+	for _, e := range f.env {
+		name, val, ok := strings.Cut(e, "=")
+		if name == "" {
+			return nil, fmt.Errorf("--env %q: no name", e)
+		}
+		if !ok {
+			if val, ok = os.LookupEnv(name); !ok {
+				continue
+			}
+		}
+		o.Env[name] = val
+	}
+	return o, nil
+}
+
+func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f recordFlags
+	fs := newFlagSet("mcprig record", recordUsage, stderr)
+	f.define(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageExit(err)
+	}
+	cmd := fs.Args()
+	switch {
+	case f.out == "":
+		return usageError(stderr, "mcprig record", "-o FILE is required")
+	case f.upstream != "" && len(cmd) > 0:
+		return usageError(stderr, "mcprig record", "give either --upstream URL or -- CMD, not both")
+	case f.upstream == "" && len(cmd) == 0:
+		return usageError(stderr, "mcprig record", "nothing to record: give -- CMD [ARGS...] or --upstream URL")
+	}
+	opts, err := f.options()
+	if err != nil {
+		return usageError(stderr, "mcprig record", err.Error())
+	}
+	if f.upstream != "" {
+		return recordHTTP(ctx, &f, opts, stdout, stderr)
+	}
+	if err := recordStdio(ctx, &f, opts, cmd, os.Stdin, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "mcprig record: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// recordStdio proxies the client on in and out to the child cmd, recording
+// the session to f.out.
+func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cmd []string, in io.Reader, out, stderr io.Writer) (err error) {
+	// A client that goes away while the child still talks must not kill
+	// the proxy (SIGPIPE on stdout) before the cassette is written.
+	signal.Ignore(syscall.SIGPIPE)
+	childErr := newAsyncWriter(stderr, 256)
+	defer func() {
+		if n := childErr.Close(); n > 0 {
+			fmt.Fprintf(stderr, "mcprig record: %d bytes of the server's stderr dropped (stderr not read fast enough)\n", n)
+		}
+	}()
+	so, err := f.stdioOptions(childErr)
+	if err != nil {
+		return err
+	}
+	live, err := stdio.New(cmd[0], cmd[1:], so)
+	if err != nil {
+		return err
+	}
+	rec, err := newRecorder(live, f.out, opts)
+	if err != nil {
+		return err
+	}
+	t, err := rec.Transport()
+	if err != nil {
+		return err
+	}
+	up, err := t.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", cmd[0], err)
+	}
+	down, err := stdioConn(ctx, in, out, f.maxFrame)
+	if err != nil {
+		up.Close()
+		return err
+	}
+	r := &relay{down: down, up: up, maxBytes: cassette.MaxSize, every: f.progress,
+		progress: func(c, s int64) {
+			fmt.Fprintf(stderr, "mcprig record: %d messages (%d from the client, %d from the server)\n", c+s, c, s)
+		}}
+	err = r.run(ctx)
+	c, s := r.Messages()
+	if err != nil {
+		if errors.Is(err, cassette.ErrIncomplete) {
+			err = fmt.Errorf("%w (nothing written to %s)", err, f.out)
+		}
+		return err
+	}
+	fmt.Fprintf(stderr, "mcprig record: wrote %s (%d messages: %d from the client, %d from the server)\n", f.out, c+s, c, s)
+	return nil
+}
+
+// newRecorder is cassette.Record, with its panic on invalid options turned
+// into an error.
+func newRecorder(live *stdio.Factory, path string, opts *cassette.Options) (r *cassette.Recorder, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("invalid options: %v", p)
+		}
+	}()
+	return cassette.Record(live, path, opts), nil
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// newFlagSet returns a flag set that prints usage (then the flags) to w.
+func newFlagSet(name, usage string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(w, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// usageExit is the exit status for a flag parse error: 0 for -h/--help.
+func usageExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+func usageError(w io.Writer, cmd, msg string) int {
+	fmt.Fprintf(w, "%s: %s\nRun '%s --help' for usage.\n", cmd, msg, cmd)
+	return 2
+}

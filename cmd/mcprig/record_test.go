@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+)
+
+// docsSession drives the fake server's docs profile the same way every time
+// and returns what it saw.
+type docsResults struct {
+	Tools    []string
+	Lookup   []string
+	Resource string
+	Prompt   int
+}
+
+func driveDocs(t *testing.T, c *client.Client) docsResults {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var r docsResults
+	for _, tool := range c.Catalog().Tools {
+		r.Tools = append(r.Tools, tool.Name+": "+tool.Description)
+	}
+	res, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	r.Lookup = textOf(res)
+	rr, err := c.ReadResource(ctx, "docs://readme")
+	if err != nil {
+		t.Fatalf("ReadResource: %v", err)
+	}
+	for _, rc := range rr.Contents {
+		r.Resource += rc.Text
+	}
+	pr, err := c.GetPrompt(ctx, "summarize", map[string]string{"topic": "close"})
+	if err != nil {
+		t.Fatalf("GetPrompt: %v", err)
+	}
+	r.Prompt = len(pr.Messages)
+	return r
+}
+
+// recordDocs records the docs session through "mcprig record" to path and
+// returns what the client saw.
+func recordDocs(t *testing.T, path string, extra ...string) docsResults {
+	t.Helper()
+	args := append([]string{"record", "-o", path, "--env", "GORACE"}, extra...)
+	c := connect(t, mcprig(t, nil, append(args, "--", self(t), "fakeserver")...))
+	got := driveDocs(t, c)
+	closeClient(t, c)
+	return got
+}
+
+// TestRecordReplayStdio records the fake server through the recording proxy,
+// driven by this project's client, and replays the cassette through
+// "mcprig replay": the client sees the same results, and the cassette is
+// byte for byte the committed one (so re-recording gives identical bytes).
+func TestRecordReplayStdio(t *testing.T) {
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "docs.jsonl")
+	recorded := recordDocs(t, path)
+	if recorded.Lookup[0] != "docs: close" {
+		t.Fatalf("lookup through the proxy = %q", recorded.Lookup)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "docs.jsonl", data)
+
+	c := connect(t, mcprig(t, nil, "replay", path))
+	replayed := driveDocs(t, c)
+	closeClient(t, c)
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replayed session mismatch (-recorded +replayed):\n%s", diff)
+	}
+}
+
+// TestRecordTwiceSameBytes records the same session twice into different
+// files: the bytes are identical.
+func TestRecordTwiceSameBytes(t *testing.T) {
+	leakcheck.Check(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	recordDocs(t, a)
+	recordDocs(t, b)
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if diff := cmp.Diff(string(da), string(db)); diff != "" {
+		t.Errorf("second recording differs (-first +second):\n%s", diff)
+	}
+}
+
+func TestRecordUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no output", []string{"record", "--", "x"}, "-o FILE is required"},
+		{"no command", []string{"record", "-o", "f.jsonl"}, "nothing to record"},
+		{"both", []string{"record", "-o", "f.jsonl", "--upstream", "http://127.0.0.1:1/mcp", "--", "x"}, "not both"},
+		{"bad pattern", []string{"record", "-o", "f.jsonl", "--redact-pattern", "(", "--", "x"}, "--redact-pattern"},
+		{"unset env", []string{"record", "-o", "f.jsonl", "--redact-env", "MCPRIG_TEST_SURELY_UNSET", "--", "x"}, "MCPRIG_TEST_SURELY_UNSET: not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runMcprig(tc.args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestRecordHelp(t *testing.T) {
+	code, _, stderr := runMcprig("record", "--help")
+	if code != 0 {
+		t.Errorf("--help exited %d", code)
+	}
+	for _, want := range []string{"usage: mcprig record -o FILE", "--upstream URL", "-redact-env", "-progress"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("help lacks %q:\n%s", want, stderr)
+		}
+	}
+}

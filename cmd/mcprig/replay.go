@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/looprig/mcp/cassette"
+)
+
+const replayUsage = `usage: mcprig replay [flags] FILE
+
+Serves the session recorded in the cassette FILE as an MCP server, with no
+server, process or network behind it: on stdin and stdout by default, so any
+MCP client can launch "mcprig replay FILE" in place of the server, or over
+Streamable HTTP with --listen ADDR.
+
+Each client message must match the next recorded one (by method and params;
+ids are rewritten and "_meta" is ignored); each recorded answer is served
+once, in order, so a recorded tool call is never answered twice. A request
+that matches nothing gets a JSON-RPC error (code -32050) saying where the
+session departed from the recording, with a diff; mcprig then exits 1 at the
+end of the session and prints the mismatches to stderr.
+
+Flags:
+`
+
+type replayFlags struct {
+	listen      string
+	allowRemote bool
+	strict      bool
+	maxFrame    int
+	ignore      multiFlag
+	redact      redactFlags
+}
+
+func (f *replayFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", "", "serve over Streamable HTTP on `ADDR` (loopback only, unless --allow-remote) instead of stdio")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 if the client did not send every recorded message")
+	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
+	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
+	f.redact.define(fs)
+}
+
+func (f *replayFlags) options() (*cassette.Options, error) {
+	o := &cassette.Options{Mode: cassette.ModeReplay, Strict: f.strict, IgnorePaths: f.ignore}
+	return o, f.redact.apply(o)
+}
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f replayFlags
+	fs := newFlagSet("mcprig replay", replayUsage, stderr)
+	f.define(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageExit(err)
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "mcprig replay", "want exactly one cassette FILE")
+	}
+	opts, err := f.options()
+	if err != nil {
+		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	c, err := cassette.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		return 2
+	}
+	if f.listen != "" {
+		return replayHTTP(ctx, &f, c, opts, stdout, stderr)
+	}
+	if err := replayStdio(ctx, &f, c, opts, os.Stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// replayStdio serves c to the client on in and out.
+func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out io.Writer) error {
+	signal.Ignore(syscall.SIGPIPE)
+	p, err := newPlayer(c, opts)
+	if err != nil {
+		return err
+	}
+	t, err := p.Transport()
+	if err != nil {
+		return err
+	}
+	up, err := t.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	down, err := stdioConn(ctx, in, out, f.maxFrame)
+	if err != nil {
+		up.Close()
+		return err
+	}
+	r := &relay{down: down, up: up}
+	if err := r.run(ctx); err != nil {
+		return err
+	}
+	return p.Err()
+}
+
+// newPlayer is c.Player, with its panic on invalid options turned into an
+// error.
+func newPlayer(c *cassette.Cassette, opts *cassette.Options) (p *cassette.Player, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("invalid options: %v", r)
+		}
+	}()
+	return c.Player(opts), nil
+}
