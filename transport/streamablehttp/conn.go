@@ -134,7 +134,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 			closeBody(req)
 			return nil, fmt.Errorf("streamablehttp: request body: %w", err)
 		}
-		if call != nil && call.method != "initialize" && !st.remember(call) {
+		if call != nil && !resendable[call.method] && !st.remember(call) {
 			closeBody(req)
 			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
 		}
@@ -332,10 +332,24 @@ func (a *oauthAdapter) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 	return nil, nil
 }
 
+// resendable are the methods the go-sdk may POST again after an OAuth flow:
+// the handshake and the lists, which execute nothing on the server. A
+// refused tools/call, resources/read, prompts/get or completion is never
+// re-sent.
+var resendable = map[string]bool{
+	"initialize":               true,
+	"server/discover":          true,
+	"ping":                     true,
+	"tools/list":               true,
+	"resources/list":           true,
+	"resources/templates/list": true,
+	"prompts/list":             true,
+}
+
 // Authorize runs the credential source's flow. It returns nil, letting the
-// go-sdk re-send the request, only for initialize, which executes nothing;
-// for any other request it returns ErrReauthorized so that the refused
-// request is not sent twice.
+// go-sdk re-send the request, only for the resendable methods, which
+// execute nothing; for any other request it returns ErrReauthorized so that
+// the refused request is not sent twice.
 func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
 	if !ok {
@@ -346,7 +360,7 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	if err := az.Authorize(ctx, req, resp); err != nil {
 		return fmt.Errorf("%w: status %d: %w", ErrUnauthorized, status, err)
 	}
-	if call, err := peekCall(req); err == nil && call != nil && call.method == "initialize" {
+	if call, err := peekCall(req); err == nil && call != nil && resendable[call.method] {
 		return nil
 	}
 	return fmt.Errorf("%w (status %d)", ErrReauthorized, status)

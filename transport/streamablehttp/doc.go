@@ -45,7 +45,10 @@
 //     if it succeeds, sends the same POST again. This package gives the
 //     go-sdk its own handler: it runs the flow of Options.Credentials (if it
 //     is an auth.Authorizer) and then lets the re-POST happen only for
-//     initialize, which executes nothing. For any other request it returns
+//     requests that execute nothing on the server: initialize,
+//     server/discover, ping and the lists (tools, resources, templates,
+//     prompts), so that a scope step-up during discovery does not fail the
+//     connection. For any other request it returns
 //     [ErrReauthorized]: the refused call fails, the new credential is in
 //     place, and the caller decides whether to issue the call again. As a
 //     second line, the RoundTripper refuses to POST a call id it already sent

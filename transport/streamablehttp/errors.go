@@ -74,8 +74,8 @@ var (
 	// ErrReplay is returned when a JSON-RPC call that was already sent on
 	// this connection is about to be POSTed again. It is not sent. (The
 	// go-sdk re-POSTs after a successful OAuth authorization; this package
-	// prevents that for every call but initialize, and this guard catches
-	// any other path.)
+	// prevents that for every call but the handshake and the lists, and this
+	// guard catches any other path.)
 	ErrReplay = errors.New("streamablehttp: call already sent")
 
 	// ErrUnauthorized is returned when the server answers 401 or 403 and no

@@ -123,3 +123,26 @@ func TestUnauthorizedWithoutAuthorizer(t *testing.T) {
 		t.Errorf("Connect error = %v, want ErrUnauthorized with status 401", err)
 	}
 }
+
+// A request that executes nothing (here tools/list, as during discovery
+// after a scope step-up) is sent again after the flow, so the session goes
+// on; a tools/call in the same situation is not (see above).
+func TestUnauthorizedListIsResent(t *testing.T) {
+	leakcheck.Check(t)
+	gate := &requireToken{}
+	gate.valid.Store("t1")
+	r := newRig(t, rigConfig{middleware: gate.middleware})
+	src := &rotatingSource{next: []string{"t1", "t2"}}
+	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{Credentials: src, DisableStandaloneSSE: true}))
+	gate.valid.Store("t2")
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("ListTools after the server revoked the token: %v", err)
+	}
+	if len(res.Tools) == 0 {
+		t.Error("ListTools returned no tools")
+	}
+	if n := src.authorized.Load(); n != 2 {
+		t.Errorf("authorized %d times, want 2", n)
+	}
+}
