@@ -1,0 +1,74 @@
+package sse
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Conn is one legacy SSE connection: the go-sdk's, with this package's
+// account of the calls awaiting their answer (which the idle-read watchdog
+// needs) and its errors in place of the go-sdk's. The go-sdk's SSE client
+// connection has no unexported hooks, so wrapping it hides nothing.
+type Conn struct {
+	inner mcp.Connection
+	st    *connState
+}
+
+var _ mcp.Connection = (*Conn)(nil)
+
+// Read returns the next message from the session stream. When the stream
+// ended on a bound of this package (a limit, the idle watchdog), Read
+// returns that error, and the go-sdk fails every call in flight with it.
+func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.inner.Read(ctx)
+	if err != nil {
+		if f := c.st.streamFailure(); f != nil && ctx.Err() == nil {
+			return nil, f
+		}
+		return nil, err
+	}
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.st.settled(r.ID)
+	}
+	return msg, nil
+}
+
+// Write POSTs msg to the session's message endpoint. A POST is never sent
+// twice.
+func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, _ := msg.(*jsonrpc.Request)
+	switch {
+	case req == nil:
+	case req.IsCall():
+		c.st.sent(req.ID)
+	case req.Method == "notifications/cancelled":
+		// A cancelled call is not answered: stop waiting for it.
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+				c.st.settled(id)
+			}
+		}
+	}
+	err := c.inner.Write(ctx, msg)
+	if err != nil && req != nil && req.IsCall() {
+		c.st.settled(req.ID)
+	}
+	return err
+}
+
+// Close ends the session stream and frees the connection's pool. It may be
+// called more than once.
+func (c *Conn) Close() error {
+	err := c.inner.Close()
+	c.st.shutdown()
+	return err
+}
+
+// SessionID returns "": the 2024-11-05 transport has no session id header.
+func (c *Conn) SessionID() string { return c.inner.SessionID() }
