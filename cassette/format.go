@@ -23,9 +23,9 @@ const Version = 1
 // MaxSize bounds the size of a cassette file that Load reads.
 const MaxSize = 64 << 20
 
-// Interaction kinds. The message level writes KindMessage and KindStderr; the
-// HTTP level will add its own kinds (requests, responses, SSE events) under
-// the same header.
+// Interaction kinds. The message level writes KindMessage and KindStderr;
+// the HTTP level writes KindRequest, KindResponse, KindEvent and KindClose
+// (see http_format.go).
 const (
 	// KindMessage is one JSON-RPC message, in Interaction.Message.
 	KindMessage = "message"
@@ -81,10 +81,14 @@ type Header struct {
 type Interaction struct {
 	Line int `json:"-"` // 1-based line in the file, set by Parse
 
-	Kind    string          `json:"kind"`              // KindMessage or KindStderr
-	From    string          `json:"from,omitempty"`    // FromClient or FromServer, for messages
-	Message json.RawMessage `json:"message,omitempty"` // canonical JSON-RPC message
-	Text    string          `json:"text,omitempty"`    // stderr text
+	Kind string `json:"kind"`           // KindMessage, KindStderr, or an HTTP kind
+	From string `json:"from,omitempty"` // FromClient or FromServer, for messages
+
+	// HTTP lines only (KindRequest, KindResponse, KindEvent, KindClose).
+	HTTP
+
+	Message json.RawMessage `json:"message,omitempty"` // canonical JSON-RPC message (an HTTP body or event data, for HTTP lines)
+	Text    string          `json:"text,omitempty"`    // stderr text; an HTTP body or event data that is not a JSON-RPC message
 
 	msg  jsonrpc.Message // decoded Message
 	pair int             // for a response: index of the request it answers; else -1
@@ -150,6 +154,7 @@ func Parse(name string, data []byte) (*Cassette, error) {
 		return nil, &FormatError{File: name, Line: 1, Err: err}
 	}
 	ended := false
+	hs := newHTTPScan()
 	for i, line := range lines[1:] {
 		n := i + 2
 		if ended {
@@ -163,21 +168,28 @@ func Parse(name string, data []byte) (*Cassette, error) {
 		in.pair = -1
 		switch in.Kind {
 		case kindEnd:
-			if in.From != "" || in.Message != nil || in.Text != "" {
+			if in.From != "" || in.Message != nil || in.Text != "" || !in.HTTP.isZero() {
 				return nil, ferr(n, "end line with content")
 			}
 			ended = true
 			continue
 		case KindStderr:
-			if in.From != "" || in.Message != nil {
-				return nil, ferr(n, "stderr line with a message")
+			if in.From != "" || in.Message != nil || !in.HTTP.isZero() {
+				return nil, ferr(n, "stderr line with a message or HTTP fields")
+			}
+		case KindRequest, KindResponse, KindEvent, KindClose:
+			if err := hs.line(c, &in); err != nil {
+				return nil, ferr(n, "%v", err)
 			}
 		case KindMessage:
+			if c.Kind() == transport.KindStreamableHTTP {
+				return nil, ferr(n, "message line in a streamablehttp cassette")
+			}
 			if in.From != FromClient && in.From != FromServer {
 				return nil, ferr(n, "from %q, want %q or %q", in.From, FromClient, FromServer)
 			}
-			if in.Text != "" {
-				return nil, ferr(n, "message line with text")
+			if in.Text != "" || !in.HTTP.isZero() {
+				return nil, ferr(n, "message line with text or HTTP fields")
 			}
 			msg, err := jsonrpc.DecodeMessage(in.Message)
 			if err != nil {
@@ -194,6 +206,9 @@ func Parse(name string, data []byte) (*Cassette, error) {
 	}
 	if !ended {
 		return nil, &FormatError{File: name, Line: len(lines), Err: ErrTruncated}
+	}
+	if err := hs.done(c); err != nil {
+		return nil, err
 	}
 	if err := c.link(); err != nil {
 		return nil, err
@@ -230,19 +245,20 @@ func (c *Cassette) link() error {
 	pending := map[key]int{}
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
+		from := in.side()
 		switch m := in.msg.(type) {
 		case *jsonrpc.Request:
 			if !m.IsCall() {
 				continue
 			}
-			k := key{in.From, m.ID.Raw()}
+			k := key{from, m.ID.Raw()}
 			if j, dup := pending[k]; dup {
 				return &FormatError{File: c.File, Line: in.Line, Err: fmt.Errorf("request id %v is already pending since line %d", m.ID.Raw(), c.Interactions[j].Line)}
 			}
 			pending[k] = i
 		case *jsonrpc.Response:
 			other := FromClient
-			if in.From == FromClient {
+			if from == FromClient {
 				other = FromServer
 			}
 			k := key{other, m.ID.Raw()}
