@@ -168,7 +168,11 @@ func (c *call) answer() map[string]any {
 	return map[string]any{"result": c.result}
 }
 
+// indent indents a go-cmp diff for the report. go-cmp randomly marks
+// unchanged lines with non-breaking spaces, so that no one relies on its
+// output; the report shows plain spaces.
 func indent(s, prefix string) string {
+	s = strings.ReplaceAll(s, "\u00a0", " ")
 	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = prefix + l

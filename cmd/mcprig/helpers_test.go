@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -88,6 +89,34 @@ func golden(t testing.TB, name string, got []byte) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// goldenTxtar compares the sections got (name, content, in order) with the
+// txtar archive testdata/name, whose comment is comment; -update rewrites it.
+func goldenTxtar(t testing.TB, name, comment string, got []txtar.File) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		a := &txtar.Archive{Comment: []byte(comment), Files: got}
+		if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	section := func(fs []txtar.File) map[string]string {
+		m := map[string]string{}
+		for _, f := range fs {
+			m[f.Name] = string(f.Data)
+		}
+		return m
+	}
+	if diff := cmp.Diff(section(a.Files), section(got)); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 	}
 }
