@@ -1,0 +1,358 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/looprig/mcp/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Default bounds of HTTP serving, used when the corresponding [HTTPOptions]
+// field is zero.
+const (
+	// DefaultMaxBodyBytes bounds the body of one HTTP request: 4 MiB, the
+	// go-sdk's own default. It leaves room for the JSON-RPC envelope around
+	// a tool call's arguments, which Options.MaxInputBytes bounds separately
+	// (1 MiB by default).
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultEventStoreBytes bounds the memory the event store keeps for
+	// resumption, across all sessions of one handler: 10 MiB. When it is
+	// full, the oldest events of the oldest streams are dropped first; a
+	// client that resumes from a dropped event gets 400 and must start over.
+	DefaultEventStoreBytes = 10 << 20
+	// DefaultIdleTimeout ends a Streamable HTTP session that has received no
+	// request for this long: 30 minutes.
+	DefaultIdleTimeout = 30 * time.Minute
+)
+
+// HTTPOptions configures [Server.HTTPHandler] and [Server.SSEHandler]. The
+// zero value (or a nil *HTTPOptions) gives the documented defaults.
+//
+// # DNS rebinding
+//
+// A web page can make a browser send requests to a server on the user's own
+// machine, under a host name the attacker controls (DNS rebinding), or from
+// its own origin (cross-origin requests). Every request is therefore checked
+// before the protocol sees it, and refused with 403 Forbidden and a plain
+// text body that says which header was refused and which option admits it.
+//
+// "Served on loopback" below means the request arrived on a loopback
+// address (127.0.0.0/8 or ::1, from http.LocalAddrContextKey), or on an
+// address the handler cannot see (a request that did not come through a
+// net/http server); "a loopback name" is localhost, a name under
+// .localhost, or a loopback IP address.
+//
+// Host header:
+//   - AllowedHosts set: the Host header's name must be one of them (see
+//     AllowedHosts), whatever address the request arrived on.
+//   - AllowedHosts empty, served on loopback: the Host header must be a
+//     loopback name, with any port.
+//   - AllowedHosts empty, served on any other address: not checked.
+//
+// Origin header (browsers send it; other clients usually do not, and a
+// request without one is accepted):
+//   - AllowedOrigins set: the Origin must be one of them.
+//   - AllowedOrigins empty, served on loopback: the Origin's host must be a
+//     loopback name (http or https, any port). Other web applications on the
+//     same machine are thereby trusted; set AllowedOrigins to narrow it.
+//   - AllowedOrigins empty, served on any other address: the Origin must be
+//     the request's own (its host and port equal the Host header).
+type HTTPOptions struct {
+	// AllowedHosts are the Host header values accepted, as "name" (any port)
+	// or "name:port", compared case-insensitively; IPv6 addresses in
+	// brackets. If empty, see "DNS rebinding" above.
+	AllowedHosts []string
+	// AllowedOrigins are the Origin header values accepted, as
+	// scheme://host[:port] (a default port may be written or not). An
+	// invalid entry panics in HTTPHandler or SSEHandler. If empty, see
+	// "DNS rebinding" above.
+	AllowedOrigins []string
+	// MaxBodyBytes bounds the body of one request; a larger body is refused
+	// with 413 Request Entity Too Large before any of it reaches the
+	// protocol (a declared Content-Length at once, a chunked body as soon as
+	// the bound is passed). If zero, defaults to [DefaultMaxBodyBytes];
+	// negative means no bound.
+	MaxBodyBytes int64
+	// EventStoreBytes bounds the memory of the event store that lets a
+	// Streamable HTTP client resume a dropped stream with Last-Event-ID (the
+	// go-sdk's mcp.MemoryEventStore, shared by the handler's sessions). If
+	// zero, defaults to [DefaultEventStoreBytes]; negative means no event
+	// store, and so no resumption. Not used by SSEHandler.
+	EventStoreBytes int
+	// IdleTimeout ends a Streamable HTTP session that has received no
+	// request for this long (an open GET stream does not count as a
+	// request). If zero, defaults to [DefaultIdleTimeout]; negative means
+	// sessions end only when the client deletes them or the handler is
+	// closed. Not used by SSEHandler, whose sessions end with their stream.
+	IdleTimeout time.Duration
+}
+
+// hostPolicy is the parsed form of the DNS rebinding options.
+type hostPolicy struct {
+	hosts   []string      // lower-case names, or name:port
+	origins []auth.Origin // normalised
+}
+
+func newHostPolicy(method string, o *HTTPOptions) hostPolicy {
+	var p hostPolicy
+	for _, h := range o.AllowedHosts {
+		p.hosts = append(p.hosts, strings.ToLower(strings.TrimSpace(h)))
+	}
+	for _, s := range o.AllowedOrigins {
+		org, err := auth.ParseOrigin(s)
+		if err != nil {
+			panic(fmt.Sprintf("server.%s: AllowedOrigins: %v", method, err))
+		}
+		p.origins = append(p.origins, org)
+	}
+	return p
+}
+
+// check returns "" if req may proceed, or the reason it is refused.
+func (p hostPolicy) check(req *http.Request) string {
+	loopback := servedOnLoopback(req)
+	name, _ := splitHost(req.Host)
+	switch {
+	case len(p.hosts) > 0:
+		if !p.hostAllowed(req.Host) {
+			return fmt.Sprintf("Host %q is not allowed (HTTPOptions.AllowedHosts)", req.Host)
+		}
+	case loopback:
+		if !isLoopbackName(name) {
+			return fmt.Sprintf("Host %q is not a loopback name, and the server is served on loopback (HTTPOptions.AllowedHosts admits other names)", req.Host)
+		}
+	}
+	raw := req.Header.Get("Origin")
+	if raw == "" && len(req.Header.Values("Origin")) == 0 {
+		return ""
+	}
+	org, err := auth.ParseOrigin(raw)
+	if err != nil {
+		return fmt.Sprintf("Origin %q is not a valid origin", raw)
+	}
+	switch {
+	case len(p.origins) > 0:
+		if !slices.Contains(p.origins, org) {
+			return fmt.Sprintf("Origin %q is not allowed (HTTPOptions.AllowedOrigins)", raw)
+		}
+	case loopback:
+		if !org.IsLoopback() {
+			return fmt.Sprintf("Origin %q is not a loopback origin, and the server is served on loopback (HTTPOptions.AllowedOrigins admits other origins)", raw)
+		}
+	default:
+		if !sameHost(org, req.Host) {
+			return fmt.Sprintf("Origin %q is not the server's own (Host %q) (HTTPOptions.AllowedOrigins admits other origins)", raw, req.Host)
+		}
+	}
+	return ""
+}
+
+func (p hostPolicy) hostAllowed(host string) bool {
+	host = strings.ToLower(host)
+	name, _ := splitHost(host)
+	for _, h := range p.hosts {
+		if h == host || h == name || strings.Trim(h, "[]") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// splitHost returns the name (without brackets) and port of a Host header.
+func splitHost(host string) (name, port string) {
+	if n, p, err := net.SplitHostPort(host); err == nil {
+		return strings.ToLower(n), p
+	}
+	return strings.ToLower(strings.Trim(host, "[]")), ""
+}
+
+// sameHost reports whether org names the same host and port as a Host
+// header (whose port defaults to the origin scheme's).
+func sameHost(org auth.Origin, host string) bool {
+	name, port := splitHost(host)
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[org.Scheme]
+	}
+	return strings.TrimSuffix(name, ".") == org.Host && port == fmt.Sprint(org.Port)
+}
+
+func isLoopbackName(name string) bool {
+	name = strings.TrimSuffix(name, ".")
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(name)
+	return err == nil && ip.IsLoopback()
+}
+
+// servedOnLoopback reports whether req arrived on a loopback address, or on
+// an address that is not known.
+func servedOnLoopback(req *http.Request) bool {
+	addr, ok := req.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || addr == nil {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	if err != nil {
+		return true
+	}
+	return ap.Addr().Unmap().IsLoopback()
+}
+
+// guard applies the checks every request gets before the protocol sees it:
+// the handler is open, the Host and Origin are allowed, and a declared body
+// length is within the bound.
+func guard(w http.ResponseWriter, req *http.Request, closed bool, policy hostPolicy, maxBody int64) bool {
+	if closed {
+		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
+		return false
+	}
+	if reason := policy.check(req); reason != "" {
+		http.Error(w, "mcp: forbidden: "+reason, http.StatusForbidden)
+		return false
+	}
+	if maxBody > 0 && req.ContentLength > maxBody {
+		http.Error(w, fmt.Sprintf("mcp: request body of %d bytes exceeds the %d-byte limit", req.ContentLength, maxBody), http.StatusRequestEntityTooLarge)
+		return false
+	}
+	return true
+}
+
+func bound64(v, def int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
+}
+
+// HTTPHandler serves a [Server] over Streamable HTTP (the 2025-11-25
+// transport) at whatever path it is mounted on: POST carries requests,
+// GET opens the stream of server-initiated messages, DELETE ends a session.
+// It is the go-sdk's mcp.StreamableHTTPHandler behind this package's
+// checks; see [HTTPOptions] for what is refused before the protocol sees a
+// request.
+//
+// Sessions are stateful. A session's id is Options.SessionID's value when
+// set, a random id from the go-sdk otherwise. A request for a session that
+// ended (deleted, timed out, closed) gets 404 Not Found, which tells the
+// client to start a new one. Every message a session sends on a stream is
+// kept in a bounded event store, so a client whose stream dropped can
+// resume it with Last-Event-ID and read what it missed.
+type HTTPHandler struct {
+	s       *Server
+	inner   *mcp.StreamableHTTPHandler
+	policy  hostPolicy
+	maxBody int64
+
+	// mu guards the fields below.
+	mu     sync.Mutex
+	closed bool
+	ids    map[string]bool // ids of sessions this handler started
+	prune  int             // prune ids when it grows past this
+}
+
+// HTTPHandler returns an http.Handler that serves s over Streamable HTTP.
+// A nil opts means defaults. It panics if an AllowedOrigins entry is not an
+// origin.
+func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &HTTPHandler{
+		s:       s,
+		policy:  newHostPolicy("HTTPHandler", &o),
+		maxBody: bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
+		ids:     make(map[string]bool),
+		prune:   64,
+	}
+	sopts := &mcp.StreamableHTTPOptions{
+		Logger:                     s.logger,
+		MaxRequestBodyBytes:        h.maxBody,
+		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+	}
+	if n := o.EventStoreBytes; n >= 0 {
+		store := mcp.NewMemoryEventStore(nil)
+		store.SetMaxBytes(int(bound64(int64(n), DefaultEventStoreBytes)))
+		sopts.EventStore = store
+	}
+	switch {
+	case o.IdleTimeout == 0:
+		sopts.SessionTimeout = DefaultIdleTimeout
+	case o.IdleTimeout > 0:
+		sopts.SessionTimeout = o.IdleTimeout
+	}
+	h.inner = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, sopts)
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if !guard(w, req, closed, h.policy, h.maxBody) {
+		return
+	}
+	h.inner.ServeHTTP(w, req)
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		h.track(id)
+	}
+}
+
+// track remembers a session id, so that Close can end the session. If the
+// handler was closed meanwhile, the session is ended at once.
+func (h *HTTPHandler) track(id string) {
+	h.mu.Lock()
+	closed := h.closed
+	if !closed && !h.ids[id] {
+		h.ids[id] = true
+		if len(h.ids) > h.prune {
+			live := make(map[string]bool)
+			for ss := range h.s.mcp.Sessions() {
+				if h.ids[ss.ID()] {
+					live[ss.ID()] = true
+				}
+			}
+			h.ids = live
+			h.prune = max(64, 2*len(live))
+		}
+	}
+	h.mu.Unlock()
+	if closed {
+		h.closeSessions(map[string]bool{id: true})
+	}
+}
+
+// Close ends every session the handler started, and refuses every later
+// request with 503 Service Unavailable; open streams of those sessions
+// end. It does not close the listener or the http.Server. Call it before
+// http.Server.Shutdown, which waits for open streams to end. Close may be
+// called more than once.
+func (h *HTTPHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	ids := h.ids
+	h.ids = make(map[string]bool)
+	h.mu.Unlock()
+	h.closeSessions(ids)
+	return nil
+}
+
+func (h *HTTPHandler) closeSessions(ids map[string]bool) {
+	for ss := range h.s.mcp.Sessions() {
+		if ids[ss.ID()] {
+			ss.Close()
+		}
+	}
+}

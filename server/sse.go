@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SSEHandler serves a [Server] over the legacy HTTP+SSE transport of
+// protocol revision 2024-11-05, for clients that still need it: a GET
+// opens a session and its event stream, whose first event names the
+// endpoint (this handler's path with a ?sessionid= query) where the client
+// POSTs its messages. It is the go-sdk's mcp.SSEHandler behind the same
+// checks as [HTTPHandler] (Host, Origin, body bound; see [HTTPOptions]).
+//
+// A session lasts as long as its GET stream: it ends when the client
+// disconnects or the handler is closed. A POST for a session that ended
+// gets 404 Not Found. The legacy transport has no resumption and no
+// DELETE, and its session ids are always random: Options.SessionID,
+// EventStoreBytes and IdleTimeout do not apply.
+type SSEHandler struct {
+	inner   *mcp.SSEHandler
+	policy  hostPolicy
+	maxBody int64
+
+	// mu guards the fields below.
+	mu      sync.Mutex
+	closed  bool
+	streams map[*context.CancelFunc]bool // one per open GET stream
+	wg      sync.WaitGroup               // the open GET streams; Add only while !closed
+}
+
+// SSEHandler returns an http.Handler that serves s over the legacy
+// HTTP+SSE transport. A nil opts means defaults. It panics if an
+// AllowedOrigins entry is not an origin.
+func (s *Server) SSEHandler(opts *HTTPOptions) *SSEHandler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &SSEHandler{
+		policy:  newHostPolicy("SSEHandler", &o),
+		maxBody: bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
+		streams: make(map[*context.CancelFunc]bool),
+	}
+	h.inner = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.SSEOptions{
+		MaxRequestBodyBytes:        h.maxBody,
+		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+	})
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if !guard(w, req, closed, h.policy, h.maxBody) {
+		return
+	}
+	if req.Method != http.MethodGet {
+		h.inner.ServeHTTP(w, req)
+		return
+	}
+	// A GET is a session: let Close end it.
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
+		return
+	}
+	h.streams[&cancel] = true
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.streams, &cancel)
+		h.mu.Unlock()
+		h.wg.Done()
+	}()
+	h.inner.ServeHTTP(w, req.WithContext(ctx))
+}
+
+// Close ends every open session and waits for their streams to end, and
+// refuses every later request with 503 Service Unavailable. It does not
+// close the listener or the http.Server. Close may be called more than
+// once.
+func (h *SSEHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	streams := h.streams
+	h.streams = make(map[*context.CancelFunc]bool)
+	h.mu.Unlock()
+	for cancel := range streams {
+		(*cancel)()
+	}
+	h.wg.Wait()
+	return nil
+}
