@@ -108,6 +108,9 @@
 //		                            the allowlist taken from the test process
 //		                            (not the script: use mcpcall for that),
 //		                            plus -env values and GORACE.
+//		  http URL                  a Streamable HTTP server (transport/
+//		                            streamablehttp, default options: no
+//		                            credentials; http only on loopback)
 //		  replay FILE               the session recorded in the cassette FILE,
 //		                            with no server at all
 //		-record FILE writes the session to the cassette FILE when the client

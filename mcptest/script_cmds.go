@@ -18,6 +18,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
+	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 )
@@ -49,7 +50,7 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | replay FILE)`
+const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http URL | replay FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
@@ -104,7 +105,12 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		f = p
 	case "http":
-		ts.Fatalf("connect: http is not supported yet")
+		if len(rest) != 1 {
+			fs.Usage()
+		}
+		hf, err := streamablehttp.New(rest[0], nil)
+		ts.Check(err)
+		f = hf
 	default:
 		fs.Usage()
 	}
