@@ -22,6 +22,9 @@ import (
 // leaked.
 var GroupTimeout = 2 * time.Second
 
+// reapTimeout bounds the wait for a leaked group to die after SIGKILL.
+const reapTimeout = 2 * time.Second
+
 // LeakCheck fails t at cleanup if a goroutine started since the call, or a
 // process group started through mcptest (or a factory wrapped by [Track])
 // during t, is still running. The report names each leaked goroutine by its
@@ -110,6 +113,9 @@ func (tr *tracker) leaked(timeout time.Duration) string {
 			fmt.Fprintf(&b, "    %s\n", p)
 		}
 		syscall.Kill(-g, syscall.SIGKILL)
+		if ps := waitGroupEmpty(g, reapTimeout); len(ps) > 0 {
+			fmt.Fprintf(&b, "    (still running %v after SIGKILL)\n", reapTimeout)
+		}
 	}
 	return b.String()
 }
