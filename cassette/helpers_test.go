@@ -28,8 +28,11 @@ type echoIn struct {
 	Password string `json:"password,omitempty"` // accepted and ignored
 }
 
-func newCounter() *counter {
-	c := &counter{srv: mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "v1.0.0"}, nil)}
+func newCounter() *counter { return newCounterWith(nil) }
+
+// newCounterWith is newCounter with server options.
+func newCounterWith(opts *mcp.ServerOptions) *counter {
+	c := &counter{srv: mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "v1.0.0"}, opts)}
 	mcp.AddTool(c.srv, &mcp.Tool{Name: "count", Description: "Counts its calls."}, func(ctx context.Context, req *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, any, error) {
 		n := c.calls.Add(1)
 		return text(fmt.Sprintf("%s #%d", in.Label, n)), nil, nil

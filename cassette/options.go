@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/transport"
+	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // Options configure recording, replay and verification. One Options value
@@ -43,6 +45,21 @@ type Options struct {
 	// messages that were never sent, as an *UnusedError. If false they are
 	// only available from Player.Unused.
 	Strict bool
+
+	// RedactHeaders names HTTP headers whose values are replaced by
+	// placeholders, in addition to Authorization, Proxy-Authorization,
+	// Cookie and Set-Cookie, which always are. A value "Scheme credential"
+	// keeps its scheme ("Bearer REDACTED-1").
+	RedactHeaders []string
+	// Hooks are go-vcr hooks run on each HTTP exchange, presented as a
+	// go-vcr cassette.Interaction: AfterCaptureHook and BeforeSaveHook when
+	// the recorder saves (after the built-in redaction, so hooks never see
+	// a secret), BeforeResponseReplayHook before replay serves a response.
+	// See the package documentation, "HTTP and go-vcr".
+	Hooks []*recorder.Hook
+	// FS stores HTTP cassettes (go-vcr's storage interface). If nil, files
+	// are read and written on disk, written atomically.
+	FS vcr.FS
 
 	// Stderr records, when the session ends, the tail of the server's
 	// standard error that the inner connection reports through

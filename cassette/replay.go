@@ -39,6 +39,8 @@ type Player struct {
 	match *matcher
 	want  []any // comparable form of each client message; nil for others
 
+	http *httpPlay // for a streamablehttp cassette; nil for the message level
+
 	mu   sync.Mutex // guards used and conn
 	used bool
 	conn *playConn
@@ -52,13 +54,16 @@ func (c *Cassette) Player(opts *Options) *Player {
 	p := &Player{c: c, opts: o, match: newMatcher(o), want: make([]any, len(c.Interactions))}
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
-		if in.Kind == KindMessage && in.From == FromClient {
+		if in.Kind == KindMessage && in.From == FromClient || in.Kind == KindRequest && in.Message != nil {
 			t, err := p.match.tree(in.Message, nil)
 			if err != nil {
 				panic("cassette: a parsed message does not decode: " + err.Error())
 			}
 			p.want[i] = t
 		}
+	}
+	if c.Kind() == transport.KindStreamableHTTP {
+		p.http = newHTTPPlay(p)
 	}
 	return p
 }
@@ -84,6 +89,9 @@ func (p *Player) Transport() (mcp.Transport, error) {
 		return nil, ErrUsed
 	}
 	p.used = true
+	if p.http != nil {
+		return p.http.transport()
+	}
 	p.conn = &playConn{
 		p:      p,
 		red:    newRedactor(p.opts),
@@ -99,6 +107,9 @@ func (p *Player) Transport() (mcp.Transport, error) {
 // Err returns the errors of the session so far: every *MismatchError, and,
 // once the connection is closed in strict mode, an *UnusedError.
 func (p *Player) Err() error {
+	if p.http != nil {
+		return p.http.err()
+	}
 	p.mu.Lock()
 	c := p.conn
 	p.mu.Unlock()
@@ -110,6 +121,9 @@ func (p *Player) Err() error {
 
 // Unused returns the recorded client messages not matched so far.
 func (p *Player) Unused() []Unused {
+	if p.http != nil {
+		return p.http.unused()
+	}
 	p.mu.Lock()
 	c := p.conn
 	p.mu.Unlock()

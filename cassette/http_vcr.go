@@ -1,0 +1,218 @@
+package cassette
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
+)
+
+// Hook stages, as go-vcr names them.
+const (
+	afterCapture = recorder.AfterCaptureHook
+	beforeSave   = recorder.BeforeSaveHook
+	beforeReplay = recorder.BeforeResponseReplayHook
+)
+
+// VCRMode returns the go-vcr recorder mode that corresponds to m:
+// ModeReplay is go-vcr's ModeReplayOnly, ModeRecord its ModeRecordOnly,
+// ModeRecordOnce and ModePassthrough the modes of the same names.
+func (m Mode) VCRMode() recorder.Mode {
+	switch m {
+	case ModeRecord:
+		return recorder.ModeRecordOnly
+	case ModeRecordOnce:
+		return recorder.ModeRecordOnce
+	case ModePassthrough:
+		return recorder.ModePassthrough
+	}
+	return recorder.ModeReplayOnly
+}
+
+// ModeFromVCR returns the Mode that corresponds to a go-vcr recorder mode.
+// go-vcr's ModeReplayWithNewEpisodes has none (a cassette holds exactly one
+// session, so there is nothing to append to), and is an error.
+func ModeFromVCR(m recorder.Mode) (Mode, error) {
+	switch m {
+	case recorder.ModeReplayOnly:
+		return ModeReplay, nil
+	case recorder.ModeRecordOnly:
+		return ModeRecord, nil
+	case recorder.ModeRecordOnce:
+		return ModeRecordOnce, nil
+	case recorder.ModePassthrough:
+		return ModePassthrough, nil
+	}
+	return 0, fmt.Errorf("cassette: go-vcr mode %v has no equivalent: a cassette holds exactly one session", m)
+}
+
+// streamLines indexes the lines of one stream.
+type streamLines struct {
+	req, resp, close int // -1 when absent
+	events           []int
+}
+
+// streamIndex indexes the HTTP lines of c by stream.
+func streamIndex(ins []Interaction) map[int]*streamLines {
+	idx := map[int]*streamLines{}
+	for i := range ins {
+		in := &ins[i]
+		s := idx[in.Stream]
+		switch in.Kind {
+		case KindRequest:
+			idx[in.Stream] = &streamLines{req: i, resp: -1, close: -1}
+		case KindResponse:
+			s.resp = i
+		case KindEvent:
+			s.events = append(s.events, i)
+		case KindClose:
+			s.close = i
+		}
+	}
+	return idx
+}
+
+// applyHooks runs the hooks of the given kinds, in that order, on every
+// exchange of c, presented as a go-vcr Interaction: Request.Method, URL,
+// Headers and Body; Response.Code, Status, Headers and Body, the body of an
+// event stream being its events as event-stream text. What a hook changes
+// is written back, except that it may not change the number of events of a
+// stream. An exchange a hook marks DiscardOnSave is left out (when
+// discardOK: in recording).
+func applyHooks(c *Cassette, hooks []*recorder.Hook, discardOK bool, kinds ...recorder.HookKind) error {
+	var run []*recorder.Hook
+	for _, k := range kinds {
+		for _, h := range hooks {
+			if h != nil && h.Kind == k {
+				run = append(run, h)
+			}
+		}
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	idx := streamIndex(c.Interactions)
+	streams := make([]int, 0, len(idx))
+	for s := range idx {
+		streams = append(streams, s)
+	}
+	slices.Sort(streams)
+	discard := map[int]bool{}
+	for n, s := range streams {
+		sl := idx[s]
+		vi := toVCR(c.Interactions, sl)
+		vi.ID = n
+		for _, h := range run {
+			if err := h.Handler(vi); err != nil {
+				return fmt.Errorf("%s hook on stream %d: %w", h.Kind, s, err)
+			}
+		}
+		if vi.DiscardOnSave && discardOK {
+			discard[s] = true
+			continue
+		}
+		if err := fromVCR(c.Interactions, sl, vi); err != nil {
+			return fmt.Errorf("%s hook on stream %d: %w", run[0].Kind, s, err)
+		}
+	}
+	if len(discard) > 0 {
+		c.Interactions = slices.DeleteFunc(c.Interactions, func(in Interaction) bool { return discard[in.Stream] })
+	}
+	return nil
+}
+
+func bodyText(in *Interaction) string {
+	if in.Message != nil {
+		return string(in.Message)
+	}
+	return in.Text
+}
+
+func toVCR(ins []Interaction, sl *streamLines) *vcr.Interaction {
+	req := &ins[sl.req]
+	vi := &vcr.Interaction{Request: vcr.Request{
+		Method: req.HTTP.Method, URL: req.URL, Headers: req.Headers.Clone(), Body: bodyText(req),
+	}}
+	if sl.resp < 0 {
+		return vi
+	}
+	resp := &ins[sl.resp]
+	vi.Response = vcr.Response{Code: resp.Status, Status: http.StatusText(resp.Status), Headers: resp.Headers.Clone(), Body: bodyText(resp)}
+	if len(sl.events) > 0 {
+		var buf bytes.Buffer
+		for _, i := range sl.events {
+			e := eventOf(&ins[i])
+			e.wire(&buf)
+		}
+		vi.Response.Body = buf.String()
+	}
+	return vi
+}
+
+func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
+	req := &ins[sl.req]
+	req.HTTP.Method, req.URL, req.Headers = vi.Request.Method, vi.Request.URL, emptyNil(vi.Request.Headers)
+	setBodyText(req, vi.Request.Body)
+	if sl.resp < 0 {
+		return nil
+	}
+	resp := &ins[sl.resp]
+	resp.Status, resp.Headers = vi.Response.Code, emptyNil(vi.Response.Headers)
+	if len(sl.events) == 0 {
+		setBodyText(resp, vi.Response.Body)
+		return nil
+	}
+	evs, err := parseSSE([]byte(vi.Response.Body))
+	if err != nil {
+		return err
+	}
+	if len(evs) != len(sl.events) {
+		return fmt.Errorf("the stream's %d events became %d: a hook may change events, not add or remove them", len(sl.events), len(evs))
+	}
+	for k, i := range sl.events {
+		in := &ins[i]
+		in.Event, in.ID, in.Retry = evs[k].Name, evs[k].ID, evs[k].Retry
+		in.Message, in.Text, in.msg = nil, "", nil
+		if evs[k].Data != nil {
+			setBodyText(in, string(evs[k].Data))
+		}
+	}
+	return nil
+}
+
+// eventOf returns the event a line holds.
+func eventOf(in *Interaction) sseEvent {
+	e := sseEvent{Name: in.Event, ID: in.ID, Retry: in.Retry}
+	if in.Message != nil {
+		e.Data = in.Message
+	} else if in.Text != "" {
+		e.Data = []byte(in.Text)
+	}
+	return e
+}
+
+// setBodyText sets a line's body: a JSON-RPC message if it is one, else text.
+func setBodyText(in *Interaction, s string) {
+	in.Message, in.Text, in.msg = nil, "", nil
+	if s == "" {
+		return
+	}
+	if msg, err := jsonrpc.DecodeMessage([]byte(s)); err == nil {
+		if canon, err := canonical([]byte(s)); err == nil {
+			in.Message, in.msg = canon, msg
+			return
+		}
+	}
+	in.Text = s
+}
+
+func emptyNil(h http.Header) http.Header {
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}
