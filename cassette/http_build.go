@@ -27,10 +27,19 @@ func buildHTTP(path string, entries []hEntry, o *Options) (*Cassette, error) {
 	var hs headerScan
 	ids := eventIDs{}
 	c := &Cassette{File: path, Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
+	calls := map[int]jsonrpc.ID{} // stream → the call its request carries
+	answered := map[int]bool{}    // streams whose call was answered on them
 	for _, i := range lineOrder(entries) {
 		e := entries[i]
 		in := e.in
 		in.pair = -1
+		if in.Kind == KindClose && answered[in.Stream] && in.End != EndError {
+			// Once a POST stream has carried the answer to its call, the
+			// client reads nothing more from it: how it ended after that
+			// (the server's end, the client's drain, the session's end) is
+			// timing, not behaviour.
+			in.End = EndEOF
+		}
 		in.URL = red.text(in.URL)
 		in.Event, in.ID, in.Retry = red.text(in.Event), red.text(ids.alias(in.ID)), red.text(in.Retry)
 		if v := in.Headers.Get("Last-Event-ID"); v != "" {
@@ -45,6 +54,16 @@ func buildHTTP(path string, entries []hEntry, o *Options) (*Cassette, error) {
 					return nil, fmt.Errorf("decoding a message: %w", err)
 				}
 				hs.scan(in.side(), msg, tree)
+				switch m := msg.(type) {
+				case *jsonrpc.Request:
+					if in.Kind == KindRequest && m.IsCall() {
+						calls[in.Stream] = m.ID
+					}
+				case *jsonrpc.Response:
+					if id, ok := calls[in.Stream]; ok && in.Kind == KindEvent && id == m.ID {
+						answered[in.Stream] = true
+					}
+				}
 				in.Message = encodeTree(red.tree(tree))
 			} else {
 				in.Text = red.text(string(e.raw))

@@ -52,7 +52,6 @@ func newHTTPRig(t testing.TB, middleware func(http.Handler) http.Handler) *httpR
 	return r
 }
 
-
 func (r *httpRig) url() string { return r.srv.URL + "/mcp" }
 
 // base returns a fresh pool for one recording, closed at cleanup.
