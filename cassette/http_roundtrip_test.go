@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 
@@ -102,6 +103,26 @@ func (p *Player) Transport() (mcp.Transport, error) {
 	}
 	p.conn.advance()
 	return playTransport{p.conn}, nil
+}
+
+// RoundTripper returns the round tripper that serves a streamablehttp
+// cassette, for a client that builds its own streamablehttp factory
+// (pointed at Endpoint, with Base set to it); nil for other cassettes. It
+// shares the Player's state: use it or Transport, not both.
+func (p *Player) RoundTripper() http.RoundTripper {
+	if p.http == nil {
+		return nil
+	}
+	return p.http
+}
+
+// Endpoint returns the URL a replayed HTTP session is addressed to:
+// ReplayOrigin and the recorded path. It is "" for other cassettes.
+func (p *Player) Endpoint() string {
+	if p.http == nil {
+		return ""
+	}
+	return p.http.endpoint()
 }
 
 // Err returns the errors of the session so far: every *MismatchError, and,
