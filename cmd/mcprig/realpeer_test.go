@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport/stdio"
+)
+
+// The real-peer tests drive @modelcontextprotocol/server-everything and the
+// MCP Inspector's CLI, installed by scripts/real-peers, which exports where
+// they are. They skip, saying why, when it did not run:
+//
+//	scripts/real-peers go test -run RealPeer ./cmd/mcprig
+//
+// With -update, TestRealPeerEverythingStdio rewrites the committed cassette
+// that TestEverythingCassette replays with no Node.js at all.
+
+// everythingCassette is the committed recording of server-everything over
+// stdio, driven by driveEverything.
+var everythingCassette = filepath.Join("..", "..", "testdata", "cassettes", "everything-stdio.jsonl")
+
+// minNode is the oldest Node.js major the peers run on (the Inspector needs
+// 22.19 or later).
+const minNode = 22
+
+// realPeer returns the path in the environment variable name, set by
+// scripts/real-peers, and checks that its Node.js is recent enough; it skips
+// the test when either is missing.
+func realPeer(t *testing.T, name string) string {
+	t.Helper()
+	path := os.Getenv(name)
+	if path == "" {
+		t.Skipf("%s not set: run under scripts/real-peers (it installs server-everything and the Inspector with npm)", name)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s: %v: run scripts/real-peers again", name, err)
+	}
+	node := os.Getenv("MCPRIG_NODE")
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Skipf("MCPRIG_NODE=%q --version: %v", node, err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	major, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	if major < minNode {
+		t.Skipf("Node.js %s is older than %d", v, minNode)
+	}
+	return path
+}
+
+// noNodePATH returns a PATH on which no node can be found.
+func noNodePATH(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if p, err := exec.LookPath(filepath.Join(dir, "node")); err == nil {
+		t.Fatalf("node found at %s", p)
+	}
+	return dir
+}
+
+// everythingResults is what driveEverything sees.
+type everythingResults struct {
+	Protocol string
+	Tools    []string
+	Echo     []string
+	Sum      []string
+}
+
+// driveEverything connects through f and makes the same calls every time.
+func driveEverything(t *testing.T, f *stdio.Factory) everythingResults {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// server-everything announces tools/list_changed as the session starts,
+	// and the client re-discovers the catalog. Calls are made once that is
+	// done, so that the client's messages come in the same order in every
+	// run: a cassette replays them in the recorded order.
+	relisted := make(chan struct{}, 1)
+	h := &client.Handlers{ListChanged: func(what string, _ *client.Catalog) {
+		select {
+		case relisted <- struct{}{}:
+		default:
+		}
+	}}
+	c, err := client.Connect(ctx, client.Definition{Name: "everything", Transport: f}, h)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer closeClient(t, c)
+	select {
+	case <-relisted:
+	case <-time.After(10 * time.Second):
+		t.Log("server-everything announced no list change within 10s; calling anyway")
+	}
+	r := everythingResults{Protocol: c.ProtocolVersion()}
+	for _, tool := range c.Catalog().Tools {
+		r.Tools = append(r.Tools, tool.Name)
+	}
+	res, err := c.CallTool(ctx, "echo", map[string]any{"message": "hello from mcprig"})
+	if err != nil {
+		t.Fatalf("echo: %v", err)
+	}
+	r.Echo = textOf(res)
+	res, err = c.CallTool(ctx, "get-sum", map[string]any{"a": 2, "b": 3})
+	if err != nil {
+		t.Fatalf("get-sum: %v", err)
+	}
+	r.Sum = textOf(res)
+	return r
+}
+
+// TestRealPeerEverythingStdio records server-everything over stdio through
+// "mcprig record", driven by this project's client, then replays the
+// cassette with no Node.js on PATH: the client sees the same results.
+func TestRealPeerEverythingStdio(t *testing.T) {
+	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "everything.jsonl")
+	recorded := driveEverything(t, mcprig(t, nil, "record", "-o", path, "--", everything, "stdio"))
+	if recorded.Protocol != client.ProfileStable.ProtocolVersion() {
+		t.Errorf("server-everything negotiated %q, want %q", recorded.Protocol, client.ProfileStable.ProtocolVersion())
+	}
+	if len(recorded.Echo) != 1 || recorded.Echo[0] != "Echo: hello from mcprig" {
+		t.Errorf("echo = %q", recorded.Echo)
+	}
+	replayed := driveEverything(t, mcprig(t, map[string]string{"PATH": noNodePATH(t)}, "replay", path))
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replay mismatch (-recorded +replayed):\n%s", diff)
+	}
+	if *update {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(everythingCassette, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRealPeerInspectorStdio records server-everything through
+// "mcprig record" driven by the MCP Inspector's CLI, then has the Inspector
+// call the same tool on "mcprig replay" with no Node.js on the replaying
+// side's PATH: it prints the same result.
+func TestRealPeerInspectorStdio(t *testing.T) {
+	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
+	inspector := realPeer(t, "MCPRIG_INSPECTOR")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "inspector.jsonl")
+	call := []string{"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hello from the inspector"}
+
+	recorded := runInspector(t, inspector, dir, os.Getenv("PATH"), append([]string{self(t), "record", "-o", path, "--", everything, "stdio"}, call...)...)
+	if !strings.Contains(recorded, "Echo: hello from the inspector") {
+		t.Fatalf("inspector through mcprig record printed:\n%s", recorded)
+	}
+	replayed := runInspector(t, inspector, dir, noNodePATH(t), append([]string{self(t), "replay", path}, call...)...)
+	if diff := cmp.Diff(jsonOf(t, recorded), jsonOf(t, replayed)); diff != "" {
+		t.Errorf("inspector output mismatch (-recorded +replayed):\n%s", diff)
+	}
+}
+
+// runInspector runs the Inspector's CLI on target and returns its stdout.
+// The Inspector passes PATH on to the server it launches.
+func runInspector(t *testing.T, inspector, home, path string, target ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// HOME is a temporary directory: the Inspector keeps a catalog there.
+	args := append([]string{"--cli"}, target...)
+	cmd := exec.CommandContext(ctx, inspector, args...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "GORACE=" + noExitSleep}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("inspector %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+func jsonOf(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("inspector output is not JSON: %v\n%s", err, s)
+	}
+	return v
+}
+
+// TestEverythingCassette replays the committed recording of server-everything
+// with no Node.js, server or network: it runs in every plain go test.
+func TestEverythingCassette(t *testing.T) {
+	leakcheck.Check(t)
+	got := driveEverything(t, mcprig(t, map[string]string{"PATH": noNodePATH(t)}, "replay", "--strict", everythingCassette))
+	if got.Protocol != "2025-11-25" || len(got.Tools) == 0 {
+		t.Errorf("replayed session: protocol %q, %d tools", got.Protocol, len(got.Tools))
+	}
+	want := []string{"Echo: hello from mcprig"}
+	if diff := cmp.Diff(want, got.Echo); diff != "" {
+		t.Errorf("echo mismatch (-want +got):\n%s", diff)
+	}
+	if len(got.Sum) != 1 || !strings.Contains(got.Sum[0], "5") {
+		t.Errorf("get-sum = %q, want the sum 5", got.Sum)
+	}
+}
