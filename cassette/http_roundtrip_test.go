@@ -172,3 +172,25 @@ func mustReplay(t testing.TB, path string, opts *cassette.Options) *cassette.Pla
 	}
 	return p
 }
+
+// TestHTTPGoldenCassette proves determinism across runs and processes:
+// recording the script over HTTP gives exactly the committed cassette.
+func TestHTTPGoldenCassette(t *testing.T) {
+	leakcheck.Check(t)
+	golden := filepath.Join("testdata", "http.jsonl")
+	tok := auth.NewToken("s3cr3t-golden")
+	got, _ := recordHTTP(t, filepath.Join(t.TempDir(), "http.jsonl"), &cassette.Options{Revealers: []cassette.Revealer{tok}},
+		&streamablehttp.Options{Credentials: auth.Bearer(tok)}, script...)
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestHTTPGoldenCassette -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("recorded cassette mismatch (-%s +recorded):\n%s", golden, diff)
+	}
+}
