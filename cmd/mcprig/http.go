@@ -5,20 +5,166 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 )
 
-// errHTTPUnsupported is returned by the HTTP forms of record and replay until
-// the cassette package records and replays HTTP sessions.
-var errHTTPUnsupported = errors.New("not yet supported: the cassette package cannot record or replay HTTP sessions yet")
+// errNotLoopback is returned when --listen names an address other machines
+// could reach and --allow-remote was not given.
+var errNotLoopback = errors.New("not a loopback address (use --allow-remote to listen on it)")
 
-func recordHTTP(_ context.Context, _ *recordFlags, _ *cassette.Options, _, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "mcprig record --upstream: %v\n", errHTTPUnsupported)
-	return 1
+// listen opens a TCP listener on addr, refusing non-loopback hosts unless
+// allowRemote.
+func listen(addr string, allowRemote bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	if !allowRemote {
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, fmt.Errorf("--listen %s: %w", addr, errNotLoopback)
+		}
+	}
+	return net.Listen("tcp", addr)
 }
 
-func replayHTTP(_ context.Context, _ *replayFlags, _ *cassette.Cassette, _ *cassette.Options, _, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "mcprig replay --listen: %v\n", errHTTPUnsupported)
-	return 1
+// A session proxy forwards every request it gets to one endpoint through a
+// round tripper (a recorder or a replaying cassette), streaming responses
+// as they come, and reports when the client ended its session with DELETE.
+type sessionProxy struct {
+	endpoint *url.URL
+	rp       *httputil.ReverseProxy
+	ended    chan struct{}
+	once     sync.Once
+}
+
+func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer) *sessionProxy {
+	p := &sessionProxy{endpoint: endpoint, ended: make(chan struct{})}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			u := *endpoint
+			u.RawQuery = r.In.URL.RawQuery
+			r.Out.URL = &u
+			r.Out.Host = ""
+			// The browser-facing Origin check is this proxy's listener's
+			// business, not the upstream's.
+			r.Out.Header.Del("Origin")
+			// Compression is the upstream hop's own: the recorder's
+			// transport asks for it and decodes it, so that what is
+			// recorded and forwarded is plain text.
+			r.Out.Header.Del("Accept-Encoding")
+		},
+		Transport:     rt,
+		FlushInterval: -1, // server-sent events go out as they arrive
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if !errors.Is(err, context.Canceled) {
+				fmt.Fprintf(errlog, "mcprig: %s %s: %v\n", r.Method, r.URL.Path, err)
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	return p
+}
+
+func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.rp.ServeHTTP(w, r)
+	if r.Method == http.MethodDelete {
+		p.once.Do(func() { close(p.ended) })
+	}
+}
+
+// serve runs srv on l until the client deletes its session or ctx is done,
+// then shuts the server down (open streams are cut after a short grace).
+func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	var err error
+	select {
+	case <-p.ended:
+	case <-ctx.Done():
+	case err = <-errc:
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(sctx) != nil {
+		srv.Close() // a standalone GET stream never ends on its own
+	}
+	<-errc
+	return err
+}
+
+// recordHTTP runs the recording HTTP proxy: it prints the URL to connect to
+// on stdout, forwards to the upstream and writes the cassette when the
+// client deletes its session or mcprig is interrupted.
+func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, stdout, stderr io.Writer) int {
+	up, err := url.Parse(f.upstream)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return usageError(stderr, "mcprig record", fmt.Sprintf("--upstream %q: want an http or https URL", f.upstream))
+	}
+	l, err := listen(f.listen, f.allowRemote)
+	if err != nil {
+		return usageError(stderr, "mcprig record", err.Error())
+	}
+	rec, err := newHTTPRecorder(f.upstream, f.out, opts)
+	if err != nil {
+		l.Close()
+		return usageError(stderr, "mcprig record", err.Error())
+	}
+	p := newSessionProxy(up, rec, stderr)
+	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), up.EscapedPath())
+	serveErr := p.serve(ctx, l)
+	if err := errors.Join(serveErr, rec.Close()); err != nil {
+		fmt.Fprintf(stderr, "mcprig record: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "mcprig record: wrote %s\n", f.out)
+	return 0
+}
+
+func newHTTPRecorder(endpoint, path string, opts *cassette.Options) (r *cassette.HTTPRecorder, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("invalid options: %v", p)
+		}
+	}()
+	return cassette.RecordHTTP(endpoint, nil, path, opts), nil
+}
+
+// replayHTTP serves a streamablehttp cassette over HTTP on f.listen until the
+// client deletes its session or mcprig is interrupted.
+func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, stdout, stderr io.Writer) int {
+	p, err := newPlayer(c, opts)
+	if err != nil {
+		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	rt := p.RoundTripper()
+	if rt == nil {
+		fmt.Fprintf(stderr, "mcprig replay: --listen serves cassettes recorded over Streamable HTTP; %s was recorded over %s (replay it over stdio, without --listen)\n", c.File, c.Header.Transport)
+		return 2
+	}
+	endpoint, err := url.Parse(p.Endpoint())
+	if err != nil {
+		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		return 1
+	}
+	l, err := listen(f.listen, f.allowRemote)
+	if err != nil {
+		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	sp := newSessionProxy(endpoint, rt, stderr)
+	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())
+	if err := errors.Join(sp.serve(ctx, l), p.Err()); err != nil {
+		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		return 1
+	}
+	return 0
 }
