@@ -16,17 +16,31 @@
 //	tr, err := f.Transport()
 //	cs, err := mcp.NewClient(impl, nil).Connect(ctx, tr, nil)
 //
+// Streamable HTTP sessions are recorded below the transport's credential
+// round tripper by an [HTTPRecorder], and replayed by the same [Player]:
+//
+//	rec := cassette.RecordHTTP(endpoint, nil, "testdata/docs.jsonl", &cassette.Options{Revealers: []cassette.Revealer{token}})
+//	f, err := streamablehttp.New(endpoint, &streamablehttp.Options{Base: rec, Credentials: auth.Bearer(token)})
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+//	… c.Close(); err = rec.Close() // writes the cassette
+//
+//	p, err := cassette.Replay("testdata/docs.jsonl", nil) // a transport.Factory, as before
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: p}, nil)
+//
 // [Verify] drives a live server with a cassette's client messages and
-// reports where its answers drifted from the recording.
+// reports where its answers drifted from the recording (message level only).
 //
 // # Levels
 //
 // stdio and in-process sessions are recorded at the message level: every
 // JSON-RPC message, in both directions, in the order the client saw it,
 // notifications and server-to-client requests (sampling, elicitation, roots)
-// included. HTTP sessions will be recorded at the http.RoundTripper level
-// under the same header, with interaction kinds of their own; a reader
-// refuses kinds it does not know.
+// included. Streamable HTTP sessions are recorded at the http.RoundTripper
+// level (wrapping the go-sdk's HTTP connection is not an option: the go-sdk
+// client needs its private hooks; [Open] refuses it with [ErrHTTPLevel]),
+// under the same header, with line kinds of their own (see "HTTP" below). A
+// reader refuses kinds it does not know, and message lines in an HTTP
+// cassette or HTTP lines in another.
 //
 // # Format
 //
@@ -77,6 +91,95 @@
 // which the connection's Close and [Player.Err] also return. Recorded client
 // messages never sent are reported by [Player.Unused], and by Close as an
 // [*UnusedError] in strict mode.
+//
+// # HTTP
+//
+// An HTTP cassette's header names the transport "streamablehttp". Each HTTP
+// request opens a stream, numbered from 1 in the order the requests were
+// made, and its lines carry the number:
+//
+//	{"kind":"request","stream":4,"method":"POST","url":"/mcp","headers":{"Authorization":["Bearer REDACTED-1"],"Mcp-Session-Id":["session-1"],…},"message":{"id":2,"jsonrpc":"2.0","method":"tools/call",…}}
+//	{"kind":"response","stream":4,"status":200,"headers":{"Content-Type":["text/event-stream"],…}}
+//	{"kind":"event","stream":4,"event":"prime","id":"s2_0"}
+//	{"kind":"event","stream":4,"event":"message","id":"s2_1","message":{"id":2,"jsonrpc":"2.0","result":{…}}}
+//	{"kind":"close","stream":4,"end":"eof"}
+//
+// A "request" holds the method, the URL's path and query (the origin is not
+// recorded: a loopback port would make every recording differ), the headers
+// and the body; a "response" the status, the headers and, unless it is an
+// event stream, the body; an "event" one server-sent event (event, id,
+// retry, data); a "close" how an event stream ended: "eof" (the server
+// ended it, or the stream had already carried the answer to its call),
+// "dropped" (it broke), "client" (the client stopped reading), "session"
+// (still open when the session ended: the standalone GET stream) or "error"
+// (the request got no response). A body or data that is a JSON-RPC message
+// is in "message", canonical as above; anything else is in "text". Headers
+// that change from run to run or describe the connection (Date,
+// Content-Length, Connection, Transfer-Encoding, …) are left out.
+//
+// The recorder tees each body as the client reads it: every event is
+// recorded as it arrives, and nothing is held back, so the standalone GET
+// stream, which lasts as long as the session, is recorded until the DELETE
+// that ends the session (or until [HTTPRecorder.Close]). Lines are written
+// in the order things happened, with two exceptions that keep re-recordings
+// byte-identical: a close line follows its stream's last line, and a
+// response without a body (202, 204) follows its request. Server-sent event
+// ids are opaque to clients and random in most servers, so the recorder
+// renames them ("<random>_3" becomes "s1_3"), alike in events and in
+// Last-Event-ID headers. Session ids (Mcp-Session-Id) are kept: give the
+// recorded server a deterministic generator (the go-sdk's
+// ServerOptions.GetSessionID) for deterministic files.
+//
+// A [Player] of an HTTP cassette is a transport.Factory too: its transport
+// is this module's streamablehttp transport at [ReplayOrigin] plus the
+// recorded path, whose Base is the replaying round tripper
+// ([Player.RoundTripper], [Player.Endpoint] for building one's own), so no
+// request leaves the process. Each live request is matched to the first
+// unserved recorded request with the same method, path, Mcp-Session-Id and
+// Last-Event-ID whose JSON-RPC body matches as at the message level (method
+// and canonical params, ids rewritten, "_meta" and IgnorePaths ignored,
+// placeholders alike). Each recorded request is served once: a recorded
+// tools/call is never answered twice. The recorded response is served with
+// the recorded session id, a JSON body as JSON (its id rewritten to the live
+// request's), an event stream as a stream, event by event, each event once
+// every request recorded before it has been served; the stream then ends as
+// recorded: a drop breaks it (the client resumes with GET and Last-Event-ID,
+// matched to the recorded resume), "client" and "session" keep it open until
+// the client closes it. A request that matches nothing is a
+// [*MismatchError] (kept for [Player.Err]); a call gets it as a JSON-RPC
+// error, a GET or DELETE is answered 405.
+//
+// # HTTP and go-vcr
+//
+// The HTTP level follows go-vcr v4's cassette model (gopkg.in/dnaeon/go-vcr.v4)
+// without its file format. go-vcr stores request/response pairs in YAML,
+// each with a whole body and a duration; that cannot hold a stream whose
+// events arrive over minutes, and durations and random ids would make every
+// recording differ. So a cassette keeps this package's JSON Lines format, and
+// go-vcr's model is used where it fits:
+//
+//   - Hooks: [Options].Hooks takes go-vcr's *recorder.Hook. Each exchange
+//     (one stream) is presented as a go-vcr cassette.Interaction (Request
+//     Method, URL, Headers, Body; Response Code, Status, Headers, Body, the
+//     body of an event stream being its events as event-stream text).
+//     AfterCaptureHook and BeforeSaveHook run when the recorder saves, after
+//     the built-in redaction (hooks never see a secret); DiscardOnSave
+//     leaves an exchange out. BeforeResponseReplayHook runs on each
+//     exchange before replay serves it. A hook may rewrite events, not add
+//     or remove them.
+//   - Storage: [Options].FS takes go-vcr's cassette.FS for writing HTTP
+//     cassettes (default: the disk, written atomically).
+//   - Modes: [Mode.VCRMode] and [ModeFromVCR] map ModeReplay, ModeRecord,
+//     ModeRecordOnce and ModePassthrough to go-vcr's ModeReplayOnly,
+//     ModeRecordOnly, ModeRecordOnce and ModePassthrough. go-vcr's
+//     ModeReplayWithNewEpisodes has no counterpart: a cassette is one
+//     session.
+//
+// Redaction of HTTP sessions adds headers to the rules above: Authorization,
+// Proxy-Authorization, Cookie, Set-Cookie and [Options].RedactHeaders are
+// replaced by placeholders (an authorization scheme is kept: "Bearer
+// REDACTED-1"), and every other header, URL and event field is redacted as
+// text.
 //
 // # Errors
 //

@@ -155,6 +155,12 @@ var ErrNotRecorded = errors.New("cassette not recorded")
 // was given.
 var ErrNoLive = errors.New("no live transport to record from")
 
+// ErrHTTPLevel is returned by Open when asked to record a streamablehttp
+// factory at the message level: the go-sdk's HTTP connection needs private
+// hooks a wrapper would hide. Record it with RecordHTTP, as the factory's
+// Options.Base.
+var ErrHTTPLevel = errors.New("streamablehttp sessions are recorded at the http.RoundTripper level: use RecordHTTP as streamablehttp.Options.Base")
+
 // Open returns the factory that opts.Mode asks for: a Player of the cassette
 // at path, a Recorder of live writing to path, or live itself. live may be
 // nil in ModeReplay.
@@ -186,6 +192,9 @@ func Open(path string, live transport.Factory, opts *Options) (transport.Factory
 		}
 		if mode == ModePassthrough {
 			return live, nil
+		}
+		if live.Kind() == transport.KindStreamableHTTP {
+			return nil, fmt.Errorf("cassette %s: %w", path, ErrHTTPLevel)
 		}
 		return Record(live, path, o), nil
 	}
