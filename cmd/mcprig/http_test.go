@@ -29,10 +29,11 @@ type served struct {
 
 // serveMcprig starts "mcprig ARGS…", which prints the URL it serves on as
 // its first line, and kills it at cleanup if it is still running.
-func serveMcprig(t *testing.T, args ...string) *served {
+// env adds to (or replaces in) the test's environment.
+func serveMcprig(t *testing.T, env []string, args ...string) *served {
 	t.Helper()
 	cmd := exec.Command(self(t), args...)
-	cmd.Env = append(cmd.Environ(), "GORACE="+noExitSleep)
+	cmd.Env = append(append(cmd.Environ(), "GORACE="+noExitSleep), env...)
 	s := &served{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
@@ -107,7 +108,7 @@ func TestRecordReplayHTTP(t *testing.T) {
 	})
 	path := filepath.Join(t.TempDir(), "docs-http.jsonl")
 
-	rec := serveMcprig(t, "record", "-o", path, "--upstream", upstream.URL+"/mcp", "--listen", "127.0.0.1:0")
+	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream.URL+"/mcp", "--listen", "127.0.0.1:0")
 	if !strings.HasSuffix(rec.url, "/mcp") {
 		t.Errorf("record serves on %q, want the upstream's path /mcp", rec.url)
 	}
@@ -125,7 +126,7 @@ func TestRecordReplayHTTP(t *testing.T) {
 		t.Errorf("inspect of the HTTP cassette: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	rep := serveMcprig(t, "replay", "--listen", "127.0.0.1:0", path)
+	rep := serveMcprig(t, nil, "replay", "--listen", "127.0.0.1:0", path)
 	replayed := driveHTTP(t, rep.url)
 	if code := rep.wait(t); code != 0 {
 		t.Fatalf("mcprig replay exited %d\nstderr:\n%s", code, rep.stderr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
-	"github.com/looprig/mcp/transport/stdio"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
 // The real-peer tests drive @modelcontextprotocol/server-everything and the
@@ -79,7 +81,7 @@ type everythingResults struct {
 }
 
 // driveEverything connects through f and makes the same calls every time.
-func driveEverything(t *testing.T, f *stdio.Factory) everythingResults {
+func driveEverything(t *testing.T, f transport.Factory) everythingResults {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -212,5 +214,134 @@ func TestEverythingCassette(t *testing.T) {
 	}
 	if len(got.Sum) != 1 || !strings.Contains(got.Sum[0], "5") {
 		t.Errorf("get-sum = %q, want the sum 5", got.Sum)
+	}
+}
+
+// TestRealPeerEverythingHTTP records server-everything's Streamable HTTP
+// transport through "mcprig record --upstream", driven by this project's
+// client, then serves the cassette with "mcprig replay --listen" and no
+// Node.js on its PATH: the client sees the same results.
+func TestRealPeerEverythingHTTP(t *testing.T) {
+	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
+	leakcheck.Check(t)
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := exec.CommandContext(ctx, everything, "streamableHttp")
+	srv.Env = append(srv.Environ(), "PORT="+port)
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	srv.Stdout, srv.Stderr = log, log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		srv.Wait()
+	})
+	upstream := "http://127.0.0.1:" + port + "/mcp"
+	waitListening(t, "127.0.0.1:"+port, logPath)
+
+	path := filepath.Join(t.TempDir(), "everything-http.jsonl")
+	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream)
+	recorded := driveEverything(t, httpFactory(t, rec.url))
+	if code := rec.wait(t); code != 0 {
+		t.Fatalf("mcprig record exited %d\nstderr:\n%s", code, rec.stderr)
+	}
+	rep := serveMcprig(t, []string{"PATH=" + noNodePATH(t)}, "replay", "--listen", "127.0.0.1:0", path)
+	replayed := driveEverything(t, httpFactory(t, rep.url))
+	if code := rep.wait(t); code != 0 {
+		t.Fatalf("mcprig replay exited %d\nstderr:\n%s", code, rep.stderr)
+	}
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replay mismatch (-recorded +replayed):\n%s", diff)
+	}
+}
+
+func httpFactory(t *testing.T, url string) transport.Factory {
+	t.Helper()
+	f, err := streamablehttp.New(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// waitListening polls addr until it accepts a connection, for up to 30s.
+func waitListening(t *testing.T, addr, logPath string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(logPath)
+			t.Fatalf("server-everything did not listen on %s within 30s: %v\noutput:\n%s", addr, err, out)
+		}
+		time.Sleep(delay) // polling with a deadline: the server gives no other signal
+	}
+}
+
+// TestRealPeerInspectorHTTP has the Inspector's CLI call a tool on
+// server-everything's Streamable HTTP transport through "mcprig record
+// --upstream", then on "mcprig replay --listen" with no Node.js on its PATH:
+// it prints the same result.
+func TestRealPeerInspectorHTTP(t *testing.T) {
+	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
+	inspector := realPeer(t, "MCPRIG_INSPECTOR")
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := exec.CommandContext(ctx, everything, "streamableHttp")
+	srv.Env = append(srv.Environ(), "PORT="+port)
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	srv.Stdout, srv.Stderr = log, log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		srv.Wait()
+	})
+	waitListening(t, "127.0.0.1:"+port, logPath)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "inspector-http.jsonl")
+	call := []string{"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hello over http"}
+
+	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", "http://127.0.0.1:"+port+"/mcp")
+	recorded := runInspector(t, inspector, dir, os.Getenv("PATH"), append([]string{rec.url}, call...)...)
+	rec.cmd.Process.Signal(os.Interrupt) // the Inspector may not delete its session
+	if code := rec.wait(t); code != 0 {
+		t.Fatalf("mcprig record exited %d\nstderr:\n%s", code, rec.stderr)
+	}
+	if !strings.Contains(recorded, "Echo: hello over http") {
+		t.Fatalf("inspector through mcprig record printed:\n%s", recorded)
+	}
+	rep := serveMcprig(t, []string{"PATH=" + noNodePATH(t)}, "replay", "--listen", "127.0.0.1:0", path)
+	replayed := runInspector(t, inspector, dir, os.Getenv("PATH"), append([]string{rep.url}, call...)...)
+	if diff := cmp.Diff(jsonOf(t, recorded), jsonOf(t, replayed)); diff != "" {
+		t.Errorf("inspector output mismatch (-recorded +replayed):\n%s", diff)
 	}
 }
