@@ -133,3 +133,38 @@ func TestRecordHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordProgress: record prints a progress line every N messages and a
+// last line naming the file to its stderr, never into the cassette.
+func TestRecordProgress(t *testing.T) {
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "docs.jsonl")
+	c := connect(t, mcprig(t, nil, "record", "-o", path, "--env", "GORACE", "--progress", "4", "--", self(t), "fakeserver"))
+	driveDocs(t, c)
+	closeClient(t, c)
+	d := c.Diagnose()
+	if d == nil {
+		t.Fatal("no diagnosis of the record process")
+	}
+	for _, want := range []string{"mcprig record: 4 messages", "mcprig record: 16 messages", "mcprig record: wrote " + path + " (17 messages"} {
+		if !strings.Contains(string(d.Stderr), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, d.Stderr)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	golden(t, "docs.jsonl", data)
+}
+
+// TestReplayMismatch: a call the cassette does not hold gets an error that
+// says where the session departed from the recording, with a diff.
+func TestReplayMismatch(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, mcprig(t, nil, "replay", filepath.Join("testdata", "docs.jsonl")))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.CallTool(ctx, "lookup", map[string]any{"query": "open"})
+	if err == nil || !strings.Contains(err.Error(), "open") || !strings.Contains(err.Error(), "docs.jsonl") {
+		t.Errorf("CallTool with other arguments: %v; want a mismatch naming the cassette, with a diff", err)
+	}
+}
