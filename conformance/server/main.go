@@ -80,10 +80,15 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string) error {
 	case <-ctx.Done():
 	}
 	h.Close() // ends the sessions, so that their streams let Shutdown finish
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown also waits for connections a client opened but never sent a
+	// request on (net/http gives them 5 s); after a short grace, close
+	// whatever is left.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		if err := hs.Close(); err != nil {
+			return fmt.Errorf("closing the HTTP server: %w", err)
+		}
 	}
 	<-errc
 	return nil
