@@ -571,3 +571,41 @@ func TestHTTPCloseEndsSessions(t *testing.T) {
 		t.Errorf("request after Close: status %d (%q), want 503", status, body)
 	}
 }
+
+// TestHTTPEventStoreBound proves the event store's bound is in force: with
+// room for one result, a second call's events push out the first's, and
+// resuming the first stream is refused (400) instead of replayed.
+func TestHTTPEventStoreBound(t *testing.T) {
+	leakcheck.Check(t)
+	s, _ := countingServer(t, nil)
+	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{EventStoreBytes: 1}))
+	cs := connectHTTP(t, ts, ts.URL)
+
+	_, body := post(t, ts, cs, callBody(7, "first"), nil)
+	first := parseEvents(body)
+	if len(first) == 0 || first[0].id == "" {
+		t.Fatalf("POST stream = %+v; want a priming event with an id", first)
+	}
+	post(t, ts, cs, callBody(8, "second"), nil)
+
+	req, _ := http.NewRequest(http.MethodGet, ts.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	req.Header.Set("Last-Event-ID", first[0].id)
+	if status, body := do(t, ts, req); status != http.StatusBadRequest {
+		t.Errorf("resuming a purged stream: status %d (%q), want 400", status, body)
+	}
+}
+
+func TestHTTPIdleTimeout(t *testing.T) {
+	leakcheck.Check(t)
+	s, _ := countingServer(t, nil)
+	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{IdleTimeout: 50 * time.Millisecond}))
+	cs := connectHTTP(t, ts, ts.URL)
+	call(t, cs, "lookup", `{"query":"x"}`)
+	waitFor(t, "the idle session to end", func() bool { return sessionCount(s) == 0 })
+	if status, body := post(t, ts, cs, callBody(7, "late"), nil); status != http.StatusNotFound {
+		t.Errorf("request in a timed-out session: status %d (%q), want 404", status, body)
+	}
+}
