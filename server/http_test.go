@@ -278,6 +278,7 @@ func (h hostRewriter) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestHostPolicy(t *testing.T) {
+	leakcheck.Check(t)
 	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
 	public := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 443}
 	for _, tc := range []struct {
@@ -329,6 +330,7 @@ func TestHostPolicy(t *testing.T) {
 }
 
 func TestHTTPHandlerPanicsOnBadOrigin(t *testing.T) {
+	leakcheck.Check(t)
 	defer func() {
 		if recover() == nil {
 			t.Error("HTTPHandler with an invalid AllowedOrigins entry did not panic")
