@@ -30,14 +30,14 @@ type connState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex           // guards the fields below
-	closed   bool                 // the connection has closed
-	failure  error                // what ended the session stream, first only
-	pending  map[jsonrpc.ID]bool  // calls sent and not yet answered
-	endpoint bool                 // the endpoint event has been checked
-	stream   *streamBody          // the session stream, once open
-	timer    *time.Timer          // the idle-read watchdog, once the stream is open
-	deadline time.Time            // when the watchdog fires, if watching
+	mu       sync.Mutex          // guards the fields below
+	closed   bool                // the connection has closed
+	failure  error               // what ended the session stream, first only
+	pending  map[jsonrpc.ID]bool // calls sent and not yet answered
+	endpoint bool                // the endpoint event has been checked
+	stream   *streamBody         // the session stream, once open
+	timer    *time.Timer         // the idle-read watchdog, once the stream is open
+	deadline time.Time           // when the watchdog fires, if watching
 }
 
 func newConnState(f *Factory) *connState {

@@ -2,8 +2,8 @@ package sse_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -43,6 +43,16 @@ func newRig(t testing.TB, middleware func(http.Handler) http.Handler) *rig {
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(_ context.Context, _ *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.N)}}}, nil, nil
 	})
+	// The "block" tool says nothing until it is cancelled or the test ends
+	// (the go-sdk's SSE server waits for it before it ends the session).
+	release := make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil, nil, ctx.Err()
+	})
 	var h http.Handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	if middleware != nil {
 		h = middleware(h)
@@ -54,6 +64,7 @@ func newRig(t testing.TB, middleware func(http.Handler) http.Handler) *rig {
 		h.ServeHTTP(w, req)
 	}))
 	t.Cleanup(r.srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first
 	return r
 }
 
