@@ -1,0 +1,151 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/leakcheck"
+)
+
+const endpointEvent = "event: endpoint\ndata: /messages?sessionid=1\n\n"
+
+// event returns a data-only event of exactly n bytes.
+func event(n int) string { return "data: " + strings.Repeat("x", n-8) + "\n\n" }
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func newTestStream(t *testing.T, lim Limits, input string) (*streamBody, *countingReader) {
+	t.Helper()
+	f, err := New("http://127.0.0.1:1/sse", &Options{Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newConnState(f)
+	t.Cleanup(st.shutdown)
+	cr := &countingReader{r: strings.NewReader(input)}
+	return st.openStream(io.NopCloser(cr), func() {}), cr
+}
+
+func TestEventLimitIsExact(t *testing.T) {
+	leakcheck.Check(t)
+	const max = 64
+	ok := endpointEvent + event(max)
+	input := ok + event(max+1) + strings.Repeat("y", 1<<20)
+	s, cr := newTestStream(t, Limits{MaxEventBytes: max}, input)
+	got, err := io.ReadAll(s)
+	if diff := cmp.Diff(&LimitError{What: "sse event", Limit: max}, err); diff != "" {
+		t.Errorf("read error mismatch (-want +got):\n%s", diff)
+	}
+	if want := ok + event(max + 1)[:max]; string(got) != want {
+		t.Errorf("read %d bytes, want the %d within the bound", len(got), len(want))
+	}
+	if want := int64(len(ok) + max + 1); cr.n > want {
+		t.Errorf("read %d bytes from the network, want at most %d (one past the bound)", cr.n, want)
+	}
+}
+
+func TestStreamLimitIsExact(t *testing.T) {
+	leakcheck.Check(t)
+	const max = 200
+	input := endpointEvent + strings.Repeat(event(50), 10)
+	s, cr := newTestStream(t, Limits{MaxStreamBytes: max}, input)
+	got, err := io.ReadAll(s)
+	if diff := cmp.Diff(&LimitError{What: "stream", Limit: max}, err); diff != "" {
+		t.Errorf("read error mismatch (-want +got):\n%s", diff)
+	}
+	if string(got) != input[:max] {
+		t.Errorf("read %d bytes, want the %d within the bound", len(got), max)
+	}
+	if cr.n > max+1 {
+		t.Errorf("read %d bytes from the network, want at most %d", cr.n, max+1)
+	}
+}
+
+func TestEndpointEventIsReadAlone(t *testing.T) {
+	leakcheck.Check(t)
+	rest := ": keepalive\n\nevent: message\ndata: {}\n\n"
+	s, _ := newTestStream(t, Limits{}, ": hello\n\n"+endpointEvent+rest)
+	// The go-sdk reads the endpoint event with a reader it then drops:
+	// nothing after the event may come with it.
+	buf := make([]byte, 4096)
+	n, err := s.Read(buf)
+	if err != nil || string(buf[:n]) != ": hello\n\n"+endpointEvent {
+		t.Errorf("first Read = %q, %v; want the comment and the endpoint event only", buf[:n], err)
+	}
+	got, err := io.ReadAll(s)
+	if err != nil || string(got) != rest {
+		t.Errorf("then read %q, %v; want %q", got, err, rest)
+	}
+}
+
+// counting is a server that counts requests and answers with body.
+func counting(t *testing.T, body string) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestRequestToAnotherOriginRefused(t *testing.T) {
+	leakcheck.Check(t)
+	home, _ := counting(t, "")
+	other, n := counting(t, "")
+	f, err := New(home.URL, &Options{Credentials: auth.Bearer(auth.NewToken("tok"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newConnState(f)
+	t.Cleanup(st.shutdown)
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		req, _ := http.NewRequest(method, other.URL+"/messages", strings.NewReader("{}"))
+		if _, err := st.client.Do(req); !errors.Is(err, ErrCrossOrigin) {
+			t.Errorf("%s to %s: error = %v, want ErrCrossOrigin", method, other.URL, err)
+		}
+	}
+	if got := n.Load(); got != 0 {
+		t.Errorf("other origin received %d requests, want 0", got)
+	}
+}
+
+func TestPOSTBodyLimit(t *testing.T) {
+	leakcheck.Check(t)
+	srv, _ := counting(t, strings.Repeat("x", 1<<20))
+	f, err := New(srv.URL, &Options{Limits: Limits{MaxBodyBytes: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newConnState(f)
+	t.Cleanup(st.shutdown)
+	resp, err := st.client.Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if diff := cmp.Diff(&LimitError{What: "body", Limit: 1000}, err); diff != "" {
+		t.Errorf("read error mismatch (-want +got):\n%s", diff)
+	}
+	if len(got) > 1000 {
+		t.Errorf("read %d bytes, want at most 1000", len(got))
+	}
+}
