@@ -1,0 +1,65 @@
+// Package sse connects a client to a remote MCP server over the legacy
+// HTTP+SSE transport of protocol 2024-11-05, for servers that still need
+// it, with the same guards as transport/streamablehttp: the origin is
+// pinned, credentials go nowhere else, and everything the server sends is
+// bounded.
+//
+//	f, err := sse.New("https://legacy.example.com/sse", &sse.Options{
+//		Credentials: auth.Bearer(auth.NewToken(os.Getenv("MCP_TOKEN"))),
+//	})
+//	if err != nil { … }
+//	c, err := client.Connect(ctx, client.Definition{
+//		Name: "legacy", Profile: client.ProfileLegacy, Transport: f,
+//	}, nil)
+//
+// The protocol engine is the go-sdk's mcp.SSEClientTransport: the client
+// GETs the session stream, whose first event (endpoint) names the URL to
+// which it then POSTs its messages; every answer comes back on the stream.
+// This package gives the go-sdk its own http.Client, one per connection,
+// whose RoundTripper enforces the policy below on every request and
+// response.
+//
+// # Chosen by name only
+//
+// A [Factory] speaks 2024-11-05 only: it is a transport.ProtocolPinner, and
+// client.Connect refuses any profile but client.ProfileLegacy over it.
+// There is no automatic selection between this transport and Streamable
+// HTTP in either direction: a server that answers the session GET with
+// 400, 404 or 405, or with JSON, fails with a [StatusError] that suggests
+// transport/streamablehttp, and nothing else is sent.
+//
+// # Origin and credentials
+//
+// The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
+// [New]. The endpoint event must name a URL on that origin, or Connect
+// fails with [ErrCrossOriginEndpoint] before anything is sent there. Any
+// request to another origin is refused ([ErrCrossOrigin]). The redirect
+// policy refuses every redirect of a POST ([ErrRedirectedPOST]: a 307 or
+// 308 would re-send the message and credential) and every redirect to
+// another origin ([ErrCrossOriginRedirect]). Credentials come from an
+// auth.Source and are attached by auth.NewRoundTripper, which checks each
+// request's own origin. Plain http is accepted only for loopback hosts,
+// unless Options.AllowInsecureHTTP ([ErrInsecure]); TLS is 1.2 at least.
+// A 401 or 403 fails with [ErrUnauthorized]; no request is re-sent.
+//
+// # Limits and timeouts
+//
+// [Limits] bounds one server-sent event, the whole session stream, and the
+// body of any other response; reading stops one byte past the bound, with
+// a [LimitError]. [Timeouts] bounds the dial, the TLS handshake, the wait
+// for response headers, and the silence of the session stream while the
+// endpoint event or the answer to a call is awaited (an idle session with
+// no call in flight is not timed out). There is no overall request
+// timeout, which would cut the stream.
+//
+// The 2024-11-05 transport has no resumption: the session stream is the
+// session. A bound crossed on it (an oversize event, the idle timeout)
+// ends the session, and every call in flight fails with the bound's error
+// ([ErrLimit], [ErrTimeout]); none is re-sent. Each message is POSTed once.
+//
+// # Close
+//
+// Closing the connection ends the session stream (the server sees the GET
+// end, which ends its session) and closes the connection's idle HTTP
+// connections, so nothing is left running.
+package sse
