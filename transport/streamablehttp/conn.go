@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/httpguard"
 	"golang.org/x/oauth2"
 )
 
@@ -99,20 +98,14 @@ func (st *connState) isClosed() bool {
 // checkRedirect refuses any redirect of a POST and any redirect to another
 // origin.
 func (st *connState) checkRedirect(req *http.Request, via []*http.Request) error {
-	prev := via[len(via)-1]
-	e := &RedirectError{Method: prev.Method, To: "null"}
-	if req.Response != nil {
-		e.Status = req.Response.StatusCode
-	}
-	if o, err := auth.OriginOf(req.URL); err == nil {
-		e.To = o.String()
-	}
-	switch {
-	case prev.Method == http.MethodPost:
+	r := httpguard.CheckRedirect(st.f.origin, req, via)
+	e := &RedirectError{Method: r.Method, Status: r.Status, To: r.To}
+	switch r.Rule {
+	case httpguard.RedirectPOST:
 		e.Err = ErrRedirectedPOST
-	case !st.f.origin.Matches(req.URL):
+	case httpguard.RedirectCrossOrigin:
 		e.Err = ErrCrossOriginRedirect
-	case len(via) > 5:
+	case httpguard.RedirectTooMany:
 		e.Err = ErrTooManyRedirects
 	default:
 		return nil
@@ -191,19 +184,14 @@ func (st *connState) classify(req *http.Request, err error) error {
 		}
 		return err
 	}
-	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() {
-		return err
-	}
 	to := st.f.opts.Timeouts
-	var op *net.OpError
-	switch {
-	case errors.As(err, &op) && op.Op == "dial":
-		return &TimeoutError{Phase: "dial", Limit: to.Dial, Err: err}
-	case strings.Contains(err.Error(), "TLS handshake"):
-		return &TimeoutError{Phase: "tls handshake", Limit: to.TLSHandshake, Err: err}
-	case strings.Contains(err.Error(), "response headers"):
-		return &TimeoutError{Phase: "response header", Limit: to.ResponseHeader, Err: err}
+	switch phase := httpguard.TimeoutPhase(err); phase {
+	case "dial":
+		return &TimeoutError{Phase: phase, Limit: to.Dial, Err: err}
+	case "tls handshake":
+		return &TimeoutError{Phase: phase, Limit: to.TLSHandshake, Err: err}
+	case "response header":
+		return &TimeoutError{Phase: phase, Limit: to.ResponseHeader, Err: err}
 	}
 	return err
 }

@@ -3,12 +3,10 @@ package streamablehttp
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,38 +34,17 @@ func New(endpoint string, opts *Options) (*Factory, error) {
 	if opts != nil {
 		o = *opts
 	}
-	u, err := url.Parse(endpoint)
+	ep, err := httpguard.ParseEndpoint("streamablehttp", endpoint, httpguard.Config{
+		TLSConfig:         o.TLSConfig,
+		RootCAs:           o.RootCAs,
+		AllowInsecureHTTP: o.AllowInsecureHTTP,
+	}, ErrInsecure)
 	if err != nil {
-		return nil, fmt.Errorf("streamablehttp: endpoint: %w", err)
-	}
-	origin, err := auth.OriginOf(u)
-	if err != nil {
-		return nil, fmt.Errorf("streamablehttp: endpoint: %w", err)
-	}
-	if u.Fragment != "" {
-		return nil, fmt.Errorf("streamablehttp: endpoint %q has a fragment", endpoint)
-	}
-	if origin.Scheme == "http" && !origin.IsLoopback() && !o.AllowInsecureHTTP {
-		return nil, fmt.Errorf("%w: plain http to %s (set AllowInsecureHTTP to permit it)", ErrInsecure, origin)
-	}
-	var tc *tls.Config
-	if o.TLSConfig != nil {
-		tc = o.TLSConfig.Clone()
-	} else {
-		tc = &tls.Config{}
-	}
-	switch {
-	case tc.MinVersion == 0:
-		tc.MinVersion = tls.VersionTLS12
-	case tc.MinVersion < tls.VersionTLS12:
-		return nil, fmt.Errorf("%w: TLS MinVersion below 1.2", ErrInsecure)
-	}
-	if o.RootCAs != nil {
-		tc.RootCAs = o.RootCAs
+		return nil, err
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.Timeouts = o.Timeouts.withDefaults()
-	return &Factory{endpoint: endpoint, origin: origin, opts: o, tls: tc}, nil
+	return &Factory{endpoint: endpoint, origin: ep.Origin, opts: o, tls: ep.TLS}, nil
 }
 
 // Kind returns transport.KindStreamableHTTP.
@@ -112,16 +89,10 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // newHTTPTransport returns the connection's own pool.
 func (f *Factory) newHTTPTransport() *http.Transport {
-	d := &net.Dialer{Timeout: f.opts.Timeouts.Dial}
-	return &http.Transport{
-		DialContext:           d.DialContext,
-		TLSClientConfig:       f.tls.Clone(),
-		TLSHandshakeTimeout:   f.opts.Timeouts.TLSHandshake,
-		ResponseHeaderTimeout: f.opts.Timeouts.ResponseHeader,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConnsPerHost:   f.opts.Limits.MaxConcurrentStreams,
-		IdleConnTimeout:       f.opts.Timeouts.IdleRead,
-		// No proxy: a proxy would be another origin to trust.
-		Proxy: nil,
-	}
+	return httpguard.NewTransport(f.tls, httpguard.Timeouts{
+		Dial:           f.opts.Timeouts.Dial,
+		TLSHandshake:   f.opts.Timeouts.TLSHandshake,
+		ResponseHeader: f.opts.Timeouts.ResponseHeader,
+		IdleConn:       f.opts.Timeouts.IdleRead,
+	}, f.opts.Limits.MaxConcurrentStreams)
 }
