@@ -160,7 +160,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	case req.Method == http.MethodGet && ct != "text/event-stream":
 		return nil, st.statusError(req, resp, plain)
 	case req.Method == http.MethodGet:
-		resp.Body = st.openStream(resp.Body, cancel)
+		resp.Body = st.openStream(ctx, resp.Body, cancel)
 	default:
 		resp.Body = plain
 	}

@@ -27,6 +27,7 @@ const readChunk = 32 << 10
 type streamBody struct {
 	st       *connState
 	rc       io.ReadCloser
+	ctx      context.Context // the request's
 	cancel   context.CancelFunc
 	base     *url.URL // what the endpoint event resolves against
 	maxEvent int64
@@ -46,10 +47,10 @@ type streamBody struct {
 }
 
 // openStream wraps the body of the session stream and starts its watchdog.
-func (st *connState) openStream(rc io.ReadCloser, cancel context.CancelFunc) *streamBody {
+func (st *connState) openStream(ctx context.Context, rc io.ReadCloser, cancel context.CancelFunc) *streamBody {
 	lim := st.f.opts.Limits
 	s := &streamBody{
-		st: st, rc: rc, cancel: cancel, base: st.f.ep.URL,
+		st: st, rc: rc, ctx: ctx, cancel: cancel, base: st.f.ep.URL,
 		maxEvent: lim.MaxEventBytes, maxTotal: lim.MaxStreamBytes,
 	}
 	idle := st.f.opts.Timeouts.IdleRead
@@ -166,6 +167,10 @@ func (s *streamBody) route(b []byte) {
 func (s *streamBody) ended(err error) {
 	if f := s.st.streamFailure(); f != nil { // the watchdog aborted the read
 		s.err = f
+		return
+	}
+	if s.ctx.Err() != nil { // Close, or Connect's context ended
+		s.err = err
 		return
 	}
 	if !s.checked {

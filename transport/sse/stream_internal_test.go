@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -40,7 +41,7 @@ func newTestStream(t *testing.T, lim Limits, input string) (*streamBody, *counti
 	st := newConnState(f)
 	t.Cleanup(st.shutdown)
 	cr := &countingReader{r: strings.NewReader(input)}
-	return st.openStream(io.NopCloser(cr), func() {}), cr
+	return st.openStream(context.Background(), io.NopCloser(cr), func() {}), cr
 }
 
 func TestEventLimitIsExact(t *testing.T) {

@@ -86,3 +86,20 @@ func TestIdleSessionNotTimedOut(t *testing.T) {
 		t.Errorf("CallTool after %v of silence: %v", 5*idle, err)
 	}
 }
+
+// TestConnectContextEndsConnect proves that Connect honours its context
+// while it waits for the endpoint event, and says so.
+func TestConnectContextEndsConnect(t *testing.T) {
+	leakcheck.Check(t)
+	r := newRig(t, silentStream)
+	tr, err := newFactory(t, r.url(), nil).Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = tr.Connect(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sse.ErrNoEndpoint) {
+		t.Errorf("Connect error = %v, want the context's deadline", err)
+	}
+}
