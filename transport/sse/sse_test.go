@@ -3,10 +3,13 @@ package sse_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
@@ -14,6 +17,7 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestToolCallThroughClient(t *testing.T) {
@@ -124,5 +128,43 @@ func TestCloseEndsTheSession(t *testing.T) {
 	<-closed
 	if got := slices.Index(r.seen(), "GET "); got != 0 {
 		t.Errorf("session GET at %d, want 0", got)
+	}
+}
+
+// TestCloseClosesTheConnections proves that Close leaves no HTTP
+// connection open: the session stream's and the pooled POST connections
+// are closed from the client side, before the server goes away.
+func TestCloseClosesTheConnections(t *testing.T) {
+	leakcheck.Check(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "rig", Version: "v0"}, nil)
+	var open atomic.Int64
+	srv := httptest.NewUnstartedServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	srv.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
+		switch cs {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	cs := connect(t, newFactory(t, srv.URL, nil))
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if open.Load() < 2 {
+		t.Fatalf("%d connections open, want the stream's and a POST's", open.Load())
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for open.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still open 5s after Close, want 0", open.Load())
+		}
+		time.Sleep(5 * time.Millisecond) // polling with a deadline: the server sees the FIN
 	}
 }
