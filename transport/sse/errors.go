@@ -101,19 +101,16 @@ func (e *StatusError) Unwrap() error {
 	return ErrUnexpectedResponse
 }
 
-// An EndpointError describes an endpoint event this transport refused. It
-// unwraps to [ErrCrossOriginEndpoint] or [ErrNoEndpoint].
+// An EndpointError describes an endpoint event naming another origin. It
+// unwraps to [ErrCrossOriginEndpoint].
 type EndpointError struct {
-	Endpoint string // the event's data, as sent (possibly truncated)
-	Origin   string // the origin it names, if it names one
+	Endpoint string // the event's data, as sent (truncated to 200 bytes)
+	Origin   string // the origin it names, or "null"
 	Err      error
 }
 
 func (e *EndpointError) Error() string {
-	if e.Origin != "" {
-		return fmt.Sprintf("%v: %q is on %s", e.Err, e.Endpoint, e.Origin)
-	}
-	return fmt.Sprintf("%v: %s", e.Err, e.Endpoint)
+	return fmt.Sprintf("%v: %q is on %s", e.Err, e.Endpoint, e.Origin)
 }
 
 func (e *EndpointError) Unwrap() error { return e.Err }
