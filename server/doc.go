@@ -53,5 +53,16 @@
 // [Server.Serve] runs one session over any go-sdk transport,
 // [Server.ServeStdio] over a reader and a writer, and [Server.Factory]
 // gives an in-process transport.Factory for clients in the same process.
+// [Server.HTTPHandler] serves Streamable HTTP: an event store so that a
+// client can resume a dropped stream with Last-Event-ID, Host and Origin
+// checks against DNS rebinding, bounded request bodies, and session DELETE
+// ([HTTPOptions] gives each bound). [Server.SSEHandler] serves the legacy
+// 2024-11-05 HTTP+SSE shape, for clients that still need it.
 // [Server.MCP] is the escape hatch to the go-sdk server.
+//
+// # Completion and subscriptions
+//
+// Options.Completion answers completion/complete; with
+// Options.Subscriptions, clients may subscribe to registered resources and
+// [Server.ResourceUpdated] notifies them.
 package server

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -80,6 +82,16 @@ type Options struct {
 	// draws a random id. A fake server sets it to make sessions
 	// reproducible; a real server must leave it nil.
 	SessionID func() string
+	// Completion answers completion/complete (argument suggestions for
+	// prompts and resource templates). If nil, the completions capability
+	// is not advertised and the request fails with method not found.
+	Completion func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	// Subscriptions lets clients subscribe to registered resources
+	// (resources/subscribe); Server.ResourceUpdated then notifies the
+	// subscribers of a resource. A subscription to a URI that is not
+	// registered fails with invalid params. If false, the capability is not
+	// advertised.
+	Subscriptions bool
 }
 
 // Server is the publisher registry: the tools, resources and prompts one
@@ -128,14 +140,39 @@ func New(name, version string, opts *Options) *Server {
 		resources:      make(map[string]bool),
 		prompts:        make(map[string]bool),
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
-		Instructions: o.Instructions,
-		Logger:       logger,
-		PageSize:     o.PageSize,
-		KeepAlive:    o.KeepAlive,
-		GetSessionID: o.SessionID,
-	})
+	mo := &mcp.ServerOptions{
+		Instructions:      o.Instructions,
+		Logger:            logger,
+		PageSize:          o.PageSize,
+		KeepAlive:         o.KeepAlive,
+		GetSessionID:      o.SessionID,
+		CompletionHandler: o.Completion,
+	}
+	if o.Subscriptions {
+		mo.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			return s.checkSubscription(req.Params.URI)
+		}
+		mo.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	return s
+}
+
+// checkSubscription refuses a subscription to a resource that is not
+// registered.
+func (s *Server) checkSubscription(uri string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.resources[uri] {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no resource %q to subscribe to", uri)}
+	}
+	return nil
+}
+
+// ResourceUpdated notifies the sessions subscribed to uri that the resource
+// changed (Options.Subscriptions).
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
+	return s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 }
 
 // bound returns v, def when v is zero, or -1 (no bound) when v is negative.

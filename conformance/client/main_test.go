@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
-	"github.com/looprig/mcp/transport/streamablehttp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -195,9 +194,10 @@ func TestStepUp(t *testing.T) {
 }
 
 // TestReauthorizationLimit: a server that refuses every request but
-// initialize, whatever the credential, gets at most maxReauthorizations+1
-// authorizations (the suite's auth/scope-retry-limit accepts 3) and the
-// scenario fails with the transport's error.
+// initialize, whatever the credential, gets at most 3 authorizations (what
+// the suite's auth/scope-retry-limit accepts) and the scenario fails. (The
+// transport re-sends a refused tools/list once after renewing the
+// credential, since it executes nothing; the second refusal ends the run.)
 func TestReauthorizationLimit(t *testing.T) {
 	leakcheck.Check(t)
 	ts := startServer(t, func(w http.ResponseWriter, r *http.Request, method string) bool {
@@ -210,11 +210,11 @@ func TestReauthorizationLimit(t *testing.T) {
 	})
 	az := &fakeAuthorizer{}
 	err := toolsCall(t.Context(), newRunner(ts.URL, "tools_call", az))
-	if !errors.Is(err, streamablehttp.ErrReauthorized) {
-		t.Fatalf("toolsCall() = %v, want ErrReauthorized", err)
+	if err == nil {
+		t.Fatal("toolsCall() succeeded against a server that refuses everything")
 	}
-	if got, want := az.authorizations(), maxReauthorizations+1; got != want || got > 3 {
-		t.Errorf("authorizations = %d, want %d (at most 3)", got, want)
+	if got := az.authorizations(); got < 1 || got > 3 {
+		t.Errorf("authorizations = %d, want 1 to 3", got)
 	}
 	if n := ts.calls.Load(); n != 0 {
 		t.Errorf("add_numbers ran %d times, want 0", n)

@@ -11,13 +11,19 @@ import (
 
 // newServer returns the conformance server with everything it publishes.
 func newServer() (*server.Server, error) {
-	srv := server.New("mcp-conformance-test-server", "1.0.0", nil)
+	srv := server.New("mcp-conformance-test-server", "1.0.0", &server.Options{
+		// The suite asks for completions (none are offered) and subscribes
+		// to test://watched-resource, which never changes.
+		Completion: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+		},
+		Subscriptions: true,
+	})
 	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts} {
 		if err := register(srv); err != nil {
 			return nil, err
 		}
 	}
-	addCompletionAndSubscriptions(srv)
 	return srv, nil
 }
 
@@ -117,36 +123,4 @@ func registerPrompts(srv *server.Server) error {
 		}
 	}
 	return nil
-}
-
-// emptyResult is the {} result of resources/subscribe and unsubscribe.
-type emptyResult struct{ mcp.ResultBase }
-
-// addCompletionAndSubscriptions answers completion/complete (with no
-// suggestions) and resources/subscribe and unsubscribe (acknowledged; the
-// watched resource never changes, so no update is ever due), and
-// advertises both in the initialize result.
-//
-// server.Options has no completion or subscription handlers, which the
-// go-sdk takes only at construction, so this goes through the go-sdk's
-// receiving middleware instead.
-func addCompletionAndSubscriptions(srv *server.Server) {
-	srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch method {
-			case "completion/complete":
-				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
-			case "resources/subscribe", "resources/unsubscribe":
-				return &emptyResult{}, nil
-			}
-			res, err := next(ctx, method, req)
-			if ir, ok := res.(*mcp.InitializeResult); ok && err == nil && ir.Capabilities != nil {
-				ir.Capabilities.Completions = &mcp.CompletionCapabilities{}
-				if ir.Capabilities.Resources != nil {
-					ir.Capabilities.Resources.Subscribe = true
-				}
-			}
-			return res, err
-		}
-	})
 }
