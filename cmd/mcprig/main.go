@@ -1,7 +1,12 @@
 // Command mcprig runs, records and replays MCP servers.
 //
-//	mcprig demo                      the adoption proof on the built-in fake server
-//	mcprig fakeserver [flags]        the deterministic fake server over stdio
+//	mcprig demo                                       the adoption proof on the built-in fake server
+//	mcprig fakeserver [flags]                         the deterministic fake server (stdio; --http ADDR for HTTP)
+//	mcprig record -o FILE -- CMD ARGS…                a recording stdio proxy any MCP client can launch
+//	mcprig record -o FILE --upstream URL --listen ADDR   a recording Streamable HTTP proxy
+//	mcprig replay FILE [--listen ADDR]                serve a cassette as an MCP server (stdio or HTTP)
+//	mcprig inspect FILE                               a readable summary of a cassette
+//	mcprig diff OLD NEW                               catalog and result drift; exit 1 on drift
 //
 // Run `mcprig help` for the full list and `mcprig COMMAND --help` for each.
 package main
