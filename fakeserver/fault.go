@@ -52,6 +52,43 @@ const (
 	// same process group, that sleeps until killed; its pid is written to
 	// --grandchild-pid-file.
 	FaultGrandchild FaultKind = "grandchild"
+
+	// FaultDrop (http) cuts the response stream of the first call of Tool
+	// after Events server-sent events (the priming event counts: 1 lets the
+	// event id through and cuts before the reply), after sending retry: 10,
+	// so that the client resumes at once with a GET carrying Last-Event-ID
+	// and reads the committed reply from the event store.
+	FaultDrop FaultKind = "drop"
+	// FaultDropNoID (http) is FaultDrop with every id: line taken out of the
+	// stream first, so the client has no event id to resume from.
+	FaultDropNoID FaultKind = "drop-no-id"
+	// FaultDelayHeaders (http) holds a request for Delay before it reaches
+	// the protocol, so its response headers come late: every POST, or only
+	// calls of Tool. A request whose client gave up meanwhile is dropped
+	// unserved (the tool does not run).
+	FaultDelayHeaders FaultKind = "delay-headers"
+	// FaultUnauthorized (http) answers 401 with a WWW-Authenticate: Bearer
+	// challenge (error="invalid_token"): every request, or only calls of
+	// Tool.
+	FaultUnauthorized FaultKind = "unauthorized"
+	// FaultForbidden (http) answers 403 with a WWW-Authenticate: Bearer
+	// challenge (error="insufficient_scope"): every request, or only calls
+	// of Tool.
+	FaultForbidden FaultKind = "forbidden"
+	// FaultGone (http) ends the session when a call of Tool arrives and
+	// answers it 404 Not Found, as for a session the server forgot. The
+	// tool does not run.
+	FaultGone FaultKind = "gone"
+	// FaultNoGet (http) answers every GET 405 Method Not Allowed: the server
+	// offers no standalone stream (and no resumption).
+	FaultNoGet FaultKind = "no-get"
+	// FaultRedirect (http) answers with a redirect of status Status (307
+	// when zero) to the same path on the other origin (see
+	// HTTPOptions.OtherOrigin): every request, or only calls of Tool.
+	FaultRedirect FaultKind = "redirect"
+	// FaultForeignEndpoint (http, legacy SSE) makes the endpoint event name
+	// the session's URL on the other origin instead of this one.
+	FaultForeignEndpoint FaultKind = "foreign-endpoint"
 )
 
 // A Fault is one scripted misbehaviour. Its text form, accepted by
@@ -73,11 +110,20 @@ const (
 //	ignore-eof
 //	ignore-sigterm
 //	grandchild
+//	drop=TOOL:EVENTS        e.g. drop=lookup:1
+//	drop-no-id=TOOL:EVENTS
+//	delay-headers[=TOOL]:DURATION
+//	unauthorized[=TOOL]
+//	forbidden[=TOOL]
+//	gone=TOOL
+//	no-get
+//	redirect[=TOOL][:STATUS] STATUS defaults to 307
+//	foreign-endpoint
 type Fault struct {
 	Kind FaultKind
 	// Tool is the tool the fault applies to; empty for process-wide kinds.
 	Tool string
-	// Delay is FaultDelay's duration.
+	// Delay is FaultDelay's and FaultDelayHeaders' duration.
 	Delay time.Duration
 	// Code is FaultCrash's exit code; zero means 1.
 	Code int
@@ -86,6 +132,12 @@ type Fault struct {
 	// Message is FaultError's error and FaultPanic's panic value; empty
 	// means the kind's default.
 	Message string
+	// Events is the number of server-sent events FaultDrop and
+	// FaultDropNoID let through before the cut.
+	Events int
+	// Status is FaultRedirect's status code (301, 302, 303, 307 or 308);
+	// zero means 307.
+	Status int
 }
 
 // ErrBadFault is returned when a fault's text or value is invalid.
@@ -97,6 +149,7 @@ type arity struct {
 	arg   string // "", "duration", "bytes", "code", "message"
 	argOK int    // 0: none, 1: optional, 2: required
 	stdio bool
+	http  bool
 }
 
 var kinds = map[FaultKind]arity{
@@ -112,6 +165,16 @@ var kinds = map[FaultKind]arity{
 	FaultIgnoreEOF:     {stdio: true},
 	FaultIgnoreSIGTERM: {stdio: true},
 	FaultGrandchild:    {stdio: true},
+
+	FaultDrop:            {tool: 2, arg: "events", argOK: 2, http: true},
+	FaultDropNoID:        {tool: 2, arg: "events", argOK: 2, http: true},
+	FaultDelayHeaders:    {tool: 1, arg: "duration", argOK: 2, http: true},
+	FaultUnauthorized:    {tool: 1, http: true},
+	FaultForbidden:       {tool: 1, http: true},
+	FaultGone:            {tool: 2, http: true},
+	FaultNoGet:           {http: true},
+	FaultRedirect:        {tool: 1, arg: "status", argOK: 1, http: true},
+	FaultForeignEndpoint: {http: true},
 }
 
 // ParseFault parses the text form of a fault (see [Fault]).
@@ -161,6 +224,18 @@ func ParseFault(s string) (Fault, error) {
 			f.Code = n
 		case "message":
 			f.Message = arg
+		case "events":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return bad("events: " + err.Error())
+			}
+			f.Events = n
+		case "status":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return bad("status: " + err.Error())
+			}
+			f.Status = n
 		}
 	} else if a.argOK == 2 {
 		return bad("missing :" + strings.ToUpper(a.arg))
@@ -182,10 +257,12 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: %s applies to no tool", ErrBadFault, f.Kind)
 	case a.tool == 2 && f.Tool == "":
 		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", ErrBadFault, f.Kind, f.Kind)
-	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255:
+	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0:
 		return fmt.Errorf("%w: negative or out-of-range parameter", ErrBadFault)
-	case f.Kind == FaultDelay && f.Delay == 0:
-		return fmt.Errorf("%w: delay needs a positive duration", ErrBadFault)
+	case (f.Kind == FaultDelay || f.Kind == FaultDelayHeaders) && f.Delay == 0:
+		return fmt.Errorf("%w: %s needs a positive duration", ErrBadFault, f.Kind)
+	case f.Status != 0 && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
+		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", ErrBadFault, f.Status)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
 	}
@@ -211,9 +288,27 @@ func (f Fault) String() string {
 		if f.Message != "" {
 			s += ":" + f.Message
 		}
+	case "events":
+		s += ":" + strconv.Itoa(f.Events)
+	case "status":
+		if f.Status != 0 {
+			s += ":" + strconv.Itoa(f.Status)
+		}
 	}
 	return s
 }
+
+func isRedirect(status int) bool {
+	switch status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}
+
+// httpOnly reports whether f acts only when the fake server is served over
+// HTTP.
+func (f Fault) httpOnly() bool { return kinds[f.Kind].http }
 
 func (f Fault) stdioOnly() bool { return kinds[f.Kind].stdio }
 

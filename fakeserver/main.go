@@ -86,12 +86,26 @@ Flags:
                               when SIGTERM arrives, one per line, synced
   --pid-file PATH             write this process's pid to PATH at start
   --grandchild-pid-file PATH  write the grandchild's pid (--fault grandchild)
+  --http ADDR                 serve over Streamable HTTP on ADDR (e.g.
+                              127.0.0.1:0) instead of stdio, print the endpoint
+                              URL on stdout, serve until SIGINT or SIGTERM;
+                              HTTP faults:
+                                drop=TOOL:EVENTS      drop-no-id=TOOL:EVENTS
+                                delay-headers[=TOOL]:DURATION
+                                unauthorized[=TOOL]   forbidden[=TOOL]
+                                gone=TOOL             no-get
+                                redirect[=TOOL][:STATUS]
+                                foreign-endpoint (with --sse)
+  --sse                       with --http, serve the legacy 2024-11-05
+                              HTTP+SSE shape instead
   --help                      print this text
 `
 
 type config struct {
 	profile, countFile, stopFile, pidFile, grandchildPIDFile string
 	faults                                                   []Fault
+	http                                                     string // listen address; "" for stdio
+	sse                                                      bool
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -104,6 +118,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.stopFile, "stop-file", "", "")
 	fs.StringVar(&c.pidFile, "pid-file", "", "")
 	fs.StringVar(&c.grandchildPIDFile, "grandchild-pid-file", "", "")
+	fs.StringVar(&c.http, "http", "", "")
+	fs.BoolVar(&c.sse, "sse", false, "")
 	fs.Func("fault", "", func(s string) error {
 		f, err := ParseFault(s)
 		if err != nil {
@@ -117,6 +133,14 @@ func parseFlags(args []string) (*config, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.sse && c.http == "" {
+		return nil, errors.New("--sse needs --http ADDR")
+	}
+	for _, f := range c.faults {
+		if f.httpOnly() && c.http == "" {
+			return nil, fmt.Errorf("fault %q works only over HTTP (--http ADDR)", f)
+		}
 	}
 	return &c, nil
 }
@@ -182,6 +206,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if c.http != "" {
+		return serveHTTP(s, c, proc, stdout, stderr, ignoreTERM)
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -205,4 +232,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+}
+
+// serveHTTP serves s over HTTP until SIGINT (exit 0) or SIGTERM (exit
+// ExitSIGTERM, unless ignored), after printing the endpoint URL on stdout.
+func serveHTTP(s *Server, c *config, proc *process, stdout, stderr io.Writer, ignoreTERM bool) int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	hs, err := s.StartHTTP(c.http, &HTTPOptions{SSE: c.sse})
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	defer hs.Close()
+	fmt.Fprintf(stdout, "%s\n", hs.URL)
+	for sig := range sigs {
+		if sig == syscall.SIGINT {
+			return 0
+		}
+		proc.recordStop("sigterm")
+		if !ignoreTERM {
+			return ExitSIGTERM
+		}
+	}
+	return 0
 }

@@ -1,0 +1,291 @@
+package fakeserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/looprig/mcp/server"
+)
+
+// HTTPOptions configures [Server.HTTPHandler] and [Server.StartHTTP].
+// A nil *HTTPOptions means the defaults: Streamable HTTP with the server
+// package's default bounds, event store on.
+type HTTPOptions struct {
+	// SSE serves the legacy 2024-11-05 HTTP+SSE shape (server.SSEHandler)
+	// instead of Streamable HTTP.
+	SSE bool
+	// Serving configures the handler underneath (Host and Origin checks,
+	// body bound, event store, idle timeout). If nil, the server package's
+	// defaults.
+	Serving *server.HTTPOptions
+	// OtherOrigin is the base URL (scheme://host:port) that FaultRedirect
+	// and FaultForeignEndpoint send the client to. StartHTTP sets it to its
+	// second listener. If empty, HTTPHandler panics when one of those
+	// faults is scripted.
+	OtherOrigin string
+}
+
+// An HTTPHandler serves a fake [Server] over HTTP with its scripted faults
+// (the kinds marked (http) in [FaultKind]), and logs every request it sees
+// (see [Request]). It is the server package's HTTPHandler (or SSEHandler)
+// underneath: sessions are numbered fake-1, fake-2, … and every event is
+// kept for resumption.
+type HTTPHandler struct {
+	s     *Server
+	inner http.Handler
+	close func() error
+	sse   bool
+	other string
+
+	// mu guards log and fired.
+	mu    sync.Mutex
+	log   []Request
+	fired map[int]bool // the once-only faults (drops) that have acted, by index
+}
+
+// A Request is what the fake server saw of one HTTP request, and how it
+// answered. It never holds a credential: only whether there was one.
+type Request struct {
+	Method string // the HTTP method
+	// RPC is the JSON-RPC method a POST carried ("initialize",
+	// "tools/call", …), "response" for a reply to a server request, or ""
+	// when the body is not JSON-RPC.
+	RPC string
+	// Tool is the tool a tools/call named.
+	Tool string
+	// Session is the Mcp-Session-Id header (the legacy SSE shape: the
+	// sessionid query parameter).
+	Session string
+	// LastEventID is the Last-Event-ID header of a GET that resumes a stream.
+	LastEventID string
+	// SentEventID is the id of the last server-sent event written on the
+	// response, as the client received it ("" if none had an id).
+	SentEventID string
+	// Authorization reports that the request carried an Authorization
+	// header.
+	Authorization bool
+	// Status is the response status; 0 while no header is written (or when
+	// a delayed request's client gave up).
+	Status int
+	// Fault is the fault that acted on the request, if any.
+	Fault FaultKind
+}
+
+// String returns the request's one-line form, as the mcptest command
+// `requests` prints it:
+//
+//	METHOD [RPC [TOOL]] [session=ID] [last-event-id=ID] [sent-event-id=ID] [auth] [fault=KIND] status=N
+func (r Request) String() string {
+	f := []string{r.Method}
+	if r.RPC != "" {
+		f = append(f, r.RPC)
+	}
+	if r.Tool != "" {
+		f = append(f, r.Tool)
+	}
+	if r.Session != "" {
+		f = append(f, "session="+r.Session)
+	}
+	if r.LastEventID != "" {
+		f = append(f, "last-event-id="+r.LastEventID)
+	}
+	if r.SentEventID != "" {
+		f = append(f, "sent-event-id="+r.SentEventID)
+	}
+	if r.Authorization {
+		f = append(f, "auth")
+	}
+	if r.Fault != "" {
+		f = append(f, "fault="+string(r.Fault))
+	}
+	return strings.Join(append(f, fmt.Sprintf("status=%d", r.Status)), " ")
+}
+
+// HTTPHandler returns a handler that serves s over Streamable HTTP (or,
+// with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
+// on, with s's scripted HTTP faults. It panics if a redirect or
+// foreign-endpoint fault is scripted and opts.OtherOrigin is empty.
+func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &HTTPHandler{s: s, sse: o.SSE, other: strings.TrimSuffix(o.OtherOrigin, "/"), fired: map[int]bool{}}
+	for _, f := range s.faults {
+		if (f.Kind == FaultRedirect || f.Kind == FaultForeignEndpoint) && h.other == "" {
+			panic(fmt.Sprintf("fakeserver: fault %q needs HTTPOptions.OtherOrigin", f))
+		}
+	}
+	if o.SSE {
+		sh := s.srv.SSEHandler(o.Serving)
+		h.inner, h.close = sh, sh.Close
+	} else {
+		hh := s.srv.HTTPHandler(o.Serving)
+		h.inner, h.close = hh, hh.Close
+	}
+	return h
+}
+
+// Close ends every session the handler started and refuses later requests
+// (see server.HTTPHandler.Close).
+func (h *HTTPHandler) Close() error { return h.close() }
+
+// Requests returns a copy of the log of every request the handler has
+// seen, in order of arrival.
+func (h *HTTPHandler) Requests() []Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Request(nil), h.log...)
+}
+
+// maxPeek bounds how much of a POST body is read to learn its JSON-RPC
+// method; the body is passed on whole either way.
+const maxPeek = 1 << 20
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rq := Request{
+		Method:        r.Method,
+		Session:       r.Header.Get("Mcp-Session-Id"),
+		LastEventID:   r.Header.Get("Last-Event-ID"),
+		Authorization: r.Header.Get("Authorization") != "",
+	}
+	if rq.Session == "" {
+		rq.Session = r.URL.Query().Get("sessionid")
+	}
+	if r.Method == http.MethodPost && r.Body != nil {
+		rq.RPC, rq.Tool = peekRPC(r)
+	}
+	h.mu.Lock()
+	idx := len(h.log)
+	h.log = append(h.log, rq)
+	h.mu.Unlock()
+	lw := &logWriter{ResponseWriter: w, h: h, idx: idx}
+	var out http.ResponseWriter = lw
+	for i, f := range h.s.faults {
+		if !f.httpOnly() || !h.matches(f, r, rq) {
+			continue
+		}
+		switch f.Kind {
+		case FaultDrop, FaultDropNoID:
+			h.mu.Lock()
+			once := !h.fired[i]
+			h.fired[i] = true
+			h.mu.Unlock()
+			if !once {
+				continue
+			}
+			h.setFault(idx, f.Kind)
+			out = &dropWriter{ResponseWriter: out, after: f.Events, stripIDs: f.Kind == FaultDropNoID}
+		case FaultDelayHeaders:
+			h.setFault(idx, f.Kind)
+			t := time.NewTimer(f.Delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return // the client gave up: the request never reaches the protocol
+			}
+		case FaultUnauthorized:
+			h.setFault(idx, f.Kind)
+			lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="invalid_token", error_description="scripted 401"`)
+			http.Error(lw, "fakeserver: unauthorized (scripted)", http.StatusUnauthorized)
+			return
+		case FaultForbidden:
+			h.setFault(idx, f.Kind)
+			lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="insufficient_scope", error_description="scripted 403"`)
+			http.Error(lw, "fakeserver: forbidden (scripted)", http.StatusForbidden)
+			return
+		case FaultGone:
+			h.setFault(idx, f.Kind)
+			h.endSession(rq.Session)
+			http.Error(lw, "fakeserver: session not found (scripted)", http.StatusNotFound)
+			return
+		case FaultNoGet:
+			h.setFault(idx, f.Kind)
+			lw.Header().Set("Allow", "POST, DELETE")
+			http.Error(lw, "fakeserver: no standalone stream (scripted)", http.StatusMethodNotAllowed)
+			return
+		case FaultRedirect:
+			h.setFault(idx, f.Kind)
+			http.Redirect(lw, r, h.other+r.URL.RequestURI(), cmp0(f.Status, http.StatusTemporaryRedirect))
+			return
+		case FaultForeignEndpoint:
+			h.setFault(idx, f.Kind)
+			out = &endpointWriter{ResponseWriter: out, other: h.other}
+		}
+	}
+	h.inner.ServeHTTP(out, r)
+}
+
+// matches reports whether fault f applies to request r (rq is what was
+// learnt of it).
+func (h *HTTPHandler) matches(f Fault, r *http.Request, rq Request) bool {
+	call := rq.RPC == "tools/call" && rq.Tool == f.Tool
+	switch f.Kind {
+	case FaultDrop, FaultDropNoID, FaultGone:
+		return call
+	case FaultDelayHeaders:
+		return r.Method == http.MethodPost && (f.Tool == "" || call)
+	case FaultUnauthorized, FaultForbidden, FaultRedirect:
+		return f.Tool == "" || call
+	case FaultNoGet:
+		return r.Method == http.MethodGet
+	case FaultForeignEndpoint:
+		return h.sse && r.Method == http.MethodGet
+	}
+	return false
+}
+
+func (h *HTTPHandler) setFault(idx int, k FaultKind) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log[idx].Fault = k
+}
+
+// endSession closes the session with the given id, if it is open.
+func (h *HTTPHandler) endSession(id string) {
+	for ss := range h.s.srv.MCP().Sessions() {
+		if id != "" && ss.ID() == id {
+			ss.Close()
+		}
+	}
+}
+
+// peekRPC reads the JSON-RPC method (and tool) of a POST, leaving the body
+// whole for the protocol.
+func peekRPC(r *http.Request) (method, tool string) {
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil {
+		return "", ""
+	}
+	var msg struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(head, &msg) != nil {
+		return "", ""
+	}
+	switch {
+	case msg.Method == "tools/call":
+		return msg.Method, msg.Params.Name
+	case msg.Method != "":
+		return msg.Method, ""
+	case msg.ID != nil:
+		return "response", ""
+	}
+	return "", ""
+}
