@@ -1,6 +1,5 @@
 // Package fakeserver is a deterministic fake MCP server with scripted
-// faults, for testing clients: in-process, as a stdio child, and (later)
-// over HTTP.
+// faults, for testing clients: in-process, as a stdio child, and over HTTP.
 //
 //	fs := fakeserver.New(&fakeserver.Options{
 //		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},
@@ -48,7 +47,28 @@
 // KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
 // panic, oversize and env work in-process; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
-// in a stdio child.
+// in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
+// gone, no-get, redirect and foreign-endpoint act on HTTP requests and work
+// only over HTTP.
+//
+// # Over HTTP
+//
+// [Server.StartHTTP] serves the fake server on a loopback port (Streamable
+// HTTP, or the legacy SSE shape with HTTPOptions.SSE), with the event store on
+// and sessions numbered fake-1, fake-2, …, and starts a second listener, the
+// other origin, that the redirect faults point at and that serves nothing.
+// Both log what they see, so a test can assert on the protocol's HTTP side:
+//
+//	hs, err := fs.StartHTTP("", nil)
+//	defer hs.Close()
+//	f, err := streamablehttp.New(hs.URL, nil)
+//	… c.Close()
+//	for _, r := range hs.Requests() { … } // "DELETE session=fake-1 status=204", a GET's Last-Event-ID, …
+//	n, auths := hs.OtherCounts()           // what reached the other origin
+//
+// [Server.HTTPHandler] is the same without the listeners. With --http ADDR,
+// [Main] serves over HTTP instead of stdio and prints the endpoint URL on
+// stdout (--sse for the legacy shape).
 //
 // # As a stdio child
 //

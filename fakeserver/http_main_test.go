@@ -1,0 +1,68 @@
+package fakeserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+)
+
+// TestMainHTTP runs the fake server as a child with --http: it prints its
+// URL, serves a client over Streamable HTTP, counts the call in its count
+// file, and exits ExitSIGTERM on SIGTERM.
+func TestMainHTTP(t *testing.T) {
+	leakcheck.Check(t)
+	counts := filepath.Join(t.TempDir(), "counts.json")
+	ch := startChild(t, nil, "--http", "127.0.0.1:0", "--count-file", counts)
+	url, err := bufio.NewReader(ch.stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL: %v (stderr: %s)", err, ch.stderr)
+	}
+	url = strings.TrimSpace(url)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("URL = %q, want http://127.0.0.1:PORT/mcp", url)
+	}
+	c := mustConnectHTTP(t, &HTTPServer{URL: url}, nil)
+	res, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "child"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if diff := cmp.Diff("docs: child", textOf(res.Content)); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	n, err := ReadCounts(counts)
+	if err != nil || n["lookup"] != 1 {
+		t.Errorf("count file = %v, %v; want lookup 1", n, err)
+	}
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	if code := ch.wait(t); code != ExitSIGTERM {
+		t.Errorf("exit code = %d, want %d; stderr:\n%s", code, ExitSIGTERM, ch.stderr)
+	}
+}
+
+func TestMainHTTPFlags(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantStderr string
+	}{
+		{[]string{"--sse"}, "--sse needs --http ADDR"},
+		{[]string{"--fault", "drop=lookup:1"}, `works only over HTTP`},
+		{[]string{"--http", "nonsense"}, `listen address "nonsense"`},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), tt.wantStderr) {
+			t.Errorf("run(%q) = %d, stderr %.80q; want failure, %q", tt.args, code, stderr.String(), tt.wantStderr)
+		}
+	}
+}
