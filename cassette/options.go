@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/looprig/mcp/transport"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -41,6 +42,11 @@ type Options struct {
 	// matching and Verify ignore, in addition to "params._meta" and
 	// "result._meta" (which hold progress tokens and other per-run data).
 	IgnorePaths []string
+	// Wait bounds how long replay holds the answer to a matched request
+	// for the recorded requests it was ordered after (see the package
+	// documentation, "Concurrent requests"): past it, the request fails
+	// with a *MismatchError naming them. If zero, DefaultWait.
+	Wait time.Duration
 	// Strict makes a replaying connection's Close report recorded client
 	// messages that were never sent, as an *UnusedError. If false they are
 	// only available from Player.Unused.

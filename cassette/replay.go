@@ -1,15 +1,11 @@
 package cassette
 
 import (
-	"context"
 	"errors"
-	"io"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/looprig/mcp/transport"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,21 +15,30 @@ var ErrClosed = errors.New("cassette: connection closed")
 // A Player is a transport.Factory that serves one session from a cassette,
 // with no server. It answers the client's messages from the recording:
 //
-//   - each client message must match the next recorded client message by
-//     method and canonical params (request ids are rewritten, so a replayed
+//   - each client message matches the first unserved recorded client
+//     message with the same kind, method and canonical params, wherever it
+//     is, so that requests a client makes concurrently may come in another
+//     order than recorded (request ids are rewritten, so a replayed
 //     response answers the live request's id; "_meta", which carries
 //     progress tokens, and Options.IgnorePaths are ignored; live messages
 //     are redacted with the recording's rules before comparison);
-//   - recorded client notifications the live client does not send are
-//     skipped; recorded requests and responses are not;
-//   - each recorded message is served at most once, in order: a recorded
-//     tools/call is never answered twice;
-//   - server messages (responses, notifications, server-to-client requests
-//     such as sampling, elicitation and roots) are delivered at their
-//     recorded position, once every client message before them has matched;
-//   - a request that matches nothing is answered with a JSON-RPC error
-//     (CodeMismatch) whose text is a *MismatchError, and the error is kept
-//     for Close and Err.
+//   - each recorded message is served at most once: a recorded tools/call
+//     is never answered twice;
+//   - a response is released once its request has been served, every
+//     server response recorded before that request has been released, and
+//     every client response recorded between the request and it (answers
+//     to sampling, elicitation, roots) has been served; an answer held
+//     longer than Options.Wait fails with a *MismatchError;
+//   - other server messages (notifications, server-to-client requests) are
+//     released once every client message recorded before them has been
+//     served (recorded client notifications the live client does not send
+//     are passed over once a later message is served);
+//   - released messages are delivered in recorded order;
+//   - a message that matches nothing is a *MismatchError at once: a request
+//     is answered with a JSON-RPC error (CodeMismatch) carrying it, and the
+//     error is kept for Close and Err.
+//
+// See the package documentation, "Concurrent requests".
 type Player struct {
 	c     *Cassette
 	opts  *Options
@@ -41,6 +46,7 @@ type Player struct {
 	want  []any // comparable form of each client message; nil for others
 
 	http *httpPlay // for a streamablehttp cassette; nil for the message level
+	plan *msgPlan  // for the message level
 
 	mu   sync.Mutex // guards used and conn
 	used bool
@@ -65,6 +71,8 @@ func (c *Cassette) Player(opts *Options) *Player {
 	}
 	if c.Kind() == transport.KindStreamableHTTP {
 		p.http = newHTTPPlay(p)
+	} else {
+		p.plan = newMsgPlan(c)
 	}
 	return p
 }
@@ -93,15 +101,7 @@ func (p *Player) Transport() (mcp.Transport, error) {
 	if p.http != nil {
 		return p.http.transport()
 	}
-	p.conn = &playConn{
-		p:      p,
-		red:    newRedactor(p.opts),
-		done:   make([]bool, len(p.c.Interactions)),
-		liveID: map[int]jsonrpc.ID{},
-		wake:   make(chan struct{}),
-		closed: make(chan struct{}),
-	}
-	p.conn.advance()
+	p.conn = newPlayConn(p)
 	return playTransport{p.conn}, nil
 }
 
@@ -153,7 +153,7 @@ func (p *Player) Unused() []Unused {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return p.unused(c.done)
+	return p.unused(c.served)
 }
 
 func (p *Player) unused(done []bool) []Unused {
@@ -165,274 +165,4 @@ func (p *Player) unused(done []bool) []Unused {
 		}
 	}
 	return us
-}
-
-type playTransport struct{ c *playConn }
-
-func (t playTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
-
-type playConn struct {
-	p *Player
-
-	mu         sync.Mutex // guards the fields below
-	red        *redactor
-	next       int                // first client message not matched or skipped; len when none
-	deliver    int                // next interaction to consider delivering; never passes next
-	done       []bool             // client messages matched
-	liveID     map[int]jsonrpc.ID // live id of each matched recorded request
-	extra      []jsonrpc.Message  // error responses to unmatched requests, delivered first
-	mismatches []error
-	wake       chan struct{} // closed and replaced whenever Read may have something new
-	isClosed   bool
-	closeErr   error
-
-	closed chan struct{} // closed by Close
-}
-
-func (c *playConn) isClient(i int) bool {
-	in := &c.p.c.Interactions[i]
-	return in.Kind == KindMessage && in.From == FromClient
-}
-
-// advance moves next to the first client message not yet matched.
-// c.mu is held.
-func (c *playConn) advance() {
-	for c.next < len(c.done) && (!c.isClient(c.next) || c.done[c.next]) {
-		c.next++
-	}
-}
-
-func (c *playConn) signal() {
-	close(c.wake)
-	c.wake = make(chan struct{})
-}
-
-func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		c.mu.Lock()
-		if c.isClosed {
-			c.mu.Unlock()
-			return nil, io.EOF
-		}
-		if len(c.extra) > 0 {
-			m := c.extra[0]
-			c.extra = c.extra[1:]
-			c.mu.Unlock()
-			return m, nil
-		}
-		for c.deliver < c.next {
-			in := &c.p.c.Interactions[c.deliver]
-			c.deliver++
-			if in.Kind == KindMessage && in.From == FromServer {
-				m := c.outgoing(in)
-				c.mu.Unlock()
-				return m, nil
-			}
-		}
-		wake := c.wake
-		c.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-c.closed:
-			return nil, io.EOF
-		case <-wake:
-		}
-	}
-}
-
-// outgoing returns a copy of a recorded server message, a response carrying
-// the live id of the request it answers. c.mu is held.
-func (c *playConn) outgoing(in *Interaction) jsonrpc.Message {
-	switch m := in.msg.(type) {
-	case *jsonrpc.Request:
-		cp := *m
-		return &cp
-	case *jsonrpc.Response:
-		cp := *m
-		if id, ok := c.liveID[in.pair]; ok {
-			cp.ID = id
-		}
-		return &cp
-	}
-	return in.msg
-}
-
-func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(m)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.isClosed {
-		return ErrClosed
-	}
-	tree, err := c.p.match.tree(data, c.red)
-	if err != nil {
-		return err
-	}
-	kind := kindOf(m)
-	if j, ok := c.find(kind, tree); ok {
-		c.done[j] = true
-		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
-			c.liveID[j] = req.ID
-		}
-		c.next = j + 1
-		c.advance()
-		c.signal()
-		return nil
-	}
-	merr := c.mismatch(m, kind, tree)
-	c.mismatches = append(c.mismatches, merr)
-	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
-		c.extra = append(c.extra, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: CodeMismatch, Message: merr.Error()}})
-		c.signal()
-	}
-	return nil
-}
-
-// find returns the recorded client message that tree matches: the next one,
-// or one after recorded notifications the live client did not send.
-// c.mu is held.
-func (c *playConn) find(kind string, tree any) (int, bool) {
-	ins := c.p.c.Interactions
-	for i := c.next; i < len(ins); i++ {
-		if !c.isClient(i) || c.done[i] {
-			continue
-		}
-		k := kindOf(ins[i].msg)
-		if k == kind && equalTree(c.p.want[i], tree) {
-			return i, true
-		}
-		if k != "notification" {
-			break
-		}
-	}
-	return 0, false
-}
-
-// mismatch explains why tree matched nothing, against the nearest recorded
-// client message. c.mu is held.
-func (c *playConn) mismatch(m jsonrpc.Message, kind string, tree any) *MismatchError {
-	ins := c.p.c.Interactions
-	method := c.methodOf(m)
-	e := &MismatchError{Cassette: c.p.c.File, Method: method}
-	same := func(i int) bool { return kindOf(ins[i].msg) == kind && c.methodOfRecorded(i) == method }
-	expected := -1
-	for i := c.next; i < len(ins); i++ {
-		if c.isClient(i) && !c.done[i] {
-			expected = i
-			break
-		}
-	}
-	nearest := -1
-	switch {
-	case expected >= 0 && same(expected):
-		nearest, e.Reason = expected, "differs from the next recorded message"
-	default:
-		for i := c.next; i < len(ins) && nearest < 0; i++ {
-			if c.isClient(i) && !c.done[i] && same(i) {
-				nearest, e.Reason = i, "out of order: the next recorded client message is "+c.describe(expected)
-			}
-		}
-		for i := c.next - 1; i >= 0 && nearest < 0; i-- {
-			if c.isClient(i) && c.done[i] && same(i) {
-				nearest = i
-				if equalTree(c.p.want[i], tree) {
-					e.Reason = "already served: a recorded message is served at most once"
-				} else {
-					e.Reason = "no unserved recorded message has this method; the next recorded client message is " + c.describe(expected)
-				}
-			}
-		}
-		if nearest < 0 && expected >= 0 {
-			nearest, e.Reason = expected, "no recorded message has this method; the next recorded client message is "+c.describe(expected)
-		}
-		if nearest < 0 {
-			e.Reason = "the cassette has no more client messages"
-		}
-	}
-	if nearest >= 0 {
-		e.Position = ins[nearest].Line
-		e.Diff = diff(c.p.want[nearest], tree)
-	} else {
-		e.Diff = diff(nil, tree)
-	}
-	return e
-}
-
-// describe names a recorded client message for an error.
-func (c *playConn) describe(i int) string {
-	if i < 0 {
-		return "none (end of cassette)"
-	}
-	in := &c.p.c.Interactions[i]
-	return c.methodOfRecorded(i) + " " + kindOf(in.msg) + " at line " + strconv.Itoa(in.Line)
-}
-
-// methodOf returns a live message's method; for a response, the method of
-// the recorded server request it answers.
-func (c *playConn) methodOf(m jsonrpc.Message) string {
-	switch m := m.(type) {
-	case *jsonrpc.Request:
-		return m.Method
-	case *jsonrpc.Response:
-		for i := range c.p.c.Interactions {
-			in := &c.p.c.Interactions[i]
-			if r, ok := in.msg.(*jsonrpc.Request); ok && in.From == FromServer && r.IsCall() && r.ID == m.ID {
-				return r.Method
-			}
-		}
-	}
-	return ""
-}
-
-func (c *playConn) methodOfRecorded(i int) string { return c.p.c.methodAt(i) }
-
-// methodAt returns the method of interaction i, or of the request it answers.
-func (c *Cassette) methodAt(i int) string {
-	in := &c.Interactions[i]
-	if in.pair >= 0 {
-		return c.Interactions[in.pair].Method()
-	}
-	return in.Method()
-}
-
-func (c *playConn) SessionID() string { return "" }
-
-// Diagnose returns the recorded stderr, if the cassette holds any.
-func (c *playConn) Diagnose() *transport.Diagnosis {
-	for i := range c.p.c.Interactions {
-		if in := &c.p.c.Interactions[i]; in.Kind == KindStderr {
-			return &transport.Diagnosis{Stderr: []byte(in.Text)}
-		}
-	}
-	return nil
-}
-
-// Close ends the session and returns its mismatches and, in strict mode, the
-// recorded client messages never sent.
-func (c *playConn) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.isClosed {
-		c.isClosed = true
-		close(c.closed)
-		errs := append([]error(nil), c.mismatches...)
-		if us := c.p.unused(c.done); c.p.opts.Strict && len(us) > 0 {
-			errs = append(errs, &UnusedError{Cassette: c.p.c.File, Unused: us})
-		}
-		c.closeErr = errors.Join(errs...)
-	}
-	return c.closeErr
-}
-
-func (c *playConn) err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.isClosed {
-		return c.closeErr
-	}
-	return errors.Join(c.mismatches...)
 }
