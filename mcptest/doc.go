@@ -21,9 +21,15 @@
 //
 // [InProcess] starts a fakeserver in this process; [Stdio] runs one as a
 // stdio child per connection, re-running the test binary through [Main], so
-// nothing is built. Both take the profile and the fault script
-// (fakeserver.Fault) and count every tool execution ([Fake.Executions]).
-// (Over HTTP: to come, once the server's HTTP serving lands.)
+// nothing is built; [HTTP] serves one over Streamable HTTP on a loopback
+// port, with a second origin that redirect faults point at. All take the
+// profile and the fault script (fakeserver.Fault) and count every tool
+// execution ([Fake.Executions]); [Fake.HTTP] gives what an HTTP fake saw:
+//
+//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}}})
+//	c := mcptest.Connect(t, fake.Definition(), nil)
+//	… c.CallTool(…) // resumed with Last-Event-ID
+//	for _, r := range fake.HTTP().Requests() { … } // "GET session=fake-1 last-event-id=…"
 //
 // # Cassettes
 //
@@ -108,13 +114,19 @@
 //		                            the allowlist taken from the test process
 //		                            (not the script: use mcpcall for that),
 //		                            plus -env values and GORACE.
-//		  http URL                  a Streamable HTTP server (transport/
-//		                            streamablehttp, default options: no
-//		                            credentials; http only on loopback)
+//		  http [HTTP FLAGS] URL     a Streamable HTTP server (transport/
+//		                            streamablehttp; http only on loopback)
+//		  sse [HTTP FLAGS] URL      a legacy HTTP+SSE server (transport/sse,
+//		                            profile 2024-11-05): chosen only by name
 //		  replay FILE               the session recorded in the cassette FILE,
 //		                            with no server at all
+//		HTTP FLAGS: -token-env VAR (send the value of the script's variable
+//		VAR as a static bearer token), -max-event-bytes N,
+//		-header-timeout D (Timeouts.ResponseHeader); http only:
+//		-no-standalone (no standalone GET stream), -max-resume-attempts N.
 //		-record FILE writes the session to the cassette FILE when the client
-//		closes. -timeout bounds the handshake and discovery.
+//		closes (http: recorded at the HTTP level, with the token redacted;
+//		not for sse). -timeout bounds the handshake and discovery.
 //
 //	diagnose CLIENT
 //		Print how the client's child ended: "running", or the lines
@@ -134,9 +146,26 @@
 //		Print the running processes of the client's child's process group,
 //		"PID COMMAND" per line; nothing once Close has reaped them.
 //
-//	serve SERVER [--profile NAME] [--fault SPEC]...
-//		Start an in-process fake server (fakeserver.New) named SERVER, for
-//		connect inprocess and executions. Only in-process faults apply.
+//	requests [-other] SERVER
+//		Print what a server started by serve -http or -sse saw, one request
+//		per line in order of arrival (fakeserver.Request):
+//		  METHOD [RPC [TOOL]] [session=ID] [last-event-id=ID]
+//		         [sent-event-id=ID] [auth] [fault=KIND] status=N
+//		e.g. "DELETE session=fake-1 status=204". Event ids are printed as
+//		stream-N_INDEX, N numbering the streams in order of first
+//		appearance, so that the output is the same on every run; auth means
+//		the request carried an Authorization header (never its value).
+//		With -other, print what reached the other origin instead.
+//
+//	serve [-http | -sse] SERVER [--profile NAME] [--fault SPEC]...
+//		Start a fake server (fakeserver.New) named SERVER, for connect
+//		inprocess and executions. Only in-process faults apply, unless
+//		-http serves it over Streamable HTTP (or -sse over legacy
+//		HTTP+SSE) on a loopback port, where the HTTP faults apply too
+//		(drop, drop-no-id, delay-headers, unauthorized, forbidden, gone,
+//		no-get, redirect, foreign-endpoint). Then serve prints the URL and
+//		sets $NAME_URL to it and $NAME_OTHER_URL to the other origin
+//		(NAME: SERVER in upper case), and requests shows what it saw.
 //
 // When a script ends, [Setup] closes the clients it left open and fails the
 // script if a process of their groups survives.

@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
+	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
 // NoExitSleep is the GORACE setting given to every child mcptest starts: a
@@ -31,6 +32,10 @@ type FakeOptions struct {
 	// Stdio supervises each child started by [Stdio]; nil means the stdio
 	// package's defaults. Its Env gets fakeserver.ChildEnv and GORACE added.
 	Stdio *stdio.Options
+	// HTTP configures the client side of a fake started by [HTTP] (its
+	// Definition's streamablehttp transport: credentials, limits,
+	// timeouts); nil means the package's defaults.
+	HTTP *streamablehttp.Options
 }
 
 // A Fake is a fake server started for one test: in-process, or a stdio child
@@ -42,8 +47,9 @@ type Fake struct {
 	profile   string
 	faults    []fakeserver.Fault
 	factory   transport.Factory
-	srv       *fakeserver.Server // in-process only
-	countFile string             // stdio only
+	srv       *fakeserver.Server     // in-process and HTTP
+	countFile string                 // stdio only
+	http      *fakeserver.HTTPServer // HTTP only
 }
 
 // InProcess starts a fake server in this process. A test that leaves one of
@@ -149,7 +155,8 @@ func (f *Fake) Kind() transport.Kind { return f.factory.Kind() }
 // Faults returns the fault script the fake server runs.
 func (f *Fake) Faults() []fakeserver.Fault { return append([]fakeserver.Fault(nil), f.faults...) }
 
-// Server returns the in-process fake server, or nil for a stdio one.
+// Server returns the fake server in this process (in-process or HTTP), or
+// nil for a stdio one.
 func (f *Fake) Server() *fakeserver.Server { return f.srv }
 
 // Counts returns the execution count of every tool executed at least once,

@@ -27,6 +27,7 @@ var commands = map[string]Cmd{
 	"executions": cmdExecutions,
 	"killchild":  cmdKillChild,
 	"procs":      cmdProcs,
+	"requests":   cmdRequests,
 	"serve":      cmdServe,
 }
 
@@ -68,9 +69,10 @@ type stateKey struct{}
 
 // state is what one script's commands share.
 type state struct {
-	mu      sync.Mutex // guards clients and servers
+	mu      sync.Mutex // guards clients, servers and https
 	clients map[string]*scriptClient
 	servers map[string]*fakeserver.Server
+	https   map[string]*fakeserver.HTTPServer // the servers started by serve -http or -sse
 }
 
 // A scriptClient is a client a script connected.
@@ -78,6 +80,18 @@ type scriptClient struct {
 	c      *client.Client
 	groups *tracker // the process groups of its stdio child
 	closed bool
+	after  func() error // run after Close (an HTTP cassette recorder's Close), if set
+}
+
+// close closes the client, then runs after.
+func (sc *scriptClient) close() error {
+	err := sc.c.Close()
+	if sc.after != nil {
+		if aerr := sc.after(); err == nil {
+			err = aerr
+		}
+	}
+	return err
 }
 
 // Setup prepares a script for the commands: it sets GORACE so that the
@@ -86,7 +100,7 @@ type scriptClient struct {
 // survives that Close fails the script, with a report of its processes.
 // Call it from a Params.Setup of your own if you have one.
 func Setup(env *testscript.Env) error {
-	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}}
+	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}}
 	env.Values[stateKey{}] = st
 	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
 		env.Setenv("GORACE", strings.TrimSpace(g+" "+NoExitSleep))
@@ -109,12 +123,17 @@ func (st *state) teardown() string {
 	for name, sc := range st.clients {
 		if !sc.closed {
 			sc.closed = true
-			if err := sc.c.Close(); err != nil {
+			if err := sc.close(); err != nil {
 				fmt.Fprintf(&b, "mcptest: closing client %s at the end of the script: %v\n", name, err)
 			}
 		}
 		if r := sc.groups.leaked(GroupTimeout); r != "" {
 			fmt.Fprintf(&b, "mcptest: processes of client %s still running at the end of the script:\n%s", name, r)
+		}
+	}
+	for name, hs := range st.https {
+		if err := hs.Close(); err != nil {
+			fmt.Fprintf(&b, "mcptest: closing server %s at the end of the script: %v\n", name, err)
 		}
 	}
 	return b.String()

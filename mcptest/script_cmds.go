@@ -18,7 +18,6 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
-	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 )
@@ -50,7 +49,7 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http URL | replay FILE)`
+const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
@@ -69,6 +68,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("connect: client %q exists", name)
 	}
 	var f transport.Factory
+	var after func() error // closes an HTTP recorder
 	switch kind {
 	case "inprocess":
 		if len(rest) != 1 {
@@ -104,30 +104,31 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		p, err := cassette.Replay(ts.MkAbs(rest[0]), nil)
 		ts.Check(err)
 		f = p
-	case "http":
-		if len(rest) != 1 {
-			fs.Usage()
-		}
-		hf, err := streamablehttp.New(rest[0], nil)
-		ts.Check(err)
-		f = hf
+	case "http", "sse":
+		f, after = remoteFactory(ts, kind, rest, *record)
 	default:
 		fs.Usage()
 	}
 	groups := &tracker{}
 	f = tracked{f, groups}
-	if *record != "" {
+	if *record != "" && after == nil {
 		f = cassette.Record(f, ts.MkAbs(*record), nil)
 	}
 	def := client.Definition{Name: name, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
+	if kind == "sse" {
+		def.Profile = client.ProfileLegacy
+	}
 	c, err := client.Connect(context.Background(), def, nil)
 	if err != nil {
 		printError(ts.Stderr(), err)
+		if after != nil {
+			after()
+		}
 	}
 	expect(ts, neg, "connect "+name, err)
 	if err == nil {
 		st.mu.Lock()
-		st.clients[name] = &scriptClient{c: c, groups: groups}
+		st.clients[name] = &scriptClient{c: c, groups: groups, after: after}
 		st.mu.Unlock()
 	}
 }
@@ -177,7 +178,7 @@ func cmdClose(ts *testscript.TestScript, neg bool, args []string) {
 	sc.closed = true
 	st.mu.Unlock()
 	start := time.Now()
-	err := sc.c.Close()
+	err := sc.close()
 	took := time.Since(start)
 	if err == nil && *within > 0 && took > *within {
 		err = fmt.Errorf("took %v, longer than %v", took.Round(time.Millisecond), *within)
@@ -293,7 +294,11 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "serve SERVER [--profile NAME] [--fault SPEC]..."
+	const usage = "serve [-http | -sse] SERVER [--profile NAME] [--fault SPEC]..."
+	mode := ""
+	if len(args) > 0 && (args[0] == "-http" || args[0] == "-sse") {
+		mode, args = args[0], args[1:]
+	}
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: %s", usage)
 	}
@@ -320,9 +325,15 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}()
 	st := stateOf(ts)
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if _, dup := st.servers[args[0]]; dup {
+	_, dup := st.servers[args[0]]
+	if !dup {
+		st.servers[args[0]] = srv
+	}
+	st.mu.Unlock()
+	if dup {
 		ts.Fatalf("serve: server %q exists", args[0])
 	}
-	st.servers[args[0]] = srv
+	if mode != "" {
+		serveHTTP(ts, st, args[0], srv, mode == "-sse")
+	}
 }
