@@ -3,6 +3,7 @@ package adoption_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -42,4 +43,24 @@ closed: child reaped, process group empty
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("transcript mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// Run, with this test binary as the fake server's stdio child, prints the
+// whole transcript; it is deterministic.
+func ExampleRun() {
+	exe, _ := os.Executable()
+	srv := adoption.Server{Path: exe, Args: []string{"--"}, Env: map[string]string{fakeserver.ChildEnv: "1"}}
+	if err := adoption.Run(context.Background(), os.Stdout, srv); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// connected to docs over stdio (protocol 2025-11-25), catalog sha256:b989c3a4f5f0…
+	// discovered tool "lookup" as mcp__docs__lookup
+	// model -> mcp__docs__lookup {"query":"process groups"}
+	// model <- result: docs: process groups
+	// harness: disabled mcp__docs__lookup (enabled=false)
+	// model -> mcp__docs__lookup {"query":"after disable"}
+	// model <- refused: mcp docs: call lookup: policy: binding disabled: mcp__docs__lookup
+	// server executed lookup 1 time(s)
+	// closed: child reaped, process group empty
 }
