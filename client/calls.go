@@ -27,7 +27,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	if err := c.callable(name); err != nil {
 		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
 	}
-	ctx, cancel := bound(ctx, base)
+	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
 	if c.handlers.Progress != nil {
@@ -87,7 +87,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 		return nil, err
 	}
 	defer c.inflight.Done()
-	ctx, cancel := bound(ctx, base)
+	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -103,7 +103,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 		return nil, err
 	}
 	defer c.inflight.Done()
-	ctx, cancel := bound(ctx, base)
+	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
@@ -120,7 +120,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 		return err
 	}
 	defer c.inflight.Done()
-	ctx, cancel := bound(ctx, base)
+	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return c.fail(OpSubscribe, "", err)
@@ -138,7 +138,7 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 		return err
 	}
 	defer c.inflight.Done()
-	ctx, cancel := bound(ctx, base)
+	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	c.mu.Lock()
 	delete(c.subs, uri)

@@ -234,9 +234,15 @@ func (c *Client) begin(op, tool string) (context.Context, error) {
 	return c.base, nil
 }
 
-// bound returns ctx cancelled also when base is.
-func bound(ctx, base context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+// bound returns ctx cancelled also when base is, and after
+// Limits.CallTimeout.
+func (c *Client) bound(ctx, base context.Context) (context.Context, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if c.limits.CallTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.limits.CallTimeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
 	stop := context.AfterFunc(base, cancel)
 	return ctx, func() { stop(); cancel() }
 }

@@ -126,3 +126,25 @@ func waitRefused(t *testing.T, c *client.Client) {
 		}
 	}
 }
+
+// A server that never answers a call fails it after Limits.CallTimeout, with
+// ClassTimeout; the tool ran once and the session goes on.
+func TestCallTimeout(t *testing.T) {
+	leakcheck.Check(t)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	n := &counter{}
+	srv := gateServer(entered, release, n)
+	mcp.AddTool(srv, &mcp.Tool{Name: "quick"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	c := connect(t, srv, client.Definition{Name: "gate", Limits: client.Limits{CallTimeout: 50 * time.Millisecond}}, nil)
+	_, err := c.CallTool(context.Background(), "wait", map[string]any{})
+	assertClass(t, err, client.ClassTimeout, context.DeadlineExceeded)
+	if got := n.get("wait"); got != 1 {
+		t.Errorf("wait ran %d times, want 1", got)
+	}
+	if _, err := c.CallTool(context.Background(), "quick", map[string]any{}); err != nil {
+		t.Errorf("a call after the timeout: %v", err)
+	}
+}

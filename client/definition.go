@@ -127,6 +127,12 @@ type Limits struct {
 	// DrainTimeout bounds how long Close waits for in-flight calls and
 	// subscriptions to finish before it cancels them. Zero means 5s.
 	DrainTimeout time.Duration
+	// CallTimeout bounds one request after Connect (a tool call, a read, a
+	// prompt), on top of the caller's context: a server that never answers
+	// fails the call with ClassTimeout, and the go-sdk tells the server the
+	// request was cancelled. Zero means 5 minutes; negative means no bound
+	// but the caller's context.
+	CallTimeout time.Duration
 }
 
 // Defaults for Limits' zero fields.
@@ -136,6 +142,7 @@ const (
 	DefaultMaxCatalogBytes = 8 << 20
 	DefaultConnectTimeout  = 30 * time.Second
 	DefaultDrainTimeout    = 5 * time.Second
+	DefaultCallTimeout     = 5 * time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -153,6 +160,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.DrainTimeout <= 0 {
 		l.DrainTimeout = DefaultDrainTimeout
+	}
+	if l.CallTimeout == 0 {
+		l.CallTimeout = DefaultCallTimeout
 	}
 	return l
 }
