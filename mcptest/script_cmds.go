@@ -110,7 +110,9 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		fs.Usage()
 	}
 	groups := &tracker{}
-	f = tracked{f, groups}
+	if kind == "stdio" {
+		f = tracked{f, groups} // (the wrapper hides a remote factory's Classifier and ProtocolPinner)
+	}
 	if *record != "" && after == nil {
 		f = cassette.Record(f, ts.MkAbs(*record), nil)
 	}
