@@ -230,3 +230,106 @@ func TestReplayConcurrentClient(t *testing.T) {
 		}
 	}
 }
+
+// gate is a server whose tool "hold" answers only once the client has the
+// answer of the tool "open", called while hold runs: a recording of the
+// two holds hold's request, open's request, open's answer, hold's answer.
+type gate struct {
+	srv      *mcp.Server
+	entered  chan struct{} // closed when hold runs
+	answered chan struct{} // closed by the client once it has open's answer
+}
+
+func newGate() *gate {
+	g := &gate{srv: mcp.NewServer(&mcp.Implementation{Name: "gate", Version: "v1"}, nil), entered: make(chan struct{}), answered: make(chan struct{})}
+	mcp.AddTool(g.srv, &mcp.Tool{Name: "hold"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		close(g.entered)
+		select {
+		case <-g.answered:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		return text("held"), nil, nil
+	})
+	mcp.AddTool(g.srv, &mcp.Tool{Name: "open"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		return text("opened"), nil, nil
+	})
+	return g
+}
+
+// callText calls tool on cs and returns its text or error.
+func callText(ctx context.Context, cs *mcp.ClientSession, tool string) string {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// recordGate records hold and open made concurrently through f; g is the
+// server behind f.
+func recordGate(t *testing.T, g *gate, f interface {
+	Transport() (mcp.Transport, error)
+}) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: stable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held string
+	var wg sync.WaitGroup
+	wg.Go(func() { held = callText(ctx, cs, "hold") })
+	<-g.entered
+	opened := callText(ctx, cs, "open")
+	close(g.answered)
+	wg.Wait()
+	if diff := cmp.Diff([]string{"held", "opened"}, []string{held, opened}); diff != "" {
+		t.Fatalf("recorded answers mismatch (-want +got):\n%s", diff)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replayGate makes the calls one after another: hold, then open. hold's
+// recorded answer came after open's request, but hold was not ordered
+// after open (it was made first): replay answers it without open.
+func replayGate(t *testing.T, p *cassette.Player) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := p.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: stable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{callText(ctx, cs, "hold"), callText(ctx, cs, "open")}
+	if diff := cmp.Diff([]string{"held", "opened"}, got); diff != "" {
+		t.Errorf("replayed answers mismatch (-want +got):\n%s", diff)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := p.Err(); err != nil {
+		t.Errorf("Player.Err: %v", err)
+	}
+}
+
+// TestReplayAnswerNotHeldForConcurrentRequest: a call recorded concurrently
+// with another is answered when the live client makes it alone.
+func TestReplayAnswerNotHeldForConcurrentRequest(t *testing.T) {
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "gate.jsonl")
+	g := newGate()
+	recordGate(t, g, cassette.Record(inprocess.New(g.srv), path, nil))
+	replayGate(t, mustReplay(t, path, &cassette.Options{Strict: true}))
+}

@@ -81,16 +81,53 @@
 //
 // # Replay
 //
-// A [Player] matches each client message against the next recorded one by
+// A [Player] matches each client message against the recorded ones by
 // method and canonical params, rewriting ids so the recorded response
 // answers the live request's id, ignoring "_meta" (progress tokens) and
-// [Options].IgnorePaths. Each recorded message is served once, in order: a
-// recorded tools/call is never answered twice. A request that matches
-// nothing gets a JSON-RPC error carrying a [*MismatchError] (the cassette,
-// the line of the nearest recorded message, the method and a go-cmp diff),
-// which the connection's Close and [Player.Err] also return. Recorded client
-// messages never sent are reported by [Player.Unused], and by Close as an
-// [*UnusedError] in strict mode.
+// [Options].IgnorePaths. Each recorded message is served at most once: a
+// recorded tools/call is never answered twice. A request that matches no
+// unserved recorded message gets, at once, a JSON-RPC error carrying a
+// [*MismatchError] (the cassette, the line of the nearest recorded message,
+// the method and a go-cmp diff), which the connection's Close and
+// [Player.Err] also return. Recorded client messages never sent are
+// reported by [Player.Unused], and by Close as an [*UnusedError] in strict
+// mode.
+//
+// # Concurrent requests
+//
+// Clients issue requests concurrently (a client re-lists a catalog after a
+// list_changed notification while its caller makes tool calls), so the
+// order of their requests differs between recording and replay. A
+// recording fixes one interleaving; replay accepts any other that the
+// recording does not rule out. The rule, at both levels:
+//
+//   - Matching: a live client message is matched to the first unserved
+//     recorded client message like it, wherever it is in the cassette.
+//   - Ordering: a recorded request is ordered after every answer (a
+//     server response to a client call) recorded before it: the recorded
+//     client had that answer before it asked. Requests whose spans
+//     overlapped (one was asked before the other was answered) were
+//     concurrent, and are served in either order.
+//   - Answers: the answer to a request is released once the request has
+//     been served, every answer it is ordered after has been released, and
+//     the client's own answers to the server requests made while it ran
+//     (sampling, elicitation, roots), recorded before it, have been
+//     served. So a request made early is held until the requests recorded
+//     before it have been made, and a request made alone is answered
+//     without waiting for requests that were merely concurrent with it.
+//   - Server-initiated messages (notifications, server requests) recorded
+//     at a position are released once every request recorded before them
+//     has been served (recorded client notifications the live client does
+//     not send are passed over once a later message is served). Released
+//     messages are delivered in recorded order. At the HTTP level the
+//     messages of a request's own event stream are that request's, so
+//     only the standalone GET stream follows this rule.
+//   - Bounds: replay never hangs on the recording. An answer held for
+//     requests the live client does not make is held at most
+//     [Options].Wait ([DefaultWait] if zero); then its request fails with
+//     a [*MismatchError] naming the recorded requests it waited for, and
+//     nothing else waits for it. A message that matches no unserved
+//     recorded message fails at once.
 //
 // # HTTP
 //
@@ -141,8 +178,8 @@
 // placeholders alike). Each recorded request is served once: a recorded
 // tools/call is never answered twice. The recorded response is served with
 // the recorded session id, a JSON body as JSON (its id rewritten to the live
-// request's), an event stream as a stream, event by event, each event once
-// every request recorded before it has been served; the stream then ends as
+// request's), an event stream as a stream, event by event, each event when
+// the rules of "Concurrent requests" release it; the stream then ends as
 // recorded: a drop breaks it (the client resumes with GET and Last-Event-ID,
 // matched to the recorded resume), "client" and "session" keep it open until
 // the client closes it. A request that matches nothing is a

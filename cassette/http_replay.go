@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,7 +40,13 @@ type httpPlay struct {
 	liveID     map[int]jsonrpc.ID
 	mismatches []error
 	ended      bool          // the recorded DELETE was served
-	wake       chan struct{} // closed and replaced whenever firstOpen moves
+	wake       chan struct{} // closed and replaced whenever a request is served or an answer fails
+	failed     []bool        // answers whose hold expired: they no longer hold back what follows
+	heldCur    int           // index in answers of the first answer not ready
+	firstHeld  int           // the line of answers[heldCur]; len(ins) when none
+
+	answers []int         // lines carrying a JSON-RPC response to a client call, in order
+	needs   map[int][]int // for a line of a call's stream: client responses to server requests of that stream recorded before it
 }
 
 func newHTTPPlay(p *Player) *httpPlay {
@@ -59,8 +67,59 @@ func newHTTPPlay(p *Player) *httpPlay {
 	}
 	h.served = make([]bool, len(ins))
 	h.passed = make([]bool, len(ins))
+	h.failed = make([]bool, len(ins))
+	h.plan()
 	h.advance()
 	return h
+}
+
+// plan finds the answers and what each line of a stream waits for besides
+// its request: the client's answers (POSTed JSON-RPC responses) to the
+// server requests that stream carried before it.
+func (h *httpPlay) plan() {
+	h.needs = map[int][]int{}
+	for i := range h.ins {
+		in := &h.ins[i]
+		if _, ok := in.msg.(*jsonrpc.Response); ok && in.Kind != KindRequest && in.pair >= 0 {
+			h.answers = append(h.answers, i)
+		}
+	}
+	for _, q := range h.reqs {
+		sl := h.idx[h.ins[q].Stream]
+		asked := map[jsonrpc.ID]bool{}
+		var needs []int
+		for i := q + 1; i < len(h.ins); i++ {
+			in := &h.ins[i]
+			switch {
+			case in.Stream == h.ins[q].Stream:
+				if len(needs) > 0 {
+					h.needs[i] = needs
+				}
+				if r, ok := in.msg.(*jsonrpc.Request); ok && r.IsCall() {
+					asked[r.ID] = true
+				}
+			case in.Kind == KindRequest && len(asked) > 0:
+				if r, ok := in.msg.(*jsonrpc.Response); ok && asked[r.ID] {
+					needs = append(needs[:len(needs):len(needs)], i)
+				}
+			}
+			if i == sl.last() {
+				break
+			}
+		}
+	}
+}
+
+// last returns the stream's last line.
+func (sl *streamLines) last() int {
+	return max(sl.req, sl.resp, sl.close, lastOf(sl.events))
+}
+
+func lastOf(xs []int) int {
+	if len(xs) == 0 {
+		return -1
+	}
+	return xs[len(xs)-1]
 }
 
 // endpoint is the URL the replayed client is pointed at.
@@ -90,20 +149,65 @@ func (h *httpPlay) transport() (mcp.Transport, error) {
 	return f.Transport()
 }
 
-// advance recomputes firstOpen and wakes waiters. h.mu is held.
+// advance recomputes firstOpen and firstHeld and wakes waiters. h.mu is
+// held.
 func (h *httpPlay) advance() {
-	first := len(h.ins)
+	h.firstOpen = len(h.ins)
 	for _, i := range h.reqs {
 		if !h.passed[i] {
-			first = i
+			h.firstOpen = i
 			break
 		}
 	}
-	if first != h.firstOpen {
-		h.firstOpen = first
-		close(h.wake)
-		h.wake = make(chan struct{})
+	for ; h.heldCur < len(h.answers); h.heldCur++ {
+		h.firstHeld = h.answers[h.heldCur]
+		if a := h.answers[h.heldCur]; !h.failed[a] && !h.ready(a) {
+			break
+		}
 	}
+	if h.heldCur == len(h.answers) {
+		h.firstHeld = len(h.ins)
+	}
+	close(h.wake)
+	h.wake = make(chan struct{})
+}
+
+// standalone reports whether sl is the standalone GET stream, whose
+// messages relate to no request.
+func (h *httpPlay) isStandalone(sl *streamLines) bool {
+	in := &h.ins[sl.req]
+	return in.HTTP.Method == http.MethodGet && in.Headers.Get("Last-Event-ID") == ""
+}
+
+// ready reports whether line i (a response, event or close) may be served.
+// A line of the standalone GET stream other than its response waits until
+// every request recorded before it has been served (or passed over). A line
+// of any other stream waits until the stream's request has been served,
+// every answer recorded before that request is ready, the call it answers
+// (for an answer on a resumed stream) has been served, and so have the
+// client's answers to the server requests the stream carried before it.
+// h.mu is held.
+func (h *httpPlay) ready(i int) bool {
+	in := &h.ins[i]
+	sl := h.idx[in.Stream]
+	if !h.served[sl.req] {
+		return false
+	}
+	if h.isStandalone(sl) && in.Kind != KindResponse {
+		return i < h.firstOpen
+	}
+	if sl.req > h.firstHeld {
+		return false
+	}
+	if _, ok := in.msg.(*jsonrpc.Response); ok && in.pair >= 0 && !h.served[in.pair] {
+		return false
+	}
+	for _, j := range h.needs[i] {
+		if !h.served[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // A liveReq is a request as the replayer compares it.
@@ -148,7 +252,11 @@ func (h *httpPlay) RoundTrip(req *http.Request) (*http.Response, error) {
 	if sl.resp < 0 {
 		// The recorded request got no response: it failed, or the session
 		// ended first.
-		if err := h.await(req.Context(), sl.close, nil); err != nil {
+		if err := h.await(req.Context(), sl.close, nil, true); err != nil {
+			var merr *MismatchError
+			if errors.As(err, &merr) {
+				return refuse(req, live, merr), nil
+			}
 			return nil, err
 		}
 		if h.ins[sl.close].End == EndError {
@@ -161,7 +269,11 @@ func (h *httpPlay) RoundTrip(req *http.Request) (*http.Response, error) {
 	// recording made before it and the live client did not make must not
 	// hold it up.
 	if req.Method != http.MethodDelete {
-		if err := h.await(req.Context(), sl.resp, nil); err != nil {
+		if err := h.await(req.Context(), sl.resp, nil, true); err != nil {
+			var merr *MismatchError
+			if errors.As(err, &merr) {
+				return refuse(req, live, merr), nil
+			}
 			return nil, err
 		}
 	}
@@ -229,14 +341,22 @@ func (h *httpPlay) skippable(i int) bool {
 	return in.msg != nil && kindOf(in.msg) == "notification"
 }
 
-// await waits until every request recorded before line i has been served.
-func (h *httpPlay) await(ctx context.Context, i int, closed <-chan struct{}) error {
+// await waits until line i is ready. If bounded, it waits at most
+// Options.Wait, then fails line i's stream with a *MismatchError (kept for
+// Err) naming what it waited for.
+func (h *httpPlay) await(ctx context.Context, i int, closed <-chan struct{}, bounded bool) error {
+	var timeout <-chan time.Time
 	for {
 		h.mu.Lock()
-		ok, wake := i < h.firstOpen, h.wake
+		ok, wake := h.ready(i), h.wake
 		h.mu.Unlock()
 		if ok {
 			return nil
+		}
+		if bounded && timeout == nil {
+			t := time.NewTimer(h.p.opts.wait())
+			defer t.Stop()
+			timeout = t.C
 		}
 		select {
 		case <-ctx.Done():
@@ -244,8 +364,57 @@ func (h *httpPlay) await(ctx context.Context, i int, closed <-chan struct{}) err
 		case <-closed:
 			return errBodyClosed
 		case <-wake:
+		case <-timeout:
+			return h.expire(i)
 		}
 	}
+}
+
+// expire fails held line i: it returns a *MismatchError naming what the
+// line waited for, and if the line is an answer, what follows is no longer
+// held back by it.
+func (h *httpPlay) expire(i int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q := h.idx[h.ins[i].Stream].req
+	in := &h.ins[q]
+	e := &MismatchError{Cassette: h.p.c.File, Position: in.Line, Method: "HTTP " + in.HTTP.Method,
+		Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", h.p.opts.wait(), h.blockers(i))}
+	if m := in.Method(); m != "" {
+		e.Method = m
+	}
+	h.mismatches = append(h.mismatches, e)
+	h.failed[i] = true
+	h.advance()
+	return e
+}
+
+// blockers describes what line i waits for. h.mu is held.
+func (h *httpPlay) blockers(i int) string {
+	var s []string
+	sl := h.idx[h.ins[i].Stream]
+	if sl.req > h.firstHeld {
+		if q := h.idx[h.ins[h.firstHeld].Stream].req; !h.served[q] {
+			s = append(s, h.describe(q))
+		} else if p := h.ins[h.firstHeld].pair; p >= 0 && !h.served[p] {
+			s = append(s, h.describe(p))
+		}
+	}
+	if in := &h.ins[i]; in.pair >= 0 && !h.served[in.pair] {
+		s = append(s, h.describe(in.pair))
+	}
+	for _, j := range h.needs[i] {
+		if !h.served[j] {
+			s = append(s, h.describe(j))
+		}
+	}
+	if h.isStandalone(sl) && h.firstOpen < len(h.ins) {
+		s = append(s, h.describe(h.firstOpen))
+	}
+	if len(s) == 0 {
+		return "answers recorded before it that are themselves held"
+	}
+	return strings.Join(s, ", ")
 }
 
 var errBodyClosed = errors.New("cassette: body closed")
@@ -453,7 +622,7 @@ func (b *playBody) Read(p []byte) (int, error) {
 		}
 		if b.next < len(b.sl.events) {
 			i := b.sl.events[b.next]
-			if err := b.h.await(b.ctx, i, b.closed); err != nil {
+			if err := b.h.await(b.ctx, i, b.closed, !b.h.isStandalone(b.sl)); err != nil {
 				return 0, err
 			}
 			in := &b.h.ins[i]
@@ -476,7 +645,7 @@ func (b *playBody) Read(p []byte) (int, error) {
 
 // end returns how the stream ends, once its close line is due.
 func (b *playBody) end() error {
-	if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
+	if err := b.h.await(b.ctx, b.sl.close, b.closed, !b.h.isStandalone(b.sl)); err != nil {
 		return err
 	}
 	switch b.h.ins[b.sl.close].End {
