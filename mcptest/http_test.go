@@ -1,29 +1,28 @@
 package mcptest_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestScriptConnectHTTP runs a script against the fake server served over
-// Streamable HTTP by the go-sdk's handler (until the fake server serves HTTP
-// itself): connect http reaches it through transport/streamablehttp.
+// TestScriptConnectHTTP runs a script against a fake server the test
+// started over Streamable HTTP, outside the script: connect http reaches it
+// through transport/streamablehttp.
 func TestScriptConnectHTTP(t *testing.T) {
 	fs := fakeserver.New(nil)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fs.Server().MCP() }, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	hs, err := fs.StartHTTP("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hs.Close() })
 	p := mcptest.Params("")
 	p.Dir = ""
 	p.Files = []string{"testdata/http.txtar"}
 	p.Setup = func(env *testscript.Env) error {
-		env.Setenv("DOCS_URL", srv.URL)
+		env.Setenv("DOCS_URL", hs.URL)
 		return mcptest.Setup(env)
 	}
 	t.Cleanup(func() { // after the script, which runs as a parallel subtest
