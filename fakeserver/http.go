@@ -137,7 +137,8 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 func (h *HTTPHandler) Close() error { return h.close() }
 
 // Requests returns a copy of the log of every request the handler has
-// seen, in order of arrival.
+// seen, in order of arrival. The log is not bounded: a fake server is for
+// tests.
 func (h *HTTPHandler) Requests() []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
