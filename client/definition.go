@@ -47,7 +47,7 @@ func (d *Definition) validate() error {
 		return err
 	}
 	if p, ok := d.Transport.(transport.ProtocolPinner); ok {
-		if want, got := p.PinnedProtocolVersion(), d.Profile.ProtocolVersion(); want != got {
+		if want, got := p.PinnedProtocolVersion(), d.Profile.ProtocolVersion(); want != "" && want != got {
 			return fmt.Errorf("client: Definition %q: transport %s speaks protocol %s only, profile is %s", d.Name, d.Transport.Kind(), want, got)
 		}
 	}

@@ -21,7 +21,8 @@ const (
 	// ClassStart: the server could not be started or did not complete the
 	// handshake (missing executable, exit before initialize).
 	ClassStart FailureClass = iota + 1
-	// ClassTransport: the connection broke (stream ended, dial failed).
+	// ClassTransport: the connection broke (a stream dropped and could not
+	// be resumed, a dial failed).
 	ClassTransport
 	// ClassProtocol: the server broke the protocol (malformed frame,
 	// repeated pagination cursor, unexpected message).
@@ -183,6 +184,8 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassAuth
 	case errors.Is(err, transport.ErrStart):
 		return ClassStart
+	case errors.Is(err, transport.ErrBroken):
+		return ClassTransport
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
 		return ClassTimeout
 	case errors.As(err, &rpcErr):

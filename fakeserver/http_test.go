@@ -155,7 +155,7 @@ func TestHTTPDropWithoutIDFails(t *testing.T) {
 	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
 		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
 	}
-	wantClass(t, err, client.ClassServer)
+	wantClass(t, err, client.ClassTransport)
 	if n := fs.Executions("lookup"); n != 1 {
 		t.Errorf("lookup ran %d times, want 1", n)
 	}

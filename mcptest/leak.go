@@ -139,11 +139,7 @@ func waitGroupEmpty(pgid int, timeout time.Duration) []proc {
 // returned unchanged: client.Client.Conn still gives the *stdio.Conn.
 func Track(t testing.TB, f transport.Factory) transport.Factory {
 	t.Helper()
-	tr := trackerOf(t)
-	if p, ok := f.(transport.ProtocolPinner); ok {
-		return pinnedTracked{tracked{f, tr}, p}
-	}
-	return tracked{f, tr}
+	return tracked{f, trackerOf(t)}
 }
 
 type tracked struct {
@@ -159,9 +155,22 @@ func (f tracked) Transport() (mcp.Transport, error) {
 	return trackedTransport{t, f.tr}, nil
 }
 
-type pinnedTracked struct {
-	tracked
-	transport.ProtocolPinner
+// Classify passes the wrapped factory's transport.Classifier through, so
+// that tracking changes no error's class.
+func (f tracked) Classify(err error) error {
+	if c, ok := f.Factory.(transport.Classifier); ok {
+		return c.Classify(err)
+	}
+	return nil
+}
+
+// PinnedProtocolVersion passes the wrapped factory's
+// transport.ProtocolPinner through ("" when it pins none).
+func (f tracked) PinnedProtocolVersion() string {
+	if p, ok := f.Factory.(transport.ProtocolPinner); ok {
+		return p.PinnedProtocolVersion()
+	}
+	return ""
 }
 
 type trackedTransport struct {

@@ -111,7 +111,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	groups := &tracker{}
 	if kind == "stdio" {
-		f = tracked{f, groups} // (the wrapper hides a remote factory's Classifier and ProtocolPinner)
+		f = tracked{f, groups}
 	}
 	if *record != "" && after == nil {
 		f = cassette.Record(f, ts.MkAbs(*record), nil)

@@ -25,6 +25,10 @@ var (
 	// ErrTimeout is matched by errors from a transport bound on time: a
 	// response header or a read that did not come in time.
 	ErrTimeout = errors.New("transport: timed out")
+	// ErrBroken is matched by errors from a connection that broke under a
+	// request and could not be resumed (a response stream that dropped with
+	// no event id). The request is not sent again.
+	ErrBroken = errors.New("transport: connection broke")
 )
 
 // A Classifier is implemented by a Factory whose errors reach the client in
@@ -32,7 +36,7 @@ var (
 // where errors.Is against the sentinels above cannot see them.
 type Classifier interface {
 	// Classify returns the sentinel (ErrStart, ErrPolicy, ErrAuth,
-	// ErrProtocol, ErrTimeout) that err stands for, or nil.
+	// ErrProtocol, ErrTimeout, ErrBroken) that err stands for, or nil.
 	Classify(err error) error
 }
 
@@ -92,7 +96,8 @@ type Factory interface {
 
 // ProtocolPinner is implemented by a Factory that speaks exactly one protocol
 // revision (the legacy SSE transport speaks only 2024-11-05). A client must
-// not negotiate any other revision over it.
+// not negotiate any other revision over it. A wrapper that passes its
+// inner factory's pin through returns "" when the inner factory pins none.
 type ProtocolPinner interface {
 	PinnedProtocolVersion() string
 }

@@ -18,6 +18,8 @@ func (f *Factory) Classify(err error) error {
 		return transport.ErrAuth
 	case errors.Is(err, ErrTimeout):
 		return transport.ErrTimeout
+	case errors.Is(err, ErrStreamDropped):
+		return transport.ErrBroken
 	}
 	return nil
 }
