@@ -3,7 +3,6 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -45,18 +44,28 @@ func canonical(data []byte) ([]byte, error) {
 // "*" matches every key of an object and every element of an array.
 type path []string
 
-func parsePaths(kind string, ss []string) []path {
+// parsePaths parses paths that Options.validate has accepted.
+func parsePaths(ss []string) []path {
 	ps := make([]path, 0, len(ss))
 	for _, s := range ss {
-		p := path(strings.Split(s, "."))
-		for _, seg := range p {
-			if seg == "" {
-				panic(fmt.Sprintf("cassette: %s path %q has an empty segment", kind, s))
-			}
+		p, err := parsePath(s)
+		if err != nil {
+			panic("cassette: unvalidated path: " + err.Error()) // constructors validate options first
 		}
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// parsePath parses one dot-separated path.
+func parsePath(s string) (path, error) {
+	p := path(strings.Split(s, "."))
+	for _, seg := range p {
+		if seg == "" {
+			return nil, ErrEmptySegment
+		}
+	}
+	return p, nil
 }
 
 // walkPath calls f for every value at p under v; f returns the replacement

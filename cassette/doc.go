@@ -223,5 +223,9 @@
 // A cassette that is truncated, corrupted, of a future version or edited into
 // something inconsistent (a response to no request, a header that disagrees
 // with the initialize result) fails to load with a [*FormatError] naming the
-// file and line.
+// file and line. A constructor given an argument or option it cannot use
+// ([NewRecorder], [NewHTTPRecorder], [NewPlayer], [Open], [Replay],
+// [Verify]) returns an [*OptionsError] naming the constructor, the option
+// and the reason; [Record], [RecordHTTP] and [Cassette.Player] panic with it,
+// for arguments known to be valid.
 package cassette

@@ -2,6 +2,7 @@ package cassette_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,4 +67,16 @@ func Example() {
 	// live: hello <nil>
 	// replayed: hello <nil>
 	// {"format":"mcprig-cassette","version":1,"transport":"inprocess","protocol":"2025-11-25","server":"echo"}
+}
+
+func ExampleNewRecorder_invalidOptions() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "v1"}, nil)
+	_, err := cassette.NewRecorder(inprocess.New(srv), "testdata/echo.jsonl", &cassette.Options{
+		RedactPaths: []string{"params..token"},
+	})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, cassette.ErrInvalidOptions), errors.Is(err, cassette.ErrEmptySegment))
+	// Output:
+	// cassette.NewRecorder: RedactPaths[0] "params..token": path has an empty segment
+	// true true
 }

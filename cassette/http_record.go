@@ -66,21 +66,42 @@ type recStream struct {
 	ended bool // no more lines are recorded for it
 }
 
-// RecordHTTP returns an HTTPRecorder of the session with endpoint carried by
-// base, writing to path when closed. If base is nil, a private clone of
-// http.DefaultTransport is used (and its idle connections closed by Close).
-// Requests to another origin than endpoint's are refused. It panics on
-// invalid options (a malformed path) or a malformed endpoint.
-func RecordHTTP(endpoint string, base http.RoundTripper, path string, opts *Options) *HTTPRecorder {
-	if _, err := url.Parse(endpoint); err != nil {
-		panic("cassette.RecordHTTP: endpoint: " + err.Error())
+// NewHTTPRecorder returns an HTTPRecorder of the session with endpoint
+// carried by base, writing to path when closed. If base is nil, a private
+// clone of http.DefaultTransport is used (and its idle connections closed
+// by Close). Requests to another origin than endpoint's are refused. It
+// returns an *OptionsError (matching ErrInvalidOptions) naming the problem
+// when endpoint is not an absolute http or https URL, path is empty or a
+// directory, or an option is unusable.
+func NewHTTPRecorder(endpoint string, base http.RoundTripper, path string, opts *Options) (*HTTPRecorder, error) {
+	const fn = "NewHTTPRecorder"
+	if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		reason := ErrEndpoint
+		if err != nil {
+			reason = fmt.Errorf("%w: %w", ErrEndpoint, err)
+		}
+		return nil, &OptionsError{Func: fn, Option: "endpoint", Value: endpoint, Err: reason}
 	}
-	o := opts.orZero()
-	parsePaths("redact", o.RedactPaths)
-	r := &HTTPRecorder{endpoint: endpoint, base: base, path: path, opts: o}
+	if err := checkFile(fn, path); err != nil {
+		return nil, err
+	}
+	if err := checkOptions(fn, opts); err != nil {
+		return nil, err
+	}
+	r := &HTTPRecorder{endpoint: endpoint, base: base, path: path, opts: opts.orZero()}
 	if base == nil {
 		r.own = http.DefaultTransport.(*http.Transport).Clone()
 		r.base = r.own
+	}
+	return r, nil
+}
+
+// RecordHTTP is NewHTTPRecorder for arguments known to be valid: it panics
+// with NewHTTPRecorder's error.
+func RecordHTTP(endpoint string, base http.RoundTripper, path string, opts *Options) *HTTPRecorder {
+	r, err := NewHTTPRecorder(endpoint, base, path, opts)
+	if err != nil {
+		panic(err)
 	}
 	return r
 }

@@ -49,7 +49,7 @@ type httpPlay struct {
 	needs   map[int][]int // for a line of a call's stream: client responses to server requests of that stream recorded before it
 }
 
-func newHTTPPlay(p *Player) *httpPlay {
+func newHTTPPlay(p *Player) (*httpPlay, error) {
 	ins := append([]Interaction(nil), p.c.Interactions...)
 	for i := range ins {
 		ins[i].Headers = ins[i].Headers.Clone()
@@ -57,7 +57,7 @@ func newHTTPPlay(p *Player) *httpPlay {
 	h := &httpPlay{p: p, ins: ins, red: newRedactor(p.opts), liveID: map[int]jsonrpc.ID{}, wake: make(chan struct{})}
 	c := &Cassette{File: p.c.File, Header: p.c.Header, Interactions: ins}
 	if err := applyHooks(c, p.opts.Hooks, false, beforeReplay); err != nil {
-		panic("cassette: BeforeResponseReplayHook: " + err.Error())
+		return nil, err
 	}
 	h.idx = streamIndex(ins)
 	for i := range ins {
@@ -70,7 +70,7 @@ func newHTTPPlay(p *Player) *httpPlay {
 	h.failed = make([]bool, len(ins))
 	h.plan()
 	h.advance()
-	return h
+	return h, nil
 }
 
 // plan finds the answers and what each line of a stream waits for besides

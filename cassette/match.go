@@ -78,7 +78,7 @@ type matcher struct {
 }
 
 func newMatcher(o *Options) *matcher {
-	return &matcher{ignore: parsePaths("ignore", append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
+	return &matcher{ignore: parsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
 }
 
 // tree returns the comparable form of an encoded message; red, if not nil,

@@ -191,7 +191,11 @@ func Open(path string, live transport.Factory, opts *Options) (transport.Factory
 		if err != nil {
 			return nil, err
 		}
-		return c.Player(o), nil
+		p, err := NewPlayer(c, o)
+		if err != nil {
+			return nil, inOpen(err)
+		}
+		return p, nil
 	case ModeRecord, ModePassthrough:
 		if live == nil {
 			return nil, fmt.Errorf("cassette %s: %s: %w", path, mode, ErrNoLive)
@@ -202,7 +206,20 @@ func Open(path string, live transport.Factory, opts *Options) (transport.Factory
 		if live.Kind() == transport.KindStreamableHTTP {
 			return nil, fmt.Errorf("cassette %s: %w", path, ErrHTTPLevel)
 		}
-		return Record(live, path, o), nil
+		r, err := NewRecorder(live, path, o)
+		if err != nil {
+			return nil, inOpen(err)
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("cassette: unknown mode %v", mode)
+}
+
+// inOpen names Open as the constructor of an *OptionsError.
+func inOpen(err error) error {
+	var oerr *OptionsError
+	if errors.As(err, &oerr) {
+		oerr.Func = "Open"
+	}
+	return err
 }

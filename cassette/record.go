@@ -37,15 +37,41 @@ type Recorder struct {
 	used bool
 }
 
-// Record returns a Recorder of inner writing to path. It panics on invalid
-// options (a malformed path).
-func Record(inner transport.Factory, path string, opts *Options) *Recorder {
+// NewRecorder returns a Recorder of inner writing to path. It returns an
+// *OptionsError (matching ErrInvalidOptions) naming the problem when inner
+// is nil, path is empty or a directory, or an option is unusable.
+func NewRecorder(inner transport.Factory, path string, opts *Options) (*Recorder, error) {
 	if inner == nil {
-		panic("cassette.Record: nil inner factory")
+		return nil, &OptionsError{Func: "NewRecorder", Option: "inner", Err: ErrNoLive}
 	}
-	o := opts.orZero()
-	parsePaths("redact", o.RedactPaths)
-	return &Recorder{inner: inner, path: path, opts: o}
+	if err := checkFile("NewRecorder", path); err != nil {
+		return nil, err
+	}
+	if err := checkOptions("NewRecorder", opts); err != nil {
+		return nil, err
+	}
+	return &Recorder{inner: inner, path: path, opts: opts.orZero()}, nil
+}
+
+// Record is NewRecorder for arguments known to be valid: it panics with
+// NewRecorder's error.
+func Record(inner transport.Factory, path string, opts *Options) *Recorder {
+	r, err := NewRecorder(inner, path, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// checkFile checks a cassette's file path for constructor fn.
+func checkFile(fn, path string) error {
+	if path == "" {
+		return &OptionsError{Func: fn, Option: "path", Err: ErrNoFile}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return &OptionsError{Func: fn, Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
+	}
+	return nil
 }
 
 // Kind returns the inner factory's kind.

@@ -34,7 +34,7 @@ type redactor struct {
 type literal struct{ value, placeholder string }
 
 func newRedactor(o *Options) *redactor {
-	r := &redactor{patterns: o.Patterns, paths: parsePaths("redact", o.RedactPaths), seen: map[string]string{}}
+	r := &redactor{patterns: o.Patterns, paths: parsePaths(o.RedactPaths), seen: map[string]string{}}
 	values := append([]string(nil), o.Secrets...)
 	for _, rv := range o.Revealers {
 		values = append(values, rv.Reveal())

@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -53,37 +54,56 @@ type Player struct {
 	conn *playConn
 }
 
-// Player returns a Player of c. It panics on invalid options (a malformed
-// path).
-func (c *Cassette) Player(opts *Options) *Player {
+// NewPlayer returns a Player of c. It returns an *OptionsError (matching
+// ErrInvalidOptions) naming the problem when an option is unusable or a
+// BeforeResponseReplayHook fails.
+func NewPlayer(c *Cassette, opts *Options) (*Player, error) {
+	const fn = "NewPlayer"
+	if err := checkOptions(fn, opts); err != nil {
+		return nil, err
+	}
 	o := opts.orZero()
-	parsePaths("redact", o.RedactPaths)
 	p := &Player{c: c, opts: o, match: newMatcher(o), want: make([]any, len(c.Interactions))}
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
 		if in.Kind == KindMessage && in.From == FromClient || in.Kind == KindRequest && in.Message != nil {
 			t, err := p.match.tree(in.Message, nil)
 			if err != nil {
-				panic("cassette: a parsed message does not decode: " + err.Error())
+				return nil, &FormatError{File: c.File, Line: in.Line, Err: fmt.Errorf("message: %w", err)}
 			}
 			p.want[i] = t
 		}
 	}
 	if c.Kind() == transport.KindStreamableHTTP {
-		p.http = newHTTPPlay(p)
+		h, err := newHTTPPlay(p)
+		if err != nil {
+			return nil, &OptionsError{Func: fn, Option: "Hooks", Err: err}
+		}
+		p.http = h
 	} else {
 		p.plan = newMsgPlan(c)
+	}
+	return p, nil
+}
+
+// Player is NewPlayer for options known to be valid: it panics with
+// NewPlayer's error.
+func (c *Cassette) Player(opts *Options) *Player {
+	p, err := NewPlayer(c, opts)
+	if err != nil {
+		panic(err)
 	}
 	return p
 }
 
-// Replay loads the cassette at path and returns its Player.
+// Replay loads the cassette at path and returns its Player. It returns
+// Load's and NewPlayer's errors.
 func Replay(path string, opts *Options) (*Player, error) {
 	c, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
-	return c.Player(opts), nil
+	return NewPlayer(c, opts)
 }
 
 // Kind returns the transport kind the cassette was recorded on.

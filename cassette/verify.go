@@ -50,6 +50,9 @@ func (e *DriftError) Error() string {
 // It returns nil when nothing drifted, a *DriftError listing every drift,
 // or the error that stopped the session (ctx's included).
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) (err error) {
+	if err := checkOptions("Verify", opts); err != nil {
+		return err
+	}
 	o := opts.orZero()
 	tr, err := live.Transport()
 	if err != nil {
