@@ -1,15 +1,14 @@
 // Package httpguard holds the HTTP policy the remote transports
 // (transport/streamablehttp and transport/sse) share: endpoint and TLS
 // validation, the per-connection http.Transport, the redirect rules and the
-// naming of timeout phases. Each transport keeps its own error values; this
-// package only decides, and says which rule applied.
+// naming of timeout phases, and the errors both transports return for them
+// (defined once here and re-exported by each, so that errors.Is gives the
+// same answer whichever package's name is used). Functions take the
+// transport's package name, which prefixes the errors they make.
 //
-//	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{}, sse.ErrInsecure)
+//	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
 //	pool := httpguard.NewTransport(ep.TLS, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
-//	client := &http.Client{Transport: pool, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-//		if r := httpguard.CheckRedirect(ep.Origin, req, via); r.Rule != httpguard.RedirectAllowed { … }
-//		return nil
-//	}}
+//	client := &http.Client{Transport: pool, CheckRedirect: httpguard.RedirectPolicy("sse", ep.Origin)}
 package httpguard
 
 import (
@@ -43,9 +42,9 @@ type Endpoint struct {
 
 // ParseEndpoint validates endpoint and c. Errors are prefixed with pkg (the
 // transport's package name); an insecure endpoint or TLS version wraps
-// errInsecure, and an endpoint that names no origin wraps
+// [ErrInsecure], and an endpoint that names no origin wraps
 // auth.ErrInvalidOrigin.
-func ParseEndpoint(pkg, endpoint string, c Config, errInsecure error) (*Endpoint, error) {
+func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("%s: endpoint: %w", pkg, err)
@@ -58,7 +57,7 @@ func ParseEndpoint(pkg, endpoint string, c Config, errInsecure error) (*Endpoint
 		return nil, fmt.Errorf("%s: endpoint %q has a fragment", pkg, endpoint)
 	}
 	if origin.Scheme == "http" && !origin.IsLoopback() && !c.AllowInsecureHTTP {
-		return nil, fmt.Errorf("%w: plain http to %s (set AllowInsecureHTTP to permit it)", errInsecure, origin)
+		return nil, fmt.Errorf("%s: %w: plain http to %s (set AllowInsecureHTTP to permit it)", pkg, ErrInsecure, origin)
 	}
 	var tc *tls.Config
 	if c.TLSConfig != nil {
@@ -70,7 +69,7 @@ func ParseEndpoint(pkg, endpoint string, c Config, errInsecure error) (*Endpoint
 	case tc.MinVersion == 0:
 		tc.MinVersion = tls.VersionTLS12
 	case tc.MinVersion < tls.VersionTLS12:
-		return nil, fmt.Errorf("%w: TLS MinVersion below 1.2", errInsecure)
+		return nil, fmt.Errorf("%s: %w: TLS MinVersion below 1.2", pkg, ErrInsecure)
 	}
 	if c.RootCAs != nil {
 		tc.RootCAs = c.RootCAs
@@ -103,55 +102,74 @@ func NewTransport(tc *tls.Config, t Timeouts, maxIdlePerHost int) *http.Transpor
 	}
 }
 
+// CheckOrigin refuses a request to another origin than origin's: it closes
+// the request's body and returns an error wrapping [ErrCrossOrigin],
+// prefixed with pkg. It returns nil for a request to origin.
+func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
+	if origin.Matches(req.URL) {
+		return nil
+	}
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return fmt.Errorf("%s: %w: %s", pkg, ErrCrossOrigin, req.URL.Redacted())
+}
+
 // MaxRedirects is how many redirects within the origin a GET or DELETE may
 // follow.
 const MaxRedirects = 5
 
-// A RedirectRule says which rule decided a redirect.
-type RedirectRule int
-
-const (
-	RedirectAllowed     RedirectRule = iota // within the origin, not a POST, not too many
-	RedirectPOST                            // a POST was redirected: never followed
-	RedirectCrossOrigin                     // the target is another origin
-	RedirectTooMany                         // more than MaxRedirects
-)
-
-// A Redirect describes a redirect the http.Client is about to follow.
-type Redirect struct {
-	Rule   RedirectRule
-	Method string // the method of the redirected request
-	Status int    // the redirect's status code
-	To     string // the origin of the target, or "null"
+// RedirectPolicy returns the redirect policy of a transport pinned to
+// origin, for an http.Client's CheckRedirect: any redirect of a POST is
+// refused (a 307 or 308 would send the body and credential again), any
+// redirect to another origin is refused, and so is a chain longer than
+// [MaxRedirects]. A refusal is a [RedirectError] naming pkg.
+func RedirectPolicy(pkg string, origin auth.Origin) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		prev := via[len(via)-1]
+		e := &RedirectError{Transport: pkg, Method: prev.Method, To: "null"}
+		if req.Response != nil {
+			e.Status = req.Response.StatusCode
+		}
+		if o, err := auth.OriginOf(req.URL); err == nil {
+			e.To = o.String()
+		}
+		switch {
+		case prev.Method == http.MethodPost:
+			e.Err = ErrRedirectedPOST
+		case !origin.Matches(req.URL):
+			e.Err = ErrCrossOriginRedirect
+		case len(via) > MaxRedirects:
+			e.Err = ErrTooManyRedirects
+		default:
+			return nil
+		}
+		return e
+	}
 }
 
-// CheckRedirect applies the redirect policy, for an http.Client's
-// CheckRedirect: any redirect of a POST is refused (a 307 or 308 would send
-// the body and credential again), any redirect to another origin is
-// refused, and so is a chain longer than MaxRedirects.
-func CheckRedirect(origin auth.Origin, req *http.Request, via []*http.Request) Redirect {
-	prev := via[len(via)-1]
-	r := Redirect{Method: prev.Method, To: "null"}
-	if req.Response != nil {
-		r.Status = req.Response.StatusCode
+// PhaseTimeout returns a [TimeoutError] naming pkg if err is a dial, TLS
+// handshake or response header timeout of an http.Transport made with t,
+// and err itself otherwise.
+func PhaseTimeout(pkg string, t Timeouts, err error) error {
+	var limit time.Duration
+	phase := timeoutPhase(err)
+	switch phase {
+	case "dial":
+		limit = t.Dial
+	case "tls handshake":
+		limit = t.TLSHandshake
+	case "response header":
+		limit = t.ResponseHeader
+	default:
+		return err
 	}
-	if o, err := auth.OriginOf(req.URL); err == nil {
-		r.To = o.String()
-	}
-	switch {
-	case prev.Method == http.MethodPost:
-		r.Rule = RedirectPOST
-	case !origin.Matches(req.URL):
-		r.Rule = RedirectCrossOrigin
-	case len(via) > MaxRedirects:
-		r.Rule = RedirectTooMany
-	}
-	return r
+	return &TimeoutError{Transport: pkg, Phase: phase, Limit: limit, Err: err}
 }
 
-// TimeoutPhase names the phase of the http.Transport timeout err reports:
+// timeoutPhase names the phase of the http.Transport timeout err reports:
 // "dial", "tls handshake" or "response header"; "" if err is not one.
-func TimeoutPhase(err error) string {
+func timeoutPhase(err error) string {
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		return ""

@@ -1,7 +1,9 @@
 package httpguard
 
 import (
+	"crypto/tls"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -11,7 +13,7 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 )
 
-func TestCheckRedirect(t *testing.T) {
+func TestRedirectPolicy(t *testing.T) {
 	leakcheck.Check(t)
 	home, _ := auth.ParseOrigin("https://home.example")
 	req := func(method, rawURL string) *http.Request {
@@ -25,47 +27,101 @@ func TestCheckRedirect(t *testing.T) {
 		}
 		return via
 	}
+	refused := func(method, to string, err error) *RedirectError {
+		return &RedirectError{Transport: "t", Method: method, Status: 307, To: to, Err: err}
+	}
+	policy := RedirectPolicy("t", home)
 	for _, tc := range []struct {
 		name string
 		to   string
 		via  []*http.Request
-		want Redirect
+		want *RedirectError // nil: followed
 	}{
-		{"GET same origin", "https://home.example/b", chain(1, "GET"),
-			Redirect{Rule: RedirectAllowed, Method: "GET", Status: 307, To: "https://home.example"}},
+		{"GET same origin", "https://home.example/b", chain(1, "GET"), nil},
+		{"GET up to the bound", "https://home.example/b", chain(MaxRedirects, "GET"), nil},
 		{"GET other origin", "https://other.example/b", chain(1, "GET"),
-			Redirect{Rule: RedirectCrossOrigin, Method: "GET", Status: 307, To: "https://other.example"}},
+			refused("GET", "https://other.example", ErrCrossOriginRedirect)},
 		{"GET other port", "https://home.example:8443/b", chain(1, "GET"),
-			Redirect{Rule: RedirectCrossOrigin, Method: "GET", Status: 307, To: "https://home.example:8443"}},
+			refused("GET", "https://home.example:8443", ErrCrossOriginRedirect)},
+		{"GET no origin", "file:///etc/passwd", chain(1, "GET"),
+			refused("GET", "null", ErrCrossOriginRedirect)},
 		{"POST same origin", "https://home.example/b", chain(1, "POST"),
-			Redirect{Rule: RedirectPOST, Method: "POST", Status: 307, To: "https://home.example"}},
+			refused("POST", "https://home.example", ErrRedirectedPOST)},
+		{"POST other origin", "https://other.example/b", chain(1, "POST"),
+			refused("POST", "https://other.example", ErrRedirectedPOST)},
 		{"GET too many", "https://home.example/b", chain(MaxRedirects+1, "GET"),
-			Redirect{Rule: RedirectTooMany, Method: "GET", Status: 307, To: "https://home.example"}},
+			refused("GET", "https://home.example", ErrTooManyRedirects)},
 	} {
-		got := CheckRedirect(home, req(tc.via[0].Method, tc.to), tc.via)
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%s: CheckRedirect mismatch (-want +got):\n%s", tc.name, diff)
+		err := policy(req(tc.via[0].Method, tc.to), tc.via)
+		got, ok := err.(*RedirectError)
+		if err != nil && !ok {
+			t.Errorf("%s: RedirectPolicy returned %T %v, want a *RedirectError", tc.name, err, err)
+		}
+		if diff := cmp.Diff(tc.want, got, sameError); diff != "" {
+			t.Errorf("%s: RedirectPolicy mismatch (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }
 
+// sameError compares the Err fields by identity: a sentinel must be the
+// sentinel.
+var sameError = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Err" },
+	cmp.Comparer(func(a, b error) bool { return a == b }))
+
+func TestCheckOrigin(t *testing.T) {
+	leakcheck.Check(t)
+	home, _ := auth.ParseOrigin("https://home.example")
+	for _, tc := range []struct {
+		url  string
+		want error
+	}{
+		{"https://home.example/mcp", nil},
+		{"https://home.example:443/mcp", nil},
+		{"https://other.example/mcp", ErrCrossOrigin},
+		{"http://home.example/mcp", ErrCrossOrigin},
+	} {
+		body := &closeCounter{}
+		req, _ := http.NewRequest(http.MethodPost, tc.url, body)
+		err := CheckOrigin("t", home, req)
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("CheckOrigin(%q) = %v, want %v", tc.url, err, tc.want)
+		}
+		if wantClosed := tc.want != nil; body.closed != wantClosed {
+			t.Errorf("CheckOrigin(%q) closed the body: %v, want %v", tc.url, body.closed, wantClosed)
+		}
+	}
+}
+
+type closeCounter struct{ closed bool }
+
+func (c *closeCounter) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *closeCounter) Close() error             { c.closed = true; return nil }
+
+// TestParseEndpoint is the validation both transports' New apply.
 func TestParseEndpoint(t *testing.T) {
 	leakcheck.Check(t)
-	errInsecure := errors.New("insecure")
 	errAny := errors.New("any error") // refused, with no sentinel
 	for _, tc := range []struct {
 		endpoint string
 		c        Config
-		want     error
+		want     error // nil: accepted
 	}{
-		{"https://h.example/mcp", Config{}, nil},
-		{"http://127.0.0.1:9/mcp", Config{}, nil},
-		{"http://h.example/mcp", Config{}, errInsecure},
-		{"http://h.example/mcp", Config{AllowInsecureHTTP: true}, nil},
-		{"https://h.example/mcp#frag", Config{}, errAny},
+		{"https://mcp.example.com/mcp", Config{}, nil},
+		{"http://127.0.0.1:8080/mcp", Config{}, nil},
+		{"http://[::1]:8080/mcp", Config{}, nil},
+		{"http://localhost/mcp", Config{}, nil},
+		{"http://mcp.example.com/mcp", Config{}, ErrInsecure},
+		{"http://10.0.0.1/mcp", Config{}, ErrInsecure},
+		{"http://mcp.example.com/mcp", Config{AllowInsecureHTTP: true}, nil},
+		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, ErrInsecure},
+		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
+		{"https://mcp.example.com/mcp#frag", Config{}, errAny},
+		{"ftp://mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},
+		{"https://user:pw@mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},
+		{"/mcp", Config{}, auth.ErrInvalidOrigin},
 		{"mailto:x@h.example", Config{}, auth.ErrInvalidOrigin},
 	} {
-		ep, err := ParseEndpoint("t", tc.endpoint, tc.c, errInsecure)
+		ep, err := ParseEndpoint("t", tc.endpoint, tc.c)
 		switch {
 		case tc.want == errAny:
 			if err == nil {
@@ -75,8 +131,21 @@ func TestParseEndpoint(t *testing.T) {
 			t.Errorf("ParseEndpoint(%q) error = %v, want %v", tc.endpoint, err, tc.want)
 		case tc.want == nil && err != nil:
 			t.Errorf("ParseEndpoint(%q): %v", tc.endpoint, err)
-		case tc.want == nil && ep.TLS.MinVersion == 0:
-			t.Errorf("ParseEndpoint(%q): TLS MinVersion unset", tc.endpoint)
+		case tc.want == nil && ep.TLS.MinVersion < tls.VersionTLS12:
+			t.Errorf("ParseEndpoint(%q): TLS MinVersion %#x, want at least TLS 1.2", tc.endpoint, ep.TLS.MinVersion)
+		case tc.want == nil:
+			if o, _ := auth.ParseOrigin(tc.endpoint); ep.Origin != o {
+				t.Errorf("ParseEndpoint(%q).Origin = %v, want %v", tc.endpoint, ep.Origin, o)
+			}
 		}
+	}
+}
+
+func TestParseEndpointNamesTransport(t *testing.T) {
+	leakcheck.Check(t)
+	_, err := ParseEndpoint("sse", "http://mcp.example.com/sse", Config{})
+	want := "sse: insecure endpoint: plain http to http://mcp.example.com (set AllowInsecureHTTP to permit it)"
+	if err == nil || err.Error() != want {
+		t.Errorf("ParseEndpoint error = %v, want %q", err, want)
 	}
 }

@@ -3,18 +3,22 @@ package sse
 import (
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/looprig/mcp/internal/httpguard"
 )
 
+// The errors this package shares with transport/streamablehttp are the same
+// values there (both re-export internal/httpguard's), so errors.Is and
+// errors.As give the same answer with either package's name.
 var (
 	// ErrInsecure is returned by [New] when the endpoint is plain http on a
 	// host that is not loopback and Options.AllowInsecureHTTP is not set, or
 	// when the TLS configuration allows versions below TLS 1.2.
-	ErrInsecure = errors.New("sse: insecure endpoint")
+	ErrInsecure = httpguard.ErrInsecure
 
 	// ErrCrossOrigin is returned when a request would go to an origin other
 	// than the endpoint's. Nothing is sent.
-	ErrCrossOrigin = errors.New("sse: request to another origin")
+	ErrCrossOrigin = httpguard.ErrCrossOrigin
 
 	// ErrCrossOriginEndpoint is returned by Connect when the server's
 	// endpoint event names a message endpoint on another origin. The
@@ -27,20 +31,20 @@ var (
 
 	// ErrCrossOriginRedirect is returned when the server redirects a request
 	// to another origin. The redirect is not followed.
-	ErrCrossOriginRedirect = errors.New("sse: redirect to another origin")
+	ErrCrossOriginRedirect = httpguard.ErrCrossOriginRedirect
 
 	// ErrRedirectedPOST is returned when the server answers a POST with a
 	// redirect of any kind. It is not followed: the message may already
 	// have been processed, and a 307 or 308 would send it again.
-	ErrRedirectedPOST = errors.New("sse: redirect of a POST")
+	ErrRedirectedPOST = httpguard.ErrRedirectedPOST
 
 	// ErrTooManyRedirects is returned when the session GET is redirected
 	// more than 5 times within the origin.
-	ErrTooManyRedirects = errors.New("sse: too many redirects")
+	ErrTooManyRedirects = httpguard.ErrTooManyRedirects
 
 	// ErrUnauthorized is returned when the server answers 401 or 403. The
 	// request is not re-sent.
-	ErrUnauthorized = errors.New("sse: unauthorized")
+	ErrUnauthorized = httpguard.ErrUnauthorized
 
 	// ErrUnexpectedResponse is returned when the server answers with a
 	// status other than 2xx, 401 or 403, or answers the session GET with
@@ -52,13 +56,16 @@ var (
 	// [Limits]: an event over MaxEventBytes, a session stream over
 	// MaxStreamBytes, a body over MaxBodyBytes. Reading stops at the bound.
 	// A bound crossed on the session stream ends the session: every call in
-	// flight fails with it, and none is re-sent.
-	ErrLimit = errors.New("sse: response over limit")
+	// flight fails with it, and none is re-sent. It is the *jsonrpc.Error
+	// that streamablehttp.ErrLimit is (this package returns it as a Go
+	// error, not a JSON-RPC response).
+	ErrLimit = httpguard.ErrLimit
 
 	// ErrTimeout is returned when a dial, TLS handshake, response header or
 	// idle read exceeds its bound in [Timeouts]. An idle-read timeout ends
 	// the session: every call in flight fails with it, and none is re-sent.
-	ErrTimeout = errors.New("sse: timeout")
+	// It is the *jsonrpc.Error that streamablehttp.ErrTimeout is.
+	ErrTimeout = httpguard.ErrTimeout
 )
 
 // hintStreamable is what an error says when the server looks like a
@@ -115,52 +122,18 @@ func (e *EndpointError) Error() string {
 
 func (e *EndpointError) Unwrap() error { return e.Err }
 
-// A LimitError says which bound of [Limits] the server crossed. It unwraps
-// to [ErrLimit].
-type LimitError struct {
-	What  string // "sse event", "stream", "body"
-	Limit int64  // the bound, in bytes
-}
+// A LimitError says which bound of [Limits] the server crossed ("sse
+// event", "stream" or "body"). It unwraps to [ErrLimit]. It is
+// streamablehttp.LimitError too.
+type LimitError = httpguard.LimitError
 
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("sse: %s over %d bytes", e.What, e.Limit)
-}
-
-func (e *LimitError) Unwrap() error { return ErrLimit }
-
-// A TimeoutError says which bound of [Timeouts] was exceeded. It unwraps to
-// [ErrTimeout] and to the underlying error, if any.
-type TimeoutError struct {
-	Phase string        // "dial", "tls handshake", "response header", "idle read"
-	Limit time.Duration // the bound
-	Err   error         // the underlying error, if any
-}
-
-func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("sse: %s timeout after %v", e.Phase, e.Limit)
-}
-
-func (e *TimeoutError) Unwrap() []error {
-	if e.Err == nil {
-		return []error{ErrTimeout}
-	}
-	return []error{ErrTimeout, e.Err}
-}
-
-// Timeout reports true, as net.Error does.
-func (e *TimeoutError) Timeout() bool { return true }
+// A TimeoutError says which bound of [Timeouts] was exceeded ("dial", "tls
+// handshake", "response header" or "idle read"). It unwraps to [ErrTimeout]
+// and to the underlying error, if any. It is streamablehttp.TimeoutError
+// too.
+type TimeoutError = httpguard.TimeoutError
 
 // A RedirectError describes a refused redirect. It unwraps to
 // [ErrCrossOriginRedirect], [ErrRedirectedPOST] or [ErrTooManyRedirects].
-type RedirectError struct {
-	Method string // the method of the redirected request
-	Status int    // the redirect's status code
-	To     string // the origin of the redirect target
-	Err    error
-}
-
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("%v: %s answered %d to %s", e.Err, e.Method, e.Status, e.To)
-}
-
-func (e *RedirectError) Unwrap() error { return e.Err }
+// It is streamablehttp.RedirectError too.
+type RedirectError = httpguard.RedirectError

@@ -20,8 +20,12 @@ const ProtocolVersion = "2024-11-05"
 type Factory struct {
 	endpoint string
 	ep       *httpguard.Endpoint
-	opts     Options // with defaults applied
+	opts     Options            // with defaults applied
+	phases   httpguard.Timeouts // the http.Transport's share of opts.Timeouts
 }
+
+// pkg prefixes this package's errors.
+const pkg = "sse"
 
 var (
 	_ transport.Factory        = (*Factory)(nil)
@@ -42,17 +46,17 @@ func New(endpoint string, opts *Options) (*Factory, error) {
 	if opts != nil {
 		o = *opts
 	}
-	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{
+	ep, err := httpguard.ParseEndpoint(pkg, endpoint, httpguard.Config{
 		TLSConfig:         o.TLSConfig,
 		RootCAs:           o.RootCAs,
 		AllowInsecureHTTP: o.AllowInsecureHTTP,
-	}, ErrInsecure)
+	})
 	if err != nil {
 		return nil, err
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.Timeouts = o.Timeouts.withDefaults()
-	return &Factory{endpoint: endpoint, ep: ep, opts: o}, nil
+	return &Factory{endpoint: endpoint, ep: ep, opts: o, phases: o.Timeouts.phases()}, nil
 }
 
 // Kind returns transport.KindSSE.

@@ -47,20 +47,14 @@ func newConnState(f *Factory) *connState {
 	if f.opts.Base != nil {
 		rt = f.opts.Base
 	} else {
-		to := f.opts.Timeouts
-		st.pool = httpguard.NewTransport(f.ep.TLS, httpguard.Timeouts{
-			Dial:           to.Dial,
-			TLSHandshake:   to.TLSHandshake,
-			ResponseHeader: to.ResponseHeader,
-			IdleConn:       to.IdleRead,
-		}, maxIdlePerHost)
+		st.pool = httpguard.NewTransport(f.ep.TLS, f.phases, maxIdlePerHost)
 		rt = st.pool
 	}
 	if f.opts.Credentials != nil {
 		rt = auth.NewRoundTripper(rt, f.ep.Origin, f.opts.Credentials)
 	}
 	st.base = rt
-	st.client = &http.Client{Transport: st, CheckRedirect: st.checkRedirect}
+	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
 
@@ -107,31 +101,12 @@ func (st *connState) streamFailure() error {
 	return st.failure
 }
 
-// checkRedirect refuses any redirect of a POST, any redirect to another
-// origin, and long chains.
-func (st *connState) checkRedirect(req *http.Request, via []*http.Request) error {
-	r := httpguard.CheckRedirect(st.f.ep.Origin, req, via)
-	e := &RedirectError{Method: r.Method, Status: r.Status, To: r.To}
-	switch r.Rule {
-	case httpguard.RedirectPOST:
-		e.Err = ErrRedirectedPOST
-	case httpguard.RedirectCrossOrigin:
-		e.Err = ErrCrossOriginRedirect
-	case httpguard.RedirectTooMany:
-		e.Err = ErrTooManyRedirects
-	default:
-		return nil
-	}
-	return e
-}
-
 // RoundTrip applies the connection's policy to one request: the origin, the
 // state of the session stream, timeouts, the status, and the response body
 // limits.
 func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !st.f.ep.Origin.Matches(req.URL) {
-		closeBody(req)
-		return nil, fmt.Errorf("%w: %s", ErrCrossOrigin, req.URL.Redacted())
+	if err := httpguard.CheckOrigin(pkg, st.f.ep.Origin, req); err != nil {
+		return nil, err
 	}
 	if req.Method == http.MethodPost {
 		// A message POSTed after the stream ended could never be answered.
@@ -204,16 +179,7 @@ func (st *connState) classify(req *http.Request, err error) error {
 	if req.Context().Err() != nil {
 		return err
 	}
-	to := st.f.opts.Timeouts
-	switch phase := httpguard.TimeoutPhase(err); phase {
-	case "dial":
-		return &TimeoutError{Phase: phase, Limit: to.Dial, Err: err}
-	case "tls handshake":
-		return &TimeoutError{Phase: phase, Limit: to.TLSHandshake, Err: err}
-	case "response header":
-		return &TimeoutError{Phase: phase, Limit: to.ResponseHeader, Err: err}
-	}
-	return err
+	return httpguard.PhaseTimeout(pkg, st.f.phases, err)
 }
 
 func closeBody(req *http.Request) {
@@ -245,7 +211,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 	p.n += int64(n)
 	if p.n > p.max {
 		p.cancel()
-		p.err = &LimitError{What: "body", Limit: p.max}
+		p.err = &LimitError{Transport: pkg, What: "body", Limit: p.max}
 		return 0, p.err
 	}
 	return n, err

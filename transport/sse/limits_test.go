@@ -18,8 +18,8 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 		limits sse.Limits
 		want   *sse.LimitError
 	}{
-		{"event", sse.Limits{MaxEventBytes: 64 << 10}, &sse.LimitError{What: "sse event", Limit: 64 << 10}},
-		{"stream", sse.Limits{MaxStreamBytes: 64 << 10}, &sse.LimitError{What: "stream", Limit: 64 << 10}},
+		{"event", sse.Limits{MaxEventBytes: 64 << 10}, &sse.LimitError{Transport: "sse", What: "sse event", Limit: 64 << 10}},
+		{"stream", sse.Limits{MaxStreamBytes: 64 << 10}, &sse.LimitError{Transport: "sse", What: "stream", Limit: 64 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/httpguard"
 )
 
 // Options configures [New]. The zero value (or nil) is valid: no
@@ -105,6 +106,17 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxStreamBytes, DefaultMaxStreamBytes)
 	def(&l.MaxBodyBytes, DefaultMaxBodyBytes)
 	return l
+}
+
+// phases returns the bounds the connection's http.Transport enforces. An
+// idle pooled connection is kept as long as a stream may be silent.
+func (t Timeouts) phases() httpguard.Timeouts {
+	return httpguard.Timeouts{
+		Dial:           t.Dial,
+		TLSHandshake:   t.TLSHandshake,
+		ResponseHeader: t.ResponseHeader,
+		IdleConn:       t.IdleRead,
+	}
 }
 
 func (t Timeouts) withDefaults() Timeouts {

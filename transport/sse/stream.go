@@ -122,11 +122,11 @@ func (s *streamBody) fill() {
 		switch {
 		case s.total > s.maxTotal:
 			s.route(data[start:i])
-			s.fail(&LimitError{What: "stream", Limit: s.maxTotal})
+			s.fail(&LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
 			return
 		case s.event > s.maxEvent:
 			s.route(data[start:i])
-			s.fail(&LimitError{What: "sse event", Limit: s.maxEvent})
+			s.fail(&LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
 			return
 		}
 		switch data[i] {
@@ -335,7 +335,7 @@ func (st *connState) expire() {
 		return // stale: the stream spoke, or nothing is awaited
 	}
 	if st.failure == nil {
-		st.failure = &TimeoutError{Phase: "idle read", Limit: st.f.opts.Timeouts.IdleRead}
+		st.failure = &TimeoutError{Transport: pkg, Phase: "idle read", Limit: st.f.opts.Timeouts.IdleRead}
 	}
 	s := st.stream
 	st.mu.Unlock()

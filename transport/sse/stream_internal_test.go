@@ -51,7 +51,7 @@ func TestEventLimitIsExact(t *testing.T) {
 	input := ok + event(max+1) + strings.Repeat("y", 1<<20)
 	s, cr := newTestStream(t, Limits{MaxEventBytes: max}, input)
 	got, err := io.ReadAll(s)
-	if diff := cmp.Diff(&LimitError{What: "sse event", Limit: max}, err); diff != "" {
+	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "sse event", Limit: max}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
 	if want := ok + event(max + 1)[:max]; string(got) != want {
@@ -68,7 +68,7 @@ func TestStreamLimitIsExact(t *testing.T) {
 	input := endpointEvent + strings.Repeat(event(50), 10)
 	s, cr := newTestStream(t, Limits{MaxStreamBytes: max}, input)
 	got, err := io.ReadAll(s)
-	if diff := cmp.Diff(&LimitError{What: "stream", Limit: max}, err); diff != "" {
+	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "stream", Limit: max}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
 	if string(got) != input[:max] {
@@ -143,7 +143,7 @@ func TestPOSTBodyLimit(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)
-	if diff := cmp.Diff(&LimitError{What: "body", Limit: 1000}, err); diff != "" {
+	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "body", Limit: 1000}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
 	if len(got) > 1000 {

@@ -36,9 +36,9 @@ func TestConnectTimeouts(t *testing.T) {
 		want     *sse.TimeoutError
 	}{
 		{"no headers", noHeaders, sse.Timeouts{ResponseHeader: 100 * time.Millisecond},
-			&sse.TimeoutError{Phase: "response header", Limit: 100 * time.Millisecond}},
+			&sse.TimeoutError{Transport: "sse", Phase: "response header", Limit: 100 * time.Millisecond}},
 		{"no endpoint", silentStream, sse.Timeouts{IdleRead: 100 * time.Millisecond},
-			&sse.TimeoutError{Phase: "idle read", Limit: 100 * time.Millisecond}},
+			&sse.TimeoutError{Transport: "sse", Phase: "idle read", Limit: 100 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)

@@ -38,7 +38,7 @@ func (b *bodyBase) read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.timer.Stop()
 	if err != nil && b.expired.Load() {
-		err = &TimeoutError{Phase: "idle read", Limit: b.idle, Err: err}
+		err = &TimeoutError{Transport: pkg, Phase: "idle read", Limit: b.idle, Err: err}
 	}
 	return n, err
 }
@@ -100,7 +100,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 	p.n += int64(n)
 	if p.n > p.max {
 		p.abort()
-		p.err = &LimitError{What: p.what, Limit: p.max}
+		p.err = &LimitError{Transport: pkg, What: p.what, Limit: p.max}
 		return 0, p.err
 	}
 	return n, err
@@ -152,7 +152,7 @@ func (j *jsonBody) load() {
 	switch {
 	case len(buf) > int(j.max):
 		j.abort()
-		j.data = errorResponse(j.call, &LimitError{What: "json body", Limit: j.max})
+		j.data = errorResponse(j.call, &LimitError{Transport: pkg, What: "json body", Limit: j.max})
 	case err != nil && err != io.EOF:
 		j.data = errorResponse(j.call, dropError(err))
 	default:
@@ -238,13 +238,13 @@ func (s *sseBody) fill() {
 		// it does not.
 		s.buf = s.buf[:len(s.buf)-1]
 		s.scanEvents()
-		s.overLimit(&LimitError{What: "stream", Limit: s.maxTotal})
+		s.overLimit(&LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
 		return
 	}
 	s.scanEvents()
 	switch {
 	case int64(len(s.buf)-s.rel) > s.maxEvent:
-		s.overLimit(&LimitError{What: "sse event", Limit: s.maxEvent})
+		s.overLimit(&LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
 	case err != nil:
 		s.ended(err)
 	}

@@ -57,14 +57,14 @@ func newConnState(f *Factory) *connState {
 	if f.opts.Base != nil {
 		rt = f.opts.Base
 	} else {
-		st.pool = f.newHTTPTransport()
+		st.pool = httpguard.NewTransport(f.ep.TLS, f.phases, f.opts.Limits.MaxConcurrentStreams)
 		rt = st.pool
 	}
 	if f.opts.Credentials != nil {
-		rt = auth.NewRoundTripper(rt, f.origin, f.opts.Credentials)
+		rt = auth.NewRoundTripper(rt, f.ep.Origin, f.opts.Credentials)
 	}
 	st.base = rt
-	st.client = &http.Client{Transport: st, CheckRedirect: st.checkRedirect}
+	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
 
@@ -95,30 +95,11 @@ func (st *connState) isClosed() bool {
 	return st.closed
 }
 
-// checkRedirect refuses any redirect of a POST and any redirect to another
-// origin.
-func (st *connState) checkRedirect(req *http.Request, via []*http.Request) error {
-	r := httpguard.CheckRedirect(st.f.origin, req, via)
-	e := &RedirectError{Method: r.Method, Status: r.Status, To: r.To}
-	switch r.Rule {
-	case httpguard.RedirectPOST:
-		e.Err = ErrRedirectedPOST
-	case httpguard.RedirectCrossOrigin:
-		e.Err = ErrCrossOriginRedirect
-	case httpguard.RedirectTooMany:
-		e.Err = ErrTooManyRedirects
-	default:
-		return nil
-	}
-	return e
-}
-
 // RoundTrip applies the connection's policy to one request: origin, replay,
 // concurrency, the close bound, timeouts, and the response body limits.
 func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !st.f.origin.Matches(req.URL) {
-		closeBody(req)
-		return nil, fmt.Errorf("%w: %s", ErrCrossOrigin, req.URL.Redacted())
+	if err := httpguard.CheckOrigin(pkg, st.f.ep.Origin, req); err != nil {
+		return nil, err
 	}
 	var call *callRef
 	if req.Method == http.MethodPost {
@@ -153,7 +134,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-ctx.Done():
 			cancel()
 			closeBody(req)
-			return nil, fmt.Errorf("%w: %w", &LimitError{What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: %w", &LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
 		}
 	}
 	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
@@ -180,20 +161,11 @@ func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context,
 func (st *connState) classify(req *http.Request, err error) error {
 	if req.Context().Err() != nil {
 		if req.Method == http.MethodDelete && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Phase: "close", Limit: st.f.opts.Timeouts.Close, Err: err}
+			return &TimeoutError{Transport: pkg, Phase: "close", Limit: st.f.opts.Timeouts.Close, Err: err}
 		}
 		return err
 	}
-	to := st.f.opts.Timeouts
-	switch phase := httpguard.TimeoutPhase(err); phase {
-	case "dial":
-		return &TimeoutError{Phase: phase, Limit: to.Dial, Err: err}
-	case "tls handshake":
-		return &TimeoutError{Phase: phase, Limit: to.TLSHandshake, Err: err}
-	case "response header":
-		return &TimeoutError{Phase: phase, Limit: to.ResponseHeader, Err: err}
-	}
-	return err
+	return httpguard.PhaseTimeout(pkg, st.f.phases, err)
 }
 
 // wrapBody bounds resp's body according to its kind.
@@ -342,11 +314,11 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
 	if !ok {
 		resp.Body.Close()
-		return fmt.Errorf("%w: status %d", ErrUnauthorized, resp.StatusCode)
+		return fmt.Errorf("%s: %w: status %d", pkg, ErrUnauthorized, resp.StatusCode)
 	}
 	status := resp.StatusCode
 	if err := az.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("%w: status %d: %w", ErrUnauthorized, status, err)
+		return fmt.Errorf("%s: %w: status %d: %w", pkg, ErrUnauthorized, status, err)
 	}
 	if call, err := peekCall(req); err == nil && call != nil && resendable[call.method] {
 		return nil

@@ -2,8 +2,6 @@ package streamablehttp
 
 import (
 	"context"
-	"crypto/tls"
-	"net/http"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
@@ -16,10 +14,13 @@ import (
 // makes has its own connection pool, closed when the connection closes.
 type Factory struct {
 	endpoint string
-	origin   auth.Origin
-	opts     Options // with defaults applied
-	tls      *tls.Config
+	ep       *httpguard.Endpoint
+	opts     Options            // with defaults applied
+	phases   httpguard.Timeouts // the http.Transport's share of opts.Timeouts
 }
+
+// pkg prefixes this package's errors.
+const pkg = "streamablehttp"
 
 var _ transport.Factory = (*Factory)(nil)
 
@@ -34,24 +35,24 @@ func New(endpoint string, opts *Options) (*Factory, error) {
 	if opts != nil {
 		o = *opts
 	}
-	ep, err := httpguard.ParseEndpoint("streamablehttp", endpoint, httpguard.Config{
+	ep, err := httpguard.ParseEndpoint(pkg, endpoint, httpguard.Config{
 		TLSConfig:         o.TLSConfig,
 		RootCAs:           o.RootCAs,
 		AllowInsecureHTTP: o.AllowInsecureHTTP,
-	}, ErrInsecure)
+	})
 	if err != nil {
 		return nil, err
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.Timeouts = o.Timeouts.withDefaults()
-	return &Factory{endpoint: endpoint, origin: ep.Origin, opts: o, tls: ep.TLS}, nil
+	return &Factory{endpoint: endpoint, ep: ep, opts: o, phases: o.Timeouts.phases()}, nil
 }
 
 // Kind returns transport.KindStreamableHTTP.
 func (*Factory) Kind() transport.Kind { return transport.KindStreamableHTTP }
 
 // Origin returns the pinned origin.
-func (f *Factory) Origin() auth.Origin { return f.origin }
+func (f *Factory) Origin() auth.Origin { return f.ep.Origin }
 
 // Transport returns a new transport for one connection.
 func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, nil }
@@ -85,14 +86,4 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	return conn, nil
-}
-
-// newHTTPTransport returns the connection's own pool.
-func (f *Factory) newHTTPTransport() *http.Transport {
-	return httpguard.NewTransport(f.tls, httpguard.Timeouts{
-		Dial:           f.opts.Timeouts.Dial,
-		TLSHandshake:   f.opts.Timeouts.TLSHandshake,
-		ResponseHeader: f.opts.Timeouts.ResponseHeader,
-		IdleConn:       f.opts.Timeouts.IdleRead,
-	}, f.opts.Limits.MaxConcurrentStreams)
 }

@@ -1,0 +1,154 @@
+package httpguard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/sse"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSentinelsMatchAcrossTransports proves that the errors the two remote
+// transports share are one value each: errors.Is gives the same answer
+// whichever package's name is used, in both directions.
+func TestSentinelsMatchAcrossTransports(t *testing.T) {
+	leakcheck.Check(t)
+	for _, tc := range []struct {
+		name string
+		sse  error
+		sh   error
+	}{
+		{"ErrInsecure", sse.ErrInsecure, streamablehttp.ErrInsecure},
+		{"ErrCrossOrigin", sse.ErrCrossOrigin, streamablehttp.ErrCrossOrigin},
+		{"ErrCrossOriginRedirect", sse.ErrCrossOriginRedirect, streamablehttp.ErrCrossOriginRedirect},
+		{"ErrRedirectedPOST", sse.ErrRedirectedPOST, streamablehttp.ErrRedirectedPOST},
+		{"ErrTooManyRedirects", sse.ErrTooManyRedirects, streamablehttp.ErrTooManyRedirects},
+		{"ErrUnauthorized", sse.ErrUnauthorized, streamablehttp.ErrUnauthorized},
+		{"ErrLimit", sse.ErrLimit, streamablehttp.ErrLimit},
+		{"ErrTimeout", sse.ErrTimeout, streamablehttp.ErrTimeout},
+	} {
+		if !errors.Is(fmt.Errorf("sse: %w", tc.sse), tc.sh) {
+			t.Errorf("errors.Is(wrapped sse.%s, streamablehttp.%[1]s) = false, want true", tc.name)
+		}
+		if !errors.Is(fmt.Errorf("streamablehttp: %w", tc.sh), tc.sse) {
+			t.Errorf("errors.Is(wrapped streamablehttp.%s, sse.%[1]s) = false, want true", tc.name)
+		}
+	}
+	// The shared sentinels stay distinct from one another.
+	if errors.Is(sse.ErrLimit, streamablehttp.ErrTimeout) || errors.Is(sse.ErrRedirectedPOST, streamablehttp.ErrCrossOriginRedirect) {
+		t.Error("distinct sentinels match each other")
+	}
+	// ErrStreamDropped is streamablehttp's own, with its own code.
+	if errors.Is(streamablehttp.ErrStreamDropped, sse.ErrLimit) || errors.Is(streamablehttp.ErrStreamDropped, sse.ErrTimeout) {
+		t.Error("streamablehttp.ErrStreamDropped matches a shared sentinel")
+	}
+}
+
+// TestStructErrorsMatchAcrossTransports proves that a struct error one
+// transport returns is found by errors.As with the other's name, and
+// classified alike by both factories.
+func TestStructErrorsMatchAcrossTransports(t *testing.T) {
+	leakcheck.Check(t)
+	sf, err := sse.New("https://legacy.example/sse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf, err := streamablehttp.New("https://mcp.example/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		err  error
+		want error // the transport sentinel both factories classify it as
+	}{
+		{fmt.Errorf("call: %w", &sse.LimitError{Transport: "sse", What: "body", Limit: 10}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", &sse.TimeoutError{Transport: "sse", Phase: "idle read"}), transport.ErrTimeout},
+		{fmt.Errorf("call: %w", &sse.RedirectError{Transport: "sse", Err: sse.ErrRedirectedPOST}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", &streamablehttp.LimitError{Transport: "streamablehttp", What: "stream"}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", &streamablehttp.TimeoutError{Transport: "streamablehttp", Phase: "dial"}), transport.ErrTimeout},
+	} {
+		var le *streamablehttp.LimitError
+		var se *sse.LimitError
+		if errors.As(tc.err, &se) != errors.As(tc.err, &le) {
+			t.Errorf("%v: errors.As LimitError differs between sse and streamablehttp", tc.err)
+		}
+		var te *streamablehttp.TimeoutError
+		var ste *sse.TimeoutError
+		if errors.As(tc.err, &ste) != errors.As(tc.err, &te) {
+			t.Errorf("%v: errors.As TimeoutError differs between sse and streamablehttp", tc.err)
+		}
+		if got := sf.Classify(tc.err); got != tc.want {
+			t.Errorf("sse Classify(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+		if got := hf.Classify(tc.err); got != tc.want {
+			t.Errorf("streamablehttp Classify(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestRealErrorsMatchAcrossTransports drives each transport into a refused
+// redirect and checks the error against the other package's names.
+func TestRealErrorsMatchAcrossTransports(t *testing.T) {
+	leakcheck.Check(t)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("other origin received %s %s", r.Method, r.URL)
+	}))
+	defer other.Close()
+	// Every request is redirected to the other origin: sse's session GET
+	// meets the cross-origin rule, streamablehttp's initialize POST the
+	// POST rule.
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer home.Close()
+
+	sf, err := sse.New(home.URL+"/sse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = connect(t, sf, sse.ProtocolVersion)
+	var re *streamablehttp.RedirectError
+	switch {
+	case !errors.Is(err, streamablehttp.ErrCrossOriginRedirect):
+		t.Errorf("sse Connect error = %v, want streamablehttp.ErrCrossOriginRedirect", err)
+	case !errors.As(err, &re) || re.Transport != "sse":
+		t.Errorf("sse Connect error = %v, want a *streamablehttp.RedirectError naming sse", err)
+	}
+
+	hf, err := streamablehttp.New(home.URL+"/mcp", &streamablehttp.Options{DisableStandaloneSSE: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = connect(t, hf, "")
+	var sre *sse.RedirectError
+	switch {
+	case !errors.Is(err, sse.ErrRedirectedPOST):
+		t.Errorf("streamablehttp Connect error = %v, want sse.ErrRedirectedPOST", err)
+	case !errors.As(err, &sre) || sre.Transport != "streamablehttp":
+		t.Errorf("streamablehttp Connect error = %v, want a *sse.RedirectError naming streamablehttp", err)
+	}
+}
+
+// connect opens a go-sdk session over f, which it expects to fail, and
+// returns the error.
+func connect(t *testing.T, f transport.Factory, version string) error {
+	t.Helper()
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err == nil {
+		cs.Close()
+		t.Fatal("Connect succeeded, want a refused redirect")
+	}
+	return err
+}
