@@ -62,4 +62,17 @@
 // Closing the connection ends the session stream (the server sees the GET
 // end, which ends its session) and closes the connection's idle HTTP
 // connections, so nothing is left running.
+//
+// # Errors
+//
+// The errors this transport shares with transport/streamablehttp are the
+// same values there: [ErrInsecure], [ErrCrossOrigin],
+// [ErrCrossOriginRedirect], [ErrRedirectedPOST], [ErrTooManyRedirects],
+// [ErrUnauthorized], [ErrLimit], [ErrTimeout], and the types [LimitError],
+// [TimeoutError] and [RedirectError] (whose Transport field says "sse").
+// errors.Is(err, sse.ErrRedirectedPOST) and
+// errors.Is(err, streamablehttp.ErrRedirectedPOST) are the same test. The
+// rest are this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
+// [ErrUnexpectedResponse], [StatusError] and [EndpointError]. Every error
+// reaches the caller as a Go error, for errors.Is and errors.As.
 package sse

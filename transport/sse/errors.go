@@ -122,18 +122,24 @@ func (e *EndpointError) Error() string {
 
 func (e *EndpointError) Unwrap() error { return e.Err }
 
-// A LimitError says which bound of [Limits] the server crossed ("sse
-// event", "stream" or "body"). It unwraps to [ErrLimit]. It is
-// streamablehttp.LimitError too.
+// A LimitError says which bound of [Limits] the server crossed. It unwraps
+// to [ErrLimit]. Its fields are Transport ("sse" here), What ("sse event",
+// "stream" or "body") and Limit (the bound, in bytes). It is the type
+// streamablehttp.LimitError names too.
 type LimitError = httpguard.LimitError
 
-// A TimeoutError says which bound of [Timeouts] was exceeded ("dial", "tls
-// handshake", "response header" or "idle read"). It unwraps to [ErrTimeout]
-// and to the underlying error, if any. It is streamablehttp.TimeoutError
-// too.
+// A TimeoutError says which bound of [Timeouts] was exceeded. It unwraps to
+// [ErrTimeout] and to the underlying error, if any, and its Timeout method
+// reports true, as net.Error's does. Its fields are Transport ("sse" here),
+// Phase ("dial", "tls handshake", "response header" or "idle read"), Limit
+// (the bound) and Err (the underlying error, if any). It is the type
+// streamablehttp.TimeoutError names too.
 type TimeoutError = httpguard.TimeoutError
 
-// A RedirectError describes a refused redirect. It unwraps to
+// A RedirectError describes a refused redirect. It unwraps to its Err:
 // [ErrCrossOriginRedirect], [ErrRedirectedPOST] or [ErrTooManyRedirects].
-// It is streamablehttp.RedirectError too.
+// Its other fields are Transport ("sse" here), Method (of the redirected
+// request), Status (the redirect's status code) and To (the origin of the
+// target, or "null"). It is the type streamablehttp.RedirectError names
+// too.
 type RedirectError = httpguard.RedirectError

@@ -95,4 +95,13 @@
 // that this package puts in the stream in place of the reply, because the
 // go-sdk keeps only the code and message of a read error; those three
 // sentinels are *jsonrpc.Error values, matched by code.
+//
+// The errors this transport shares with transport/sse are the same values
+// there: [ErrInsecure], [ErrCrossOrigin], [ErrCrossOriginRedirect],
+// [ErrRedirectedPOST], [ErrTooManyRedirects], [ErrUnauthorized], [ErrLimit],
+// [ErrTimeout], and the types [LimitError], [TimeoutError] and
+// [RedirectError] (whose Transport field says "streamablehttp"), so
+// errors.Is(err, streamablehttp.ErrLimit) and errors.Is(err, sse.ErrLimit)
+// are the same test. [ErrStreamDropped], [ErrReplay] and [ErrReauthorized]
+// are this transport's own.
 package streamablehttp

@@ -93,18 +93,25 @@ var (
 	ErrReauthorized = errors.New("streamablehttp: credential renewed; request not re-sent")
 )
 
-// A LimitError says which bound of [Limits] a response exceeded ("json
-// body", "sse event", "stream", "concurrent streams" or "error body"). It
-// unwraps to [ErrLimit]. It is sse.LimitError too.
+// A LimitError says which bound of [Limits] a response exceeded. It unwraps
+// to [ErrLimit]. Its fields are Transport ("streamablehttp" here), What
+// ("json body", "sse event", "stream", "concurrent streams" or "error
+// body") and Limit (the bound, in bytes or, for concurrent streams,
+// requests). It is the type sse.LimitError names too.
 type LimitError = httpguard.LimitError
 
-// A TimeoutError says which bound of [Timeouts] was exceeded ("dial", "tls
-// handshake", "response header", "idle read" or "close"). It unwraps to
-// [ErrTimeout] and to the underlying error, if any. It is sse.TimeoutError
-// too.
+// A TimeoutError says which bound of [Timeouts] was exceeded. It unwraps to
+// [ErrTimeout] and to the underlying error, if any, and its Timeout method
+// reports true, as net.Error's does. Its fields are Transport
+// ("streamablehttp" here), Phase ("dial", "tls handshake", "response
+// header", "idle read" or "close"), Limit (the bound) and Err (the
+// underlying error, if any). It is the type sse.TimeoutError names too.
 type TimeoutError = httpguard.TimeoutError
 
-// A RedirectError describes a refused redirect. It unwraps to
+// A RedirectError describes a refused redirect. It unwraps to its Err:
 // [ErrCrossOriginRedirect], [ErrRedirectedPOST] or [ErrTooManyRedirects].
-// It is sse.RedirectError too.
+// Its other fields are Transport ("streamablehttp" here), Method (of the
+// redirected request), Status (the redirect's status code) and To (the
+// origin of the target, or "null"). It is the type sse.RedirectError names
+// too.
 type RedirectError = httpguard.RedirectError
