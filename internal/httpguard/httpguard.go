@@ -115,6 +115,42 @@ func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
 	return fmt.Errorf("%s: %w: %s", pkg, ErrCrossOrigin, req.URL.Redacted())
 }
 
+// A Carrier carries the requests of one connection that passed the
+// transport's policy: the caller's base round tripper, or else the
+// connection's own pool, under auth.NewRoundTripper when there is a
+// credential. It is safe for concurrent use.
+type Carrier struct {
+	rt   http.RoundTripper
+	pool *http.Transport // nil when a base was given
+}
+
+// NewCarrier returns the carrier of one connection to ep. If base is nil it
+// makes the connection's own pool with NewTransport(ep.TLS, t,
+// maxIdlePerHost). If creds is non-nil, requests to ep's origin carry its
+// credential.
+func NewCarrier(ep *Endpoint, base http.RoundTripper, creds auth.Source, t Timeouts, maxIdlePerHost int) *Carrier {
+	c := &Carrier{rt: base}
+	if base == nil {
+		c.pool = NewTransport(ep.TLS, t, maxIdlePerHost)
+		c.rt = c.pool
+	}
+	if creds != nil {
+		c.rt = auth.NewRoundTripper(c.rt, ep.Origin, creds)
+	}
+	return c
+}
+
+// RoundTrip sends req.
+func (c *Carrier) RoundTrip(req *http.Request) (*http.Response, error) { return c.rt.RoundTrip(req) }
+
+// CloseIdleConnections closes the idle connections of the carrier's own
+// pool; a base round tripper is its owner's business.
+func (c *Carrier) CloseIdleConnections() {
+	if c.pool != nil {
+		c.pool.CloseIdleConnections()
+	}
+}
+
 // MaxRedirects is how many redirects within the origin a GET or DELETE may
 // follow.
 const MaxRedirects = 5

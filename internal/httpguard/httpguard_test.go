@@ -149,3 +149,36 @@ func TestParseEndpointNamesTransport(t *testing.T) {
 		t.Errorf("ParseEndpoint error = %v, want %q", err, want)
 	}
 }
+
+// roundTripFunc records what reaches the base.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestCarrierBase proves that a given base carries the requests, with the
+// credential on the endpoint's origin only.
+func TestCarrierBase(t *testing.T) {
+	leakcheck.Check(t)
+	ep, err := ParseEndpoint("t", "https://home.example/mcp", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		got = append(got, req.URL.Host+" "+req.Header.Get("Authorization"))
+		return &http.Response{StatusCode: 200, Body: http.NoBody, Request: req}, nil
+	})
+	c := NewCarrier(ep, base, auth.Bearer(auth.NewToken("tok")), Timeouts{}, 1)
+	for _, u := range []string{"https://home.example/mcp", "https://other.example/mcp"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		resp, err := c.RoundTrip(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+	c.CloseIdleConnections() // a base is not the carrier's to close: no panic, no effect
+	want := []string{"home.example Bearer tok", "other.example "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests at the base mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -2,12 +2,14 @@ package httpguard_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
@@ -151,4 +153,58 @@ func connect(t *testing.T, f transport.Factory, version string) error {
 		t.Fatal("Connect succeeded, want a refused redirect")
 	}
 	return err
+}
+
+// TestNewValidates proves that both transports' New pass their options to
+// ParseEndpoint (whose own test has the full table) and pin the endpoint's
+// origin.
+func TestNewValidates(t *testing.T) {
+	leakcheck.Check(t)
+	type options struct {
+		allowInsecure bool
+		tls           *tls.Config
+	}
+	news := map[string]func(endpoint string, o options) (auth.Origin, error){
+		"sse": func(endpoint string, o options) (auth.Origin, error) {
+			f, err := sse.New(endpoint, &sse.Options{AllowInsecureHTTP: o.allowInsecure, TLSConfig: o.tls})
+			if err != nil {
+				return auth.Origin{}, err
+			}
+			return f.Origin(), nil
+		},
+		"streamablehttp": func(endpoint string, o options) (auth.Origin, error) {
+			f, err := streamablehttp.New(endpoint, &streamablehttp.Options{AllowInsecureHTTP: o.allowInsecure, TLSConfig: o.tls})
+			if err != nil {
+				return auth.Origin{}, err
+			}
+			return f.Origin(), nil
+		},
+	}
+	for name, newFactory := range news {
+		for _, tc := range []struct {
+			endpoint string
+			opts     options
+			want     error // nil: accepted
+		}{
+			{"https://mcp.example.com/mcp", options{}, nil},
+			{"http://127.0.0.1:8080/mcp", options{}, nil},
+			{"http://mcp.example.com/mcp", options{}, sse.ErrInsecure},
+			{"http://mcp.example.com/mcp", options{allowInsecure: true}, nil},
+			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, streamablehttp.ErrInsecure},
+			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
+			{"https://user:pw@mcp.example.com/mcp", options{}, auth.ErrInvalidOrigin},
+		} {
+			got, err := newFactory(tc.endpoint, tc.opts)
+			switch {
+			case tc.want == nil && err != nil:
+				t.Errorf("%s.New(%q): %v", name, tc.endpoint, err)
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Errorf("%s.New(%q) error = %v, want %v", name, tc.endpoint, err, tc.want)
+			case tc.want == nil:
+				if o, _ := auth.ParseOrigin(tc.endpoint); got != o {
+					t.Errorf("%s.New(%q).Origin() = %v, want %v", name, tc.endpoint, got, o)
+				}
+			}
+		}
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -22,8 +21,7 @@ const maxIdlePerHost = 4
 // tripper, and what the session stream's watchdog needs to know.
 type connState struct {
 	f      *Factory
-	pool   *http.Transport // nil when Options.Base is set
-	base   http.RoundTripper
+	base   *httpguard.Carrier // carries what passes the policy
 	client *http.Client
 	// ctx is the session's: the GET of the session stream runs under it,
 	// and shutdown cancels it.
@@ -43,17 +41,7 @@ type connState struct {
 func newConnState(f *Factory) *connState {
 	st := &connState{f: f, pending: make(map[jsonrpc.ID]bool)}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
-	var rt http.RoundTripper
-	if f.opts.Base != nil {
-		rt = f.opts.Base
-	} else {
-		st.pool = httpguard.NewTransport(f.ep.TLS, f.phases, maxIdlePerHost)
-		rt = st.pool
-	}
-	if f.opts.Credentials != nil {
-		rt = auth.NewRoundTripper(rt, f.ep.Origin, f.opts.Credentials)
-	}
-	st.base = rt
+	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.opts.Credentials, f.phases, maxIdlePerHost)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
@@ -71,11 +59,7 @@ func (st *connState) shutdown() {
 	st.closeIdle()
 }
 
-func (st *connState) closeIdle() {
-	if st.pool != nil {
-		st.pool.CloseIdleConnections()
-	}
-}
+func (st *connState) closeIdle() { st.base.CloseIdleConnections() }
 
 func (st *connState) isClosed() bool {
 	st.mu.Lock()

@@ -25,8 +25,7 @@ const replayWindow = 1024
 // tripper and the bookkeeping it needs.
 type connState struct {
 	f      *Factory
-	pool   *http.Transport // nil when Options.Base is set
-	base   http.RoundTripper
+	base   *httpguard.Carrier // carries what passes the policy
 	client *http.Client
 	slots  chan struct{} // one token per request in flight
 
@@ -53,17 +52,7 @@ func newConnState(f *Factory) *connState {
 		sent:    make(map[string]bool),
 		resumes: make(map[string]*callRef),
 	}
-	var rt http.RoundTripper
-	if f.opts.Base != nil {
-		rt = f.opts.Base
-	} else {
-		st.pool = httpguard.NewTransport(f.ep.TLS, f.phases, f.opts.Limits.MaxConcurrentStreams)
-		rt = st.pool
-	}
-	if f.opts.Credentials != nil {
-		rt = auth.NewRoundTripper(rt, f.ep.Origin, f.opts.Credentials)
-	}
-	st.base = rt
+	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.opts.Credentials, f.phases, f.opts.Limits.MaxConcurrentStreams)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
@@ -83,11 +72,7 @@ func (st *connState) shutdown() {
 	st.closeIdle()
 }
 
-func (st *connState) closeIdle() {
-	if st.pool != nil {
-		st.pool.CloseIdleConnections()
-	}
-}
+func (st *connState) closeIdle() { st.base.CloseIdleConnections() }
 
 func (st *connState) isClosed() bool {
 	st.mu.Lock()
