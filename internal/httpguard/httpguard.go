@@ -1,14 +1,16 @@
 // Package httpguard holds the HTTP policy the remote transports
 // (transport/streamablehttp and transport/sse) share: endpoint and TLS
-// validation, the per-connection http.Transport, the redirect rules and the
-// naming of timeout phases, and the errors both transports return for them
+// validation, the per-connection http.Transport under the credential
+// ([Carrier]), the origin and redirect rules, the naming of timeout phases,
+// and the errors both transports return for them
 // (defined once here and re-exported by each, so that errors.Is gives the
 // same answer whichever package's name is used). Functions take the
 // transport's package name, which prefixes the errors they make.
 //
 //	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
-//	pool := httpguard.NewTransport(ep.TLS, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
-//	client := &http.Client{Transport: pool, CheckRedirect: httpguard.RedirectPolicy("sse", ep.Origin)}
+//	carrier := httpguard.NewCarrier(ep, nil, creds, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
+//	// policy's RoundTrip calls httpguard.CheckOrigin, then carrier.RoundTrip.
+//	client := &http.Client{Transport: policy, CheckRedirect: httpguard.RedirectPolicy("sse", ep.Origin)}
 package httpguard
 
 import (

@@ -57,14 +57,16 @@ var (
 	// MaxStreamBytes, a body over MaxBodyBytes. Reading stops at the bound.
 	// A bound crossed on the session stream ends the session: every call in
 	// flight fails with it, and none is re-sent. It is the *jsonrpc.Error
-	// that streamablehttp.ErrLimit is (this package returns it as a Go
-	// error, not a JSON-RPC response).
+	// that streamablehttp.ErrLimit is: this package returns it as a Go
+	// error, and errors.Is also matches a JSON-RPC error with its code
+	// (streamablehttp.CodeLimit), which a server could send.
 	ErrLimit = httpguard.ErrLimit
 
 	// ErrTimeout is returned when a dial, TLS handshake, response header or
 	// idle read exceeds its bound in [Timeouts]. An idle-read timeout ends
 	// the session: every call in flight fails with it, and none is re-sent.
-	// It is the *jsonrpc.Error that streamablehttp.ErrTimeout is.
+	// It is the *jsonrpc.Error that streamablehttp.ErrTimeout is, matched
+	// the same way (streamablehttp.CodeTimeout).
 	ErrTimeout = httpguard.ErrTimeout
 )
 
