@@ -318,10 +318,27 @@ func (c *Cassette) Marshal() []byte {
 	var buf bytes.Buffer
 	writeLine(&buf, c.Header)
 	for i := range c.Interactions {
+		if in := &c.Interactions[i]; in.isPlainMessage() {
+			// What the encoder writes for a message line, without reflection:
+			// the message is canonical, so compact already.
+			buf.WriteString(`{"kind":"message","from":"`)
+			buf.WriteString(in.From)
+			buf.WriteString(`","message":`)
+			buf.Write(in.Message)
+			buf.WriteString("}\n")
+			continue
+		}
 		writeLine(&buf, &c.Interactions[i])
 	}
 	writeLine(&buf, Interaction{Kind: kindEnd})
 	return buf.Bytes()
+}
+
+// isPlainMessage reports whether in is a message line with nothing else
+// set, from the client or the server, whose message is non-empty.
+func (in *Interaction) isPlainMessage() bool {
+	return in.Kind == KindMessage && (in.From == FromClient || in.From == FromServer) &&
+		in.Text == "" && len(in.Message) > 0 && in.HTTP.isZero()
 }
 
 func writeLine(buf *bytes.Buffer, v any) {

@@ -53,7 +53,7 @@ func buildHTTP(path string, entries []hEntry, o *Options) (*Cassette, error) {
 				if err != nil {
 					return nil, fmt.Errorf("decoding a message: %w", err)
 				}
-				hs.scan(in.side(), msg, tree)
+				hs.scan(in.side(), msg, func() any { return tree })
 				switch m := msg.(type) {
 				case *jsonrpc.Request:
 					if in.Kind == KindRequest && m.IsCall() {

@@ -60,7 +60,10 @@ func TestConstructorsReturnOptionsErrors(t *testing.T) {
 			&cassette.OptionsError{Func: "NewHTTPRecorder", Option: "endpoint", Value: "localhost:8080/mcp"}, cassette.ErrEndpoint},
 		{"NewHTTPRecorder unparsable endpoint", func() error { _, err := cassette.NewHTTPRecorder("http://[::1", nil, file, nil); return err },
 			&cassette.OptionsError{Func: "NewHTTPRecorder", Option: "endpoint", Value: "http://[::1"}, cassette.ErrEndpoint},
-		{"NewHTTPRecorder redact path", func() error { _, err := cassette.NewHTTPRecorder("http://127.0.0.1/mcp", nil, file, badRedact); return err },
+		{"NewHTTPRecorder redact path", func() error {
+			_, err := cassette.NewHTTPRecorder("http://127.0.0.1/mcp", nil, file, badRedact)
+			return err
+		},
 			&cassette.OptionsError{Func: "NewHTTPRecorder", Option: "RedactPaths[1]", Value: "params..password"}, cassette.ErrEmptySegment},
 		{"NewPlayer ignore path", func() error { _, err := cassette.NewPlayer(load(msgPath), badIgnore); return err },
 			&cassette.OptionsError{Func: "NewPlayer", Option: "IgnorePaths[0]"}, cassette.ErrEmptySegment},

@@ -234,17 +234,36 @@ func newEncoder(o *Options) *encoder { return &encoder{red: newRedactor(o)} }
 
 func (e *encoder) add(r recorded) {
 	data, err := jsonrpc.EncodeMessage(r.msg)
-	var tree any
-	if err == nil {
-		tree, err = decodeTree(data)
-	}
 	if err != nil {
-		e.err = cmp.Or(e.err, fmt.Errorf("encoding a message: %w", err))
-		e.out = append(e.out, Interaction{})
+		e.fail(err)
 		return
 	}
-	e.hs.scan(r.from, r.msg, tree)
-	e.out = append(e.out, Interaction{Kind: KindMessage, From: r.from, Message: encodeTree(e.red.tree(tree)), msg: r.msg, pair: -1})
+	if e.red.active() {
+		tree, err := decodeTree(data)
+		if err != nil {
+			e.fail(err)
+			return
+		}
+		e.hs.scan(r.from, r.msg, func() any { return tree })
+		e.out = append(e.out, Interaction{Kind: KindMessage, From: r.from, Message: encodeTree(e.red.tree(tree)), msg: r.msg, pair: -1})
+		return
+	}
+	// Nothing to redact: canonicalise the bytes, without a tree.
+	canon, err := canonicalBytes(data)
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.hs.scan(r.from, r.msg, func() any {
+		tree, _ := decodeTree(data)
+		return tree
+	})
+	e.out = append(e.out, Interaction{Kind: KindMessage, From: r.from, Message: canon, msg: r.msg, pair: -1})
+}
+
+func (e *encoder) fail(err error) {
+	e.err = cmp.Or(e.err, fmt.Errorf("encoding a message: %w", err))
+	e.out = append(e.out, Interaction{})
 }
 
 // build assembles the cassette from the encoded messages, leaving out the
@@ -320,8 +339,10 @@ const (
 	metaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
 
-func (h *headerScan) scan(from string, m jsonrpc.Message, tree any) {
-	obj, _ := tree.(map[string]any)
+// scan looks at one message; tree returns its decoded form, called only
+// when the message may hold what scan looks for.
+func (h *headerScan) scan(from string, m jsonrpc.Message, tree func() any) {
+	obj := func() map[string]any { o, _ := tree().(map[string]any); return o }
 	switch m := m.(type) {
 	case *jsonrpc.Request:
 		if from != FromClient {
@@ -331,20 +352,21 @@ func (h *headerScan) scan(from string, m jsonrpc.Message, tree any) {
 			h.initID = m.ID
 		}
 		if h.protocol == "" {
-			h.protocol, _ = lookup(obj, "params", "_meta", metaProtocol).(string)
+			h.protocol, _ = lookup(obj(), "params", "_meta", metaProtocol).(string)
 		}
 	case *jsonrpc.Response:
 		if from != FromServer || m.Error != nil || h.fromInit {
 			return
 		}
 		if h.initID.IsValid() && m.ID == h.initID {
-			p, _ := lookup(obj, "result", "protocolVersion").(string)
-			s, _ := lookup(obj, "result", "serverInfo", "name").(string)
+			o := obj()
+			p, _ := lookup(o, "result", "protocolVersion").(string)
+			s, _ := lookup(o, "result", "serverInfo", "name").(string)
 			h.protocol, h.server, h.fromInit = p, s, true
 			return
 		}
 		if h.server == "" {
-			h.server, _ = lookup(obj, "result", "_meta", metaServerInfo, "name").(string)
+			h.server, _ = lookup(obj(), "result", "_meta", metaServerInfo, "name").(string)
 		}
 	}
 }
