@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
 // ErrTooLarge is returned by an HTTPRecorder's Close, and nothing is
@@ -40,11 +41,15 @@ type HTTPRecorder struct {
 	path     string
 	opts     *Options
 
-	mu      sync.Mutex // guards the fields below
-	entries []hEntry
-	streams []*recStream // by stream number - 1
-	closed  bool
-	err     error // the first capture error
+	sopts *streamablehttp.Options // the session's options, for Transport; set by Open
+
+	mu           sync.Mutex // guards the fields below
+	used         bool       // Transport was called
+	saveOnDelete bool       // the session's DELETE ends the recording (Transport sessions)
+	entries      []hEntry
+	streams      []*recStream // by stream number - 1
+	closed       bool
+	err          error // the first capture error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -153,7 +158,11 @@ func (r *HTTPRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if s.sse {
 		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sseParser{max: MaxSize}}
 	} else {
-		resp.Body = &teeBody{r: r, s: s, rc: resp.Body}
+		tb := &teeBody{r: r, s: s, rc: resp.Body}
+		if req.Method == http.MethodDelete && r.endsOnDelete() {
+			tb.done = func() { r.Close() } // its error is Close's, for the caller
+		}
+		resp.Body = tb
 	}
 	return resp, nil
 }
@@ -328,12 +337,20 @@ func (t *teeSSE) Close() error {
 	return t.rc.Close()
 }
 
+func (r *HTTPRecorder) endsOnDelete() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.saveOnDelete
+}
+
 // teeBody passes a non-stream body through, appending what the client
 // reads to the response line.
 type teeBody struct {
-	r  *HTTPRecorder
-	s  *recStream
-	rc io.ReadCloser
+	r    *HTTPRecorder
+	s    *recStream
+	rc   io.ReadCloser
+	done func() // if set, called once the body has been read or closed
+	once sync.Once
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
@@ -341,10 +358,19 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		t.r.appendBody(t.s, p[:n])
 	}
+	if err != nil && t.done != nil {
+		t.once.Do(t.done)
+	}
 	return n, err
 }
 
-func (t *teeBody) Close() error { return t.rc.Close() }
+func (t *teeBody) Close() error {
+	err := t.rc.Close()
+	if t.done != nil {
+		t.once.Do(t.done)
+	}
+	return err
+}
 
 // appendBody adds p to the body of s's response.
 func (r *HTTPRecorder) appendBody(s *recStream, p []byte) {

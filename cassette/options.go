@@ -165,22 +165,18 @@ var ErrNoLive = errors.New("no live transport to record from")
 // factory at the message level: the go-sdk's HTTP connection needs private
 // hooks a wrapper would hide. Record it with RecordHTTP, as the factory's
 // Options.Base.
-var ErrHTTPLevel = errors.New("streamablehttp sessions are recorded at the http.RoundTripper level: use RecordHTTP as streamablehttp.Options.Base")
+var ErrHTTPLevel = errors.New("streamablehttp sessions are recorded at the http.RoundTripper level: open a *LiveHTTP (or use OpenHTTP), or put RecordHTTP under streamablehttp.Options.Base")
 
 // Open returns the factory that opts.Mode asks for: a Player of the cassette
 // at path, a Recorder of live writing to path, or live itself. live may be
-// nil in ModeReplay.
+// nil in ModeReplay. A *LiveHTTP is recorded at the HTTP level, by an
+// *HTTPRecorder (see OpenHTTP); any other streamablehttp factory cannot be
+// recorded (ErrHTTPLevel).
 func Open(path string, live transport.Factory, opts *Options) (transport.Factory, error) {
 	o := opts.orZero()
-	mode := o.Mode
-	if mode == ModeRecordOnce {
-		if _, err := os.Stat(path); err == nil {
-			mode = ModeReplay
-		} else if errors.Is(err, os.ErrNotExist) {
-			mode = ModeRecord
-		} else {
-			return nil, fmt.Errorf("cassette: %w", err)
-		}
+	mode, err := openMode(path, o.Mode)
+	if err != nil {
+		return nil, err
 	}
 	switch mode {
 	case ModeReplay:
@@ -202,6 +198,13 @@ func Open(path string, live transport.Factory, opts *Options) (transport.Factory
 		}
 		if mode == ModePassthrough {
 			return live, nil
+		}
+		if l, ok := live.(*LiveHTTP); ok {
+			r, err := recordLiveHTTP(path, l, o)
+			if err != nil {
+				return nil, inOpen(err)
+			}
+			return r, nil
 		}
 		if live.Kind() == transport.KindStreamableHTTP {
 			return nil, fmt.Errorf("cassette %s: %w", path, ErrHTTPLevel)

@@ -47,6 +47,10 @@ func (e *DriftError) Error() string {
 // are not compared: their number and timing are rarely deterministic.
 // Requests are sent as recorded, redacted values as their placeholders.
 //
+// A Streamable HTTP cassette is verified by its JSON-RPC messages (request
+// bodies, response bodies and events), in the order of its lines; live is
+// then a streamablehttp factory (a *LiveHTTP, or streamablehttp.New's).
+//
 // It returns nil when nothing drifted, a *DriftError listing every drift,
 // or the error that stopped the session (ctx's included).
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) (err error) {
@@ -54,6 +58,11 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return err
 	}
 	o := opts.orZero()
+	if c.Kind() == transport.KindStreamableHTTP {
+		if c, err = c.messages(); err != nil {
+			return err
+		}
+	}
 	tr, err := live.Transport()
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", c.File, err)
@@ -87,6 +96,23 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		}
 	}
 	return nil
+}
+
+// messages returns the JSON-RPC messages of an HTTP cassette, request
+// bodies from the client and response bodies and events from the server, as
+// a message-level cassette in line order.
+func (c *Cassette) messages() (*Cassette, error) {
+	m := &Cassette{File: c.File, Header: c.Header}
+	for _, in := range c.Interactions {
+		if in.msg == nil {
+			continue
+		}
+		m.Interactions = append(m.Interactions, Interaction{Line: in.Line, Kind: KindMessage, From: in.side(), Message: in.Message, msg: in.msg, pair: -1})
+	}
+	if err := m.link(); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 type verifier struct {

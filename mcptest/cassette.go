@@ -19,6 +19,10 @@ import (
 //     the test with the command that records it;
 //   - else: replay the cassette if it exists, record it if not.
 //
+// A Streamable HTTP server is recorded at the HTTP level when live's
+// Transport is a *cassette.LiveHTTP (its endpoint and streamablehttp
+// options).
+//
 // opts configures redaction and matching (its Mode is ignored); nil means
 // defaults. The cassette holds one session: connect the returned Definition
 // once. When replaying, every mismatch and (with opts.Strict) every recorded
@@ -55,6 +59,13 @@ func Cassette(t testing.TB, path string, live client.Definition, opts *cassette.
 		})
 	case *cassette.Recorder:
 		t.Logf("mcptest: recording %s (mode %s)", path, mode)
+	case *cassette.HTTPRecorder:
+		t.Logf("mcptest: recording %s (mode %s)", path, mode)
+		t.Cleanup(func() { // writes the cassette if the session ended without its DELETE
+			if err := f.Close(); err != nil {
+				t.Errorf("mcptest: recording %s: %v", path, err)
+			}
+		})
 	}
 	def := live
 	def.Transport = f
