@@ -27,8 +27,18 @@
 //	p, err := cassette.Replay("testdata/docs.jsonl", nil) // a transport.Factory, as before
 //	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: p}, nil)
 //
+// [OpenHTTP] (or [Open] of a [*LiveHTTP], the endpoint and streamablehttp
+// options of a live server) picks replay, record, record-once or
+// passthrough for an HTTP server as Open does for the others; the
+// recorder it returns writes the cassette when the session ends with its
+// DELETE:
+//
+//	f, err := cassette.OpenHTTP("testdata/docs.jsonl", endpoint, &streamablehttp.Options{Credentials: auth.Bearer(token)}, &cassette.Options{Mode: mode, Revealers: []cassette.Revealer{token}})
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+//
 // [Verify] drives a live server with a cassette's client messages and
-// reports where its answers drifted from the recording (message level only).
+// reports where its answers drifted from the recording (an HTTP cassette's
+// by its JSON-RPC messages).
 //
 // # Levels
 //

@@ -65,3 +65,33 @@ func ExampleRecordHTTP() {
 	// {"format":"mcprig-cassette","version":1,"transport":"streamablehttp","protocol":"2025-11-25","server":"echo"}
 	// token in file: false
 }
+
+func ExampleOpenHTTP() {
+	dir, _ := os.MkdirTemp("", "cassette-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "echo.jsonl")
+
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "v1"}, &mcp.ServerOptions{GetSessionID: func() string { return "session-1" }})
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer hs.Close()
+
+	// record-once: no cassette yet, so the live session is recorded, and
+	// written when the client closes it.
+	for _, run := range []string{"first", "second"} {
+		f, err := cassette.OpenHTTP(path, hs.URL, nil, &cassette.Options{Mode: cassette.ModeRecordOnce})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		text, err := callEcho(f, "hello")
+		fmt.Printf("%s run: %T %s %v\n", run, f, text, err)
+	}
+	// Output:
+	// first run: *cassette.HTTPRecorder hello <nil>
+	// second run: *cassette.Player hello <nil>
+}
