@@ -114,7 +114,7 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 	if err != nil {
 		return usageError(stderr, "mcprig record", err.Error())
 	}
-	rec, err := newHTTPRecorder(f.upstream, f.out, opts)
+	rec, err := cassette.NewHTTPRecorder(f.upstream, nil, f.out, opts)
 	if err != nil {
 		l.Close()
 		return usageError(stderr, "mcprig record", err.Error())
@@ -130,19 +130,10 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 	return 0
 }
 
-func newHTTPRecorder(endpoint, path string, opts *cassette.Options) (r *cassette.HTTPRecorder, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("invalid options: %v", p)
-		}
-	}()
-	return cassette.RecordHTTP(endpoint, nil, path, opts), nil
-}
-
 // replayHTTP serves a streamablehttp cassette over HTTP on f.listen until the
 // client deletes its session or mcprig is interrupted.
 func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, stdout, stderr io.Writer) int {
-	p, err := newPlayer(c, opts)
+	p, err := cassette.NewPlayer(c, opts)
 	if err != nil {
 		return usageError(stderr, "mcprig replay", err.Error())
 	}

@@ -180,7 +180,7 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	if err != nil {
 		return err
 	}
-	rec, err := newRecorder(live, f.out, opts)
+	rec, err := cassette.NewRecorder(live, f.out, opts)
 	if err != nil {
 		return err
 	}
@@ -211,17 +211,6 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	}
 	fmt.Fprintf(stderr, "mcprig record: wrote %s (%d messages: %d from the client, %d from the server)\n", f.out, c+s, c, s)
 	return nil
-}
-
-// newRecorder is cassette.Record, with its panic on invalid options turned
-// into an error.
-func newRecorder(live *stdio.Factory, path string, opts *cassette.Options) (r *cassette.Recorder, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("invalid options: %v", p)
-		}
-	}()
-	return cassette.Record(live, path, opts), nil
 }
 
 // multiFlag is a repeatable string flag.

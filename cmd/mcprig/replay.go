@@ -84,7 +84,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // replayStdio serves c to the client on in and out.
 func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
-	p, err := newPlayer(c, opts)
+	p, err := cassette.NewPlayer(c, opts)
 	if err != nil {
 		return err
 	}
@@ -106,15 +106,4 @@ func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts
 		return err
 	}
 	return p.Err()
-}
-
-// newPlayer is c.Player, with its panic on invalid options turned into an
-// error.
-func newPlayer(c *cassette.Cassette, opts *cassette.Options) (p *cassette.Player, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("invalid options: %v", r)
-		}
-	}()
-	return c.Player(opts), nil
 }
