@@ -197,6 +197,7 @@ func (c *recordConn) Close() error {
 		// Messages are encoded here rather than as they pass: encoding
 		// alongside the session slows it more than encoding once at the end.
 		enc := newEncoder(c.r.opts)
+		enc.out = make([]Interaction, 0, len(entries))
 		for _, e := range entries {
 			enc.add(e)
 		}
@@ -233,6 +234,23 @@ type encoder struct {
 func newEncoder(o *Options) *encoder { return &encoder{red: newRedactor(o)} }
 
 func (e *encoder) add(r recorded) {
+	if !e.red.active() {
+		// Nothing to redact: build the canonical bytes from the message's
+		// fields, whose params and result are already encoded.
+		canon, ok, err := canonicalMessage(r.msg)
+		if err != nil {
+			e.fail(err)
+			return
+		}
+		if ok {
+			e.hs.scan(r.from, r.msg, func() any {
+				tree, _ := decodeTree(canon)
+				return tree
+			})
+			e.out = append(e.out, Interaction{Kind: KindMessage, From: r.from, Message: canon, msg: r.msg, pair: -1})
+			return
+		}
+	}
 	data, err := jsonrpc.EncodeMessage(r.msg)
 	if err != nil {
 		e.fail(err)
