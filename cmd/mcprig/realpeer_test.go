@@ -212,26 +212,7 @@ func TestEverythingCassette(t *testing.T) {
 func TestRealPeerEverythingHTTP(t *testing.T) {
 	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
 	leakcheck.Check(t)
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, everything, "streamableHttp")
-	srv.Env = append(srv.Environ(), "PORT="+port)
-	logPath := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	srv.Stdout, srv.Stderr = log, log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		srv.Wait()
-	})
-	upstream := "http://127.0.0.1:" + port + "/mcp"
-	waitListening(t, "127.0.0.1:"+port, logPath)
+	upstream := startEverythingHTTP(t, everything)
 
 	path := filepath.Join(t.TempDir(), "everything-http.jsonl")
 	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream)
@@ -295,30 +276,12 @@ func waitListening(t *testing.T, addr, logPath string) {
 func TestRealPeerInspectorHTTP(t *testing.T) {
 	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
 	inspector := realPeer(t, "MCPRIG_INSPECTOR")
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, everything, "streamableHttp")
-	srv.Env = append(srv.Environ(), "PORT="+port)
-	logPath := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	srv.Stdout, srv.Stderr = log, log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		srv.Wait()
-	})
-	waitListening(t, "127.0.0.1:"+port, logPath)
+	upstream := startEverythingHTTP(t, everything)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "inspector-http.jsonl")
 	call := []string{"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hello over http"}
 
-	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", "http://127.0.0.1:"+port+"/mcp")
+	rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream)
 	recorded := runInspector(t, inspector, dir, os.Getenv("PATH"), append([]string{rec.url}, call...)...)
 	rec.cmd.Process.Signal(os.Interrupt) // the Inspector may not delete its session
 	if code := rec.wait(t); code != 0 {
@@ -332,4 +295,31 @@ func TestRealPeerInspectorHTTP(t *testing.T) {
 	if diff := cmp.Diff(jsonOf(t, recorded), jsonOf(t, replayed)); diff != "" {
 		t.Errorf("inspector output mismatch (-recorded +replayed):\n%s", diff)
 	}
+}
+
+// startEverythingHTTP starts server-everything's Streamable HTTP transport
+// on a free loopback port, stopped at cleanup, and returns its endpoint once
+// it listens.
+func startEverythingHTTP(t *testing.T, everything string) string {
+	t.Helper()
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := exec.CommandContext(ctx, everything, "streamableHttp")
+	srv.Env = append(srv.Environ(), "PORT="+port)
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	srv.Stdout, srv.Stderr = log, log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		srv.Wait()
+	})
+	waitListening(t, "127.0.0.1:"+port, logPath)
+	return "http://127.0.0.1:" + port + "/mcp"
 }
