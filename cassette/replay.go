@@ -109,6 +109,12 @@ func Replay(path string, opts *Options) (*Player, error) {
 // Kind returns the transport kind the cassette was recorded on.
 func (p *Player) Kind() transport.Kind { return p.c.Kind() }
 
+// PinnedProtocolVersion implements transport.ProtocolPinner: the replayed
+// session speaks the revision it was recorded at (the header's Protocol),
+// so a client with the default profile offers that revision, and one whose
+// profile pins another is refused before anything is replayed.
+func (p *Player) PinnedProtocolVersion() string { return p.c.Header.Protocol }
+
 // Transport returns the transport of the replayed session. It returns
 // ErrUsed when called a second time.
 func (p *Player) Transport() (mcp.Transport, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,8 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Implementation is how the client introduces itself to servers.
-var Implementation = &mcp.Implementation{Name: "looprig-mcp", Version: "v0.1.0"}
+// DefaultImplementation returns how a client introduces itself to servers
+// when its Definition does not say: name "looprig-mcp" and this module's
+// version. Each call returns a new value.
+func DefaultImplementation() *mcp.Implementation {
+	return &mcp.Implementation{Name: "looprig-mcp", Version: "v0.1.0"}
+}
 
 // A Client is a connection to one MCP server: its session, its catalog and
 // the bindings a harness exposes to a model. All methods are safe for
@@ -87,20 +92,28 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	c.conn = &capture{inner: tr}
 	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
 	defer cancel()
-	sdk := mcp.NewClient(Implementation, c.options(h))
+	impl := def.Implementation
+	if impl == nil {
+		impl = DefaultImplementation()
+	}
+	sdk := mcp.NewClient(impl, c.options(h))
 	if h.Roots != nil {
 		sdk.AddRoots(h.Roots...)
 	}
-	version := def.Profile.ProtocolVersion()
-	cs, err := sdk.Connect(ctx, c.conn, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
+	// and falls back to initialize at 2025-11-25; offered an older
+	// revision, it initializes. What it settles on is checked against the
+	// profile.
+	o, _ := def.negotiation() // validated above
+	cs, err := sdk.Connect(ctx, c.conn, &mcp.ClientSessionOptions{ProtocolVersion: o.version})
 	if err != nil {
 		return fail(OpConnect, err, true)
 	}
 	c.session = cs
-	if got := cs.InitializeResult().ProtocolVersion; got != version && def.Profile != ProfileDraft {
+	if got := cs.InitializeResult().ProtocolVersion; !slices.Contains(o.accept, got) {
 		cs.Close()
-		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s, profile %s pins %s",
-			transport.ErrProtocol, got, def.Profile, version), false)
+		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s; profile %s accepts %s",
+			transport.ErrProtocol, got, def.Profile, strings.Join(o.accept, " or ")), false)
 	}
 	if caps := cs.InitializeResult().Capabilities; h.Logging != nil && caps != nil && caps.Logging != nil {
 		level := h.LogLevel

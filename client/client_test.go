@@ -30,8 +30,8 @@ func TestConnectDiscovers(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Catalog() mismatch (-want +got):\n%s", diff)
 	}
-	if v := c.ProtocolVersion(); v != "2025-11-25" {
-		t.Errorf("ProtocolVersion() = %q, want 2025-11-25 (ProfileStable)", v)
+	if v := c.ProtocolVersion(); v != "2026-07-28" {
+		t.Errorf("ProtocolVersion() = %q, want 2026-07-28 (the default profile's offer)", v)
 	}
 }
 

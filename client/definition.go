@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Definition names one MCP server and how to reach it.
@@ -13,8 +14,13 @@ type Definition struct {
 	// Name is the server's name as the harness knows it. Model names of its
 	// tools are mcp__<Name>__<tool>. It must not be empty.
 	Name string
-	// Profile pins the protocol revision. The zero value is ProfileStable.
+	// Profile chooses the protocol revision. The zero value, ProfileDefault,
+	// negotiates: it offers 2026-07-28 and accepts 2025-11-25 from a server
+	// without server/discover. A named profile pins one revision.
 	Profile Profile
+	// Implementation is how the client introduces itself to the server
+	// (clientInfo). Nil means DefaultImplementation().
+	Implementation *mcp.Implementation
 	// Limits bound discovery and shutdown. Zero fields take the documented
 	// defaults.
 	Limits Limits
@@ -43,72 +49,35 @@ func (d *Definition) validate() error {
 	if d.Transport == nil {
 		return fmt.Errorf("client: Definition %q has no Transport", d.Name)
 	}
-	if _, err := d.Profile.protocolVersion(); err != nil {
-		return err
+	if !d.Profile.valid() {
+		return fmt.Errorf("client: Definition %q: %w: Profile(%d)", d.Name, ErrUnknownProfile, int(d.Profile))
 	}
-	if p, ok := d.Transport.(transport.ProtocolPinner); ok {
-		if want, got := p.PinnedProtocolVersion(), d.Profile.ProtocolVersion(); want != "" && want != got {
-			return fmt.Errorf("client: Definition %q: transport %s speaks protocol %s only, profile is %s", d.Name, d.Transport.Kind(), want, got)
-		}
+	if _, err := d.negotiation(); err != nil {
+		return fmt.Errorf("client: Definition %q: %w", d.Name, err)
 	}
 	return nil
 }
 
-// A Profile pins the protocol revision a client offers and accepts.
-type Profile int
-
-const (
-	// ProfileStable is protocol 2025-11-25: sessions, DELETE,
-	// Last-Event-ID resumption. It is the zero value.
-	ProfileStable Profile = iota
-	// Profile20250618 is protocol 2025-06-18.
-	Profile20250618
-	// Profile20250326 is protocol 2025-03-26, the first Streamable HTTP revision.
-	Profile20250326
-	// ProfileLegacy is protocol 2024-11-05, the revision of the legacy
-	// HTTP+SSE transport (transport/sse). It goes with that transport only.
-	ProfileLegacy
-	// ProfileDraft is the go-sdk's draft revision 2026-07-28. It is opt-in,
-	// never implied.
-	ProfileDraft
-)
-
-var profileVersions = [...]string{
-	ProfileStable:   "2025-11-25",
-	Profile20250618: "2025-06-18",
-	Profile20250326: "2025-03-26",
-	ProfileLegacy:   "2024-11-05",
-	ProfileDraft:    "2026-07-28",
-}
-
-// ProtocolVersion returns the protocol revision the profile pins, or "" for
-// an unknown profile.
-func (p Profile) ProtocolVersion() string {
-	v, _ := p.protocolVersion()
-	return v
-}
-
-func (p Profile) protocolVersion() (string, error) {
-	if p < 0 || int(p) >= len(profileVersions) {
-		return "", fmt.Errorf("client: unknown Profile(%d)", int(p))
+// negotiation returns what Connect offers and accepts: the profile's, or,
+// for ProfileDefault over a transport that speaks one revision only (legacy
+// SSE, a replaying cassette), that revision.
+func (d *Definition) negotiation() (offer, error) {
+	var pinned string
+	if p, ok := d.Transport.(transport.ProtocolPinner); ok {
+		pinned = p.PinnedProtocolVersion()
 	}
-	return profileVersions[p], nil
-}
-
-// String returns "stable", "draft", "legacy" or the pinned revision.
-func (p Profile) String() string {
-	switch p {
-	case ProfileStable:
-		return "stable"
-	case ProfileLegacy:
-		return "legacy"
-	case ProfileDraft:
-		return "draft"
+	pv := d.Profile.ProtocolVersion()
+	switch {
+	case pinned == "" && d.Profile == ProfileLegacy:
+		return offer{}, fmt.Errorf("profile %s (protocol %s) goes with transport/sse only, not %s", d.Profile, pv, d.Transport.Kind())
+	case pinned == "":
+		return d.Profile.offer(), nil
+	case d.Profile == ProfileDefault:
+		return offer{version: pinned, accept: []string{pinned}}, nil
+	case pinned != pv:
+		return offer{}, fmt.Errorf("transport %s speaks protocol %s only, profile is %s", d.Transport.Kind(), pinned, d.Profile)
 	}
-	if v := p.ProtocolVersion(); v != "" {
-		return v
-	}
-	return fmt.Sprintf("Profile(%d)", int(p))
+	return d.Profile.offer(), nil
 }
 
 // Limits bound what the server controls: discovery sizes and how long the

@@ -1,19 +1,35 @@
 // Package client connects to one MCP server safely and exposes its tools to
 // a model harness.
 //
-// A [Definition] names the server, pins the protocol revision ([Profile]),
-// bounds what the server controls ([Limits]) and says how to reach it (a
-// [transport.Factory]: stdio, Streamable HTTP, legacy SSE, in-process, or a
-// replaying cassette — always chosen explicitly). [Connect] performs the
-// handshake, discovers tools, resources and prompts page by page within the
-// limits, fingerprints the catalog and serves the typed [Handlers]
-// (sampling, elicitation, roots, logging, progress, list changes).
+// A [Definition] names the server, chooses the protocol revision
+// ([Profile]), bounds what the server controls ([Limits]) and says how to
+// reach it (a [transport.Factory]: stdio, Streamable HTTP, legacy SSE,
+// in-process, or a replaying cassette — always chosen explicitly).
+// [Connect] negotiates the revision, discovers tools, resources and prompts
+// page by page within the limits, fingerprints the catalog and serves the
+// typed [Handlers] (sampling, elicitation, roots, logging, progress, list
+// changes).
 //
-//	def := client.Definition{Name: "docs", Transport: stdio.New(...)}
-//	c, err := client.Connect(ctx, def, nil)
+//	f, err := stdio.New("docs-server", []string{"--stdio"}, nil)
+//	if err != nil { ... }
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
 //	if err != nil { ... }
 //	defer c.Close()
 //	res, err := c.CallModel(ctx, "mcp__docs__lookup", map[string]any{"query": "close"})
+//
+// (Example_stdio is this snippet, compiled.)
+//
+// # Protocol revisions
+//
+// The zero [Profile], [ProfileDefault], negotiates as the go-sdk does: it
+// offers 2026-07-28 (server/discover, no session, per-request _meta) and
+// accepts 2025-11-25 (initialize and a session) from a server that does not
+// know server/discover. A named profile ([Profile20260728],
+// [Profile20251125], [Profile20250618], [Profile20250326]) pins one
+// revision and refuses a server that negotiates another; [ProfileLegacy]
+// (2024-11-05) goes with transport/sse only. [Client.ProtocolVersion] says
+// what was negotiated. Scripts and flags name profiles as [ParseProfile]
+// reads them: "default", "legacy" or a revision date.
 //
 // # Bindings
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,4 +67,72 @@ func ExampleModelNames() {
 	// Output:
 	// mcp__my_server__search
 	// mcp__my_server__files_read
+}
+
+// A server run as a supervised child process. (Not run: it needs a
+// docs-server program on PATH.)
+func Example_stdio() {
+	ctx := context.Background()
+	f, err := stdio.New("docs-server", []string{"--stdio"}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallModel(ctx, "mcp__docs__lookup", map[string]any{"query": "close"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+}
+
+// Profiles as scripts and flags name them. The default profile pins
+// nothing: it negotiates.
+func ExampleParseProfile() {
+	for _, name := range []string{"default", "2026-07-28", "2025-11-25", "legacy", "stable"} {
+		p, err := client.ParseProfile(name)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s pins %q, accepts 2025-11-25: %v\n", p, p.ProtocolVersion(), p.Accepts("2025-11-25"))
+	}
+	// Output:
+	// default pins "", accepts 2025-11-25: true
+	// 2026-07-28 pins "2026-07-28", accepts 2025-11-25: false
+	// 2025-11-25 pins "2025-11-25", accepts 2025-11-25: true
+	// legacy pins "2024-11-05", accepts 2025-11-25: false
+	// client: unknown profile "stable" (want one of default, legacy, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)
+}
+
+// The default profile against a server that speaks 2026-07-28, and a
+// client that introduces itself by its own name.
+func ExampleDefinition_profile() {
+	ctx := context.Background()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, nil)
+	def := client.Definition{
+		Name:           "docs",
+		Implementation: &mcp.Implementation{Name: "my-agent", Version: "v2.3.0"},
+		Transport:      inprocess.New(srv),
+	}
+	c, err := client.Connect(ctx, def, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Println(c.ProtocolVersion())
+
+	def.Profile = client.Profile20251125
+	old, err := client.Connect(ctx, def, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer old.Close()
+	fmt.Println(old.ProtocolVersion())
+	// Output:
+	// 2026-07-28
+	// 2025-11-25
 }

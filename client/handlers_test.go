@@ -92,7 +92,8 @@ func TestHandlers(t *testing.T) {
 			progress <- fmt.Sprintf("%v:%v/%v", p.ProgressToken, p.Progress, p.Total)
 		},
 	}
-	c := connect(t, askingServer(), client.Definition{Name: "rich"}, h)
+	// On 2025-11-25 the server asks during the call.
+	c := connect(t, askingServer(), client.Definition{Name: "rich", Profile: client.Profile20251125}, h)
 	got := map[string]string{}
 	for _, tool := range []string{"sample", "elicit", "roots", "log", "progress"} {
 		res, err := c.CallTool(context.Background(), tool, map[string]any{})
@@ -116,7 +117,7 @@ func TestHandlers(t *testing.T) {
 
 func TestNoHandlersNoCapabilities(t *testing.T) {
 	leakcheck.Check(t)
-	c := connect(t, askingServer(), client.Definition{Name: "rich"}, nil)
+	c := connect(t, askingServer(), client.Definition{Name: "rich", Profile: client.Profile20251125}, nil)
 	for _, tool := range []string{"sample", "elicit"} {
 		_, err := c.CallTool(context.Background(), tool, map[string]any{})
 		if err == nil {

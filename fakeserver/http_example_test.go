@@ -12,8 +12,9 @@ import (
 )
 
 // A fake server over Streamable HTTP whose first lookup stream drops after
-// its first event: the client resumes it with Last-Event-ID and reads the
-// reply, the tool ran once, and Close sent the protocol DELETE.
+// its first event: on protocol 2025-11-25 the client resumes it with
+// Last-Event-ID and reads the reply, the tool ran once, and Close sent the
+// protocol DELETE.
 func ExampleServer_StartHTTP() {
 	fs := fakeserver.New(&fakeserver.Options{
 		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}},
@@ -28,7 +29,7 @@ func ExampleServer_StartHTTP() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -49,7 +49,10 @@ func connectHTTP(t testing.TB, hs *HTTPServer, opts *streamablehttp.Options) (*c
 	if err != nil {
 		t.Fatalf("streamablehttp.New: %v", err)
 	}
-	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+	// These tests are about 2025-11-25 sessions: their ids, resumption and
+	// the DELETE at the end.
+	def := client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}
+	c, err := client.Connect(context.Background(), def, nil)
 	if err == nil {
 		t.Cleanup(func() { c.Close() })
 	}

@@ -108,7 +108,7 @@ func openCheck(ctx context.Context, f transport.Factory) (*checkSession, error) 
 	if err != nil {
 		return nil, &CheckError{"initialize", err}
 	}
-	impl := &mcp.Implementation{Name: "mcptest-check", Version: client.Implementation.Version}
+	impl := &mcp.Implementation{Name: "mcptest-check", Version: client.DefaultImplementation().Version}
 	cs, err := mcp.NewClient(impl, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: stableProtocol})
 	if err != nil {
 		return nil, &CheckError{"initialize", err}
@@ -116,7 +116,7 @@ func openCheck(ctx context.Context, f transport.Factory) (*checkSession, error) 
 	return &checkSession{cs: cs}, nil
 }
 
-// stableProtocol is the revision of client.ProfileStable.
+// stableProtocol is the revision of client.Profile20251125.
 const stableProtocol = "2025-11-25"
 
 func checkInitialize(_ context.Context, s *checkSession) []error {

@@ -101,8 +101,11 @@
 //		Compare two JSON files (FILE1 may be stdout or stderr) as JSON
 //		values, printing a go-cmp diff (-FILE2 +FILE1) when they differ.
 //
-//	connect [-record FILE] [-timeout D] CLIENT KIND ARGS...
-//		Connect a client named CLIENT (also its Definition.Name). KIND is:
+//	connect [-profile P] [-record FILE] [-timeout D] CLIENT KIND ARGS...
+//		Connect a client named CLIENT (also its Definition.Name), with the
+//		protocol profile P (client.ParseProfile: default, a revision such as
+//		2026-07-28 or 2025-11-25, or legacy; default negotiates 2026-07-28
+//		and accepts 2025-11-25). KIND is:
 //		  inprocess SERVER          a fake server started by serve
 //		  stdio [FLAGS] PROG [ARGS] a supervised child; PROG is looked up in
 //		                            the script's $PATH (fakeserver, from
@@ -117,7 +120,7 @@
 //		  http [HTTP FLAGS] URL     a Streamable HTTP server (transport/
 //		                            streamablehttp; http only on loopback)
 //		  sse [HTTP FLAGS] URL      a legacy HTTP+SSE server (transport/sse,
-//		                            profile 2024-11-05): chosen only by name
+//		                            protocol 2024-11-05): chosen only by name
 //		  replay FILE               the session recorded in the cassette FILE,
 //		                            with no server at all
 //		HTTP FLAGS: -token-env VAR (send the value of the script's variable

@@ -49,13 +49,16 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
+const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
 	record := fs.String("record", "", "")
 	timeout := fs.Duration("timeout", 0, "")
+	profile := fs.String("profile", "default", "")
 	parse(ts, fs, args)
+	prof, err := client.ParseProfile(*profile)
+	ts.Check(err)
 	if fs.NArg() < 2 {
 		fs.Usage()
 	}
@@ -116,10 +119,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	if *record != "" && after == nil {
 		f = cassette.Record(f, ts.MkAbs(*record), nil)
 	}
-	def := client.Definition{Name: name, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
-	if kind == "sse" {
-		def.Profile = client.ProfileLegacy
-	}
+	def := client.Definition{Name: name, Profile: prof, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
 	c, err := client.Connect(context.Background(), def, nil)
 	if err != nil {
 		printError(ts.Stderr(), err)

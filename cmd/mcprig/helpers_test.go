@@ -54,12 +54,14 @@ func runMcprig(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// connect connects this project's client through f and closes it at cleanup.
+// connect connects this project's client through f and closes it at
+// cleanup. It pins protocol 2025-11-25, the revision of the golden
+// cassettes in testdata.
 func connect(t testing.TB, f *stdio.Factory) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -85,7 +85,8 @@ func driveHTTP(t *testing.T, url string) docsResults {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	// testdata/http.jsonl is a 2025-11-25 session.
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
 		t.Fatalf("Connect %s: %v", url, err)
 	}

@@ -20,8 +20,9 @@
 //	mcp-conformance client --command /tmp/conformance-client --suite core
 //
 // Every scenario connects with client.Connect over streamablehttp.New at the
-// profile the scenario's specification revision calls for: ProfileStable
-// (2025-11-25) unless the scenario belongs to an older revision, and
+// profile the scenario's specification revision calls for: ProfileDefault
+// (2026-07-28, or 2025-11-25 from a server without server/discover) unless
+// the scenario belongs to an older revision, and
 // Profile20250326 for sse-retry, whose server answers with that revision
 // whatever the client offers (the client pins the revision; it does not
 // follow a server's downgrade). OAuth

@@ -30,7 +30,7 @@ func TestAdoption(t *testing.T) {
 		t.Fatalf("Run: %v\ntranscript:\n%s", err, out.String())
 	}
 	// The transcript is deterministic, the catalog fingerprint included.
-	want := `connected to docs over stdio (protocol 2025-11-25), catalog sha256:b989c3a4f5f0…
+	want := `connected to docs over stdio (protocol 2026-07-28), catalog sha256:b989c3a4f5f0…
 discovered tool "lookup" as mcp__docs__lookup
 model -> mcp__docs__lookup {"query":"process groups"}
 model <- result: docs: process groups
@@ -54,7 +54,7 @@ func ExampleRun() {
 		fmt.Println(err)
 	}
 	// Output:
-	// connected to docs over stdio (protocol 2025-11-25), catalog sha256:b989c3a4f5f0…
+	// connected to docs over stdio (protocol 2026-07-28), catalog sha256:b989c3a4f5f0…
 	// discovered tool "lookup" as mcp__docs__lookup
 	// model -> mcp__docs__lookup {"query":"process groups"}
 	// model <- result: docs: process groups

@@ -22,7 +22,8 @@
 // # Chosen by name only
 //
 // A [Factory] speaks 2024-11-05 only: it is a transport.ProtocolPinner, and
-// client.Connect refuses any profile but client.ProfileLegacy over it.
+// client.Connect refuses over it any profile that pins another revision
+// (client.ProfileDefault follows the pin, as client.ProfileLegacy does).
 // There is no automatic selection between this transport and Streamable
 // HTTP in either direction: a server that answers the session GET with
 // 400, 404 or 405, or with JSON, fails with a [StatusError] that suggests

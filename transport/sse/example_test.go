@@ -61,12 +61,12 @@ func ExampleNew_insecure() {
 	// <nil>
 }
 
-// A Factory pins protocol 2024-11-05: client.Connect refuses any other
-// profile over it, before anything is sent.
+// A Factory pins protocol 2024-11-05: client.Connect refuses a profile
+// that pins another revision over it, before anything is sent.
 func ExampleFactory_PinnedProtocolVersion() {
 	f, _ := sse.New("http://127.0.0.1:8080/sse", nil)
 	fmt.Println(f.PinnedProtocolVersion())
-	_, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+	_, err := client.Connect(context.Background(), client.Definition{Name: "docs", Profile: client.Profile20260728, Transport: f}, nil)
 	var ce *client.Error
 	fmt.Println(errors.As(err, &ce), ce.Class)
 	// Output:

@@ -62,8 +62,8 @@ func New(endpoint string, opts *Options) (*Factory, error) {
 // Kind returns transport.KindSSE.
 func (*Factory) Kind() transport.Kind { return transport.KindSSE }
 
-// PinnedProtocolVersion returns [ProtocolVersion]: a client must connect
-// with the 2024-11-05 profile (client.ProfileLegacy).
+// PinnedProtocolVersion returns [ProtocolVersion]: a client connects with
+// the default profile, which follows the pin, or client.ProfileLegacy.
 func (*Factory) PinnedProtocolVersion() string { return ProtocolVersion }
 
 // Origin returns the pinned origin.

@@ -83,7 +83,7 @@ func TestProfileMismatchRefused(t *testing.T) {
 	leakcheck.Check(t)
 	r := newRig(t, nil)
 	f := newFactory(t, r.url(), nil)
-	for _, p := range []client.Profile{client.ProfileStable, client.Profile20250326, client.ProfileDraft} {
+	for _, p := range []client.Profile{client.Profile20251125, client.Profile20250326, client.Profile20260728} {
 		_, err := client.Connect(context.Background(), client.Definition{Name: "rig", Profile: p, Transport: f}, nil)
 		var ce *client.Error
 		if !errors.As(err, &ce) || ce.Class != client.ClassPolicy {

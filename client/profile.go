@@ -1,0 +1,126 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A Profile chooses the protocol revision a client offers and accepts.
+//
+// The zero value, ProfileDefault, negotiates as the go-sdk does: it offers
+// the current revision, 2026-07-28 (server/discover, per-request _meta, no
+// session), and accepts 2025-11-25 (initialize, a session) from a server
+// that lacks server/discover. Every other profile pins one revision and
+// refuses a server that negotiates any other, with a ClassProtocol error.
+type Profile int
+
+const (
+	// ProfileDefault offers 2026-07-28 and accepts 2025-11-25 from a server
+	// without server/discover. It is the zero value. Over a transport that
+	// speaks one revision only (transport/sse, a replaying cassette) it
+	// offers and accepts that revision.
+	ProfileDefault Profile = iota
+	// Profile20260728 pins protocol 2026-07-28, the current revision.
+	Profile20260728
+	// Profile20251125 pins protocol 2025-11-25: sessions, DELETE,
+	// Last-Event-ID resumption.
+	Profile20251125
+	// Profile20250618 pins protocol 2025-06-18.
+	Profile20250618
+	// Profile20250326 pins protocol 2025-03-26, the first Streamable HTTP
+	// revision.
+	Profile20250326
+	// ProfileLegacy pins protocol 2024-11-05, the revision of the legacy
+	// HTTP+SSE transport. It goes with transport/sse only.
+	ProfileLegacy
+)
+
+// Protocol revisions this package speaks.
+const (
+	protocol20260728 = "2026-07-28"
+	protocol20251125 = "2025-11-25"
+)
+
+var profileVersions = [...]string{
+	ProfileDefault:  "",
+	Profile20260728: protocol20260728,
+	Profile20251125: protocol20251125,
+	Profile20250618: "2025-06-18",
+	Profile20250326: "2025-03-26",
+	ProfileLegacy:   "2024-11-05",
+}
+
+// ErrUnknownProfile is returned by ParseProfile for a name it does not
+// know, and by Connect for a Profile value outside the constants.
+var ErrUnknownProfile = errors.New("unknown profile")
+
+// ParseProfile returns the profile String names: "default", "legacy", or a
+// revision date ("2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26";
+// "2024-11-05" is ProfileLegacy). Anything else is an error wrapping
+// ErrUnknownProfile.
+func ParseProfile(s string) (Profile, error) {
+	switch s {
+	case "default":
+		return ProfileDefault, nil
+	case "legacy":
+		return ProfileLegacy, nil
+	}
+	if i := slices.Index(profileVersions[:], s); i > 0 {
+		return Profile(i), nil
+	}
+	names := []string{"default", "legacy"}
+	for _, v := range profileVersions[Profile20260728:ProfileLegacy] {
+		names = append(names, v)
+	}
+	return 0, fmt.Errorf("client: %w %q (want one of %s)", ErrUnknownProfile, s, strings.Join(names, ", "))
+}
+
+// String returns "default", "legacy" or the pinned revision date, the names
+// ParseProfile accepts.
+func (p Profile) String() string {
+	switch {
+	case p == ProfileDefault:
+		return "default"
+	case p == ProfileLegacy:
+		return "legacy"
+	case p.valid():
+		return profileVersions[p]
+	}
+	return fmt.Sprintf("Profile(%d)", int(p))
+}
+
+// ProtocolVersion returns the revision the profile pins, or "" for
+// ProfileDefault (which negotiates) and for an unknown profile.
+func (p Profile) ProtocolVersion() string {
+	if !p.valid() {
+		return ""
+	}
+	return profileVersions[p]
+}
+
+// Accepts reports whether a client with this profile accepts a server that
+// negotiated the given revision.
+func (p Profile) Accepts(version string) bool {
+	return slices.Contains(p.offer().accept, version)
+}
+
+func (p Profile) valid() bool { return p >= 0 && int(p) < len(profileVersions) }
+
+// offer is what a client sends and accepts.
+type offer struct {
+	version string   // the revision offered first
+	accept  []string // the revisions accepted
+}
+
+func (p Profile) offer() offer {
+	if p == ProfileDefault {
+		return offer{version: protocol20260728, accept: []string{protocol20260728, protocol20251125}}
+	}
+	if !p.valid() {
+		return offer{}
+	}
+	v := profileVersions[p]
+	return offer{version: v, accept: []string{v}}
+}

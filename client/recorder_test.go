@@ -1,0 +1,69 @@
+package client_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// recorder is an http.Handler in front of a go-sdk handler that records
+// every JSON-RPC request POSTed to it, in order.
+type recorder struct {
+	next  http.Handler
+	mu    sync.Mutex // guards posts
+	posts []posted
+}
+
+// posted is one JSON-RPC request as the server received it.
+type posted struct {
+	ID     string // the raw id
+	Method string
+	Name   string // params.name (tools/call, prompts/get) or params.uri (resources/read)
+	Header http.Header
+	Body   []byte
+}
+
+func newRecorder(next http.Handler) *recorder { return &recorder{next: next} }
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodPost {
+		body, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method != "" {
+			name := m.Params.Name
+			if name == "" {
+				name = m.Params.URI
+			}
+			r.mu.Lock()
+			r.posts = append(r.posts, posted{ID: string(m.ID), Method: m.Method, Name: name, Header: req.Header.Clone(), Body: body})
+			r.mu.Unlock()
+		}
+	}
+	r.next.ServeHTTP(w, req)
+}
+
+// all returns the requests received so far.
+func (r *recorder) all() []posted {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]posted(nil), r.posts...)
+}
+
+// methods returns the methods of the requests received so far.
+func (r *recorder) methods() []string {
+	var out []string
+	for _, p := range r.all() {
+		out = append(out, p.Method)
+	}
+	return out
+}
