@@ -270,8 +270,16 @@ func (c *Client) fail(op, tool string, err error) error {
 		return err
 	}
 	d := c.conn.diagnose()
-	return &Error{Class: classify(err, d, false, c.classifier()), Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
+	class := classify(err, d, false, c.classifier())
+	if executes[op] && lostReply(err, d, c.classifier()) {
+		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	}
+	return &Error{Class: class, Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
 }
+
+// executes are the operations whose request may run something at the
+// server, so that a lost reply leaves its outcome unknown.
+var executes = map[string]bool{OpCallTool: true, OpRead: true, OpGetPrompt: true}
 
 func (c *Client) classifier() transport.Classifier {
 	cl, _ := c.def.Transport.(transport.Classifier)

@@ -51,7 +51,10 @@
 // server was a child process, a diagnosis with its exit status and the tail
 // of its stderr. [Error.ConnectionRetryable] says whether reconnecting may
 // help. A tool call is never retried by this package: a tool runs at most
-// once per call.
+// once per call. When a call was sent and its reply lost (its stream broke
+// with nothing to resume, the server exited under it, it timed out), the
+// error wraps [ErrOutcomeUnknown]: the tool may or may not have run, and
+// the caller decides what to do.
 //
 // # Closing
 //

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -148,6 +149,17 @@ var (
 	// ErrInvalidCatalog is returned when a server lists an invalid catalog:
 	// a tool twice, a null item.
 	ErrInvalidCatalog = errors.New("invalid catalog")
+	// ErrOutcomeUnknown is wrapped by the error of a request that may run
+	// something (CallTool, CallModel, ReadResource, GetPrompt, and each
+	// continuation of a multi round-trip request) when it was sent and its
+	// reply was lost: the response stream broke with no way to resume it
+	// (always so on protocol 2026-07-28, which has no Last-Event-ID; on
+	// 2025-11-25 when the stream carried no event id), the connection or the
+	// server process ended under it, or it timed out waiting for the reply.
+	// The server may or may not have run it. The library never sends it
+	// again; whether to is the caller's decision. The error's Class still
+	// says what failed (transport, server, timeout).
+	ErrOutcomeUnknown = errors.New("outcome unknown: request sent, reply lost; not re-sent")
 )
 
 // ToolError is the error of a tool that ran and reported failure
@@ -201,6 +213,36 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassServer
 	}
 	return ClassTransport
+}
+
+// lostReply reports whether err, from a request the client sent, means
+// that its reply was lost: the request may have been executed. A request
+// the transport refused before sending (a dial or TLS timeout, a policy
+// refusal, a connection already closed) is not lost.
+func lostReply(err error, d *transport.Diagnosis, cl transport.Classifier) bool {
+	if cl != nil {
+		if s := cl.Classify(err); errors.Is(s, transport.ErrBroken) {
+			return true
+		}
+	}
+	var te *httpguard.TimeoutError
+	switch {
+	case errors.Is(err, ErrClosed), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, context.Canceled):
+		return false
+	case errors.Is(err, transport.ErrBroken):
+		return true
+	case errors.As(err, &te) && (te.Phase == "dial" || te.Phase == "tls handshake"):
+		return false
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
+		return true
+	case classify(err, nil, false, cl) == ClassTimeout:
+		return true
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return false // the server answered
+	}
+	return d != nil && d.Exited // the server process ended under the request
 }
 
 func isNotFound(err error) bool {

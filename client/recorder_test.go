@@ -9,14 +9,15 @@ import (
 )
 
 // recorder is an http.Handler in front of a go-sdk handler that records
-// every JSON-RPC request POSTed to it, in order.
+// every JSON-RPC request POSTed to it, and every GET, in order.
 type recorder struct {
 	next  http.Handler
 	mu    sync.Mutex // guards posts
 	posts []posted
 }
 
-// posted is one JSON-RPC request as the server received it.
+// posted is one JSON-RPC request as the server received it (Method "GET"
+// for a GET).
 type posted struct {
 	ID     string // the raw id
 	Method string
@@ -28,9 +29,13 @@ type posted struct {
 func newRecorder(next http.Handler) *recorder { return &recorder{next: next} }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodGet {
+		r.mu.Lock()
+		r.posts = append(r.posts, posted{Method: "GET", Header: req.Header.Clone()})
+		r.mu.Unlock()
+	}
 	if req.Method == http.MethodPost {
-		body, _ := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		body := readBody(req)
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -50,6 +55,13 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	r.next.ServeHTTP(w, req)
+}
+
+// readBody reads r's body and puts it back for the next handler.
+func readBody(r *http.Request) []byte {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body
 }
 
 // all returns the requests received so far.

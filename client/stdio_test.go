@@ -92,7 +92,7 @@ func TestStdioFailuresAreClassified(t *testing.T) {
 		{
 			name:  "crash mid-call",
 			flags: []string{"--fault", "crash=lookup:3"},
-			class: client.ClassServer, ranOnce: true,
+			class: client.ClassServer, target: client.ErrOutcomeUnknown, ranOnce: true,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,8 +121,13 @@ func TestStdioFailuresAreClassified(t *testing.T) {
 			}
 			// The connection is gone: the next call fails too, and is not
 			// retried behind the caller's back.
-			if _, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "y"}); err == nil {
+			_, err = c.CallTool(context.Background(), "lookup", map[string]any{"query": "y"})
+			if err == nil {
 				t.Error("a call after the failure succeeded")
+			}
+			// It was never sent, so its outcome is known: it did not run.
+			if errors.Is(err, client.ErrOutcomeUnknown) {
+				t.Errorf("the call on the closed connection says %v", err)
 			}
 		})
 	}

@@ -9,7 +9,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/looprig/mcp/auth"
@@ -123,16 +125,33 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
+	var wrote atomic.Bool // the whole request went out
+	if call != nil {
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+		}))
+	}
 
 	resp, err := st.base.RoundTrip(req)
 	if err != nil {
 		err = st.classify(req, err) // before done cancels the context
+		if call != nil && wrote.Load() && req.Context().Err() == nil && !errors.Is(err, ErrTimeout) {
+			// The server has the call and may have run it; its answer
+			// is lost, and the call is not sent again.
+			err = dropError(err)
+		}
 		b.done()
 		return nil, err
 	}
 	b.rc = resp.Body
 	resp.Body = st.wrapBody(req, resp, call, b)
 	return resp, nil
+}
+
+// statelessRevision reports whether req is of protocol 2026-07-28 or
+// later, which has no stream resumption.
+func statelessRevision(req *http.Request) bool {
+	return req.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
 }
 
 func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -163,9 +182,11 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	switch {
 	case ct == "text/event-stream":
 		return &sseBody{
-			bodyBase:  b,
-			call:      call,
-			resumable: st.f.opts.MaxResumeAttempts >= 0,
+			bodyBase: b,
+			call:     call,
+			// 2026-07-28 has no Last-Event-ID: a broken stream of that
+			// revision is never resumed, whatever ids it carried.
+			resumable: st.f.opts.MaxResumeAttempts >= 0 && !statelessRevision(req),
 			idSeen:    req.Method == http.MethodGet && call != nil,
 			maxEvent:  lim.MaxEventBytes,
 			maxTotal:  lim.MaxStreamBytes,

@@ -53,30 +53,32 @@
 //     place, and the caller decides whether to issue the call again. As a
 //     second line, the RoundTripper refuses to POST a call id it already sent
 //     on the connection ([ErrReplay]).
-//   - Multi-round-trip re-issue (draft protocol 2026-07-28, SEP-2322). When
-//     a tool answers "input required", the go-sdk client middleware gathers
-//     the input and issues tools/call again, with a new id and the answers
-//     attached; the server runs the tool handler again. That is a new
-//     request the server asked for, not a re-send of a lost one, and a
-//     transport cannot tell it from a caller's call. It never happens under
-//     the stable profile (2025-11-25), which this module uses unless the
-//     draft is chosen explicitly; a client that opts into the draft and
-//     wants every tool execution to be one user call must set the go-sdk's
-//     ClientOptions.MultiRoundTrip.Disabled.
+//   - Multi round-trip continuation (protocol 2026-07-28, SEP-2322). When a
+//     tool answers "input required", the client gathers the input and issues
+//     tools/call again, with a new id, the answers and the server's
+//     requestState: the continuation the server asked for, not a re-send of
+//     a lost request. A continuation whose reply is lost is not re-sent
+//     either.
 //
 // The go-sdk's MaxRetries (Options.MaxResumeAttempts) governs only GET
 // requests: resuming a dropped stream and reconnecting the standalone one.
 //
 // # Resumption
 //
-// A call's response stream that breaks after an event with an id is resumed
+// On protocol 2025-11-25 (and the earlier Streamable HTTP revisions) a
+// call's response stream that breaks after an event with an id is resumed
 // by the go-sdk with a GET carrying Last-Event-ID, after the delay the
 // server asked for with retry: (else a backoff), for at most
 // MaxResumeAttempts attempts in a row without a new event; the server's
 // event store replays the committed reply. A stream that breaks with no
 // event id cannot be resumed: the call fails with [ErrStreamDropped] (or
 // [ErrTimeout] if it went idle) and is not re-sent; it may or may not have
-// run.
+// run. Protocol 2026-07-28 has no resumption: a request of that revision
+// (its Mcp-Protocol-Version header says so) whose stream breaks fails with
+// [ErrStreamDropped] at once, whatever event ids the stream carried. So
+// does a call whose connection breaks after the request was written and
+// before the response headers arrived, on any revision. The client reports
+// each of these as an outcome unknown (client.ErrOutcomeUnknown).
 //
 // # Close
 //

@@ -36,10 +36,12 @@ var (
 	ErrLimit = httpguard.ErrLimit
 
 	// ErrStreamDropped is returned to a call whose response stream (or JSON
-	// body) ended before the response arrived, when the stream carried no
-	// event id to resume from. The request may have been executed by the
-	// server; it is not re-sent. (Only this transport resumes streams, so
-	// only it has this error.)
+	// body) ended before the response arrived, when the stream could not be
+	// resumed: it carried no event id, or it was of protocol 2026-07-28,
+	// which has no resumption. It is also returned when the connection broke
+	// after the call was written and before the response headers came. The
+	// request may have been executed by the server; it is not re-sent.
+	// (Only this transport resumes streams, so only it has this error.)
 	ErrStreamDropped error = &jsonrpc.Error{Code: CodeStreamDropped, Message: "streamablehttp: response stream dropped"}
 
 	// ErrTimeout is returned when a dial, TLS handshake, response header or

@@ -35,6 +35,7 @@ type rig struct {
 type rigConfig struct {
 	eventStore   bool
 	jsonResponse bool
+	stateless    bool // serve 2026-07-28 (and nothing with a session)
 	// middleware wraps the MCP handler (fault injection).
 	middleware func(http.Handler) http.Handler
 	// connState, if set, is the server's http.Server.ConnState hook.
@@ -64,7 +65,7 @@ func newRig(t testing.TB, cfg rigConfig) *rig {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
 	})
-	opts := &mcp.StreamableHTTPOptions{JSONResponse: cfg.jsonResponse}
+	opts := &mcp.StreamableHTTPOptions{JSONResponse: cfg.jsonResponse, Stateless: cfg.stateless}
 	if cfg.eventStore {
 		opts.EventStore = mcp.NewMemoryEventStore(nil)
 	}
@@ -92,17 +93,27 @@ func (r *rig) seen() []string {
 	return append([]string(nil), r.requests...)
 }
 
-// connect opens a session over f and closes it at cleanup.
+// connect opens a session over f at stableVersion and closes it at cleanup.
 func connect(t testing.TB, f *streamablehttp.Factory) *mcp.ClientSession {
+	t.Helper()
+	return connectAt(t, f, stableVersion)
+}
+
+// connectAt opens a session over f offering version and closes it at
+// cleanup.
+func connectAt(t testing.TB, f *streamablehttp.Factory, version string) *mcp.ClientSession {
 	t.Helper()
 	tr, err := f.Transport()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs

@@ -2,8 +2,10 @@ package streamablehttp_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,6 +92,40 @@ func TestResumptionDisabledFailsDroppedCall(t *testing.T) {
 	for _, s := range r.seen() {
 		if strings.HasPrefix(s, "GET ") && s != "GET " {
 			t.Errorf("server saw a resumption %q with resumption disabled", s)
+		}
+	}
+}
+
+// Protocol 2026-07-28 has no Last-Event-ID: a call whose stream breaks
+// fails at once with ErrStreamDropped even when the stream carried an
+// event id and a retry: field, and no GET resumes it. (The stream here is
+// the middleware's own: a go-sdk server sends no ids on that revision.)
+func TestNoResumptionOn20260728(t *testing.T) {
+	leakcheck.Check(t)
+	var ran atomic.Int64
+	cut := onFirstToolCall(func(w http.ResponseWriter, r *http.Request, _ http.Handler) {
+		ran.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "id: ev-1\nretry: 10\ndata: \n\n")
+		rc := http.NewResponseController(w)
+		rc.Flush()
+		if conn, _, err := rc.Hijack(); err == nil {
+			conn.Close()
+		}
+	})
+	r := newRig(t, rigConfig{stateless: true, middleware: cut})
+	cs := connectAt(t, newFactory(t, r.url(), nil), "2026-07-28")
+	_, err := callCount(t, cs)
+	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
+		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
+	}
+	if got := ran.Load(); got != 1 {
+		t.Errorf("the call reached the server %d times, want 1", got)
+	}
+	for _, s := range r.seen() {
+		if strings.HasPrefix(s, "GET ") {
+			t.Errorf("server saw %q: a 2026-07-28 stream was resumed", s)
 		}
 	}
 }
