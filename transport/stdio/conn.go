@@ -96,8 +96,15 @@ func (c *Conn) SessionID() string { return "" }
 
 // Write sends one message to the child's stdin.
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.proc.wake() // a request may start helpers: look for them soon
 	return c.sdk.Write(ctx, msg)
 }
+
+// Descendants returns the pids of the child's descendants that are running,
+// in its process group or out of it, as far as this connection's scans have
+// seen them (see the package documentation for what they cannot see). After
+// Close has returned nil it is empty.
+func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
 // Read returns the next message from the child. When the child ends its
 // output on its own, Read waits (up to CloseGrace) for the exit status and
@@ -195,6 +202,7 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
+		c.proc.look() // before the child can exit and orphan its children
 		c.sdk.Close() // closes stdin, and unblocks Read
 		// Drop whatever the child still writes: a child blocked writing a
 		// reply nobody will read could not see the end of its input, and

@@ -32,6 +32,34 @@
 // On Linux the child is not reaped until the group has been sent SIGKILL, so
 // its process group id cannot be reused by an unrelated process before then.
 //
+// # Descendants that leave the group
+//
+// A descendant that calls setsid or setpgid (a daemon, a double fork) leaves
+// the child's process group, and the group's signals miss it. On Linux each
+// connection therefore tracks the child's descendants in /proc while it runs:
+// it walks the children of the child and of every descendant it has seen, a
+// millisecond after the start and after each message sent to the child, then
+// at a slowing pace down to every 50ms. A descendant once seen stays known
+// (by pid and start time, so a reused pid is never mistaken for it) after
+// its parent exits and it is re-parented. Close scans once more before it
+// closes stdin (a child that exits at the end of its input orphans its
+// children), sends SIGTERM to the descendants outside the group along with
+// the group, and before SIGKILL stops (SIGSTOP) the group and every such
+// descendant, scanning again until no new one appears, so that none starts
+// or escapes between the last scan and SIGKILL. Signals go through pidfds,
+// which cannot reach a process that reused the pid. [Conn.Descendants] lists
+// what the scans have seen.
+//
+// What the scans cannot see: a descendant started and orphaned between two
+// scans (a quick double fork whose intermediate exits within milliseconds)
+// is re-parented to init, or to the nearest subreaper above this process,
+// with nothing left in /proc to tie it to the child. [BecomeSubreaper] makes
+// this process that subreaper, so that such orphans are re-parented here
+// and Close ends them too; read its documentation for what it costs. Without
+// /proc (or off Linux) only the group is signalled. Close stays bounded
+// either way: an escaped process that holds the child's stderr open delays
+// Close by at most half a second.
+//
 // The package needs a Unix system; elsewhere Connect fails with
 // errors.ErrUnsupported.
 package stdio

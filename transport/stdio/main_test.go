@@ -100,6 +100,74 @@ var children = map[string]func() int{
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	},
+	// setsid starts a "hang" grandchild in a session of its own (so out of
+	// the child's process group), records "grandchild PID", and exits when
+	// stdin ends, leaving the grandchild.
+	"setsid": func() int {
+		pid, err := spawn("hang", nil, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("grandchild %d", pid))
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// doublefork starts an "intermediate" child that starts a "hang"
+	// grandchild with setsid and records "grandchild PID" and "intermediate
+	// PID"; the intermediate exits when the first line arrives on this
+	// child's stdin, orphaning the grandchild. It exits when stdin ends.
+	"doublefork": func() int {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return 1
+		}
+		pid, err := spawn("intermediate", r, false)
+		r.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("intermediate %d", pid))
+		in := bufio.NewReader(os.Stdin)
+		in.ReadString('\n')
+		w.Close()
+		io.Copy(io.Discard, in)
+		return 0
+	},
+	// intermediate starts a "hang" grandchild with setsid, records it, and
+	// exits when its stdin ends.
+	"intermediate": func() int {
+		pid, err := spawn("hang", nil, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("grandchild %d", pid))
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// quickfork is a daemon's double fork: an intermediate ("escape") starts
+	// a "hang" grandchild with setsid and exits at once. It records
+	// "grandchild PID" and exits when stdin ends.
+	"quickfork": func() int {
+		if _, err := spawn("escape", nil, false); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// escape starts a "hang" grandchild with setsid, records it, and exits.
+	"escape": func() int {
+		pid, err := spawn("hang", nil, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("grandchild %d", pid))
+		return 0
+	},
 	// hang ignores SIGTERM and waits for a signal that never comes.
 	"hang": func() int {
 		signal.Ignore(syscall.SIGTERM)
@@ -128,6 +196,24 @@ var children = map[string]func() int{
 	// stubborn records "stdin-eof" and "sigterm" as they come but exits on
 	// neither: only SIGKILL ends it.
 	"stubborn": func() int { return observe(false) },
+}
+
+// spawn starts the test binary in mode, sharing this process's stdout and
+// stderr, with stdin (nil: none), in a session of its own if setsid, and
+// returns its pid.
+func spawn(mode string, stdin *os.File, setsid bool) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
 }
 
 func observe(exitOnTerm bool) int {

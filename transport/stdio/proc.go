@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/looprig/mcp/internal/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,6 +37,15 @@ type proc struct {
 	reapNow chan struct{} // closed by stop once the leader may be reaped
 	reaped  chan struct{} // closed once the leader is reaped (the waiter is done)
 
+	// tree tracks the child's descendants while it runs, so that those
+	// that leave its group are found and ended too; nil where /proc cannot
+	// be read.
+	tree      *proctree.Tracker
+	interval  time.Duration // the tracker's slowest pace (trackInterval at start)
+	poke      chan struct{} // wakes the tracker early: the child was sent work
+	stopTrack chan struct{} // closed by stop: the tracker returns
+	tracked   chan struct{} // closed once the tracker has returned
+
 	mu      sync.Mutex // guards status and signals
 	status  exitStatus
 	signals []syscall.Signal // sent to the group by stop, in order
@@ -53,13 +63,21 @@ func startProc(path string, args []string, dir string, env []string, stdio [3]*o
 		return nil, err
 	}
 	p := &proc{
-		cmd:     cmd,
-		pid:     cmd.Process.Pid,
-		exited:  make(chan struct{}),
-		reapNow: make(chan struct{}),
-		reaped:  make(chan struct{}),
+		cmd:       cmd,
+		pid:       cmd.Process.Pid,
+		exited:    make(chan struct{}),
+		reapNow:   make(chan struct{}),
+		reaped:    make(chan struct{}),
+		interval:  trackInterval,
+		poke:      make(chan struct{}, 1),
+		stopTrack: make(chan struct{}),
+		tracked:   make(chan struct{}),
 	}
+	// The child cannot be gone yet: it is not reaped before stop.
+	p.tree, _ = proctree.NewTracker(p.pid)
+	register(p)
 	go p.wait()
+	go p.track()
 	return p, nil
 }
 
@@ -99,23 +117,27 @@ func (p *proc) exitStatus() (exitStatus, bool) {
 }
 
 // stop ends the child once its stdin is closed: it waits closeGrace for the
-// leader to exit, sends SIGTERM to the group and waits termGrace, then sends
-// SIGKILL to the group in every case (grandchildren may outlive the leader)
-// and reaps the leader.
+// leader to exit, sends SIGTERM to the group (and to the descendants that
+// left it) and waits termGrace, then stops and sends SIGKILL to all of them
+// in every case (grandchildren may outlive the leader) and reaps the leader.
 func (p *proc) stop(closeGrace, termGrace time.Duration) error {
+	defer unregister(p)
 	if !waitFor(p.exited, closeGrace) {
-		p.signalGroup(syscall.SIGTERM)
+		p.signalAll(syscall.SIGTERM)
 		waitFor(p.exited, termGrace)
 	}
-	p.signalGroup(syscall.SIGKILL)
+	p.freeze()
+	p.signalAll(syscall.SIGKILL)
+	close(p.stopTrack)
+	<-p.tracked
 	close(p.reapNow)
 	if !waitFor(p.reaped, reapTimeout) {
 		return ErrUnresponsive
 	}
 	// SIGKILL is delivered asynchronously: wait until the group's other
-	// members have died too.
+	// members, and the descendants outside it, have died too.
 	deadline := time.Now().Add(reapTimeout)
-	for delay := 100 * time.Microsecond; GroupAlive(p.pid); delay = min(2*delay, 20*time.Millisecond) {
+	for delay := 100 * time.Microsecond; GroupAlive(p.pid) || p.outsideAlive(); delay = min(2*delay, 20*time.Millisecond) {
 		if time.Now().After(deadline) {
 			return ErrUnresponsive
 		}
@@ -124,11 +146,141 @@ func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	return nil
 }
 
-func (p *proc) signalGroup(sig syscall.Signal) {
+// signalAll sends sig to the child's process group and to every descendant
+// found outside it, and records it.
+func (p *proc) signalAll(sig syscall.Signal) {
 	p.mu.Lock()
 	p.signals = append(p.signals, sig)
 	p.mu.Unlock()
 	syscall.Kill(-p.pid, sig) // ESRCH: the group is already empty
+	for _, d := range p.outside() {
+		proctree.Signal(d, sig)
+	}
+}
+
+// freeze stops (SIGSTOP) the group and every descendant outside it, looking
+// again after each round for descendants started meanwhile, so that none is
+// started between the last look and SIGKILL, and none is re-parented out of
+// sight by its parent's death.
+func (p *proc) freeze() {
+	syscall.Kill(-p.pid, syscall.SIGSTOP)
+	stopped := map[int]bool{}
+	for range maxFreezeRounds {
+		fresh := false
+		for _, d := range p.outside() {
+			if !stopped[d.Pid] {
+				stopped[d.Pid] = true
+				fresh = true
+				proctree.Signal(d, syscall.SIGSTOP)
+			}
+		}
+		if !fresh {
+			return
+		}
+	}
+}
+
+// maxFreezeRounds bounds freeze's rounds: a tree that outgrows it while it
+// is being stopped (each round stops what the last one found) is killed as
+// far as it was seen.
+const maxFreezeRounds = 16
+
+// outside scans for descendants and returns the running ones outside the
+// child's process group (the group signal reaches the others), adopted
+// orphans attributed to this child included (see BecomeSubreaper).
+func (p *proc) outside() []proctree.Proc {
+	if p.tree == nil {
+		return nil
+	}
+	p.tree.Scan()
+	for _, a := range adopted(p) {
+		p.tree.Add(a)
+	}
+	var out []proctree.Proc
+	for _, d := range p.tree.Live() {
+		if d.Pgid != p.pid {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// outsideAlive reports whether a descendant found outside the group still
+// runs, and reaps those this process adopted that have died.
+func (p *proc) outsideAlive() bool {
+	if p.tree == nil {
+		return false
+	}
+	reapAdopted(p)
+	for _, d := range p.tree.Live() {
+		if d.Pgid != p.pid {
+			return true
+		}
+	}
+	return false
+}
+
+// look scans for descendants now: Close calls it before it closes the
+// child's stdin, since a child that exits at the end of its input orphans
+// its children, and an orphan's ancestry is gone from /proc.
+func (p *proc) look() {
+	if p.tree != nil {
+		p.tree.Scan()
+	}
+}
+
+// descendants returns the pids of the running descendants the scans have
+// seen so far, in the group or out of it.
+func (p *proc) descendants() []int {
+	if p.tree == nil {
+		return nil
+	}
+	var pids []int
+	for _, d := range p.tree.Live() {
+		pids = append(pids, d.Pid)
+	}
+	return pids
+}
+
+// track scans for the child's descendants while it runs: soon after it
+// starts and after each message sent to it (when a server typically starts
+// its helpers), then at a slowing pace down to one scan every
+// trackInterval, so that a descendant that leaves the group stays known
+// after its parent has exited.
+func (p *proc) track() {
+	defer close(p.tracked)
+	if p.tree == nil || p.interval <= 0 {
+		return
+	}
+	delay := time.Millisecond
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stopTrack:
+			return
+		case <-p.poke:
+			delay = time.Millisecond
+			t.Reset(delay)
+		case <-t.C:
+			p.tree.Scan()
+			delay = min(2*delay, p.interval)
+			t.Reset(delay)
+		}
+	}
+}
+
+// trackInterval is the slowest pace of the descendant scan; zero turns the
+// scans off while the child runs (Close still scans). A variable so that a
+// test can show what an escape between two scans does.
+var trackInterval = 50 * time.Millisecond
+
+// wake makes the tracker scan soon.
+func (p *proc) wake() {
+	select {
+	case p.poke <- struct{}{}:
+	default:
+	}
 }
 
 // sent returns the signals stop sent to the group, in order.
@@ -180,4 +332,11 @@ func GroupAlive(pgid int) bool {
 	}
 	running, ok := groupRunning(pgid)
 	return running || !ok
+}
+
+// groupRunning reports whether a process of group pgid is running (not a
+// zombie), by reading /proc. ok is false when /proc cannot be read.
+func groupRunning(pgid int) (running, ok bool) {
+	ps, err := proctree.Group(pgid)
+	return len(ps) > 0, err == nil
 }

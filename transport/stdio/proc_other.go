@@ -29,9 +29,16 @@ func startProc(string, []string, string, []string, [3]*os.File) (*proc, error) {
 func (p *proc) exitStatus() (exitStatus, bool)          { return exitStatus{}, false }
 func (p *proc) stop(time.Duration, time.Duration) error { return nil }
 func (p *proc) sent() []syscall.Signal                  { return nil }
+func (p *proc) descendants() []int                      { return nil }
+func (p *proc) wake()                                   {}
+func (p *proc) look()                                   {}
 
 func waitFor(ch <-chan struct{}, d time.Duration) bool { return false }
 
 // GroupAlive reports whether any process of the process group pgid still
 // exists. It is always false on this system.
 func GroupAlive(pgid int) bool { return false }
+
+// BecomeSubreaper needs Linux: it returns an error wrapping
+// errors.ErrUnsupported.
+func BecomeSubreaper() error { return errors.ErrUnsupported }

@@ -1,0 +1,198 @@
+package stdio_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/proctree"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// These tests count processes in /proc: a descendant that left the child's
+// process group is found and ended by Close, or the test fails naming it.
+
+func requireProc(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("descendants outside the group are found through /proc, on Linux only")
+	}
+}
+
+// recordedPid waits until the child records "<what> PID" and returns the
+// pid, which is killed at cleanup should the test fail to end it.
+func recordedPid(t *testing.T, path, what string) int {
+	t.Helper()
+	var pid int
+	pollUntil(t, "the child records its "+what, func() bool {
+		for _, line := range readRecord(path) {
+			if s, ok := strings.CutPrefix(line, what+" "); ok {
+				pid, _ = strconv.Atoi(s)
+				return true
+			}
+		}
+		return false
+	})
+	p, err := proctree.Stat(pid)
+	if err != nil {
+		t.Fatalf("%s %d: %v", what, pid, err)
+	}
+	t.Cleanup(func() {
+		if cur, err := proctree.Stat(pid); err != nil || !cur.Same(p) || !cur.Running() {
+			return
+		}
+		if ok, _ := proctree.Signal(p, syscall.SIGKILL); ok {
+			t.Logf("killed %s %d at cleanup", what, pid)
+			proctree.Reap(p)
+		}
+	})
+	return pid
+}
+
+// closeWithin closes c, failing t if Close has not returned within limit
+// (so that a broken bound fails the test instead of hanging it).
+func closeWithin(t *testing.T, c *stdio.Conn, limit time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		t.Logf("Close took %v", time.Since(start).Round(time.Millisecond))
+		return err
+	case <-time.After(limit):
+		t.Fatalf("Close has not returned after %v", limit)
+		return nil
+	}
+}
+
+// A grandchild that calls setsid leaves the child's process group, so the
+// group's SIGKILL misses it; Close finds it in /proc (its parent, the child,
+// is still there) and ends it.
+func TestCloseEndsSetsidGrandchild(t *testing.T) {
+	requireProc(t)
+	leakcheck.Check(t)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "setsid", &stdio.Options{Env: env}))
+	gpid := recordedPid(t, path, "grandchild")
+	if p, err := proctree.Stat(gpid); err != nil || p.Pgid == c.Pid() || !p.Running() {
+		t.Fatalf("grandchild before Close: %+v, %v; want running outside group %d", p, err, c.Pid())
+	}
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !dead(t, gpid) {
+		t.Errorf("setsid grandchild %d is still running after Close (state %s)", gpid, procState(t, gpid))
+	}
+	if got := c.Descendants(); len(got) != 0 {
+		t.Errorf("Descendants() after Close = %v, want none", got)
+	}
+}
+
+// A double fork: the intermediate starts a grandchild with setsid and exits,
+// so the grandchild is re-parented to init, out of the child's group and
+// ancestry. The child's parentage was tracked while it ran: Close still ends
+// the grandchild.
+func TestCloseEndsDoubleForkedGrandchild(t *testing.T) {
+	requireProc(t)
+	leakcheck.Check(t)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "doublefork", &stdio.Options{Env: env}))
+	ipid := recordedPid(t, path, "intermediate")
+	gpid := recordedPid(t, path, "grandchild")
+	pollUntil(t, "the connection has seen the grandchild", func() bool { return slices.Contains(c.Descendants(), gpid) })
+	// The child's first input line makes the intermediate exit.
+	if err := c.Write(context.Background(), &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, "the grandchild is orphaned", func() bool {
+		p, err := proctree.Stat(gpid)
+		return err == nil && p.PPid != ipid && dead(t, ipid)
+	})
+	if p, _ := proctree.Stat(gpid); p.Pgid == c.Pid() || p.Sid == c.Pid() {
+		t.Fatalf("grandchild %+v is still in the child's group or session", p)
+	}
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !dead(t, gpid) {
+		t.Errorf("double-forked grandchild %d is still running after Close (state %s)", gpid, procState(t, gpid))
+	}
+}
+
+// A daemon's quick double fork (the intermediate exits at once) can escape
+// between two scans; with the scans off while the child runs, it always
+// does. Close is still bounded by its graces although the escaped grandchild
+// holds the child's stderr open. (The grandchild survives: the package
+// documentation says so; BecomeSubreaper is the remedy.)
+func TestCloseBoundedWhenEscapedProcessHoldsStderr(t *testing.T) {
+	requireProc(t)
+	if os.Getenv(subreaperEnv) != "" {
+		t.Skip("runs in a process that is not a subreaper")
+	}
+	leakcheck.Check(t)
+	stdio.SetTrackInterval(t, 0)
+	path, env := recordFile(t)
+	const grace = 100 * time.Millisecond
+	c := connect(t, newFactory(t, "quickfork", &stdio.Options{Env: env, CloseGrace: grace, TermGrace: grace}))
+	gpid := recordedPid(t, path, "grandchild")
+	pollUntil(t, "the grandchild is orphaned", func() bool {
+		p, err := proctree.Stat(gpid)
+		return err == nil && p.PPid != c.Pid() && p.PPid != os.Getpid()
+	})
+	// CloseGrace + TermGrace + the stderr drain bound, ten times over.
+	if err := closeWithin(t, c, 10*(2*grace+500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if dead(t, gpid) {
+		t.Logf("grandchild %d was ended anyway", gpid)
+	}
+}
+
+// subreaperEnv runs TestCloseEndsAdoptedOrphan's body in a child test
+// process that is a subreaper.
+const subreaperEnv = "STDIO_TEST_SUBREAPER"
+
+// With BecomeSubreaper, the quick double fork that no scan saw is adopted by
+// this process instead of init, and Close ends and reaps it. The test runs
+// itself in a fresh test process, since a subreaper stays one until it
+// exits.
+func TestCloseEndsAdoptedOrphan(t *testing.T) {
+	requireProc(t)
+	if os.Getenv(subreaperEnv) == "" {
+		cmd := exec.Command(testExe(t), "-test.run=^TestCloseEndsAdoptedOrphan$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), subreaperEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestCloseEndsAdoptedOrphan") {
+			t.Fatalf("in a subreaper process: %v\n%s", err, out)
+		}
+		return
+	}
+	if err := stdio.BecomeSubreaper(); err != nil {
+		t.Skipf("no subreaper: %v", err)
+	}
+	leakcheck.Check(t)
+	stdio.SetTrackInterval(t, 0) // no scan sees the escape
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "quickfork", &stdio.Options{Env: env}))
+	gpid := recordedPid(t, path, "grandchild")
+	pollUntil(t, "the grandchild is adopted by this process", func() bool {
+		p, err := proctree.Stat(gpid)
+		return err == nil && p.PPid == os.Getpid()
+	})
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s := procState(t, gpid); s != "" {
+		t.Errorf("adopted orphan %d after Close is in state %q, want ended and reaped", gpid, s)
+	}
+}
