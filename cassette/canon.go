@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/looprig/mcp/internal/canonjson"
 )
 
 // decodeTree decodes JSON into a tree of map[string]any, []any, string,
@@ -18,26 +20,17 @@ func decodeTree(data []byte) (any, error) {
 	return v, nil
 }
 
-// encodeTree encodes a tree canonically: object keys sorted, no insignificant
-// space, no HTML escaping.
+// encodeTree encodes a decoded tree canonically (internal/canonjson).
 func encodeTree(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := canonjson.Marshal(v)
+	if err != nil {
 		panic("cassette: encoding a decoded tree: " + err.Error())
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return out
 }
 
 // canonical re-encodes JSON canonically.
-func canonical(data []byte) ([]byte, error) {
-	v, err := decodeTree(data)
-	if err != nil {
-		return nil, err
-	}
-	return encodeTree(v), nil
-}
+func canonical(data []byte) ([]byte, error) { return canonjson.Canonical(data) }
 
 // A path names values inside a JSON-RPC message, as dot-separated object
 // keys from the message object down ("params.arguments.token"). A segment

@@ -3,11 +3,13 @@ package cassette
 import (
 	"strconv"
 
+	"github.com/looprig/mcp/internal/canonjson"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // canonicalMessage returns the canonical encoding of m: the same bytes as
-// canonicalBytes(jsonrpc.EncodeMessage(m)), built directly from the
+// canonjson.Canonical(jsonrpc.EncodeMessage(m)), built directly from the
 // message's fields, whose params and result are already encoded JSON. It
 // handles requests, notifications and responses without an error; for any
 // other message (and a string id or method that needs escaping) ok is false
@@ -30,7 +32,7 @@ func canonicalMessage(m jsonrpc.Message) (out []byte, ok bool, err error) {
 			out = append(out, '"')
 		}
 		if len(m.Params) > 0 {
-			if out, err = appendCanonical(append(out, `,"params":`...), m.Params); err != nil {
+			if out, err = canonjson.Append(append(out, `,"params":`...), m.Params); err != nil {
 				return nil, false, err
 			}
 		}
@@ -46,7 +48,7 @@ func canonicalMessage(m jsonrpc.Message) (out []byte, ok bool, err error) {
 		}
 		out = append(out, `"jsonrpc":"2.0"`...)
 		if len(m.Result) > 0 {
-			if out, err = appendCanonical(append(out, `,"result":`...), m.Result); err != nil {
+			if out, err = canonjson.Append(append(out, `,"result":`...), m.Result); err != nil {
 				return nil, false, err
 			}
 		}
@@ -72,20 +74,6 @@ func appendID(out []byte, id jsonrpc.ID) ([]byte, bool) {
 		return append(out, `",`...), true
 	}
 	return out, false
-}
-
-// appendCanonical appends the canonical encoding of the JSON value data.
-func appendCanonical(out, data []byte) ([]byte, error) {
-	cs := canonScanner{in: data}
-	out, err := cs.value(out)
-	if err != nil {
-		return nil, err
-	}
-	cs.space()
-	if cs.i != len(cs.in) {
-		return nil, errSyntax
-	}
-	return out, nil
 }
 
 // plain reports whether s encodes as a JSON string with no escape: printable

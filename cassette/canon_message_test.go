@@ -9,7 +9,7 @@ import (
 )
 
 // canonicalMessage must give exactly the bytes of the general path,
-// canonicalBytes(jsonrpc.EncodeMessage(m)), whenever it takes a message.
+// canonical(jsonrpc.EncodeMessage(m)), whenever it takes a message.
 func checkCanonicalMessage(t *testing.T, m jsonrpc.Message) {
 	t.Helper()
 	got, ok, err := canonicalMessage(m)
@@ -20,7 +20,7 @@ func checkCanonicalMessage(t *testing.T, m jsonrpc.Message) {
 		}
 		return
 	}
-	want, wantErr := canonicalBytes(data)
+	want, wantErr := canonical(data)
 	if !ok {
 		return // the general path handles it
 	}

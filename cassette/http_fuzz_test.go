@@ -9,19 +9,6 @@ import (
 	"github.com/looprig/mcp/cassette"
 )
 
-// FuzzSSE feeds an arbitrary event stream, cut at an arbitrary point, to the
-// recorder's incremental parser: it must never panic, pieces must parse as
-// the whole does, and the events it finds must survive being written back
-// as event-stream text. The seed corpus is in testdata/fuzz/FuzzSSE.
-func FuzzSSE(f *testing.F) {
-	f.Add([]byte("event: prime\nid: a_0\ndata: \n\nevent: message\nid: a_1\ndata: {\"jsonrpc\":\"2.0\"}\n\n"), 7)
-	f.Add([]byte(": ok\n\nretry: 10\n\n"), 3)
-	f.Add([]byte("data: one\r\ndata: two\r\rid: x\rdata\n\n"), 16)
-	f.Fuzz(func(t *testing.T, data []byte, cut int) {
-		cassette.CheckSSE(t, data, cut)
-	})
-}
-
 // FuzzLoadHTTP feeds arbitrary bytes, seeded with HTTP cassettes, to Parse:
 // it must never panic, a cassette it accepts must make a Player without
 // panicking, and Marshal must be a fixed point. The seed corpus is in

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
@@ -156,7 +157,7 @@ func (r *HTTPRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	s.last = s.resp
 	r.mu.Unlock()
 	if s.sse {
-		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sseParser{max: MaxSize}}
+		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: MaxSize}}
 	} else {
 		tb := &teeBody{r: r, s: s, rc: resp.Body}
 		if req.Method == http.MethodDelete && r.endsOnDelete() {
@@ -184,7 +185,7 @@ func (r *HTTPRecorder) add(e hEntry) int {
 }
 
 // events records events of s.
-func (r *HTTPRecorder) events(s *recStream, evs []sseEvent) {
+func (r *HTTPRecorder) events(s *recStream, evs []sse.Event) {
 	if len(evs) == 0 {
 		return
 	}
@@ -306,23 +307,23 @@ type teeSSE struct {
 	s   *recStream
 	req *http.Request
 	rc  io.ReadCloser
-	ps  sseParser // used by Read only
+	ps  sse.Parser // used by Read only
+	evs []sse.Event
 }
 
 func (t *teeSSE) Read(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
 	if n > 0 {
-		evs, perr := t.ps.feed(p[:n])
-		t.r.events(t.s, evs)
+		t.evs = t.evs[:0]
+		perr := t.ps.Feed(p[:n], func(e sse.Event) error { t.evs = append(t.evs, e); return nil })
+		t.r.events(t.s, t.evs)
 		if perr != nil {
 			t.r.fail(fmt.Errorf("%w: %w", ErrTooLarge, perr))
 		}
 	}
 	switch {
 	case err == io.EOF:
-		if e, ok := t.ps.finish(); ok {
-			t.r.events(t.s, []sseEvent{e})
-		}
+		// An unfinished last event is discarded, as every reader does.
 		t.r.end(t.s, EndEOF)
 	case err != nil && t.req.Context().Err() != nil:
 		t.r.end(t.s, EndClient)

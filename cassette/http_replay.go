@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -626,13 +627,15 @@ func (b *playBody) Read(p []byte) (int, error) {
 				return 0, err
 			}
 			in := &b.h.ins[i]
-			e := sseEvent{Name: in.Event, ID: in.ID, Retry: in.Retry}
+			e := sse.Event{Name: in.Event, ID: in.ID, Retry: in.Retry}
 			if in.Message != nil || in.Text != "" {
 				e.Data = b.h.payload(in)
 			}
-			var buf bytes.Buffer
-			e.wire(&buf)
-			b.buf = buf.Bytes()
+			buf, err := sse.Append(nil, e)
+			if err != nil {
+				return 0, err
+			}
+			b.buf = buf
 			b.next++
 			continue
 		}

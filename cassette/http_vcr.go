@@ -1,11 +1,11 @@
 package cassette
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -143,12 +143,11 @@ func toVCR(ins []Interaction, sl *streamLines) *vcr.Interaction {
 	resp := &ins[sl.resp]
 	vi.Response = vcr.Response{Code: resp.Status, Status: http.StatusText(resp.Status), Headers: resp.Headers.Clone(), Body: bodyText(resp)}
 	if len(sl.events) > 0 {
-		var buf bytes.Buffer
+		var buf []byte
 		for _, i := range sl.events {
-			e := eventOf(&ins[i])
-			e.wire(&buf)
+			buf, _ = sse.Append(buf, eventOf(&ins[i])) // a hook sees what Append can write
 		}
-		vi.Response.Body = buf.String()
+		vi.Response.Body = string(buf)
 	}
 	return vi
 }
@@ -166,7 +165,7 @@ func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
 		setBodyText(resp, vi.Response.Body)
 		return nil
 	}
-	evs, err := parseSSE([]byte(vi.Response.Body))
+	evs, err := sse.Parse([]byte(vi.Response.Body))
 	if err != nil {
 		return err
 	}
@@ -185,8 +184,8 @@ func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
 }
 
 // eventOf returns the event a line holds.
-func eventOf(in *Interaction) sseEvent {
-	e := sseEvent{Name: in.Event, ID: in.ID, Retry: in.Retry}
+func eventOf(in *Interaction) sse.Event {
+	e := sse.Event{Name: in.Event, ID: in.ID, Retry: in.Retry}
 	if in.Message != nil {
 		e.Data = in.Message
 	} else if in.Text != "" {

@@ -167,7 +167,7 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.isClosed {
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	tree, err := c.p.match.tree(data, c.red)
 	if err != nil {

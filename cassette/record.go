@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
+	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -267,7 +267,7 @@ func (e *encoder) add(r recorded) {
 		return
 	}
 	// Nothing to redact: canonicalise the bytes, without a tree.
-	canon, err := canonicalBytes(data)
+	canon, err := canonical(data)
 	if err != nil {
 		e.fail(err)
 		return
@@ -312,36 +312,9 @@ func (r *Recorder) build(enc *encoder, failed map[int]bool, stderr []byte) ([]by
 	return c.Marshal(), nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path, so that a reader sees the old cassette or the new one, never a
-// part. It does not fsync: a cassette is a test artifact, and syncing costs
-// more than recording.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+// writeAtomic replaces the cassette at path whole (internal/atomicfile), so
+// that a failed write leaves any earlier cassette untouched.
+func writeAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data, 0o644) }
 
 // headerScan finds the protocol revision and server name of a session: from
 // the initialize exchange, or, in stateless revisions (2026-07-28 and

@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -9,9 +8,6 @@ import (
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// ErrClosed is returned by Write on a replaying connection that is closed.
-var ErrClosed = errors.New("cassette: connection closed")
 
 // A Player is a transport.Factory that serves one session from a cassette,
 // with no server. It answers the client's messages from the recording:

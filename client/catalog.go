@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,21 +49,9 @@ type fingerprinted struct {
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 }
 
-// canonical returns v's JSON with object keys sorted at every depth and no
-// insignificant white space.
-func canonical(v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var generic any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return nil, err
-	}
-	return json.Marshal(generic) // maps marshal with sorted keys
-}
+// canonical returns v's canonical JSON (internal/canonjson: object keys
+// sorted at every depth, no insignificant white space).
+func canonical(v any) ([]byte, error) { return canonjson.Marshal(v) }
 
 func hash(b []byte) string {
 	sum := sha256.Sum256(b)

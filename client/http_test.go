@@ -9,6 +9,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,7 +44,7 @@ func TestStreamableHTTPFailuresAreClassified(t *testing.T) {
 		t.Fatalf("lookup: %v", err)
 	}
 	_, err = c.CallTool(context.Background(), "big", map[string]any{})
-	assertClass(t, err, client.ClassPolicy, streamablehttp.ErrLimit)
+	assertClass(t, err, client.ClassPolicy, transport.ErrLimit)
 	if got := n.get("big"); got != 1 {
 		t.Errorf("big ran %d times, want 1", got)
 	}

@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -219,25 +219,9 @@ func (s *Server) writeCounts() error {
 	return writeFileAtomic(s.countFile, append(b, '\n'))
 }
 
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader sees the old or the new content whole.
+// writeFileAtomic replaces path with data whole (internal/atomicfile).
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("fakeserver: writing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("fakeserver: writing %s: %w", path, err)
 	}
 	return nil

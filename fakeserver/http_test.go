@@ -12,6 +12,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -222,7 +223,7 @@ func TestHTTPRedirectRefused(t *testing.T) {
 			fs, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Tool: "lookup", Status: status})
 			c := mustConnectHTTP(t, hs, nil)
 			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "elsewhere"})
-			if !errors.Is(err, streamablehttp.ErrRedirectedPOST) {
+			if !errors.Is(err, transport.ErrRedirectedPOST) {
 				t.Errorf("CallTool error = %v, want ErrRedirectedPOST", err)
 			}
 			wantClass(t, err, client.ClassPolicy)
@@ -241,7 +242,7 @@ func TestHTTPRedirectEveryRequest(t *testing.T) {
 	leakcheck.Check(t)
 	_, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Status: http.StatusPermanentRedirect})
 	_, err := connectHTTP(t, hs, nil)
-	if !errors.Is(err, streamablehttp.ErrRedirectedPOST) {
+	if !errors.Is(err, transport.ErrRedirectedPOST) {
 		t.Errorf("Connect error = %v, want ErrRedirectedPOST", err)
 	}
 	if reqs, auths := hs.OtherCounts(); reqs != 0 || auths != 0 {
@@ -254,7 +255,7 @@ func TestHTTPOversize(t *testing.T) {
 	_, hs := startHTTP(t, nil, Fault{Kind: FaultOversize, Tool: "lookup", Bytes: 200 << 10})
 	c := mustConnectHTTP(t, hs, &streamablehttp.Options{Limits: streamablehttp.Limits{MaxEventBytes: 64 << 10}})
 	_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "big"})
-	if !errors.Is(err, streamablehttp.ErrLimit) {
+	if !errors.Is(err, transport.ErrLimit) {
 		t.Errorf("CallTool error = %v, want ErrLimit", err)
 	}
 	wantClass(t, err, client.ClassPolicy)
@@ -266,7 +267,7 @@ func TestHTTPDelayedHeaders(t *testing.T) {
 	c := mustConnectHTTP(t, hs, &streamablehttp.Options{Timeouts: streamablehttp.Timeouts{ResponseHeader: 100 * time.Millisecond}})
 	start := time.Now()
 	_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "slow"})
-	if !errors.Is(err, streamablehttp.ErrTimeout) {
+	if !errors.Is(err, transport.ErrTimeout) {
 		t.Errorf("CallTool error = %v, want ErrTimeout", err)
 	}
 	wantClass(t, err, client.ClassTimeout)
@@ -284,7 +285,7 @@ func TestHTTPAuthChallenges(t *testing.T) {
 			leakcheck.Check(t)
 			_, hs := startHTTP(t, nil, Fault{Kind: k})
 			_, err := connectHTTP(t, hs, nil)
-			if !errors.Is(err, streamablehttp.ErrUnauthorized) {
+			if !errors.Is(err, transport.ErrUnauthorized) {
 				t.Errorf("Connect error = %v, want ErrUnauthorized", err)
 			}
 			wantClass(t, err, client.ClassAuth)

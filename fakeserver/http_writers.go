@@ -1,9 +1,9 @@
 package fakeserver
 
 import (
-	"bytes"
 	"net/http"
-	"strings"
+
+	"github.com/looprig/mcp/internal/sse"
 )
 
 // logWriter records a response's status and the last event id sent in the
@@ -42,13 +42,14 @@ func (l *logWriter) Flush() { http.NewResponseController(l.ResponseWriter).Flush
 
 func (l *logWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
 
-// lastEventID returns the value of the last "id:" field line in p, which
-// holds whole server-sent events (the go-sdk writes one event per Write).
+// lastEventID returns the id of the last event in p that has one; p holds
+// whole server-sent events (the go-sdk writes one event per Write).
 func lastEventID(p []byte) string {
+	evs, _ := sse.Parse(p)
 	id := ""
-	for line := range strings.SplitSeq(string(p), "\n") {
-		if v, ok := strings.CutPrefix(line, "id:"); ok {
-			id = strings.TrimPrefix(v, " ")
+	for _, e := range evs {
+		if e.ID != "" {
+			id = e.ID
 		}
 	}
 	return id
@@ -74,10 +75,15 @@ func (d *dropWriter) Write(p []byte) (int, error) {
 		d.drop()
 		return n, nil
 	}
+	evs, _ := sse.Parse(p)
 	if d.stripIDs {
-		p = stripIDLines(p)
+		p = p[:0:0]
+		for _, e := range evs {
+			e.ID = ""
+			p, _ = sse.Append(p, e) // a parsed event always writes
+		}
 	}
-	d.events += bytes.Count(p, []byte("\n\n"))
+	d.events += len(evs)
 	if _, err := d.ResponseWriter.Write(p); err != nil {
 		return 0, err
 	}
@@ -98,23 +104,12 @@ func (d *dropWriter) drop() {
 	if !d.stripIDs {
 		// The client would otherwise wait a second (the go-sdk's backoff)
 		// before it resumes.
-		d.ResponseWriter.Write([]byte("retry: 10\n\n"))
+		sse.Write(d.ResponseWriter, sse.Event{Retry: "10"})
 	}
 	rc.Flush()
 	if conn, _, err := rc.Hijack(); err == nil {
 		conn.Close()
 	}
-}
-
-// stripIDLines returns p without its "id:" field lines.
-func stripIDLines(p []byte) []byte {
-	var b bytes.Buffer
-	for line := range bytes.SplitAfterSeq(p, []byte("\n")) {
-		if !bytes.HasPrefix(line, []byte("id:")) {
-			b.Write(line)
-		}
-	}
-	return b.Bytes()
 }
 
 // endpointWriter rewrites the legacy SSE endpoint event so that it names the
@@ -127,9 +122,13 @@ type endpointWriter struct {
 
 func (e *endpointWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	if !e.done && bytes.Contains(p, []byte("event: endpoint\n")) {
+	if evs, _ := sse.Parse(p); !e.done && len(evs) > 0 && evs[0].Name == "endpoint" {
 		e.done = true
-		p = bytes.Replace(p, []byte("data: /"), []byte("data: "+e.other+"/"), 1)
+		evs[0].Data = append([]byte(e.other), evs[0].Data...)
+		p = p[:0:0]
+		for _, ev := range evs {
+			p, _ = sse.Append(p, ev)
+		}
 	}
 	if _, err := e.ResponseWriter.Write(p); err != nil {
 		return 0, err

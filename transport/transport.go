@@ -22,9 +22,6 @@ var (
 	// ErrProtocol is matched by errors from a peer that broke the wire
 	// protocol: a malformed frame, an unexpected status.
 	ErrProtocol = errors.New("transport: protocol violation")
-	// ErrTimeout is matched by errors from a transport bound on time: a
-	// response header or a read that did not come in time.
-	ErrTimeout = errors.New("transport: timed out")
 	// ErrBroken is matched by errors from a connection that broke under a
 	// request and could not be resumed (a response stream that dropped with
 	// no event id). The request is not sent again.

@@ -1,10 +1,9 @@
 // Package httpguard holds the HTTP policy the remote transports
 // (transport/streamablehttp and transport/sse) share: endpoint and TLS
 // validation, the per-connection http.Transport under the credential
-// ([Carrier]), the origin and redirect rules, the naming of timeout phases,
-// and the errors both transports return for them
-// (defined once here and re-exported by each, so that errors.Is gives the
-// same answer whichever package's name is used). Functions take the
+// ([Carrier]), the origin and redirect rules and the naming of timeout
+// phases. The errors they return are package transport's (ErrInsecure,
+// ErrCrossOrigin, RedirectError, TimeoutError, …). Functions take the
 // transport's package name, which prefixes the errors they make.
 //
 //	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/transport"
 )
 
 // Config is what New of a remote transport validates besides the endpoint.
@@ -44,7 +44,7 @@ type Endpoint struct {
 
 // ParseEndpoint validates endpoint and c. Errors are prefixed with pkg (the
 // transport's package name); an insecure endpoint or TLS version wraps
-// [ErrInsecure], and an endpoint that names no origin wraps
+// [transport.ErrInsecure], and an endpoint that names no origin wraps
 // auth.ErrInvalidOrigin.
 func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	u, err := url.Parse(endpoint)
@@ -59,7 +59,7 @@ func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 		return nil, fmt.Errorf("%s: endpoint %q has a fragment", pkg, endpoint)
 	}
 	if origin.Scheme == "http" && !origin.IsLoopback() && !c.AllowInsecureHTTP {
-		return nil, fmt.Errorf("%s: %w: plain http to %s (set AllowInsecureHTTP to permit it)", pkg, ErrInsecure, origin)
+		return nil, fmt.Errorf("%s: %w: plain http to %s (set AllowInsecureHTTP to permit it)", pkg, transport.ErrInsecure, origin)
 	}
 	var tc *tls.Config
 	if c.TLSConfig != nil {
@@ -71,7 +71,7 @@ func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	case tc.MinVersion == 0:
 		tc.MinVersion = tls.VersionTLS12
 	case tc.MinVersion < tls.VersionTLS12:
-		return nil, fmt.Errorf("%s: %w: TLS MinVersion below 1.2", pkg, ErrInsecure)
+		return nil, fmt.Errorf("%s: %w: TLS MinVersion below 1.2", pkg, transport.ErrInsecure)
 	}
 	if c.RootCAs != nil {
 		tc.RootCAs = c.RootCAs
@@ -105,8 +105,9 @@ func NewTransport(tc *tls.Config, t Timeouts, maxIdlePerHost int) *http.Transpor
 }
 
 // CheckOrigin refuses a request to another origin than origin's: it closes
-// the request's body and returns an error wrapping [ErrCrossOrigin],
-// prefixed with pkg. It returns nil for a request to origin.
+// the request's body and returns an error wrapping
+// [transport.ErrCrossOrigin], prefixed with pkg. It returns nil for a
+// request to origin.
 func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
 	if origin.Matches(req.URL) {
 		return nil
@@ -114,7 +115,7 @@ func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-	return fmt.Errorf("%s: %w: %s", pkg, ErrCrossOrigin, req.URL.Redacted())
+	return fmt.Errorf("%s: %w: %s", pkg, transport.ErrCrossOrigin, req.URL.Redacted())
 }
 
 // A Carrier carries the requests of one connection that passed the
@@ -153,19 +154,16 @@ func (c *Carrier) CloseIdleConnections() {
 	}
 }
 
-// MaxRedirects is how many redirects within the origin a GET or DELETE may
-// follow.
-const MaxRedirects = 5
-
 // RedirectPolicy returns the redirect policy of a transport pinned to
 // origin, for an http.Client's CheckRedirect: any redirect of a POST is
 // refused (a 307 or 308 would send the body and credential again), any
 // redirect to another origin is refused, and so is a chain longer than
-// [MaxRedirects]. A refusal is a [RedirectError] naming pkg.
+// [transport.MaxRedirects]. A refusal is a [transport.RedirectError] naming
+// pkg.
 func RedirectPolicy(pkg string, origin auth.Origin) func(req *http.Request, via []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		prev := via[len(via)-1]
-		e := &RedirectError{Transport: pkg, Method: prev.Method, To: "null"}
+		e := &transport.RedirectError{Transport: pkg, Method: prev.Method, To: "null"}
 		if req.Response != nil {
 			e.Status = req.Response.StatusCode
 		}
@@ -174,11 +172,11 @@ func RedirectPolicy(pkg string, origin auth.Origin) func(req *http.Request, via 
 		}
 		switch {
 		case prev.Method == http.MethodPost:
-			e.Err = ErrRedirectedPOST
+			e.Err = transport.ErrRedirectedPOST
 		case !origin.Matches(req.URL):
-			e.Err = ErrCrossOriginRedirect
-		case len(via) > MaxRedirects:
-			e.Err = ErrTooManyRedirects
+			e.Err = transport.ErrCrossOriginRedirect
+		case len(via) > transport.MaxRedirects:
+			e.Err = transport.ErrTooManyRedirects
 		default:
 			return nil
 		}
@@ -186,9 +184,9 @@ func RedirectPolicy(pkg string, origin auth.Origin) func(req *http.Request, via 
 	}
 }
 
-// PhaseTimeout returns a [TimeoutError] naming pkg if err is a dial, TLS
-// handshake or response header timeout of an http.Transport made with t,
-// and err itself otherwise.
+// PhaseTimeout returns a [transport.TimeoutError] naming pkg if err is a
+// dial, TLS handshake or response header timeout of an http.Transport made
+// with t, and err itself otherwise.
 func PhaseTimeout(pkg string, t Timeouts, err error) error {
 	var limit time.Duration
 	phase := timeoutPhase(err)
@@ -202,7 +200,7 @@ func PhaseTimeout(pkg string, t Timeouts, err error) error {
 	default:
 		return err
 	}
-	return &TimeoutError{Transport: pkg, Phase: phase, Limit: limit, Err: err}
+	return &transport.TimeoutError{Transport: pkg, Phase: phase, Limit: limit, Err: err}
 }
 
 // timeoutPhase names the phase of the http.Transport timeout err reports:

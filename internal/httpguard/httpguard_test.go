@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 )
 
 func TestRedirectPolicy(t *testing.T) {
@@ -27,35 +28,35 @@ func TestRedirectPolicy(t *testing.T) {
 		}
 		return via
 	}
-	refused := func(method, to string, err error) *RedirectError {
-		return &RedirectError{Transport: "t", Method: method, Status: 307, To: to, Err: err}
+	refused := func(method, to string, err error) *transport.RedirectError {
+		return &transport.RedirectError{Transport: "t", Method: method, Status: 307, To: to, Err: err}
 	}
 	policy := RedirectPolicy("t", home)
 	for _, tc := range []struct {
 		name string
 		to   string
 		via  []*http.Request
-		want *RedirectError // nil: followed
+		want *transport.RedirectError // nil: followed
 	}{
 		{"GET same origin", "https://home.example/b", chain(1, "GET"), nil},
-		{"GET up to the bound", "https://home.example/b", chain(MaxRedirects, "GET"), nil},
+		{"GET up to the bound", "https://home.example/b", chain(transport.MaxRedirects, "GET"), nil},
 		{"GET other origin", "https://other.example/b", chain(1, "GET"),
-			refused("GET", "https://other.example", ErrCrossOriginRedirect)},
+			refused("GET", "https://other.example", transport.ErrCrossOriginRedirect)},
 		{"GET other port", "https://home.example:8443/b", chain(1, "GET"),
-			refused("GET", "https://home.example:8443", ErrCrossOriginRedirect)},
+			refused("GET", "https://home.example:8443", transport.ErrCrossOriginRedirect)},
 		{"GET no origin", "file:///etc/passwd", chain(1, "GET"),
-			refused("GET", "null", ErrCrossOriginRedirect)},
+			refused("GET", "null", transport.ErrCrossOriginRedirect)},
 		{"POST same origin", "https://home.example/b", chain(1, "POST"),
-			refused("POST", "https://home.example", ErrRedirectedPOST)},
+			refused("POST", "https://home.example", transport.ErrRedirectedPOST)},
 		{"POST other origin", "https://other.example/b", chain(1, "POST"),
-			refused("POST", "https://other.example", ErrRedirectedPOST)},
-		{"GET too many", "https://home.example/b", chain(MaxRedirects+1, "GET"),
-			refused("GET", "https://home.example", ErrTooManyRedirects)},
+			refused("POST", "https://other.example", transport.ErrRedirectedPOST)},
+		{"GET too many", "https://home.example/b", chain(transport.MaxRedirects+1, "GET"),
+			refused("GET", "https://home.example", transport.ErrTooManyRedirects)},
 	} {
 		err := policy(req(tc.via[0].Method, tc.to), tc.via)
-		got, ok := err.(*RedirectError)
+		got, ok := err.(*transport.RedirectError)
 		if err != nil && !ok {
-			t.Errorf("%s: RedirectPolicy returned %T %v, want a *RedirectError", tc.name, err, err)
+			t.Errorf("%s: RedirectPolicy returned %T %v, want a *transport.RedirectError", tc.name, err, err)
 		}
 		if diff := cmp.Diff(tc.want, got, sameError); diff != "" {
 			t.Errorf("%s: RedirectPolicy mismatch (-want +got):\n%s", tc.name, diff)
@@ -77,8 +78,8 @@ func TestCheckOrigin(t *testing.T) {
 	}{
 		{"https://home.example/mcp", nil},
 		{"https://home.example:443/mcp", nil},
-		{"https://other.example/mcp", ErrCrossOrigin},
-		{"http://home.example/mcp", ErrCrossOrigin},
+		{"https://other.example/mcp", transport.ErrCrossOrigin},
+		{"http://home.example/mcp", transport.ErrCrossOrigin},
 	} {
 		body := &closeCounter{}
 		req, _ := http.NewRequest(http.MethodPost, tc.url, body)
@@ -110,10 +111,10 @@ func TestParseEndpoint(t *testing.T) {
 		{"http://127.0.0.1:8080/mcp", Config{}, nil},
 		{"http://[::1]:8080/mcp", Config{}, nil},
 		{"http://localhost/mcp", Config{}, nil},
-		{"http://mcp.example.com/mcp", Config{}, ErrInsecure},
-		{"http://10.0.0.1/mcp", Config{}, ErrInsecure},
+		{"http://mcp.example.com/mcp", Config{}, transport.ErrInsecure},
+		{"http://10.0.0.1/mcp", Config{}, transport.ErrInsecure},
 		{"http://mcp.example.com/mcp", Config{AllowInsecureHTTP: true}, nil},
-		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, ErrInsecure},
+		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, transport.ErrInsecure},
 		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
 		{"https://mcp.example.com/mcp#frag", Config{}, errAny},
 		{"ftp://mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},

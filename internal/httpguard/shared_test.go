@@ -17,46 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSentinelsMatchAcrossTransports proves that the errors the two remote
-// transports share are one value each: errors.Is gives the same answer
-// whichever package's name is used, in both directions.
-func TestSentinelsMatchAcrossTransports(t *testing.T) {
-	leakcheck.Check(t)
-	for _, tc := range []struct {
-		name string
-		sse  error
-		sh   error
-	}{
-		{"ErrInsecure", sse.ErrInsecure, streamablehttp.ErrInsecure},
-		{"ErrCrossOrigin", sse.ErrCrossOrigin, streamablehttp.ErrCrossOrigin},
-		{"ErrCrossOriginRedirect", sse.ErrCrossOriginRedirect, streamablehttp.ErrCrossOriginRedirect},
-		{"ErrRedirectedPOST", sse.ErrRedirectedPOST, streamablehttp.ErrRedirectedPOST},
-		{"ErrTooManyRedirects", sse.ErrTooManyRedirects, streamablehttp.ErrTooManyRedirects},
-		{"ErrUnauthorized", sse.ErrUnauthorized, streamablehttp.ErrUnauthorized},
-		{"ErrLimit", sse.ErrLimit, streamablehttp.ErrLimit},
-		{"ErrTimeout", sse.ErrTimeout, streamablehttp.ErrTimeout},
-	} {
-		if !errors.Is(fmt.Errorf("sse: %w", tc.sse), tc.sh) {
-			t.Errorf("errors.Is(wrapped sse.%s, streamablehttp.%[1]s) = false, want true", tc.name)
-		}
-		if !errors.Is(fmt.Errorf("streamablehttp: %w", tc.sh), tc.sse) {
-			t.Errorf("errors.Is(wrapped streamablehttp.%s, sse.%[1]s) = false, want true", tc.name)
-		}
-	}
-	// The shared sentinels stay distinct from one another.
-	if errors.Is(sse.ErrLimit, streamablehttp.ErrTimeout) || errors.Is(sse.ErrRedirectedPOST, streamablehttp.ErrCrossOriginRedirect) {
-		t.Error("distinct sentinels match each other")
-	}
-	// ErrStreamDropped is streamablehttp's own, with its own code.
-	if errors.Is(streamablehttp.ErrStreamDropped, sse.ErrLimit) || errors.Is(streamablehttp.ErrStreamDropped, sse.ErrTimeout) {
-		t.Error("streamablehttp.ErrStreamDropped matches a shared sentinel")
-	}
-}
-
-// TestStructErrorsMatchAcrossTransports proves that a struct error one
-// transport returns is found by errors.As with the other's name, and
-// classified alike by both factories.
-func TestStructErrorsMatchAcrossTransports(t *testing.T) {
+// TestStructErrorsClassifiedAlike proves that both remote transports
+// classify the shared error types (package transport's) alike.
+func TestStructErrorsClassifiedAlike(t *testing.T) {
 	leakcheck.Check(t)
 	sf, err := sse.New("https://legacy.example/sse", nil)
 	if err != nil {
@@ -70,22 +33,12 @@ func TestStructErrorsMatchAcrossTransports(t *testing.T) {
 		err  error
 		want error // the transport sentinel both factories classify it as
 	}{
-		{fmt.Errorf("call: %w", &sse.LimitError{Transport: "sse", What: "body", Limit: 10}), transport.ErrPolicy},
-		{fmt.Errorf("call: %w", &sse.TimeoutError{Transport: "sse", Phase: "idle read"}), transport.ErrTimeout},
-		{fmt.Errorf("call: %w", &sse.RedirectError{Transport: "sse", Err: sse.ErrRedirectedPOST}), transport.ErrPolicy},
-		{fmt.Errorf("call: %w", &streamablehttp.LimitError{Transport: "streamablehttp", What: "stream"}), transport.ErrPolicy},
-		{fmt.Errorf("call: %w", &streamablehttp.TimeoutError{Transport: "streamablehttp", Phase: "dial"}), transport.ErrTimeout},
+		{fmt.Errorf("call: %w", &transport.LimitError{Transport: "sse", What: "body", Limit: 10}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", &transport.TimeoutError{Transport: "sse", Phase: "idle read"}), transport.ErrTimeout},
+		{fmt.Errorf("call: %w", &transport.RedirectError{Transport: "sse", Err: transport.ErrRedirectedPOST}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", transport.ErrUnauthorized), transport.ErrAuth},
+		{fmt.Errorf("call: %w", transport.ErrInsecure), transport.ErrPolicy},
 	} {
-		var le *streamablehttp.LimitError
-		var se *sse.LimitError
-		if errors.As(tc.err, &se) != errors.As(tc.err, &le) {
-			t.Errorf("%v: errors.As LimitError differs between sse and streamablehttp", tc.err)
-		}
-		var te *streamablehttp.TimeoutError
-		var ste *sse.TimeoutError
-		if errors.As(tc.err, &ste) != errors.As(tc.err, &te) {
-			t.Errorf("%v: errors.As TimeoutError differs between sse and streamablehttp", tc.err)
-		}
 		if got := sf.Classify(tc.err); got != tc.want {
 			t.Errorf("sse Classify(%v) = %v, want %v", tc.err, got, tc.want)
 		}
@@ -93,11 +46,17 @@ func TestStructErrorsMatchAcrossTransports(t *testing.T) {
 			t.Errorf("streamablehttp Classify(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
+	// The shared sentinels stay distinct from one another, and from
+	// streamablehttp's own ErrStreamDropped.
+	if errors.Is(transport.ErrLimit, transport.ErrTimeout) || errors.Is(transport.ErrRedirectedPOST, transport.ErrCrossOriginRedirect) ||
+		errors.Is(streamablehttp.ErrStreamDropped, transport.ErrLimit) || errors.Is(streamablehttp.ErrStreamDropped, transport.ErrTimeout) {
+		t.Error("distinct sentinels match each other")
+	}
 }
 
-// TestRealErrorsMatchAcrossTransports drives each transport into a refused
-// redirect and checks the error against the other package's names.
-func TestRealErrorsMatchAcrossTransports(t *testing.T) {
+// TestRealRedirectErrors drives each transport into a refused redirect and
+// checks the error is package transport's, naming the transport.
+func TestRealRedirectErrors(t *testing.T) {
 	leakcheck.Check(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("other origin received %s %s", r.Method, r.URL)
@@ -116,12 +75,12 @@ func TestRealErrorsMatchAcrossTransports(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = connect(t, sf, sse.ProtocolVersion)
-	var re *streamablehttp.RedirectError
+	var re *transport.RedirectError
 	switch {
-	case !errors.Is(err, streamablehttp.ErrCrossOriginRedirect):
-		t.Errorf("sse Connect error = %v, want streamablehttp.ErrCrossOriginRedirect", err)
+	case !errors.Is(err, transport.ErrCrossOriginRedirect):
+		t.Errorf("sse Connect error = %v, want transport.ErrCrossOriginRedirect", err)
 	case !errors.As(err, &re) || re.Transport != "sse":
-		t.Errorf("sse Connect error = %v, want a *streamablehttp.RedirectError naming sse", err)
+		t.Errorf("sse Connect error = %v, want a *transport.RedirectError naming sse", err)
 	}
 
 	hf, err := streamablehttp.New(home.URL+"/mcp", &streamablehttp.Options{DisableStandaloneSSE: true})
@@ -129,12 +88,12 @@ func TestRealErrorsMatchAcrossTransports(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = connect(t, hf, "")
-	var sre *sse.RedirectError
+	var sre *transport.RedirectError
 	switch {
-	case !errors.Is(err, sse.ErrRedirectedPOST):
-		t.Errorf("streamablehttp Connect error = %v, want sse.ErrRedirectedPOST", err)
+	case !errors.Is(err, transport.ErrRedirectedPOST):
+		t.Errorf("streamablehttp Connect error = %v, want transport.ErrRedirectedPOST", err)
 	case !errors.As(err, &sre) || sre.Transport != "streamablehttp":
-		t.Errorf("streamablehttp Connect error = %v, want a *sse.RedirectError naming streamablehttp", err)
+		t.Errorf("streamablehttp Connect error = %v, want a *transport.RedirectError naming streamablehttp", err)
 	}
 }
 
@@ -188,9 +147,9 @@ func TestNewValidates(t *testing.T) {
 		}{
 			{"https://mcp.example.com/mcp", options{}, nil},
 			{"http://127.0.0.1:8080/mcp", options{}, nil},
-			{"http://mcp.example.com/mcp", options{}, sse.ErrInsecure},
+			{"http://mcp.example.com/mcp", options{}, transport.ErrInsecure},
 			{"http://mcp.example.com/mcp", options{allowInsecure: true}, nil},
-			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, streamablehttp.ErrInsecure},
+			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, transport.ErrInsecure},
 			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
 			{"https://user:pw@mcp.example.com/mcp", options{}, auth.ErrInvalidOrigin},
 		} {

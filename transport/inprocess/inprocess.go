@@ -2,7 +2,6 @@ package inprocess
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync"
 
@@ -10,9 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// ErrClosed is returned by Write on a connection whose pipe is closed.
-var ErrClosed = errors.New("inprocess: connection closed")
 
 // New returns a Factory whose every transport connects a new session of srv
 // when it is connected. The server session ends when the client side closes.
@@ -91,14 +87,14 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.p.closed:
-		return ErrClosed
+		return transport.ErrClosed
 	default:
 	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.p.closed:
-		return ErrClosed
+		return transport.ErrClosed
 	case c.out <- msg:
 		return nil
 	}

@@ -2,9 +2,12 @@ package inprocess_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -57,5 +60,21 @@ func TestCloseEndsBothSides(t *testing.T) {
 	ss.Wait() // returns only once the server side saw the close
 	if _, err := cs.ListTools(ctx, nil); err == nil {
 		t.Error("ListTools after Close succeeded")
+	}
+}
+
+// TestWriteAfterCloseIsErrClosed: a closed pipe refuses writes with the one
+// transport.ErrClosed, which the go-sdk knows as mcp.ErrConnectionClosed.
+func TestWriteAfterCloseIsErrClosed(t *testing.T) {
+	ctx := context.Background()
+	ct, _ := inprocess.Pipe()
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	err = conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"})
+	if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Errorf("Write after Close = %v, want transport.ErrClosed wrapping mcp.ErrConnectionClosed", err)
 	}
 }

@@ -6,17 +6,17 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// Classify implements transport.Classifier: it maps this package's errors
-// to the transport sentinels.
+// Classify implements transport.Classifier: it maps this package's errors to
+// the transport sentinels.
 func (f *Factory) Classify(err error) error {
 	switch {
-	case errors.Is(err, ErrLimit), errors.Is(err, ErrInsecure), errors.Is(err, ErrCrossOrigin),
-		errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, ErrCrossOriginRedirect),
-		errors.Is(err, ErrRedirectedPOST), errors.Is(err, ErrTooManyRedirects):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
+		errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, transport.ErrCrossOriginRedirect),
+		errors.Is(err, transport.ErrRedirectedPOST), errors.Is(err, transport.ErrTooManyRedirects):
 		return transport.ErrPolicy
-	case errors.Is(err, ErrUnauthorized):
+	case errors.Is(err, transport.ErrUnauthorized):
 		return transport.ErrAuth
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
 	case errors.Is(err, ErrNoEndpoint), errors.Is(err, ErrUnexpectedResponse):
 		return transport.ErrProtocol

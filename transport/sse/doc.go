@@ -32,31 +32,33 @@
 // # Origin and credentials
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
-// [New]. The endpoint event must name a URL on that origin, or Connect
-// fails with [ErrCrossOriginEndpoint] before anything is sent there. Any
-// request to another origin is refused ([ErrCrossOrigin]). The redirect
-// policy refuses every redirect of a POST ([ErrRedirectedPOST]: a 307 or
-// 308 would re-send the message and credential) and every redirect to
-// another origin ([ErrCrossOriginRedirect]). Credentials come from an
-// auth.Source and are attached by auth.NewRoundTripper, which checks each
+// [New]. The endpoint event must name a URL on that origin, or Connect fails
+// with [ErrCrossOriginEndpoint] before anything is sent there. Any request
+// to another origin is refused ([transport.ErrCrossOrigin]). The redirect
+// policy refuses every redirect of a POST ([transport.ErrRedirectedPOST]: a
+// 307 or 308 would re-send the message and credential) and every redirect to
+// another origin ([transport.ErrCrossOriginRedirect]). Credentials come from
+// an auth.Source and are attached by auth.NewRoundTripper, which checks each
 // request's own origin. Plain http is accepted only for loopback hosts,
-// unless Options.AllowInsecureHTTP ([ErrInsecure]); TLS is 1.2 at least.
-// A 401 or 403 fails with [ErrUnauthorized]; no request is re-sent.
+// unless Options.AllowInsecureHTTP ([transport.ErrInsecure]); TLS is 1.2 at
+// least. A 401 or 403 fails with [transport.ErrUnauthorized]; no request is
+// re-sent.
 //
 // # Limits and timeouts
 //
 // [Limits] bounds one server-sent event, the whole session stream, and the
-// body of any other response; reading stops one byte past the bound, with
-// a [LimitError]. [Timeouts] bounds the dial, the TLS handshake, the wait
-// for response headers, and the silence of the session stream while the
-// endpoint event or the answer to a call is awaited (an idle session with
-// no call in flight is not timed out). There is no overall request
-// timeout, which would cut the stream.
+// body of any other response; reading stops one byte past the bound, with a
+// [transport.LimitError]. [Timeouts] bounds the dial, the TLS handshake, the
+// wait for response headers, and the silence of the session stream while the
+// endpoint event or the answer to a call is awaited (an idle session with no
+// call in flight is not timed out). There is no overall request timeout,
+// which would cut the stream.
 //
 // The 2024-11-05 transport has no resumption: the session stream is the
-// session. A bound crossed on it (an oversize event, the idle timeout)
-// ends the session, and every call in flight fails with the bound's error
-// ([ErrLimit], [ErrTimeout]); none is re-sent. Each message is POSTed once.
+// session. A bound crossed on it (an oversize event, the idle timeout) ends
+// the session, and every call in flight fails with the bound's error
+// ([transport.ErrLimit], [transport.ErrTimeout]); none is re-sent. Each
+// message is POSTed once.
 //
 // # Close
 //
@@ -66,14 +68,14 @@
 //
 // # Errors
 //
-// The errors this transport shares with transport/streamablehttp are the
-// same values there: [ErrInsecure], [ErrCrossOrigin],
-// [ErrCrossOriginRedirect], [ErrRedirectedPOST], [ErrTooManyRedirects],
-// [ErrUnauthorized], [ErrLimit], [ErrTimeout], and the types [LimitError],
-// [TimeoutError] and [RedirectError] (whose Transport field says "sse").
-// errors.Is(err, sse.ErrRedirectedPOST) and
-// errors.Is(err, streamablehttp.ErrRedirectedPOST) are the same test. The
-// rest are this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
+// The errors this transport shares with transport/streamablehttp are package
+// transport's: [transport.ErrInsecure], [transport.ErrCrossOrigin],
+// [transport.ErrCrossOriginRedirect], [transport.ErrRedirectedPOST],
+// [transport.ErrTooManyRedirects], [transport.ErrUnauthorized],
+// [transport.ErrLimit], [transport.ErrTimeout], and the types
+// [transport.LimitError], [transport.TimeoutError] and
+// [transport.RedirectError] (whose Transport field says "sse"). The rest are
+// this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
 // [ErrUnexpectedResponse], [StatusError] and [EndpointError]. Every error
 // reaches the caller as a Go error, for errors.Is and errors.As.
 package sse

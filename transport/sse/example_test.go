@@ -9,8 +9,8 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
-	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,17 +47,18 @@ func Example() {
 	// Output: sse 2024-11-05 found go
 }
 
-// Plain http is refused except on loopback. The error is the one
-// streamablehttp returns too: the two transports share their policy errors.
+// Plain http is refused except on loopback, with transport.ErrInsecure, the
+// error streamablehttp returns too: the two transports share their policy
+// errors.
 func ExampleNew_insecure() {
 	_, err := sse.New("http://mcp.example.com/sse", nil)
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, sse.ErrInsecure), errors.Is(err, streamablehttp.ErrInsecure))
+	fmt.Println(errors.Is(err, transport.ErrInsecure))
 	_, err = sse.New("http://127.0.0.1:8080/sse", nil)
 	fmt.Println(err)
 	// Output:
 	// sse: insecure endpoint: plain http to http://mcp.example.com (set AllowInsecureHTTP to permit it)
-	// true true
+	// true
 	// <nil>
 }
 

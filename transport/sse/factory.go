@@ -40,7 +40,8 @@ var (
 // The endpoint's origin (scheme, host, port) is pinned: no request goes
 // anywhere else, and the server's endpoint event must name that origin. It
 // must be https, or http on a loopback host (or any host with
-// Options.AllowInsecureHTTP); otherwise New fails with ErrInsecure.
+// Options.AllowInsecureHTTP); otherwise New fails with
+// transport.ErrInsecure.
 func New(endpoint string, opts *Options) (*Factory, error) {
 	var o Options
 	if opts != nil {

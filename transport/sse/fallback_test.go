@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -83,7 +84,7 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 		Name: "rig", Profile: client.ProfileLegacy, Transport: newFactory(t, r.url(), nil),
 	}, nil)
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, sse.ErrUnauthorized) {
+	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrUnauthorized) {
 		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrUnauthorized", err)
 	}
 	if diff := cmp.Diff([]string{"GET "}, r.seen()); diff != "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/httpguard"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -158,7 +159,7 @@ func (st *connState) statusError(req *http.Request, resp *http.Response, body *p
 	return e
 }
 
-// classify turns a transport timeout into a TimeoutError.
+// classify turns a transport timeout into a transport.TimeoutError.
 func (st *connState) classify(req *http.Request, err error) error {
 	if req.Context().Err() != nil {
 		return err
@@ -195,7 +196,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 	p.n += int64(n)
 	if p.n > p.max {
 		p.cancel()
-		p.err = &LimitError{Transport: pkg, What: "body", Limit: p.max}
+		p.err = &transport.LimitError{Transport: pkg, What: "body", Limit: p.max}
 		return 0, p.err
 	}
 	return n, err

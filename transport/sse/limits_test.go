@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,18 +17,18 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		limits sse.Limits
-		want   *sse.LimitError
+		want   *transport.LimitError
 	}{
-		{"event", sse.Limits{MaxEventBytes: 64 << 10}, &sse.LimitError{Transport: "sse", What: "sse event", Limit: 64 << 10}},
-		{"stream", sse.Limits{MaxStreamBytes: 64 << 10}, &sse.LimitError{Transport: "sse", What: "stream", Limit: 64 << 10}},
+		{"event", sse.Limits{MaxEventBytes: 64 << 10}, &transport.LimitError{Transport: "sse", What: "sse event", Limit: 64 << 10}},
+		{"stream", sse.Limits{MaxStreamBytes: 64 << 10}, &transport.LimitError{Transport: "sse", What: "stream", Limit: 64 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			r := newRig(t, nil)
 			cs := connect(t, newFactory(t, r.url(), &sse.Options{Limits: tc.limits}))
 			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big", Arguments: bigArgs{N: 1 << 20}})
-			var le *sse.LimitError
-			if !errors.As(err, &le) || !errors.Is(err, sse.ErrLimit) {
+			var le *transport.LimitError
+			if !errors.As(err, &le) || !errors.Is(err, transport.ErrLimit) {
 				t.Fatalf("CallTool error = %v, want a *LimitError", err)
 			}
 			if diff := cmp.Diff(tc.want, le); diff != "" {
@@ -59,7 +60,7 @@ func TestOversizeEventIsAPolicyFailure(t *testing.T) {
 	defer c.Close()
 	_, err = c.CallTool(context.Background(), "big", bigArgs{N: 1 << 20})
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, sse.ErrLimit) {
+	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrLimit) {
 		t.Errorf("CallTool error = %v, want a policy failure wrapping ErrLimit", err)
 	}
 }

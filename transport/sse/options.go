@@ -15,13 +15,13 @@ import (
 type Options struct {
 	// Credentials supplies the Authorization header. It is consulted only
 	// for requests to the endpoint's origin. If nil, no credential is sent.
-	// A 401 or 403 fails with ErrUnauthorized; this transport runs no
-	// authorization flow and re-sends nothing.
+	// A 401 or 403 fails with transport.ErrUnauthorized; this transport runs
+	// no authorization flow and re-sends nothing.
 	Credentials auth.Source
 
 	// TLSConfig is cloned and used for https. If nil, the system roots are
 	// used. MinVersion 0 means TLS 1.2; a lower MinVersion makes New fail
-	// with ErrInsecure.
+	// with transport.ErrInsecure.
 	TLSConfig *tls.Config
 	// RootCAs, if non-nil, replaces TLSConfig.RootCAs: the certificate
 	// authorities the server's certificate must chain to.
@@ -82,9 +82,9 @@ type Timeouts struct {
 	ResponseHeader time.Duration
 	// IdleRead bounds the silence of the session stream while something is
 	// awaited on it: the endpoint event, or the answer to a call. A stream
-	// silent this long fails every call in flight with ErrTimeout and ends
-	// the session (2024-11-05 has no resumption). An idle session with no
-	// call in flight is not timed out. If zero, 5m.
+	// silent this long fails every call in flight with transport.ErrTimeout
+	// and ends the session (2024-11-05 has no resumption). An idle session
+	// with no call in flight is not timed out. If zero, 5m.
 	IdleRead time.Duration
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 )
 
@@ -118,10 +119,10 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 				})
 				cs := connect(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
 				_, err := callCount(cs)
-				if !errors.Is(err, sse.ErrRedirectedPOST) {
+				if !errors.Is(err, transport.ErrRedirectedPOST) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
-				var re *sse.RedirectError
+				var re *transport.RedirectError
 				if !errors.As(err, &re) || re.Status != status || re.Method != http.MethodPost {
 					t.Errorf("RedirectError = %+v, want status %d of a POST", re, status)
 				}
@@ -148,7 +149,7 @@ func TestRedirectedGETToAnotherOriginRefused(t *testing.T) {
 				})
 			})
 			_, err := connectErr(newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
-			if !errors.Is(err, sse.ErrCrossOriginRedirect) {
+			if !errors.Is(err, transport.ErrCrossOriginRedirect) {
 				t.Errorf("Connect error = %v, want ErrCrossOriginRedirect", err)
 			}
 			other.check(t)

@@ -1,29 +1,30 @@
 package sse
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // readChunk bounds one read from the network.
 const readChunk = 32 << 10
 
-// streamBody is the session stream. It counts every byte against
-// MaxStreamBytes and every event against MaxEventBytes, reading at most one
-// byte past either bound, and it holds the stream's first event until it
-// has checked that it is an endpoint event naming the pinned origin.
-//
-// Lines end with "\n" (a preceding "\r" is part of the line end) and an
-// event ends with a blank line, as the go-sdk's reader has it.
+// streamBody is the session stream. It reads the stream with internal/sse
+// (the events the standard defines, however the server ends its lines),
+// counts every byte against MaxStreamBytes and every event against
+// MaxEventBytes, reading at most one byte past either bound, and hands the
+// go-sdk each complete event written again in the one form the go-sdk reads
+// alike. The stream's first event is held until it has been checked to be
+// an endpoint event naming the pinned origin.
 type streamBody struct {
 	st       *connState
 	rc       io.ReadCloser
@@ -35,15 +36,13 @@ type streamBody struct {
 	once     sync.Once
 
 	// The fields below belong to the reading goroutine.
-	total, event int64 // bytes of the stream, of the event in progress
-	lineHasBytes bool
-	checked      bool   // the endpoint event passed
-	held         []byte // the stream until the endpoint event passed
-	evStart      int    // where the event in progress starts in held
-	out          []byte // bytes ready to hand out
-	alone        int    // out[:alone] goes out in reads of its own
-	scratch      []byte
-	err          error // returned once out is drained
+	total   int64 // bytes of the stream
+	parser  sse.Parser
+	checked bool   // the endpoint event passed
+	out     []byte // bytes ready to hand out
+	alone   int    // out[:alone] goes out in reads of its own
+	scratch []byte
+	err     error // returned once out is drained
 }
 
 // openStream wraps the body of the session stream and starts its watchdog.
@@ -53,6 +52,7 @@ func (st *connState) openStream(ctx context.Context, rc io.ReadCloser, cancel co
 		st: st, rc: rc, ctx: ctx, cancel: cancel, base: st.f.ep.URL,
 		maxEvent: lim.MaxEventBytes, maxTotal: lim.MaxStreamBytes,
 	}
+	s.parser.Max = int(lim.MaxEventBytes)
 	idle := st.f.opts.Timeouts.IdleRead
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -104,9 +104,9 @@ func (s *streamBody) abort() {
 	s.rc.Close()
 }
 
-// fill reads once from the network and routes what it read.
+// fill reads once from the network and hands out the events it completes.
 func (s *streamBody) fill() {
-	room := min(s.maxEvent-s.event+1, s.maxTotal-s.total+1, readChunk)
+	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
 	if int64(cap(s.scratch)) < room {
 		s.scratch = make([]byte, room)
 	}
@@ -115,52 +115,40 @@ func (s *streamBody) fill() {
 		s.st.progress()
 	}
 	data := s.scratch[:n]
-	start := 0 // data[start:i] is not routed yet
-	for i := range n {
-		s.total++
-		s.event++
-		switch {
-		case s.total > s.maxTotal:
-			s.route(data[start:i])
-			s.fail(&LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
-			return
-		case s.event > s.maxEvent:
-			s.route(data[start:i])
-			s.fail(&LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
-			return
-		}
-		switch data[i] {
-		case '\n':
-			if !s.lineHasBytes {
-				s.event = 0
-				if !s.checked {
-					s.route(data[start : i+1])
-					start = i + 1
-					if err := s.check(false); err != nil {
-						s.fail(err)
-						return
-					}
-				}
-			}
-			s.lineHasBytes = false
-		case '\r':
-		default:
-			s.lineHasBytes = true
-		}
+	s.total += int64(n)
+	over := s.total > s.maxTotal
+	if over {
+		data = data[:len(data)-1] // events complete within the bound still go out
 	}
-	s.route(data[start:])
-	if err != nil {
+	perr := s.parser.Feed(data, s.emit)
+	var le *sse.LimitError
+	switch {
+	case perr != nil && !errors.As(perr, &le):
+		s.fail(perr) // the endpoint check refused the first event
+	case over:
+		s.fail(&transport.LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
+	case perr != nil:
+		s.fail(&transport.LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
+	case err != nil:
 		s.ended(err)
 	}
 }
 
-// route passes b on: held until the endpoint event passed, then out.
-func (s *streamBody) route(b []byte) {
-	if s.checked {
-		s.out = append(s.out, b...)
-	} else {
-		s.held = append(s.held, b...)
+// emit checks the first event and hands out every event that follows it.
+func (s *streamBody) emit(e sse.Event) error {
+	if !s.checked {
+		if err := s.check(e); err != nil {
+			return err
+		}
 	}
+	var err error
+	s.out, err = sse.Append(s.out, e) // a parsed event always writes
+	if s.alone < 0 {
+		// The endpoint event goes out alone in its reads: the go-sdk reads
+		// it with a reader it then drops.
+		s.alone = len(s.out)
+	}
+	return err
 }
 
 // ended handles the end of the network stream.
@@ -174,40 +162,25 @@ func (s *streamBody) ended(err error) {
 		return
 	}
 	if !s.checked {
-		// The go-sdk takes an unterminated event at the end of the stream
-		// as an event: so does the check.
-		if cerr := s.check(true); cerr != nil {
-			s.fail(cerr)
-			return
-		}
-		if !s.checked {
-			s.fail(fmt.Errorf("%w: the stream ended first", ErrNoEndpoint))
-			return
-		}
+		s.fail(fmt.Errorf("%w: the stream ended first", ErrNoEndpoint))
+		return
 	}
 	s.err = err
 }
 
+// fail ends the stream with err, once what is already out has been read.
 func (s *streamBody) fail(err error) {
 	s.err = s.st.fail(err)
 	s.abort()
 }
 
-// check inspects the event that ends held. A stream opens with an endpoint
-// event, possibly after comments; anything else is refused, and so is an
-// endpoint on another origin. Once the endpoint passes, held goes out,
-// alone in its reads: the go-sdk reads it with a reader it then drops.
-func (s *streamBody) check(atEOF bool) error {
-	name, data, empty, err := parseEvent(s.held[s.evStart:])
-	switch {
-	case err != nil:
-		return err
-	case empty:
-		s.evStart = len(s.held)
-		return nil
-	case name != "endpoint":
-		return fmt.Errorf("%w: the first event is %q", ErrNoEndpoint, name)
+// check inspects the stream's first event: it must be an endpoint event
+// naming a URL on the pinned origin.
+func (s *streamBody) check(e sse.Event) error {
+	if e.Name != "endpoint" {
+		return fmt.Errorf("%w: the first event is %q", ErrNoEndpoint, e.Name)
 	}
+	data := string(e.Data)
 	u, err := s.base.Parse(data)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoEndpoint, err)
@@ -219,44 +192,9 @@ func (s *streamBody) check(atEOF bool) error {
 		}
 		return e
 	}
-	s.checked = true
-	s.out, s.held = s.held, nil
-	s.alone = len(s.out)
+	s.checked, s.alone = true, -1
 	s.st.endpointChecked()
 	return nil
-}
-
-// parseEvent reads one event as the go-sdk's scanner does.
-func parseEvent(evt []byte) (name, data string, empty bool, err error) {
-	var id, retry string
-	var d []byte
-	hasData := false
-	for line := range bytes.Lines(evt) {
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			continue
-		}
-		key, val, ok := bytes.Cut(line, []byte{':'})
-		if !ok {
-			return "", "", false, fmt.Errorf("%w: malformed line %q", ErrNoEndpoint, truncate(string(line), 200))
-		}
-		switch string(key) {
-		case "event":
-			name = strings.TrimSpace(string(val))
-		case "id":
-			id = strings.TrimSpace(string(val))
-		case "retry":
-			retry = strings.TrimSpace(string(val))
-		case "data":
-			if hasData {
-				d = append(d, '\n')
-			}
-			d = append(d, bytes.TrimSpace(val)...)
-			hasData = true
-		}
-	}
-	empty = name == "" && id == "" && len(d) == 0 && retry == ""
-	return name, string(d), empty, nil
 }
 
 func truncate(s string, n int) string {
@@ -335,7 +273,7 @@ func (st *connState) expire() {
 		return // stale: the stream spoke, or nothing is awaited
 	}
 	if st.failure == nil {
-		st.failure = &TimeoutError{Transport: pkg, Phase: "idle read", Limit: st.f.opts.Timeouts.IdleRead}
+		st.failure = &transport.TimeoutError{Transport: pkg, Phase: "idle read", Limit: st.f.opts.Timeouts.IdleRead}
 	}
 	s := st.stream
 	st.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 )
 
 const endpointEvent = "event: endpoint\ndata: /messages?sessionid=1\n\n"
@@ -51,11 +52,11 @@ func TestEventLimitIsExact(t *testing.T) {
 	input := ok + event(max+1) + strings.Repeat("y", 1<<20)
 	s, cr := newTestStream(t, Limits{MaxEventBytes: max}, input)
 	got, err := io.ReadAll(s)
-	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "sse event", Limit: max}, err); diff != "" {
+	if diff := cmp.Diff(&transport.LimitError{Transport: pkg, What: "sse event", Limit: max}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
-	if want := ok + event(max + 1)[:max]; string(got) != want {
-		t.Errorf("read %d bytes, want the %d within the bound", len(got), len(want))
+	if string(got) != ok {
+		t.Errorf("read %q, want the %d bytes of the events within the bound", got, len(ok))
 	}
 	if want := int64(len(ok) + max + 1); cr.n > want {
 		t.Errorf("read %d bytes from the network, want at most %d (one past the bound)", cr.n, want)
@@ -68,11 +69,12 @@ func TestStreamLimitIsExact(t *testing.T) {
 	input := endpointEvent + strings.Repeat(event(50), 10)
 	s, cr := newTestStream(t, Limits{MaxStreamBytes: max}, input)
 	got, err := io.ReadAll(s)
-	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "stream", Limit: max}, err); diff != "" {
+	if diff := cmp.Diff(&transport.LimitError{Transport: pkg, What: "stream", Limit: max}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
-	if string(got) != input[:max] {
-		t.Errorf("read %d bytes, want the %d within the bound", len(got), max)
+	want := endpointEvent + strings.Repeat(event(50), (max-len(endpointEvent))/50)
+	if string(got) != want {
+		t.Errorf("read %d bytes, want the %d of the events within the bound", len(got), len(want))
 	}
 	if cr.n > max+1 {
 		t.Errorf("read %d bytes from the network, want at most %d", cr.n, max+1)
@@ -81,18 +83,33 @@ func TestStreamLimitIsExact(t *testing.T) {
 
 func TestEndpointEventIsReadAlone(t *testing.T) {
 	leakcheck.Check(t)
-	rest := ": keepalive\n\nevent: message\ndata: {}\n\n"
-	s, _ := newTestStream(t, Limits{}, ": hello\n\n"+endpointEvent+rest)
+	rest := "event: message\ndata: {}\n\n"
+	s, _ := newTestStream(t, Limits{}, ": hello\n\n"+endpointEvent+": keepalive\n\n"+rest)
 	// The go-sdk reads the endpoint event with a reader it then drops:
-	// nothing after the event may come with it.
+	// nothing after the event may come with it. Comments are not passed on.
 	buf := make([]byte, 4096)
 	n, err := s.Read(buf)
-	if err != nil || string(buf[:n]) != ": hello\n\n"+endpointEvent {
-		t.Errorf("first Read = %q, %v; want the comment and the endpoint event only", buf[:n], err)
+	if err != nil || string(buf[:n]) != endpointEvent {
+		t.Errorf("first Read = %q, %v; want the endpoint event only", buf[:n], err)
 	}
 	got, err := io.ReadAll(s)
 	if err != nil || string(got) != rest {
 		t.Errorf("then read %q, %v; want %q", got, err, rest)
+	}
+}
+
+// TestSessionStreamLineEnds: the session stream is read as the standard
+// defines it, whatever the server's line ends and spacing, and handed on in
+// the one form the go-sdk reads alike.
+func TestSessionStreamLineEnds(t *testing.T) {
+	leakcheck.Check(t)
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		in := ":hi" + eol + "event:endpoint" + eol + "data:/messages?sessionid=1" + eol + eol + "data:{}" + eol + "data: " + eol + eol
+		s, _ := newTestStream(t, Limits{}, in)
+		got, err := io.ReadAll(s)
+		if want := endpointEvent + "data: {}\ndata: \n\n"; err != nil || string(got) != want {
+			t.Errorf("eol %q: read %q, %v; want %q", eol, got, err, want)
+		}
 	}
 }
 
@@ -119,8 +136,8 @@ func TestRequestToAnotherOriginRefused(t *testing.T) {
 	t.Cleanup(st.shutdown)
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		req, _ := http.NewRequest(method, other.URL+"/messages", strings.NewReader("{}"))
-		if _, err := st.client.Do(req); !errors.Is(err, ErrCrossOrigin) {
-			t.Errorf("%s to %s: error = %v, want ErrCrossOrigin", method, other.URL, err)
+		if _, err := st.client.Do(req); !errors.Is(err, transport.ErrCrossOrigin) {
+			t.Errorf("%s to %s: error = %v, want transport.ErrCrossOrigin", method, other.URL, err)
 		}
 	}
 	if got := n.Load(); got != 0 {
@@ -143,7 +160,7 @@ func TestPOSTBodyLimit(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)
-	if diff := cmp.Diff(&LimitError{Transport: pkg, What: "body", Limit: 1000}, err); diff != "" {
+	if diff := cmp.Diff(&transport.LimitError{Transport: pkg, What: "body", Limit: 1000}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
 	if len(got) > 1000 {

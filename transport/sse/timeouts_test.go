@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,20 +34,20 @@ func TestConnectTimeouts(t *testing.T) {
 		name     string
 		server   func(http.Handler) http.Handler
 		timeouts sse.Timeouts
-		want     *sse.TimeoutError
+		want     *transport.TimeoutError
 	}{
 		{"no headers", noHeaders, sse.Timeouts{ResponseHeader: 100 * time.Millisecond},
-			&sse.TimeoutError{Transport: "sse", Phase: "response header", Limit: 100 * time.Millisecond}},
+			&transport.TimeoutError{Transport: "sse", Phase: "response header", Limit: 100 * time.Millisecond}},
 		{"no endpoint", silentStream, sse.Timeouts{IdleRead: 100 * time.Millisecond},
-			&sse.TimeoutError{Transport: "sse", Phase: "idle read", Limit: 100 * time.Millisecond}},
+			&transport.TimeoutError{Transport: "sse", Phase: "idle read", Limit: 100 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			r := newRig(t, tc.server)
 			start := time.Now()
 			_, err := connectErr(newFactory(t, r.url(), &sse.Options{Timeouts: tc.timeouts}))
-			var te *sse.TimeoutError
-			if !errors.As(err, &te) || !errors.Is(err, sse.ErrTimeout) {
+			var te *transport.TimeoutError
+			if !errors.As(err, &te) || !errors.Is(err, transport.ErrTimeout) {
 				t.Fatalf("Connect error = %v, want a *TimeoutError", err)
 			}
 			if te.Phase != tc.want.Phase || te.Limit != tc.want.Limit {
@@ -64,7 +65,7 @@ func TestSilentCallTimesOut(t *testing.T) {
 	r := newRig(t, nil)
 	cs := connect(t, newFactory(t, r.url(), &sse.Options{Timeouts: sse.Timeouts{IdleRead: 200 * time.Millisecond}}))
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
-	var te *sse.TimeoutError
+	var te *transport.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "idle read" {
 		t.Errorf("CallTool error = %v, want an idle read *TimeoutError", err)
 	}

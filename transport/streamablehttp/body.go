@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -38,7 +40,7 @@ func (b *bodyBase) read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.timer.Stop()
 	if err != nil && b.expired.Load() {
-		err = &TimeoutError{Transport: pkg, Phase: "idle read", Limit: b.idle, Err: err}
+		err = &transport.TimeoutError{Transport: pkg, Phase: "idle read", Limit: b.idle, Err: err}
 	}
 	return n, err
 }
@@ -100,7 +102,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 	p.n += int64(n)
 	if p.n > p.max {
 		p.abort()
-		p.err = &LimitError{Transport: pkg, What: p.what, Limit: p.max}
+		p.err = &transport.LimitError{Transport: pkg, What: p.what, Limit: p.max}
 		return 0, p.err
 	}
 	return n, err
@@ -152,7 +154,7 @@ func (j *jsonBody) load() {
 	switch {
 	case len(buf) > int(j.max):
 		j.abort()
-		j.data = errorResponse(j.call, &LimitError{Transport: pkg, What: "json body", Limit: j.max})
+		j.data = errorResponse(j.call, &transport.LimitError{Transport: pkg, What: "json body", Limit: j.max})
 	case err != nil && err != io.EOF:
 		j.data = errorResponse(j.call, dropError(err))
 	default:
@@ -160,22 +162,25 @@ func (j *jsonBody) load() {
 	}
 }
 
-// sseBody is a text/event-stream response. It hands the go-sdk whole events
-// only, holding at most MaxEventBytes of the event in progress, so that it
-// can end the stream cleanly when a bound is crossed or the stream breaks:
+// sseBody is a text/event-stream response. It reads the stream with
+// internal/sse (the events the standard defines, however the server ends
+// its lines) and hands the go-sdk each complete event written again in the
+// one form the go-sdk reads alike, holding at most MaxEventBytes of the
+// event in progress, so that it can end the stream cleanly when a bound is
+// crossed or the stream breaks:
 //
 //   - the call's answer arrived: everything passes through;
 //   - a bound is crossed before the answer: the stream ends with an error
-//     response for the call ([ErrLimit]);
+//     response for the call ([transport.ErrLimit]);
 //   - the stream breaks before the answer, after an event id: the break
 //     passes through and the go-sdk resumes with GET and Last-Event-ID (the
 //     resumed stream is watched the same way);
 //   - it breaks before the answer with no event id: the stream ends with an
-//     error response for the call ([ErrStreamDropped], or [ErrTimeout] if it
-//     went idle).
+//     error response for the call ([ErrStreamDropped], or
+//     [transport.ErrTimeout] if it went idle).
 //
-// Without a call (the standalone stream) a crossed bound is a [LimitError]
-// read error.
+// Without a call (the standalone stream) a crossed bound is a
+// [transport.LimitError] read error.
 type sseBody struct {
 	*bodyBase
 	call      *callRef // nil for the standalone stream
@@ -187,21 +192,19 @@ type sseBody struct {
 	maxTotal  int64
 	total     int64
 
-	// buf[off:rel] is handed out but not yet read; buf[rel:] is the event
-	// in progress, scanned up to scan.
-	buf          []byte
-	off, rel     int
-	scan         int
-	lineHasBytes bool
-	end          error // returned once buf[off:rel] is read, if set
+	parser  sse.Parser // bounded by maxEvent
+	scratch []byte     // what one read from the network fills
+	out     []byte     // out[off:] is handed out but not yet read
+	off     int
+	end     error // returned once out is read, if set
 }
 
 const readChunk = 32 << 10
 
 func (s *sseBody) Read(p []byte) (int, error) {
 	for {
-		if s.off < s.rel {
-			n := copy(p, s.buf[s.off:s.rel])
+		if s.off < len(s.out) {
+			n := copy(p, s.out[s.off:])
 			s.off += n
 			return n, nil
 		}
@@ -212,97 +215,49 @@ func (s *sseBody) Read(p []byte) (int, error) {
 	}
 }
 
-// fill reads once from the network and releases the events it completes.
+// fill reads once from the network and hands out the events it completes.
 func (s *sseBody) fill() {
-	if s.off > 0 {
-		n := copy(s.buf, s.buf[s.off:])
-		s.buf = s.buf[:n]
-		s.rel -= s.off
-		s.scan -= s.off
-		s.off = 0
-	}
+	s.out, s.off = s.out[:0], 0
+	s.parser.Max = int(s.maxEvent)
 	// Read at most one byte past the event bound and the stream bound.
-	room := min(s.maxEvent-int64(len(s.buf)-s.rel)+1, s.maxTotal-s.total+1, readChunk)
-	if cap(s.buf) == len(s.buf) {
+	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
+	if int64(cap(s.scratch)) < room {
 		// Grow by doubling, from a small start: most events are small.
-		grown := make([]byte, len(s.buf), len(s.buf)+int(min(room, int64(max(cap(s.buf), 2<<10)))))
-		copy(grown, s.buf)
-		s.buf = grown
+		s.scratch = make([]byte, min(room, int64(max(2*cap(s.scratch), 2<<10))))
 	}
-	room = min(room, int64(cap(s.buf)-len(s.buf)))
-	n, err := s.read(s.buf[len(s.buf) : len(s.buf)+int(room)])
-	s.buf = s.buf[:len(s.buf)+n]
+	room = min(room, int64(cap(s.scratch)))
+	n, err := s.read(s.scratch[:room])
+	data := s.scratch[:n]
 	s.total += int64(n)
-	if s.total > s.maxTotal {
+	over := s.total > s.maxTotal
+	if over {
 		// Events completed within the bound still go out; the byte past
 		// it does not.
-		s.buf = s.buf[:len(s.buf)-1]
-		s.scanEvents()
-		s.overLimit(&LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
-		return
+		data = data[:len(data)-1]
 	}
-	s.scanEvents()
+	perr := s.parser.Feed(data, s.emit)
 	switch {
-	case int64(len(s.buf)-s.rel) > s.maxEvent:
-		s.overLimit(&LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
+	case over:
+		s.overLimit(&transport.LimitError{Transport: pkg, What: "stream", Limit: s.maxTotal})
+	case perr != nil:
+		s.overLimit(&transport.LimitError{Transport: pkg, What: "sse event", Limit: s.maxEvent})
 	case err != nil:
 		s.ended(err)
 	}
 }
 
-// scanEvents releases each complete event: one ended by a blank line.
-// Lines end with "\n" (a preceding "\r" is part of the line end), as the
-// go-sdk's reader has it.
-func (s *sseBody) scanEvents() {
-	for i := s.scan; i < len(s.buf); i++ {
-		switch s.buf[i] {
-		case '\n':
-			if !s.lineHasBytes {
-				s.inspect(s.buf[s.rel : i+1])
-				s.rel = i + 1
-			}
-			s.lineHasBytes = false
-		case '\r':
-		default:
-			s.lineHasBytes = true
-		}
+// emit notes an event's id and whether it carries the call's answer, and
+// hands it out.
+func (s *sseBody) emit(e sse.Event) error {
+	if e.ID != "" {
+		s.lastID, s.idSeen = e.ID, true
 	}
-	s.scan = len(s.buf)
-}
-
-// inspect notes an event's id and whether it carries the call's answer.
-func (s *sseBody) inspect(evt []byte) {
-	var name string
-	var data []byte
-	lines := 0
-	for line := range bytes.Lines(evt) {
-		line = bytes.TrimRight(line, "\r\n")
-		key, val, ok := bytes.Cut(line, []byte{':'})
-		if !ok {
-			continue
-		}
-		val = bytes.TrimSpace(val)
-		switch string(key) {
-		case "id":
-			if len(val) > 0 {
-				s.lastID = string(val)
-				s.idSeen = true
-			}
-		case "event":
-			name = string(val)
-		case "data":
-			if s.call != nil && !s.answered {
-				if lines > 0 {
-					data = append(data, '\n')
-				}
-				data = append(data, val...)
-				lines++
-			}
-		}
-	}
-	if len(data) > 0 && (name == "" || name == "message") && answers(data, s.call) {
+	if s.call != nil && !s.answered && len(e.Data) > 0 && (e.Name == "" || e.Name == "message") && answers(e.Data, s.call) {
 		s.answered = true
 	}
+	var err error
+	s.out, err = sse.Append(s.out, e) // a parsed event always writes
+	return err
 }
 
 // answers reports whether data is the response to call.
@@ -317,8 +272,7 @@ func answers(data []byte, call *callRef) bool {
 	return bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(call.id))
 }
 
-func (s *sseBody) overLimit(err *LimitError) {
-	s.buf = s.buf[:s.rel]
+func (s *sseBody) overLimit(err *transport.LimitError) {
 	s.abort()
 	if s.call != nil && !s.answered {
 		s.answer(err)
@@ -329,7 +283,7 @@ func (s *sseBody) overLimit(err *LimitError) {
 
 // ended handles the end of the network stream.
 func (s *sseBody) ended(err error) {
-	s.buf = s.buf[:s.rel] // an unfinished event is dropped
+	// An unfinished event stays in the parser: it is dropped.
 	switch {
 	case s.call == nil || s.answered:
 		s.end = err
@@ -345,17 +299,13 @@ func (s *sseBody) ended(err error) {
 // answer ends the stream with an error response for the call.
 func (s *sseBody) answer(err error) {
 	s.answered = true
-	s.buf = append(s.buf, "event: message\ndata: "...)
-	s.buf = append(s.buf, errorResponse(s.call, err)...)
-	s.buf = append(s.buf, "\n\n"...)
-	s.rel = len(s.buf)
-	s.scan = len(s.buf)
+	s.out, _ = sse.Append(s.out, sse.Event{Name: "message", Data: errorResponse(s.call, err)})
 	s.end = io.EOF
 }
 
 // dropError is the error a call gets when its stream broke off.
 func dropError(err error) error {
-	var te *TimeoutError
+	var te *transport.TimeoutError
 	if errors.As(err, &te) {
 		return te
 	}

@@ -10,13 +10,13 @@ import (
 // which may reach the client as JSON-RPC errors, to the transport sentinels.
 func (f *Factory) Classify(err error) error {
 	switch {
-	case errors.Is(err, ErrLimit), errors.Is(err, ErrInsecure), errors.Is(err, ErrCrossOrigin),
-		errors.Is(err, ErrCrossOriginRedirect), errors.Is(err, ErrRedirectedPOST),
-		errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrReplay):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
+		errors.Is(err, transport.ErrCrossOriginRedirect), errors.Is(err, transport.ErrRedirectedPOST),
+		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, ErrReplay):
 		return transport.ErrPolicy
-	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrReauthorized):
+	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, ErrReauthorized):
 		return transport.ErrAuth
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
 	case errors.Is(err, ErrStreamDropped):
 		return transport.ErrBroken

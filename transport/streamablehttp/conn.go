@@ -16,6 +16,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
+	"github.com/looprig/mcp/transport"
 	"golang.org/x/oauth2"
 )
 
@@ -121,7 +122,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-ctx.Done():
 			cancel()
 			closeBody(req)
-			return nil, fmt.Errorf("%w: %w", &LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
 		}
 	}
 	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
@@ -161,11 +162,11 @@ func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context,
 	return context.WithCancel(ctx)
 }
 
-// classify turns a transport timeout into a TimeoutError.
+// classify turns a transport timeout into a transport.TimeoutError.
 func (st *connState) classify(req *http.Request, err error) error {
 	if req.Context().Err() != nil {
 		if req.Method == http.MethodDelete && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Transport: pkg, Phase: "close", Limit: st.f.opts.Timeouts.Close, Err: err}
+			return &transport.TimeoutError{Transport: pkg, Phase: "close", Limit: st.f.opts.Timeouts.Close, Err: err}
 		}
 		return err
 	}
@@ -320,11 +321,11 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
 	if !ok {
 		resp.Body.Close()
-		return fmt.Errorf("%s: %w: status %d", pkg, ErrUnauthorized, resp.StatusCode)
+		return fmt.Errorf("%s: %w: status %d", pkg, transport.ErrUnauthorized, resp.StatusCode)
 	}
 	status := resp.StatusCode
 	if err := az.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("%s: %w: status %d: %w", pkg, ErrUnauthorized, status, err)
+		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
 	}
 	if call, err := peekCall(req); err == nil && call != nil && resendable[call.method] {
 		return nil

@@ -16,24 +16,26 @@
 // # Origin and credentials
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
-// [New]. A request to any other origin is refused ([ErrCrossOrigin]). The
-// redirect policy refuses every redirect of a POST ([ErrRedirectedPOST]:
-// a 307 or 308 would re-send the body, session id and credential) and every
-// redirect to another origin ([ErrCrossOriginRedirect]). Credentials come
-// from an auth.Source and are attached by auth.NewRoundTripper, which checks
-// each request's own origin, so even a redirect that got past the policy
-// would carry none. Plain http is accepted only for loopback hosts, unless
-// Options.AllowInsecureHTTP ([ErrInsecure]); TLS is 1.2 at least.
+// [New]. A request to any other origin is refused
+// ([transport.ErrCrossOrigin]). The redirect policy refuses every redirect
+// of a POST ([transport.ErrRedirectedPOST]: a 307 or 308 would re-send the
+// body, session id and credential) and every redirect to another origin
+// ([transport.ErrCrossOriginRedirect]). Credentials come from an auth.Source
+// and are attached by auth.NewRoundTripper, which checks each request's own
+// origin, so even a redirect that got past the policy would carry none.
+// Plain http is accepted only for loopback hosts, unless
+// Options.AllowInsecureHTTP ([transport.ErrInsecure]); TLS is 1.2 at least.
 //
 // # Limits and timeouts
 //
 // [Limits] bounds an application/json body, one server-sent event, one
 // response stream, and the requests in flight; [Timeouts] bounds the dial,
-// the TLS handshake, the wait for response headers, the gap between reads
-// of a body, and the closing DELETE. Every bound has a documented default;
+// the TLS handshake, the wait for response headers, the gap between reads of
+// a body, and the closing DELETE. Every bound has a documented default;
 // there is no overall request timeout, which would cut streams. A call whose
-// response crosses a bound fails with [ErrLimit] (or [ErrTimeout]) at the
-// bound, without the rest being read, and the session goes on.
+// response crosses a bound fails with [transport.ErrLimit] (or
+// [transport.ErrTimeout]) at the bound, without the rest being read, and the
+// session goes on.
 //
 // # Non-replay
 //
@@ -88,22 +90,24 @@
 //
 // # Errors
 //
-// Errors from sending a request ([ErrCrossOrigin], [ErrRedirectedPOST],
-// [ErrCrossOriginRedirect], [ErrTooManyRedirects], [ErrReplay],
-// [ErrUnauthorized], [ErrReauthorized], [TimeoutError] for the dial, TLS and
-// header phases) reach the caller wrapped, for errors.Is and errors.As.
-// Errors found while reading a call's response ([ErrLimit],
-// [ErrStreamDropped], [ErrTimeout]) reach it as a JSON-RPC error response
-// that this package puts in the stream in place of the reply, because the
-// go-sdk keeps only the code and message of a read error; those three
-// sentinels are *jsonrpc.Error values, matched by code.
+// Errors from sending a request ([transport.ErrCrossOrigin],
+// [transport.ErrRedirectedPOST], [transport.ErrCrossOriginRedirect],
+// [transport.ErrTooManyRedirects], [ErrReplay], [transport.ErrUnauthorized],
+// [ErrReauthorized], [transport.TimeoutError] for the dial, TLS and header
+// phases) reach the caller wrapped, for errors.Is and errors.As. Errors
+// found while reading a call's response ([transport.ErrLimit],
+// [ErrStreamDropped], [transport.ErrTimeout]) reach it as a JSON-RPC error
+// response that this package puts in the stream in place of the reply,
+// because the go-sdk keeps only the code and message of a read error; those
+// three sentinels are *jsonrpc.Error values, matched by code.
 //
-// The errors this transport shares with transport/sse are the same values
-// there: [ErrInsecure], [ErrCrossOrigin], [ErrCrossOriginRedirect],
-// [ErrRedirectedPOST], [ErrTooManyRedirects], [ErrUnauthorized], [ErrLimit],
-// [ErrTimeout], and the types [LimitError], [TimeoutError] and
-// [RedirectError] (whose Transport field says "streamablehttp"), so
-// errors.Is(err, streamablehttp.ErrLimit) and errors.Is(err, sse.ErrLimit)
-// are the same test. [ErrStreamDropped], [ErrReplay] and [ErrReauthorized]
-// are this transport's own.
+// The errors this transport shares with transport/sse are package
+// transport's: [transport.ErrInsecure], [transport.ErrCrossOrigin],
+// [transport.ErrCrossOriginRedirect], [transport.ErrRedirectedPOST],
+// [transport.ErrTooManyRedirects], [transport.ErrUnauthorized],
+// [transport.ErrLimit], [transport.ErrTimeout], and the types
+// [transport.LimitError], [transport.TimeoutError] and
+// [transport.RedirectError] (whose Transport field says "streamablehttp").
+// [ErrStreamDropped], [ErrReplay] and [ErrReauthorized] are this transport's
+// own.
 package streamablehttp

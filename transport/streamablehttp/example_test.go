@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,7 +53,7 @@ func Example() {
 
 func ExampleNew_insecure() {
 	_, err := streamablehttp.New("http://mcp.example.com/mcp", nil)
-	fmt.Println(errors.Is(err, streamablehttp.ErrInsecure))
+	fmt.Println(errors.Is(err, transport.ErrInsecure))
 	_, err = streamablehttp.New("http://127.0.0.1:8080/mcp", nil)
 	fmt.Println(err)
 	// Output:
@@ -60,7 +61,8 @@ func ExampleNew_insecure() {
 	// <nil>
 }
 
-func ExampleErrLimit() {
+// A response past a bound of Limits fails its call with transport.ErrLimit.
+func ExampleLimits() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "v1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "dump"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}, nil, nil
@@ -80,6 +82,6 @@ func ExampleErrLimit() {
 	}
 	defer cs.Close()
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "dump"})
-	fmt.Println(errors.Is(err, streamablehttp.ErrLimit))
+	fmt.Println(errors.Is(err, transport.ErrLimit))
 	// Output: true
 }

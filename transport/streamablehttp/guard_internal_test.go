@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 )
 
 // counting is a server that counts requests and answers 202.
@@ -76,8 +77,8 @@ func TestRequestToAnotherOriginRefused(t *testing.T) {
 	st := newConnState(f)
 	t.Cleanup(st.shutdown)
 	req, _ := http.NewRequest(http.MethodGet, other.URL, nil)
-	if _, err := st.RoundTrip(req); !errors.Is(err, ErrCrossOrigin) {
-		t.Errorf("RoundTrip to %s: error = %v, want ErrCrossOrigin", other.URL, err)
+	if _, err := st.RoundTrip(req); !errors.Is(err, transport.ErrCrossOrigin) {
+		t.Errorf("RoundTrip to %s: error = %v, want transport.ErrCrossOrigin", other.URL, err)
 	}
 	if got := n.Load(); got != 0 {
 		t.Errorf("other origin received %d requests, want 0", got)

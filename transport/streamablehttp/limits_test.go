@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -41,7 +42,7 @@ func TestOversizeResponseFailsAtLimit(t *testing.T) {
 				t.Fatalf("call under the limit: %d bytes, %v", len(text(res)), err)
 			}
 			_, err := callBig(t, cs, limit+1)
-			if !errors.Is(err, streamablehttp.ErrLimit) {
+			if !errors.Is(err, transport.ErrLimit) {
 				t.Fatalf("call over the limit: error = %v, want ErrLimit", err)
 			}
 			if !strings.Contains(err.Error(), tc.what) {
@@ -76,7 +77,7 @@ func TestEndlessResponseMemoryStaysNearLimit(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			_, err := callCount(t, cs)
 			runtime.ReadMemStats(&after)
-			if !errors.Is(err, streamablehttp.ErrLimit) {
+			if !errors.Is(err, transport.ErrLimit) {
 				t.Fatalf("CallTool error = %v, want ErrLimit", err)
 			}
 			// Everything the process allocated during the call — client and

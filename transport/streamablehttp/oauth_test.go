@@ -11,6 +11,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
@@ -102,7 +103,7 @@ func TestUnauthorizedCallIsNotResent(t *testing.T) {
 
 	// A flow that fails reports ErrUnauthorized.
 	gate.valid.Store("t3")
-	if _, err := callCount(t, cs); !errors.Is(err, streamablehttp.ErrUnauthorized) {
+	if _, err := callCount(t, cs); !errors.Is(err, transport.ErrUnauthorized) {
 		t.Errorf("CallTool error = %v, want ErrUnauthorized", err)
 	}
 	gate.valid.Store("t2") // so that Close's DELETE ends the server's session
@@ -119,7 +120,7 @@ func TestUnauthorizedWithoutAuthorizer(t *testing.T) {
 		cs.Close()
 		t.Fatal("Connect succeeded with a refused credential")
 	}
-	if !errors.Is(err, streamablehttp.ErrUnauthorized) || !strings.Contains(err.Error(), "401") {
+	if !errors.Is(err, transport.ErrUnauthorized) || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Connect error = %v, want ErrUnauthorized with status 401", err)
 	}
 }

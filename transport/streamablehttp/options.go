@@ -21,7 +21,7 @@ type Options struct {
 
 	// TLSConfig is cloned and used for https. If nil, the system roots are
 	// used. MinVersion 0 means TLS 1.2; a lower MinVersion makes New fail
-	// with ErrInsecure.
+	// with transport.ErrInsecure.
 	TLSConfig *tls.Config
 	// RootCAs, if non-nil, replaces TLSConfig.RootCAs: the certificate
 	// authorities the server's certificate must chain to.
@@ -74,7 +74,7 @@ type Limits struct {
 	// connection, each counted until its response body is closed (the
 	// standalone stream counts as one for as long as it is open). A request
 	// over the bound waits for a slot; if its context ends first, it is not
-	// sent and fails with ErrLimit. If zero, 32.
+	// sent and fails with transport.ErrLimit. If zero, 32.
 	MaxConcurrentStreams int
 }
 
@@ -102,8 +102,8 @@ type Timeouts struct {
 	ResponseHeader time.Duration
 	// IdleRead bounds the wait for the next bytes of a response body. A call
 	// stream idle this long is treated as dropped (resumed if it carried an
-	// event id, else failed with ErrTimeout); the standalone stream is
-	// reconnected. If zero, 5m.
+	// event id, else failed with transport.ErrTimeout); the standalone
+	// stream is reconnected. If zero, 5m.
 	IdleRead time.Duration
 	// Close bounds the DELETE that ends the session. If zero, 5s.
 	Close time.Duration

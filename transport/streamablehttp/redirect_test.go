@@ -11,6 +11,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -67,10 +68,10 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					DisableStandaloneSSE: true,
 				}))
 				_, err := callCount(t, cs)
-				if !errors.Is(err, streamablehttp.ErrRedirectedPOST) {
+				if !errors.Is(err, transport.ErrRedirectedPOST) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
-				var re *streamablehttp.RedirectError
+				var re *transport.RedirectError
 				if !errors.As(err, &re) || re.Status != status || re.Method != http.MethodPost {
 					t.Errorf("RedirectError = %+v, want status %d of a POST", re, status)
 				}
@@ -158,7 +159,7 @@ func TestRedirectedDELETEToOtherOriginRefused(t *testing.T) {
 		Credentials: auth.Bearer(auth.NewToken("tok")), DisableStandaloneSSE: true,
 	}))
 	err := cs.Close()
-	if !errors.Is(err, streamablehttp.ErrCrossOriginRedirect) {
+	if !errors.Is(err, transport.ErrCrossOriginRedirect) {
 		t.Errorf("Close error = %v, want ErrCrossOriginRedirect", err)
 	}
 	// End the server's session, which the refused DELETE left open.

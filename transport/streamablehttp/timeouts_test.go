@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
@@ -40,12 +41,12 @@ func TestTimeouts(t *testing.T) {
 			r := newRig(t, rigConfig{middleware: stall(tc.headers)})
 			cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{Timeouts: tc.timeouts, DisableStandaloneSSE: true}))
 			_, err := callCount(t, cs)
-			if !errors.Is(err, streamablehttp.ErrTimeout) {
+			if !errors.Is(err, transport.ErrTimeout) {
 				t.Fatalf("CallTool error = %v, want ErrTimeout", err)
 			}
 			if tc.phase == "response header" {
 				// This one comes straight from the round trip, typed.
-				var te *streamablehttp.TimeoutError
+				var te *transport.TimeoutError
 				if !errors.As(err, &te) || te.Phase != tc.phase || te.Limit != bound {
 					t.Errorf("TimeoutError = %+v, want phase %q, limit %v", te, tc.phase, bound)
 				}
@@ -81,7 +82,7 @@ func TestCloseIsBounded(t *testing.T) {
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("Close took %v, want about %v", d, bound)
 	}
-	var te *streamablehttp.TimeoutError
+	var te *transport.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "close" {
 		t.Errorf("Close error = %v, want a close TimeoutError", err)
 	}

@@ -1,4 +1,4 @@
-package httpguard
+package transport
 
 import (
 	"errors"
@@ -6,67 +6,80 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The errors below are defined once, here, and re-exported by
-// transport/streamablehttp and transport/sse under the same names, so that
-// errors.Is(err, sse.ErrRedirectedPOST) and
-// errors.Is(err, streamablehttp.ErrRedirectedPOST) are the same test. Their
-// texts name no transport; the transports prefix what they wrap, and the
-// struct errors name theirs in a field.
+// ErrClosed is returned by a connection's Write (and Read) once the
+// connection is closed. It wraps mcp.ErrConnectionClosed, so the go-sdk and
+// errors.Is(err, mcp.ErrConnectionClosed) see the end of a connection.
+var ErrClosed = fmt.Errorf("transport: %w", mcp.ErrConnectionClosed)
 
 // JSON-RPC error codes of the errors a transport hands to a call in place of
-// a response it could not deliver. They lie outside the ranges JSON-RPC and
-// MCP reserve. A server could send the same codes; it would only make its
-// own error look like a local one.
+// a response it could not deliver (see [ErrLimit] and [ErrTimeout]). They lie
+// outside the ranges JSON-RPC and MCP reserve. A server could send the same
+// codes; it would only make its own error look like a local one.
 const (
-	CodeLimit         = -31400
-	CodeStreamDropped = -31401
-	CodeTimeout       = -31402
+	CodeLimit   = -31400
+	CodeTimeout = -31402
 )
 
-// ErrLimit and ErrTimeout are *jsonrpc.Error values: the go-sdk hands a
-// call only the code and message of a JSON-RPC error, so Streamable HTTP
-// delivers them as error responses, and errors.Is matches them by code (the
-// go-sdk's error type compares codes). The legacy SSE transport returns them
-// as Go errors, which errors.Is matches as well.
+// ErrLimit and ErrTimeout are *jsonrpc.Error values: the go-sdk hands a call
+// only the code and message of a JSON-RPC error, so a transport that fails a
+// call from below the go-sdk (Streamable HTTP) delivers them as error
+// responses, and errors.Is matches them by code (the go-sdk's error type
+// compares codes). A transport that returns them as Go errors (transport/sse)
+// is matched the same way, and so are the [LimitError] and [TimeoutError]
+// values that unwrap to them.
 var (
 	// ErrLimit is returned when a response exceeds a bound of a transport's
-	// Limits. Reading stops at the bound.
-	ErrLimit error = &jsonrpc.Error{Code: CodeLimit, Message: "response over limit"}
+	// Limits. Reading stops at the bound. Transports classify it as
+	// [ErrPolicy].
+	ErrLimit error = &jsonrpc.Error{Code: CodeLimit, Message: "transport: response over limit"}
 
-	// ErrTimeout is returned when a dial, TLS handshake, response header or
-	// idle read exceeds its bound in a transport's Timeouts.
-	ErrTimeout error = &jsonrpc.Error{Code: CodeTimeout, Message: "timeout"}
+	// ErrTimeout is returned when a transport's bound on time passes: a
+	// dial, TLS handshake, response header or idle read in a transport's
+	// Timeouts. It is also the class of every such error.
+	ErrTimeout error = &jsonrpc.Error{Code: CodeTimeout, Message: "transport: timed out"}
 )
 
+// Errors the HTTP transports (transport/streamablehttp and transport/sse)
+// share, which they classify as [ErrPolicy] ([ErrAuth] for ErrUnauthorized).
+// Their texts name no transport: the transports prefix what they wrap, and
+// the struct errors name theirs in a field.
 var (
-	// ErrInsecure is returned when the endpoint is plain http on a host that
-	// is not loopback and AllowInsecureHTTP is not set, or when the TLS
-	// configuration allows versions below TLS 1.2.
+	// ErrInsecure is returned by an HTTP transport's New when the endpoint
+	// is plain http on a host that is not loopback and AllowInsecureHTTP is
+	// not set, or when the TLS configuration allows versions below TLS 1.2.
 	ErrInsecure = errors.New("insecure endpoint")
 
 	// ErrCrossOrigin is returned when a request would go to an origin other
 	// than the endpoint's. Nothing is sent.
 	ErrCrossOrigin = errors.New("request to another origin")
 
-	// ErrCrossOriginRedirect is returned when the server redirects a request
-	// to another origin. The redirect is not followed.
+	// ErrCrossOriginRedirect is returned (inside a [RedirectError]) when the
+	// server redirects a request to another origin. The redirect is not
+	// followed.
 	ErrCrossOriginRedirect = errors.New("redirect to another origin")
 
-	// ErrRedirectedPOST is returned when the server answers a POST with a
-	// redirect of any kind. It is not followed: the message may already
-	// have been processed, and a 307 or 308 would send it again.
+	// ErrRedirectedPOST is returned (inside a [RedirectError]) when the
+	// server answers a POST with a redirect of any kind. It is not
+	// followed: the message may already have been processed, and a 307 or
+	// 308 would send it again.
 	ErrRedirectedPOST = errors.New("redirect of a POST")
 
-	// ErrTooManyRedirects is returned when a request is redirected more than
-	// [MaxRedirects] times within the origin.
+	// ErrTooManyRedirects is returned (inside a [RedirectError]) when a
+	// request is redirected more than [MaxRedirects] times within the
+	// origin.
 	ErrTooManyRedirects = errors.New("too many redirects")
 
 	// ErrUnauthorized is returned when the server answers 401 or 403 and
 	// the request is not re-sent.
 	ErrUnauthorized = errors.New("unauthorized")
 )
+
+// MaxRedirects is how many redirects within the origin an HTTP transport's
+// GET or DELETE may follow.
+const MaxRedirects = 5
 
 // prefix returns "name: ", or "" for no name.
 func prefix(name string) string {
@@ -91,6 +104,7 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s%s over %d bytes", prefix(e.Transport), e.What, e.Limit)
 }
 
+// Unwrap returns ErrLimit.
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
 // A TimeoutError says which bound of a transport's Timeouts was exceeded.
@@ -106,6 +120,7 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s%s timeout after %v", prefix(e.Transport), e.Phase, e.Limit)
 }
 
+// Unwrap returns ErrTimeout and Err, if any.
 func (e *TimeoutError) Unwrap() []error {
 	if e.Err == nil {
 		return []error{ErrTimeout}
@@ -116,7 +131,7 @@ func (e *TimeoutError) Unwrap() []error {
 // Timeout reports true, as net.Error does.
 func (e *TimeoutError) Timeout() bool { return true }
 
-// A RedirectError describes a refused redirect. It unwraps to
+// A RedirectError describes a refused redirect. It unwraps to its Err:
 // [ErrCrossOriginRedirect], [ErrRedirectedPOST] or [ErrTooManyRedirects].
 type RedirectError struct {
 	Transport string // the package that refused: "sse" or "streamablehttp"

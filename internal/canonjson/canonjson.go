@@ -1,4 +1,17 @@
-package cassette
+// Package canonjson is this module's one canonical JSON encoder. The
+// canonical form of a JSON value is what decoding it into Go values
+// (objects as maps, numbers as json.Number) and encoding them again without
+// HTML escaping gives: object keys sorted by their unescaped text, the last
+// of duplicate keys kept, no insignificant white space, strings escaped as
+// encoding/json escapes them (U+2028, U+2029 and invalid UTF-8 included)
+// but with <, > and & as they are, numbers exactly as written.
+//
+// [Canonical] and [Append] compute it from the bytes in one pass, without
+// building a tree: they copy what is already canonical and re-order only
+// the objects whose keys are out of order. Cassettes, catalog fingerprints
+// and everything else that must give the same bytes for the same value use
+// it.
+package canonjson
 
 import (
 	"bytes"
@@ -8,22 +21,15 @@ import (
 	"unicode/utf8"
 )
 
-// canonicalBytes returns the canonical encoding of the JSON value data, the
-// same bytes as encodeTree(decodeTree(data)) (object keys sorted by their
-// unescaped text, the last of duplicate keys kept, no insignificant space,
-// strings escaped as encoding/json escapes them without HTML escaping,
-// numbers as written), without building a tree: it scans the input once,
-// copying what is already canonical and re-ordering only objects whose keys
-// are out of order. When data is already canonical it returns data itself.
-func canonicalBytes(data []byte) ([]byte, error) {
-	cs := canonScanner{in: data}
-	out, err := cs.value(make([]byte, 0, len(data)))
+// ErrSyntax is returned when the input is not one JSON value.
+var ErrSyntax = errors.New("canonjson: invalid JSON")
+
+// Canonical returns the canonical encoding of the JSON value data. When data
+// is already canonical it returns data itself.
+func Canonical(data []byte) ([]byte, error) {
+	out, err := Append(make([]byte, 0, len(data)), data)
 	if err != nil {
 		return nil, err
-	}
-	cs.space()
-	if cs.i != len(cs.in) {
-		return nil, errSyntax
 	}
 	if bytes.Equal(out, data) {
 		return data, nil
@@ -31,7 +37,57 @@ func canonicalBytes(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-var errSyntax = errors.New("cassette: invalid JSON")
+// Append appends the canonical encoding of the JSON value data to dst.
+func Append(dst, data []byte) ([]byte, error) {
+	cs := canonScanner{in: data}
+	out, err := cs.value(dst)
+	if err != nil {
+		return nil, err
+	}
+	cs.space()
+	if cs.i != len(cs.in) {
+		return nil, ErrSyntax
+	}
+	return out, nil
+}
+
+// Marshal returns the canonical encoding of v, as encoding/json encodes it.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return Canonical(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// AppendString appends s as a canonical JSON string.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+func appendString(dst []byte, s string) []byte {
+	if plain(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// plain reports whether s encodes as a JSON string with no escape: printable
+// ASCII other than the quote and the backslash.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
 
 type canonScanner struct {
 	in      []byte
@@ -61,7 +117,7 @@ func (cs *canonScanner) space() {
 func (cs *canonScanner) value(dst []byte) ([]byte, error) {
 	cs.space()
 	if cs.i >= len(cs.in) {
-		return nil, errSyntax
+		return nil, ErrSyntax
 	}
 	switch c := cs.in[cs.i]; {
 	case c == '{':
@@ -80,12 +136,12 @@ func (cs *canonScanner) value(dst []byte) ([]byte, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return cs.number(dst)
 	}
-	return nil, errSyntax
+	return nil, ErrSyntax
 }
 
 func (cs *canonScanner) literal(dst []byte, lit string) ([]byte, error) {
 	if !bytes.HasPrefix(cs.in[cs.i:], []byte(lit)) {
-		return nil, errSyntax
+		return nil, ErrSyntax
 	}
 	cs.i += len(lit)
 	return append(dst, lit...), nil
@@ -109,12 +165,12 @@ func (cs *canonScanner) number(dst []byte) ([]byte, error) {
 	if cs.i < len(in) && in[cs.i] == '0' {
 		cs.i++
 	} else if digits() == 0 {
-		return nil, errSyntax
+		return nil, ErrSyntax
 	}
 	if cs.i < len(in) && in[cs.i] == '.' {
 		cs.i++
 		if digits() == 0 {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 	}
 	if cs.i < len(in) && (in[cs.i] == 'e' || in[cs.i] == 'E') {
@@ -123,7 +179,7 @@ func (cs *canonScanner) number(dst []byte) ([]byte, error) {
 			cs.i++
 		}
 		if digits() == 0 {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 	}
 	return append(dst, in[start:cs.i]...), nil
@@ -155,12 +211,12 @@ func (cs *canonScanner) str(dst []byte) ([]byte, []byte, error) {
 			i += size
 		}
 	}
-	return nil, nil, errSyntax
+	return nil, nil, ErrSyntax
 }
 
 // slowStr handles a string with escapes or characters encoding/json
 // re-escapes: it unescapes the string with encoding/json and encodes it
-// again as encodeTree would.
+// again.
 func (cs *canonScanner) slowStr(dst []byte) ([]byte, []byte, error) {
 	start := cs.i
 	i := start + 1
@@ -171,14 +227,14 @@ func (cs *canonScanner) slowStr(dst []byte) ([]byte, []byte, error) {
 		i++
 	}
 	if i >= len(cs.in) {
-		return nil, nil, errSyntax
+		return nil, nil, ErrSyntax
 	}
 	cs.i = i + 1
 	var s string
 	if err := json.Unmarshal(cs.in[start:cs.i], &s); err != nil {
 		return nil, nil, err
 	}
-	return append(dst, encodeTree(s)...), []byte(s), nil
+	return appendString(dst, s), []byte(s), nil
 }
 
 func (cs *canonScanner) array(dst []byte) ([]byte, error) {
@@ -196,7 +252,7 @@ func (cs *canonScanner) array(dst []byte) ([]byte, error) {
 		}
 		cs.space()
 		if cs.i >= len(cs.in) {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		switch cs.in[cs.i] {
 		case ',':
@@ -206,7 +262,7 @@ func (cs *canonScanner) array(dst []byte) ([]byte, error) {
 			cs.i++
 			return append(dst, ']'), nil
 		default:
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 	}
 }
@@ -226,7 +282,7 @@ func (cs *canonScanner) object(dst []byte) ([]byte, error) {
 	for {
 		cs.space()
 		if cs.i >= len(cs.in) || cs.in[cs.i] != '"' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		if len(ms) > 0 {
 			dst = append(dst, ',')
@@ -238,7 +294,7 @@ func (cs *canonScanner) object(dst []byte) ([]byte, error) {
 		}
 		cs.space()
 		if cs.i >= len(cs.in) || cs.in[cs.i] != ':' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		cs.i++
 		dst = append(dst, ':')
@@ -252,7 +308,7 @@ func (cs *canonScanner) object(dst []byte) ([]byte, error) {
 		ms = append(ms, m)
 		cs.space()
 		if cs.i >= len(cs.in) {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		switch cs.in[cs.i] {
 		case ',':
@@ -261,7 +317,7 @@ func (cs *canonScanner) object(dst []byte) ([]byte, error) {
 		case '}':
 			cs.i++
 		default:
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		break
 	}

@@ -1,0 +1,46 @@
+package transport_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSharedErrors pins how the shared errors match: by value, through
+// their struct types, and (ErrLimit, ErrTimeout) by JSON-RPC code, as a
+// call sees them when the go-sdk hands it only a code and a message.
+func TestSharedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		target error
+		want   bool
+	}{
+		{"ErrClosed is the go-sdk's end of connection", fmt.Errorf("write: %w", transport.ErrClosed), mcp.ErrConnectionClosed, true},
+		{"LimitError is ErrLimit", &transport.LimitError{Transport: "sse", What: "body", Limit: 1}, transport.ErrLimit, true},
+		{"LimitError is not ErrTimeout", &transport.LimitError{}, transport.ErrTimeout, false},
+		{"TimeoutError is ErrTimeout", &transport.TimeoutError{Phase: "dial"}, transport.ErrTimeout, true},
+		{"TimeoutError keeps its cause", &transport.TimeoutError{Phase: "dial", Err: net.ErrClosed}, net.ErrClosed, true},
+		{"a wire error with CodeLimit is ErrLimit", &jsonrpc.Error{Code: transport.CodeLimit, Message: "x"}, transport.ErrLimit, true},
+		{"a wire error with CodeTimeout is ErrTimeout", &jsonrpc.Error{Code: transport.CodeTimeout, Message: "x"}, transport.ErrTimeout, true},
+		{"another code is neither", &jsonrpc.Error{Code: -32603, Message: "x"}, transport.ErrTimeout, false},
+		{"RedirectError is its reason", &transport.RedirectError{Err: transport.ErrRedirectedPOST}, transport.ErrRedirectedPOST, true},
+		{"RedirectError is not another reason", &transport.RedirectError{Err: transport.ErrRedirectedPOST}, transport.ErrCrossOriginRedirect, false},
+	} {
+		if got := errors.Is(tc.err, tc.target); got != tc.want {
+			t.Errorf("%s: errors.Is(%v, %v) = %v, want %v", tc.name, tc.err, tc.target, got, tc.want)
+		}
+	}
+	var to interface{ Timeout() bool }
+	if te := error(&transport.TimeoutError{Phase: "idle read"}); !errors.As(te, &to) || !to.Timeout() {
+		t.Error("TimeoutError does not report Timeout")
+	}
+	if got := (&transport.LimitError{Transport: "streamablehttp", What: "json body", Limit: 10}).Error(); got != "streamablehttp: json body over 10 bytes" {
+		t.Errorf("LimitError text = %q", got)
+	}
+}
