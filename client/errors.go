@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -225,7 +224,7 @@ func lostReply(err error, d *transport.Diagnosis, cl transport.Classifier) bool 
 			return true
 		}
 	}
-	var te *httpguard.TimeoutError
+	var te *transport.TimeoutError
 	switch {
 	case errors.Is(err, ErrClosed), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, context.Canceled):
 		return false

@@ -136,7 +136,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := st.base.RoundTrip(req)
 	if err != nil {
 		err = st.classify(req, err) // before done cancels the context
-		if call != nil && wrote.Load() && req.Context().Err() == nil && !errors.Is(err, ErrTimeout) {
+		if call != nil && wrote.Load() && req.Context().Err() == nil && !errors.Is(err, transport.ErrTimeout) {
 			// The server has the call and may have run it; its answer
 			// is lost, and the call is not sent again.
 			err = dropError(err)

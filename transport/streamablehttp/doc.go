@@ -68,19 +68,19 @@
 // # Resumption
 //
 // On protocol 2025-11-25 (and the earlier Streamable HTTP revisions) a
-// call's response stream that breaks after an event with an id is resumed
-// by the go-sdk with a GET carrying Last-Event-ID, after the delay the
-// server asked for with retry: (else a backoff), for at most
-// MaxResumeAttempts attempts in a row without a new event; the server's
-// event store replays the committed reply. A stream that breaks with no
-// event id cannot be resumed: the call fails with [ErrStreamDropped] (or
-// [ErrTimeout] if it went idle) and is not re-sent; it may or may not have
-// run. Protocol 2026-07-28 has no resumption: a request of that revision
-// (its Mcp-Protocol-Version header says so) whose stream breaks fails with
-// [ErrStreamDropped] at once, whatever event ids the stream carried. So
-// does a call whose connection breaks after the request was written and
-// before the response headers arrived, on any revision. The client reports
-// each of these as an outcome unknown (client.ErrOutcomeUnknown).
+// call's response stream that breaks after an event with an id is resumed by
+// the go-sdk with a GET carrying Last-Event-ID, after the delay the server
+// asked for with retry: (else a backoff), for at most MaxResumeAttempts
+// attempts in a row without a new event; the server's event store replays
+// the committed reply. A stream that breaks with no event id cannot be
+// resumed: the call fails with [ErrStreamDropped] (or [transport.ErrTimeout]
+// if it went idle) and is not re-sent; it may or may not have run. Protocol
+// 2026-07-28 has no resumption: a request of that revision (its
+// Mcp-Protocol-Version header says so) whose stream breaks fails with
+// [ErrStreamDropped] at once, whatever event ids the stream carried. So does
+// a call whose connection breaks after the request was written and before
+// the response headers arrived, on any revision. The client reports each of
+// these as an outcome unknown (client.ErrOutcomeUnknown).
 //
 // # Close
 //
