@@ -11,6 +11,14 @@ import (
 // CallTool calls the named tool once. It is never retried, whatever fails:
 // a caller that retries risks running the tool twice.
 //
+// When the server answers that it needs input (protocol 2026-07-28: an
+// input-required result), CallTool fulfils it through the Handlers and
+// sends the continuation the server asked for, at most
+// Limits.MaxInputRounds times; that continuation is the only tools/call
+// ever sent again, and one whose reply is lost is not re-sent either
+// (ErrOutcomeUnknown). A request for input no handler serves fails at once
+// with ErrNoHandler, before any handler runs.
+//
 // A call is refused without reaching the server when the tool is unknown
 // (ErrUnknownTool), its binding is disabled (ErrDisabled) or it is held
 // against the pinned fingerprint (ErrHeld); each is a ClassPolicy *Error.
@@ -33,7 +41,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	if c.handlers.Progress != nil {
 		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
 	}
-	res, err := c.session.CallTool(ctx, params)
+	res, err := rounds(ctx, c, params, c.session.CallTool, toolInput, toolNext)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
@@ -80,7 +88,8 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// ReadResource reads one resource.
+// ReadResource reads one resource. Input the server asks for is fulfilled
+// as CallTool's is.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	base, err := c.begin(OpRead, "")
 	if err != nil {
@@ -89,14 +98,15 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	defer c.inflight.Done()
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
-	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	res, err := rounds(ctx, c, &mcp.ReadResourceParams{URI: uri}, c.session.ReadResource, readInput, readNext)
 	if err != nil {
 		return nil, c.fail(OpRead, "", err)
 	}
 	return res, nil
 }
 
-// GetPrompt renders one prompt.
+// GetPrompt renders one prompt. Input the server asks for is fulfilled as
+// CallTool's is.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	base, err := c.begin(OpGetPrompt, "")
 	if err != nil {
@@ -105,7 +115,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	defer c.inflight.Done()
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
-	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	res, err := rounds(ctx, c, &mcp.GetPromptParams{Name: name, Arguments: args}, c.session.GetPrompt, promptInput, promptNext)
 	if err != nil {
 		return nil, c.fail(OpGetPrompt, "", err)
 	}

@@ -99,9 +99,17 @@ type Limits struct {
 	// CallTimeout bounds one request after Connect (a tool call, a read, a
 	// prompt), on top of the caller's context: a server that never answers
 	// fails the call with ClassTimeout, and the go-sdk tells the server the
-	// request was cancelled. Zero means 5 minutes; negative means no bound
-	// but the caller's context.
+	// request was cancelled. It covers every round of a multi round-trip
+	// request, handlers included. Zero means 5 minutes; negative means no
+	// bound but the caller's context.
 	CallTimeout time.Duration
+	// MaxInputRounds bounds the continuations of one tools/call,
+	// prompts/get or resources/read that the server answers "input
+	// required" (protocol 2026-07-28): a server that still needs input, or
+	// still sheds load, after that many continuations fails the request
+	// with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
+	// means none: an input-required result fails at once.
+	MaxInputRounds int
 }
 
 // Defaults for Limits' zero fields.
@@ -112,6 +120,7 @@ const (
 	DefaultConnectTimeout  = 30 * time.Second
 	DefaultDrainTimeout    = 5 * time.Second
 	DefaultCallTimeout     = 5 * time.Minute
+	DefaultMaxInputRounds  = 10
 )
 
 func (l Limits) withDefaults() Limits {
@@ -132,6 +141,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.CallTimeout == 0 {
 		l.CallTimeout = DefaultCallTimeout
+	}
+	switch {
+	case l.MaxInputRounds == 0:
+		l.MaxInputRounds = DefaultMaxInputRounds
+	case l.MaxInputRounds < 0:
+		l.MaxInputRounds = 0
 	}
 	return l
 }

@@ -31,6 +31,19 @@
 // what was negotiated. Scripts and flags name profiles as [ParseProfile]
 // reads them: "default", "legacy" or a revision date.
 //
+// # Requests that need the user
+//
+// A server may need the user in the middle of a request: a sample from the
+// model, an answer to a form (elicitation), the client's roots. On
+// 2025-11-25 it asks during the call and [Handlers] answer. On 2026-07-28 it
+// answers the tools/call, prompts/get or resources/read with an
+// input-required result instead; the client fulfils it through the same
+// Handlers and sends the continuation the server asked for (the answers and
+// the server's requestState), at most Limits.MaxInputRounds times, load
+// shedding included ([ErrInputRounds]). A request for input no handler
+// serves fails at once ([ErrNoHandler]). The continuation is the only
+// tools/call the client ever sends again.
+//
 // # Bindings
 //
 // Each tool becomes a [Binding] whose model name, mcp__<server>__<tool>, is

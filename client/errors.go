@@ -29,8 +29,10 @@ const (
 	ClassProtocol
 	// ClassAuth: the server refused the credentials.
 	ClassAuth
-	// ClassPolicy: this library refused, by policy: a disabled or held
-	// binding, an unknown tool, a size limit, a cross-origin redirect.
+	// ClassPolicy: this library refused, by policy or by the client's
+	// configuration: a disabled or held binding, an unknown tool, a size or
+	// round limit, a cross-origin redirect, a server's request for input
+	// the Handlers do not serve or could not answer.
 	ClassPolicy
 	// ClassTimeout: a deadline passed.
 	ClassTimeout
@@ -159,6 +161,23 @@ var (
 	// again; whether to is the caller's decision. The error's Class still
 	// says what failed (transport, server, timeout).
 	ErrOutcomeUnknown = errors.New("outcome unknown: request sent, reply lost; not re-sent")
+	// ErrNoHandler is returned when a server's input-required result asks
+	// for something (sampling, elicitation, roots) that Handlers has no
+	// handler for. No handler runs and no continuation is sent.
+	ErrNoHandler = errors.New("no handler for the server's input request")
+	// ErrHandler is returned when a handler could not answer a server's
+	// input request: it returned an error or no result, or an accepted
+	// elicitation's content does not match the requested schema. No
+	// continuation is sent.
+	ErrHandler = errors.New("handler failed")
+	// ErrInvalidInputRequest is returned when a server's input request
+	// cannot be handled as sent: an unknown kind, a sampling message with
+	// several content blocks, a requested schema that does not resolve.
+	ErrInvalidInputRequest = errors.New("invalid input request")
+	// ErrInputRounds is returned when a server still needs input (or still
+	// sheds load) after Limits.MaxInputRounds continuations of one request.
+	// The request is abandoned; no further continuation is sent.
+	ErrInputRounds = errors.New("too many input rounds")
 )
 
 // ToolError is the error of a tool that ran and reported failure
@@ -187,9 +206,11 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 	case errors.Is(err, ErrClosed):
 		return ClassClosed
 	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrDisabled), errors.Is(err, ErrHeld),
-		errors.Is(err, ErrCatalogLimit), errors.Is(err, transport.ErrPolicy):
+		errors.Is(err, ErrCatalogLimit), errors.Is(err, ErrNoHandler), errors.Is(err, ErrHandler),
+		errors.Is(err, ErrInputRounds), errors.Is(err, transport.ErrPolicy):
 		return ClassPolicy
-	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, transport.ErrProtocol):
+	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, ErrInvalidInputRequest),
+		errors.Is(err, transport.ErrProtocol):
 		return ClassProtocol
 	case errors.Is(err, transport.ErrAuth):
 		return ClassAuth

@@ -136,3 +136,38 @@ func ExampleDefinition_profile() {
 	// 2026-07-28
 	// 2025-11-25
 }
+
+// A tool that asks the user to confirm, written the go-sdk way (it returns
+// input requests). On 2026-07-28 the client answers through
+// Handlers.Elicitation and sends the continuation; the tool completes once.
+func ExampleClient_CallTool_inputRequired() {
+	ctx := context.Background()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "delete"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if r, ok := req.Params.InputResponses["sure"].(*mcp.ElicitResult); ok && r.Action == "accept" {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil, nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+			"sure": &mcp.ElicitParams{Message: "Delete report.txt?"},
+		}}, nil, nil
+	})
+	h := &client.Handlers{
+		Elicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			fmt.Println("asked:", p.Message)
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}
+	c, err := client.Connect(ctx, client.Definition{Name: "files", Transport: inprocess.New(srv)}, h)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "delete", map[string]any{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(c.ProtocolVersion(), res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// asked: Delete report.txt?
+	// 2026-07-28 deleted
+}

@@ -7,8 +7,13 @@ import (
 )
 
 // Handlers serve what a server asks of the client. A nil field means the
-// client does not offer that feature: its capability is not advertised, and
-// requests for it fail with a JSON-RPC error.
+// client does not offer that feature: its capability is not advertised.
+//
+// Sampling, Elicitation and Roots serve both protocol revisions: on
+// 2025-11-25 they answer the server's requests during a call (a request
+// with no handler gets a JSON-RPC error); on 2026-07-28 they fulfil an
+// input-required result, after which the client sends the continuation (a
+// request with no handler fails the call with ErrNoHandler).
 //
 // Handlers run on the go-sdk's goroutines and may be called concurrently.
 type Handlers struct {
@@ -41,10 +46,9 @@ type Handlers struct {
 func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	opts := &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
-		// The go-sdk's multi-round-trip middleware (draft protocol) would
-		// issue a tools/call again after an input-required result, running
-		// the tool a second time for one call of the user's. Input-required
-		// results are returned to the caller instead.
+		// The client runs multi round-trip requests itself (rounds.go),
+		// bounded by Limits.MaxInputRounds; the go-sdk's middleware, whose
+		// bounds are fixed, is off.
 		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged("tools") },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged("resources") },

@@ -17,12 +17,13 @@ import (
 )
 
 // breaker is an http.Handler in front of a go-sdk handler that loses the
-// reply to the first tools/call of one tool: when the server writes it, the
+// reply to the first tools/call of one tool (whose body contains match): when the server writes it, the
 // TCP connection is cut instead, before or after the response headers went
 // out. The tool has run by then.
 type breaker struct {
 	next          http.Handler
 	tool          string
+	match         string // if set, only a call whose body contains it
 	beforeHeaders bool
 
 	mu   sync.Mutex // guards done
@@ -36,7 +37,8 @@ func (b *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body := readBody(r)
 	b.mu.Lock()
-	hit := !b.done && bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"`+b.tool+`"`))
+	hit := !b.done && bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"`+b.tool+`"`)) &&
+		bytes.Contains(body, []byte(b.match))
 	b.done = b.done || hit
 	b.mu.Unlock()
 	if !hit {
