@@ -40,13 +40,55 @@
 // frame size on the wire is the transport's to bound (ServeStdio: the
 // go-sdk's 16 MiB).
 //
+// # Tools that need the user
+//
+// A tool, prompt or resource handler that needs the user (elicitation),
+// the client's model (sampling) or the client's roots does not call the
+// client: it returns a result with InputRequests set (and no content), and
+// optionally a RequestState. The call is then continued: the handler runs
+// again with the same arguments, req.Params.InputResponses holding the
+// answers under the keys of the requests ([ElicitResponse],
+// [SamplingResponse] and [RootsResponse] read them), and
+// req.Params.RequestState the state it returned. It may ask again, up to
+// Options.MaxInputRounds times, or finish:
+//
+//	func remove(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+//		if r, ok := server.ElicitResponse(req.Params.InputResponses, "confirm"); ok && r.Action == "accept" {
+//			return deleteIt(ctx, req)
+//		}
+//		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+//			"confirm": &mcp.ElicitParams{Message: "Delete it?", RequestedSchema: schema},
+//		}}, nil
+//	}
+//
+// Such a handler is written once and works on both protocol revisions. On
+// 2026-07-28 the result reaches the client as an input-required result,
+// and the client sends the continuation (multi round-trip requests,
+// SEP-2322), to any replica of the server. On 2025-11-25 and older, the
+// go-sdk's engine asks the client with server-to-client requests within
+// the one call and runs the handler again with the answers, round after
+// round; the client sees one call and one result. Either way one call has
+// one execution that completes it, and one per round before it.
+//
+// Before an input-required result leaves, the server checks it: the client
+// must have declared the capability each request needs (otherwise the call
+// fails with the JSON-RPC error -32021, MissingRequiredClientCapabilityError,
+// whose data names them), the rounds stay within the bound (ErrTooManyRounds),
+// and a 2025-11-25 client on stateless HTTP, which cannot be asked, gets
+// ErrInputUnavailable. The RequestState is sealed with Options.StateKey: a
+// continuation whose state was altered, forged, or issued for another tool,
+// prompt, resource or other arguments is refused with invalid params
+// (-32602) before the handler runs. The handler's own state is readable by
+// the client (it is signed, not encrypted): keep secrets out of it. The
+// answers themselves come from the client; check them as any input.
+//
 // # Determinism
 //
 // The server adds no clocks, random values or map-order leaks to what it
 // sends: lists are sorted by name, JSON objects are encoded with sorted
 // keys, and a schema violation names the first invalid property in sorted
-// order. (Only HTTP session ids are random, unless Options.SessionID is
-// set.)
+// order. (Only HTTP session ids and sealed request states are random,
+// unless Options.SessionID and Options.StateKey are set.)
 //
 // # Serving
 //

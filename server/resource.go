@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime/debug"
@@ -35,8 +36,25 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 		return err
 	}
 	s.mcp.AddResource(r, func(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+		if res, ok := takePending(ctx); ok {
+			return res.(*mcp.ReadResourceResult), nil
+		}
+		c, err := s.continuation(binding{"resources/read", r.URI, nil}, &req.Params.RequestState)
+		if err != nil {
+			s.logger.Warn("resource read refused", "resource", r.URI, "error", err)
+			return nil, err
+		}
 		defer s.recoverRPC("resource", r.URI, &err)
 		res, err = h(ctx, req)
+		if err == nil && res != nil && res.InputRequests != nil {
+			err = s.askForRPC(ctx, "resource", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
+			if err == nil && res.Contents == nil && !newProtocol(req.Session) {
+				// For an older client the go-sdk treats the result as
+				// complete until its engine sees it, and refuses a complete
+				// read without contents: give it an empty list.
+				res.Contents = []*mcp.ResourceContents{}
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -46,6 +64,20 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 		return res, nil
 	})
 	return nil
+}
+
+// askForRPC is askFor for resources and prompts, whose failures are all
+// JSON-RPC errors: a handler's failure to ask is an internal error.
+func (s *Server) askForRPC(ctx context.Context, kind string, c *turn, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, state *string) error {
+	err := s.askFor(ctx, c, ss, caps, reqs, state)
+	if err == nil {
+		return nil
+	}
+	s.logger.Warn(kind+" failed", kind, c.b.name, "error", err)
+	if werr, ok := errors.AsType[*jsonrpc.Error](err); ok {
+		return werr
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }
 
 // RemoveResources withdraws the resources with the given URIs; unknown
@@ -83,12 +115,24 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 		return err
 	}
 	s.mcp.AddPrompt(p, func(ctx context.Context, req *mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
+		if res, ok := takePending(ctx); ok {
+			return res.(*mcp.GetPromptResult), nil
+		}
 		if err := s.checkPromptArgs(p, req.Params.Arguments); err != nil {
 			s.logger.Warn("prompt failed", "prompt", p.Name, "error", err)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
+		args, _ := json.Marshal(req.Params.Arguments) // sorted keys; a map of strings always encodes
+		c, err := s.continuation(binding{"prompts/get", p.Name, args}, &req.Params.RequestState)
+		if err != nil {
+			s.logger.Warn("prompt refused", "prompt", p.Name, "error", err)
+			return nil, err
+		}
 		defer s.recoverRPC("prompt", p.Name, &err)
 		res, err = h(ctx, req)
+		if err == nil && res != nil && res.InputRequests != nil {
+			err = s.askForRPC(ctx, "prompt", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -92,6 +94,32 @@ type Options struct {
 	// registered fails with invalid params. If false, the capability is not
 	// advertised.
 	Subscriptions bool
+	// MaxInputRounds bounds how many times one call's handler may ask for
+	// input (an input-required result; see ElicitResponse); the next time,
+	// the call fails with ErrTooManyRounds. The count travels in the sealed
+	// requestState, so it holds on stateless serving too.
+	// If zero, defaults to [DefaultMaxInputRounds]; negative means no bound.
+	MaxInputRounds int
+	// StateKey is the HMAC-SHA256 key that seals the requestState of
+	// input-required results, so that a continuation whose state a client
+	// altered, or moved to another tool, prompt, resource or arguments, is
+	// refused before the handler runs. It must be at least 32 bytes. Servers
+	// that share continuations (replicas behind a load balancer, stateless
+	// serving across restarts) must share the key; keep it secret.
+	// If nil, New draws a random key: continuations then hold only within
+	// this Server. A fake server sets a fixed key to make its output
+	// reproducible.
+	StateKey []byte
+	// Cache decides the caching hints (ttlMs, cacheScope) of the results that
+	// carry them on 2026-07-28: server/discover, tools/list, prompts/list,
+	// resources/list, resources/templates/list and resources/read. It is
+	// called once per such result, after its handler, with c holding the
+	// handler's values (a resource handler may set ReadResourceResult's
+	// TTLMs and CacheScope itself). If nil, results carry ttlMs 0 (stale at
+	// once) and cacheScope "public", unless a resource handler set them.
+	// Mark results that differ between users (per-user tool lists, private
+	// resources) "private".
+	Cache func(ctx context.Context, req mcp.Request, c *mcp.Cacheable)
 }
 
 // Server is the publisher registry: the tools, resources and prompts one
@@ -106,6 +134,8 @@ type Server struct {
 	logger         *slog.Logger
 	maxInputBytes  int
 	maxResultBytes int
+	maxRounds      int    // -1: no bound
+	stateKey       []byte // seals requestState
 
 	// mu guards the registered names.
 	mu        sync.Mutex
@@ -116,7 +146,8 @@ type Server struct {
 
 // New returns a Server named name at version, with no tools, resources or
 // prompts. A nil opts means defaults. New panics if name is empty or an
-// option is invalid (a negative PageSize): those are programmer errors.
+// option is invalid (a negative PageSize, a StateKey shorter than 32
+// bytes): those are programmer errors.
 func New(name, version string, opts *Options) *Server {
 	if name == "" {
 		panic("server.New: empty name")
@@ -128,6 +159,16 @@ func New(name, version string, opts *Options) *Server {
 	if o.PageSize < 0 {
 		panic(fmt.Sprintf("server.New: negative PageSize %d", o.PageSize))
 	}
+	key := o.StateKey
+	switch {
+	case key == nil:
+		key = make([]byte, 32)
+		rand.Read(key) // never fails (crypto/rand)
+	case len(key) < 32:
+		panic(fmt.Sprintf("server.New: StateKey of %d bytes; it must have at least 32", len(key)))
+	default:
+		key = bytes.Clone(key)
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -136,6 +177,8 @@ func New(name, version string, opts *Options) *Server {
 		logger:         logger,
 		maxInputBytes:  bound(o.MaxInputBytes, DefaultMaxInputBytes),
 		maxResultBytes: bound(o.MaxResultBytes, DefaultMaxResultBytes),
+		maxRounds:      bound(o.MaxInputRounds, DefaultMaxInputRounds),
+		stateKey:       key,
 		tools:          make(map[string]bool),
 		resources:      make(map[string]bool),
 		prompts:        make(map[string]bool),
@@ -147,6 +190,7 @@ func New(name, version string, opts *Options) *Server {
 		KeepAlive:         o.KeepAlive,
 		GetSessionID:      o.SessionID,
 		CompletionHandler: o.Completion,
+		SetCacheable:      o.Cache,
 	}
 	if o.Subscriptions {
 		mo.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
@@ -155,6 +199,7 @@ func New(name, version string, opts *Options) *Server {
 		mo.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
+	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
 	return s
 }
 

@@ -122,8 +122,8 @@ func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, O
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		if out == nil && any(o) == nil {
-			return res, nil
+		if res.InputRequests != nil || out == nil && any(o) == nil {
+			return res, nil // asking for input has no output yet
 		}
 		b, err := json.Marshal(o)
 		if err != nil {
@@ -159,10 +159,13 @@ func (s *Server) RemoveTools(names ...string) {
 	}
 }
 
-// guardTool wraps h with the input checks, the result bound and panic
-// recovery.
+// guardTool wraps h with the input checks, the result bound, panic
+// recovery and the checks of input-required results.
 func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if res, ok := takePending(ctx); ok {
+			return res.(*mcp.CallToolResult), nil
+		}
 		args := req.Params.Arguments
 		if exceeds(len(args), s.maxInputBytes) {
 			return s.toolError(name, fmt.Errorf("%w: %d bytes of arguments exceed the %d-byte limit", ErrInputTooLarge, len(args), s.maxInputBytes)), nil
@@ -170,7 +173,15 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err := validateArgs(in, args); err != nil {
 			return s.toolError(name, fmt.Errorf("%w: %v", ErrInvalidInput, err)), nil
 		}
+		c, err := s.continuation(binding{"tools/call", name, argsDigest(args)}, &req.Params.RequestState)
+		if err != nil {
+			s.logger.Warn("tool call refused", "tool", name, "error", err)
+			return nil, err
+		}
 		res, err := s.run(ctx, name, req, h)
+		if err == nil && res != nil && res.InputRequests != nil {
+			err = s.askFor(ctx, c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
+		}
 		if err != nil {
 			if werr, ok := errors.AsType[*jsonrpc.Error](err); ok {
 				s.logger.Warn("tool call failed", "tool", name, "error", err)
@@ -181,7 +192,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		if res.Content == nil {
+		if res.Content == nil && res.InputRequests == nil {
 			res.Content = []mcp.Content{} // as the go-sdk sends it
 		}
 		b, err := json.Marshal(res)

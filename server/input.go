@@ -1,0 +1,249 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxInputRounds bounds the input-required results of one call when
+// Options.MaxInputRounds is zero: 10, as many requests as the go-sdk's
+// client makes for one call before it gives up.
+const DefaultMaxInputRounds = 10
+
+var (
+	// ErrTooManyRounds is returned when a handler asks for input more often
+	// in one call than Options.MaxInputRounds allows.
+	ErrTooManyRounds = errors.New("too many input rounds")
+	// ErrInputUnavailable is returned when a handler asks for input that the
+	// client cannot be asked for: a 2025-11-25 (or older) client answers
+	// only server-to-client requests, which need a session, and stateless
+	// HTTP serving (HTTPOptions.Stateless) has none.
+	ErrInputUnavailable = errors.New("input from the client unavailable")
+)
+
+// ElicitResponse returns the answer to the elicitation request named key in
+// responses (req.Params.InputResponses), if there is one.
+func ElicitResponse(responses mcp.InputResponseMap, key string) (*mcp.ElicitResult, bool) {
+	r, ok := responses[key].(*mcp.ElicitResult)
+	return r, ok && r != nil
+}
+
+// SamplingResponse returns the answer to the sampling request named key in
+// responses, if there is one. The go-sdk decodes sampling answers as
+// *mcp.CreateMessageWithToolsResult on both revisions; a
+// *mcp.CreateMessageResult (as a test may build) is converted.
+func SamplingResponse(responses mcp.InputResponseMap, key string) (*mcp.CreateMessageWithToolsResult, bool) {
+	switch r := responses[key].(type) {
+	case *mcp.CreateMessageWithToolsResult:
+		return r, r != nil
+	case *mcp.CreateMessageResult:
+		if r == nil {
+			return nil, false
+		}
+		return &mcp.CreateMessageWithToolsResult{
+			Meta: r.Meta, Content: []mcp.Content{r.Content}, Model: r.Model, Role: r.Role, StopReason: r.StopReason,
+		}, true
+	}
+	return nil, false
+}
+
+// RootsResponse returns the answer to the roots request named key in
+// responses, if there is one.
+func RootsResponse(responses mcp.InputResponseMap, key string) (*mcp.ListRootsResult, bool) {
+	r, ok := responses[key].(*mcp.ListRootsResult)
+	return r, ok && r != nil
+}
+
+// newProtocol reports whether ss speaks 2026-07-28 or later, where input is
+// asked for with input-required results. It is the go-sdk's own rule: a
+// session without initialize parameters is on the current revision.
+func newProtocol(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return true
+	}
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= "2026-07-28"
+}
+
+// statelessKey marks the context of a request served by stateless HTTP.
+type statelessKey struct{}
+
+// turn is one request that may ask for input: what its state is bound to,
+// and the round it is in.
+type turn struct {
+	b     binding
+	round int // input-required results before this request
+}
+
+// continuation opens the sealed state of a request (*state, replaced by the
+// handler's own state), or starts round 0 if there is none. A bad state is
+// an invalid-params error.
+func (s *Server) continuation(b binding, state *string) (*turn, error) {
+	c := &turn{b: b}
+	if *state == "" {
+		return c, nil
+	}
+	round, user, err := s.open(b, *state)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	c.round, *state = round, user
+	return c, nil
+}
+
+// askFor checks the input requests a handler returned and seals its state
+// (*state). A *jsonrpc.Error is to be sent as is; any other error is the
+// handler's failure.
+func (s *Server) askFor(ctx context.Context, c *turn, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, state *string) error {
+	newProto := newProtocol(ss)
+	if len(reqs) > 0 && !newProto && ctx.Value(statelessKey{}) != nil {
+		return fmt.Errorf("%w: %s needs %s, and a client on protocol revision %s can be asked only in a session, which stateless HTTP serving does not keep",
+			ErrInputUnavailable, c.b.name, strings.Join(kinds(reqs), ", "), ss.InitializeParams().ProtocolVersion)
+	}
+	if missing := missingCapabilities(caps, reqs, newProto); len(missing) > 0 {
+		// The error data is MissingRequiredClientCapabilityData, written
+		// by hand: mcp.ClientCapabilities always encodes "roots".
+		required := make(map[string]struct{}, len(missing))
+		for _, m := range missing {
+			required[m] = struct{}{}
+		}
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": required})
+		return &jsonrpc.Error{
+			Code:    mcp.CodeMissingRequiredClientCapabilities,
+			Message: fmt.Sprintf("%s needs client capabilities the client did not declare: %s", c.b.name, strings.Join(missing, ", ")),
+			Data:    data,
+		}
+	}
+	round := c.round + 1
+	if s.maxRounds >= 0 && round > s.maxRounds {
+		return fmt.Errorf("%w: %s asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, c.b.name, round, s.maxRounds)
+	}
+	*state = s.seal(c.b, round, *state)
+	return nil
+}
+
+// kinds names what input requests ask for, sorted.
+func kinds(reqs mcp.InputRequestMap) []string {
+	var out []string
+	for _, r := range reqs {
+		var k string
+		switch r.(type) {
+		case *mcp.ElicitParams:
+			k = "elicitation"
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			k = "sampling"
+		case *mcp.ListRootsParams:
+			k = "roots"
+		default:
+			k = fmt.Sprintf("%T", r)
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// missingCapabilities returns the names of the capabilities reqs need
+// that caps lacks, sorted. Roots are checked only on the current revision:
+// a 2025-11-25 client's initialize capabilities, as the go-sdk decodes
+// them, do not tell "roots": {} from no roots.
+func missingCapabilities(caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, newProto bool) []string {
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	var missing []string
+	for _, kind := range kinds(reqs) {
+		switch {
+		case kind == "elicitation" && caps.Elicitation == nil,
+			kind == "sampling" && caps.Sampling == nil,
+			kind == "roots" && newProto && caps.RootsV2 == nil && !caps.Roots.ListChanged:
+			missing = append(missing, kind)
+		}
+	}
+	return missing
+}
+
+// pendingKey carries, into the handler wrappers, an input-required result
+// that is to be returned once more without running the handler: see
+// Server.roundsForOlderClients.
+type pendingKey struct{}
+
+type pending struct {
+	res  mcp.Result
+	used atomic.Bool
+}
+
+// take returns the pending result of ctx, once.
+func takePending(ctx context.Context) (mcp.Result, bool) {
+	p, ok := ctx.Value(pendingKey{}).(*pending)
+	if !ok || !p.used.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return p.res, true
+}
+
+// roundsForOlderClients is receiving middleware for clients before
+// 2026-07-28. The go-sdk's own middleware (inside this one) answers one
+// round of input requests with server-to-client requests and runs the
+// handler once more; if that asks again, this middleware hands the new
+// input-required result back to the go-sdk's (the handler wrapper returns
+// it without running the handler), so that its requests are fulfilled the
+// same way, round after round. The round bound is the handler wrappers'.
+func (s *Server) roundsForOlderClients(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" && method != "prompts/get" && method != "resources/read" {
+			return next(ctx, method, req)
+		}
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok || newProtocol(ss) {
+			return next(ctx, method, req)
+		}
+		res, err := next(ctx, method, req)
+		for handed := 0; err == nil; handed++ {
+			switch reqs := inputRequests(res); {
+			case reqs == nil:
+				return res, nil
+			case len(reqs) == 0:
+				// Load shedding: an older client cannot be told to retry
+				// later but by an error (as the go-sdk does in the first
+				// round).
+				return nil, errors.New("the server is busy, retry later")
+			case s.maxRounds >= 0 && handed > s.maxRounds:
+				// The handler wrappers refuse a round past the bound first;
+				// this is a backstop.
+				return nil, fmt.Errorf("%w: the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, s.maxRounds)
+			}
+			res, err = next(context.WithValue(ctx, pendingKey{}, &pending{res: res}), method, req)
+		}
+		return res, err
+	}
+}
+
+func inputRequests(res mcp.Result) mcp.InputRequestMap {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r != nil {
+			return r.InputRequests
+		}
+	case *mcp.GetPromptResult:
+		if r != nil {
+			return r.InputRequests
+		}
+	case *mcp.ReadResourceResult:
+		if r != nil {
+			return r.InputRequests
+		}
+	}
+	return nil
+}
