@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"runtime/debug"
 
+	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -122,7 +123,7 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 			s.logger.Warn("prompt failed", "prompt", p.Name, "error", err)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		args, _ := json.Marshal(req.Params.Arguments) // sorted keys; a map of strings always encodes
+		args, _ := canonjson.Marshal(req.Params.Arguments) // a map of strings always encodes
 		c, err := s.continuation(binding{"prompts/get", p.Name, args}, &req.Params.RequestState)
 		if err != nil {
 			s.logger.Warn("prompt refused", "prompt", p.Name, "error", err)

@@ -6,9 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/looprig/mcp/internal/canonjson"
 )
 
 // The requestState of an input-required result, as the client sees it, is
@@ -77,25 +78,19 @@ func (s *Server) mac(b binding, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// argsDigest returns a form of a JSON value that does not depend on how a
-// client encoded it (key order, spacing, escapes), so that a continuation
-// whose client re-encoded the same arguments still matches its state.
-// Absent and null arguments are the empty object. Invalid JSON is returned
-// as is: the call is refused before its state matters.
+// argsDigest returns the canonical form of a JSON value (internal/canonjson),
+// which does not depend on how a client encoded it (key order, spacing,
+// escapes), so that a continuation whose client re-encoded the same
+// arguments still matches its state. Absent and null arguments are the
+// empty object. Invalid JSON is returned as is: the call is refused before
+// its state matters.
 func argsDigest(raw []byte) []byte {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return []byte("{}")
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return raw
+	if c, err := canonjson.Canonical(raw); err == nil {
+		return c
 	}
-	b, err := json.Marshal(v) // maps in sorted key order
-	if err != nil {
-		return raw
-	}
-	return b
+	return raw
 }
