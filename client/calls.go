@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,8 +123,13 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	return res, nil
 }
 
-// Subscribe asks the server for notifications/resources/updated about uri.
-// Close unsubscribes before it ends the session.
+// Subscribe asks the server for notifications/resources/updated about uri,
+// which Handlers.ResourceUpdated receives. On 2025-11-25 it sends
+// resources/subscribe; on 2026-07-28 it opens a subscriptions/listen
+// stream for uri (one per URI, each holding one of the transport's
+// concurrent streams) and returns once the server has acknowledged it. A
+// URI already subscribed to is not subscribed again. Close unsubscribes
+// before it ends the session.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	base, err := c.begin(OpSubscribe, "")
 	if err != nil {
@@ -132,13 +138,74 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	defer c.inflight.Done()
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
+	c.mu.Lock()
+	already := c.subs[uri]
+	c.mu.Unlock()
+	if already {
+		return nil
+	}
+	var acked chan struct{}
+	if c.ProtocolVersion() >= protocol20260728 {
+		acked = c.awaitAck(uri)
+		defer c.dropAck(uri, acked)
+	}
 	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return c.fail(OpSubscribe, "", err)
+	}
+	if acked != nil {
+		select {
+		case <-acked:
+		case <-ctx.Done():
+			_ = c.session.Unsubscribe(context.WithoutCancel(ctx), &mcp.UnsubscribeParams{URI: uri})
+			return c.fail(OpSubscribe, "", fmt.Errorf("subscriptions/listen for %s not acknowledged: %w", uri, ctx.Err()))
+		}
 	}
 	c.mu.Lock()
 	c.subs[uri] = true
 	c.mu.Unlock()
 	return nil
+}
+
+// awaitAck registers a wait for the server's acknowledgement of a
+// subscription to uri.
+func (c *Client) awaitAck(uri string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.acks == nil {
+		c.acks = map[string][]chan struct{}{}
+	}
+	c.acks[uri] = append(c.acks[uri], ch)
+	return ch
+}
+
+func (c *Client) dropAck(uri string, ch chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.acks[uri] = slices.DeleteFunc(c.acks[uri], func(x chan struct{}) bool { return x == ch })
+	if len(c.acks[uri]) == 0 {
+		delete(c.acks, uri)
+	}
+}
+
+// watchAcks is receiving middleware that releases the Subscribe calls whose
+// URIs a notifications/subscriptions/acknowledged lists.
+func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && method == "notifications/subscriptions/acknowledged" {
+			c.mu.Lock()
+			for _, uri := range p.Notifications.ResourceSubscriptions {
+				for _, ch := range c.acks[uri] {
+					select {
+					case ch <- struct{}{}:
+					default:
+					}
+				}
+			}
+			c.mu.Unlock()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // Unsubscribe ends a subscription made with Subscribe.

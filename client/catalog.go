@@ -28,6 +28,30 @@ type Catalog struct {
 	Fingerprint string
 	// ToolFingerprints holds each tool's own fingerprint, by tool name.
 	ToolFingerprints map[string]string
+	// Cache holds the server's caching hint for each list it paged through
+	// ("tools", "resources", "resourceTemplates", "prompts"): ttlMs and
+	// cacheScope (protocol 2026-07-28, SEP-2549), the shortest TTL of the
+	// list's pages and "private" if any page was. The fingerprint does not
+	// cover it. Within a TTL the go-sdk answers a repeated list, or a
+	// resources/read, from its own cache.
+	Cache map[string]mcp.Cacheable
+}
+
+// noteCache merges one page's caching hint into the list's.
+func (c *Catalog) noteCache(list string, page mcp.Cacheable) {
+	if c.Cache == nil {
+		c.Cache = map[string]mcp.Cacheable{}
+	}
+	got, ok := c.Cache[list]
+	if !ok {
+		c.Cache[list] = page
+		return
+	}
+	got.TTLMs = min(got.TTLMs, page.TTLMs)
+	if page.CacheScope == "private" {
+		got.CacheScope = "private"
+	}
+	c.Cache[list] = got
 }
 
 // Tool returns the named tool, or nil.
@@ -118,6 +142,7 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, e
 			if err != nil {
 				return nil, "", err
 			}
+			cat.noteCache("tools", r.Cacheable)
 			return r.Tools, r.NextCursor, nil
 		})
 		if err != nil {
@@ -130,6 +155,7 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, e
 			if err != nil {
 				return nil, "", err
 			}
+			cat.noteCache("resources", r.Cacheable)
 			return r.Resources, r.NextCursor, nil
 		})
 		if err != nil {
@@ -140,6 +166,7 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, e
 			if err != nil {
 				return nil, "", err
 			}
+			cat.noteCache("resourceTemplates", r.Cacheable)
 			return r.ResourceTemplates, r.NextCursor, nil
 		})
 		if err != nil {
@@ -152,6 +179,7 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, e
 			if err != nil {
 				return nil, "", err
 			}
+			cat.noteCache("prompts", r.Cacheable)
 			return r.Prompts, r.NextCursor, nil
 		})
 		if err != nil {

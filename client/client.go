@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,8 +49,9 @@ type Client struct {
 	models   map[string]string // model name by tool name
 	tools    map[string]string // tool name by model name
 	drift    *Drift
-	subs     map[string]bool // resource URIs subscribed to
-	pending  []string        // lists that changed before Connect finished
+	subs     map[string]bool            // resource URIs subscribed to
+	pending  []string                   // lists that changed before Connect finished
+	acks     map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
 
 	closeOnce sync.Once
 	closeErr  error
@@ -100,6 +102,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	if h.Roots != nil {
 		sdk.AddRoots(h.Roots...)
 	}
+	sdk.AddReceivingMiddleware(c.watchAcks)
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
 	// and falls back to initialize at 2025-11-25; offered an older
 	// revision, it initializes. What it settles on is checked against the
@@ -271,6 +274,10 @@ func (c *Client) fail(op, tool string, err error) error {
 	}
 	d := c.conn.diagnose()
 	class := classify(err, d, false, c.classifier())
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch {
+		err = fmt.Errorf("%w: %w", ErrHeaderMismatch, err)
+	}
 	if executes[op] && lostReply(err, d, c.classifier()) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}

@@ -174,6 +174,13 @@ var (
 	// cannot be handled as sent: an unknown kind, a sampling message with
 	// several content blocks, a requested schema that does not resolve.
 	ErrInvalidInputRequest = errors.New("invalid input request")
+	// ErrHeaderMismatch is returned when the server refused a request
+	// because its HTTP headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
+	// Mcp-Param-*) disagree with its body (JSON-RPC error -32020, protocol
+	// 2026-07-28): something between the client and the server rewrote
+	// them, or the two disagree on a tool's x-mcp-header annotations. The
+	// request was not executed. It is a ClassProtocol error.
+	ErrHeaderMismatch = errors.New("request headers do not match its body")
 	// ErrInputRounds is returned when a server still needs input (or still
 	// sheds load) after Limits.MaxInputRounds continuations of one request.
 	// The request is abandoned; no further continuation is sent.
@@ -220,6 +227,8 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassTransport
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
 		return ClassTimeout
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, ErrHeaderMismatch):
+		return ClassProtocol
 	case errors.As(err, &rpcErr):
 		return ClassServer
 	}

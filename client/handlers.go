@@ -32,6 +32,11 @@ type Handlers struct {
 	// Progress receives notifications/progress. When it is set, every
 	// CallTool carries a progress token, unique within the client.
 	Progress func(context.Context, *mcp.ProgressNotificationParams)
+	// ResourceUpdated receives notifications/resources/updated for the
+	// resources subscribed to with Client.Subscribe (on 2026-07-28 they come
+	// on a subscriptions/listen stream, on 2025-11-25 after
+	// resources/subscribe).
+	ResourceUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 	// ListChanged is called after the client has re-discovered the catalog
 	// because the server said a list changed ("tools", "resources" or
 	// "prompts"). It receives the new catalog.
@@ -69,6 +74,11 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	}
 	if h.Logging != nil {
 		opts.LoggingMessageHandler = func(ctx context.Context, r *mcp.LoggingMessageRequest) { h.Logging(ctx, r.Params) }
+	}
+	if h.ResourceUpdated != nil {
+		opts.ResourceUpdatedHandler = func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			h.ResourceUpdated(ctx, r.Params)
+		}
 	}
 	if h.Progress != nil {
 		opts.ProgressNotificationHandler = func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
