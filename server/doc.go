@@ -94,17 +94,28 @@
 //
 // [Server.Serve] runs one session over any go-sdk transport,
 // [Server.ServeStdio] over a reader and a writer, and [Server.Factory]
-// gives an in-process transport.Factory for clients in the same process.
-// [Server.HTTPHandler] serves Streamable HTTP: an event store so that a
-// client can resume a dropped stream with Last-Event-ID, Host and Origin
-// checks against DNS rebinding, bounded request bodies, and session DELETE
-// ([HTTPOptions] gives each bound). [Server.SSEHandler] serves the legacy
-// 2024-11-05 HTTP+SSE shape, for clients that still need it.
-// [Server.MCP] is the escape hatch to the go-sdk server.
+// gives an in-process transport.Factory for clients in the same process;
+// each serves whichever revision the client negotiates.
 //
-// # Completion and subscriptions
+// [Server.HTTPHandler] serves Streamable HTTP to clients of every
+// revision. A 2026-07-28 request stands alone (no session; its headers
+// Mcp-Method, Mcp-Name and Mcp-Param-* must match its body, or it is
+// refused with 400 and -32020, header mismatch); server/discover and
+// subscriptions/listen are answered. Older clients get stateful sessions:
+// an event store so that a client can resume a dropped stream with
+// Last-Event-ID, the GET stream, session DELETE, and server-to-client
+// requests for tools that need the user. That default suits most servers;
+// HTTPOptions.Stateless serves older clients without sessions too, for
+// replicas behind a load balancer. Either way every request first passes
+// the Host and Origin checks against DNS rebinding and the body bound
+// ([HTTPOptions] gives each). [Server.SSEHandler] serves the legacy
+// 2024-11-05 HTTP+SSE shape, for clients that still need it. [Server.MCP]
+// is the escape hatch to the go-sdk server.
+//
+// # Completion, subscriptions and caching
 //
 // Options.Completion answers completion/complete; with
 // Options.Subscriptions, clients may subscribe to registered resources and
-// [Server.ResourceUpdated] notifies them.
+// [Server.ResourceUpdated] notifies them. Options.Cache sets the caching hints
+// (ttlMs, cacheScope) of list results, server/discover and resource reads.
 package server

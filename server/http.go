@@ -1,7 +1,12 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -65,6 +70,22 @@ const (
 //   - AllowedOrigins empty, served on any other address: the Origin must be
 //     the request's own (its host and port equal the Host header).
 type HTTPOptions struct {
+	// Stateless serves every request on its own, as a 2026-07-28 request
+	// always is: no session is kept, so any replica of the server can
+	// answer any request, and nothing is lost when a process restarts.
+	// Clients of 2025-11-25 and older are then served without sessions
+	// too: no Mcp-Session-Id, no GET stream (405), no DELETE, no
+	// resumption, no event store, and a tool that needs the user fails for
+	// them with ErrInputUnavailable (they can be asked only in a session).
+	//
+	// If false (the default), 2026-07-28 requests are still served
+	// statelessly, and older clients get stateful sessions with all of the
+	// above. That suits most servers: one process serves every client
+	// fully. Set Stateless for several replicas behind a load balancer
+	// without session affinity, or a platform that keeps nothing between
+	// requests. EventStoreBytes and IdleTimeout do not apply to stateless
+	// serving; SSEHandler ignores Stateless.
+	Stateless bool
 	// AllowedHosts are the Host header values accepted, as "name" (any port)
 	// or "name:port", compared case-insensitively; IPv6 addresses in
 	// brackets. If empty, see "DNS rebinding" above.
@@ -235,30 +256,46 @@ func bound64(v, def int64) int64 {
 	return v
 }
 
-// HTTPHandler serves a [Server] over Streamable HTTP (the 2025-11-25
-// transport) at whatever path it is mounted on: POST carries requests,
-// GET opens the stream of server-initiated messages, DELETE ends a session.
-// It is the go-sdk's mcp.StreamableHTTPHandler behind this package's
-// checks; see [HTTPOptions] for what is refused before the protocol sees a
-// request.
+// HTTPHandler serves a [Server] over Streamable HTTP, to clients of every
+// protocol revision, at whatever path it is mounted on. It is the go-sdk's
+// mcp.StreamableHTTPHandler (two of them: stateful and stateless) behind
+// this package's checks; see [HTTPOptions] for what is refused before the
+// protocol sees a request, and HTTPOptions.Stateless for the two modes.
 //
-// Sessions are stateful. A session's id is Options.SessionID's value when
-// set, a random id from the go-sdk otherwise. A request for a session that
-// ended (deleted, timed out, closed) gets 404 Not Found, which tells the
-// client to start a new one. Every message a session sends on a stream is
-// kept in a bounded event store, so a client whose stream dropped can
-// resume it with Last-Event-ID and read what it missed.
+// A request on 2026-07-28 or later stands alone, as that revision defines:
+// no initialize, no session id, no GET stream or DELETE; its version,
+// capabilities and client info travel in its _meta, its Mcp-Method,
+// Mcp-Name and Mcp-Param-* headers must match its body (else 400 and the
+// JSON-RPC error -32020, header mismatch), and the server answers
+// server/discover and subscriptions/listen. Such a request is served
+// statelessly in either mode; it is recognised by its Mcp-Protocol-Version
+// header, or, for a POST without a session whose header is missing or
+// older, by the protocol version in the _meta of its requests (which the
+// header must then match: -32020).
+//
+// Sessions of older revisions (2025-11-25, 2025-06-18, 2025-03-26) are
+// stateful unless HTTPOptions.Stateless is set. A session's id is
+// Options.SessionID's value when set, a random id from the go-sdk
+// otherwise. A request for a session that ended (deleted, timed out,
+// closed) gets 404 Not Found, which tells the client to start a new one.
+// POST carries requests, GET opens the stream of server-initiated
+// messages, DELETE ends a session. Every message a session sends on a
+// stream is kept in a bounded event store, so a client whose stream
+// dropped can resume it with Last-Event-ID and read what it missed.
 type HTTPHandler struct {
-	s       *Server
-	inner   *mcp.StreamableHTTPHandler
-	policy  hostPolicy
-	maxBody int64
+	s         *Server
+	stateful  *mcp.StreamableHTTPHandler // sessions before 2026-07-28; nil when Stateless
+	stateless *mcp.StreamableHTTPHandler // requests on 2026-07-28; all requests when Stateless
+	policy    hostPolicy
+	maxBody   int64
 
 	// mu guards the fields below.
-	mu     sync.Mutex
-	closed bool
-	ids    map[string]bool // ids of sessions this handler started
-	prune  int             // prune ids when it grows past this
+	mu       sync.Mutex
+	closed   bool
+	ids      map[string]bool // ids of sessions this handler started
+	prune    int             // prune ids when it grows past this
+	requests map[*context.CancelFunc]bool
+	wg       sync.WaitGroup // the stateless requests in flight; Add only while !closed
 }
 
 // HTTPHandler returns an http.Handler that serves s over Streamable HTTP.
@@ -270,16 +307,27 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		o = *opts
 	}
 	h := &HTTPHandler{
-		s:       s,
-		policy:  newHostPolicy("HTTPHandler", &o),
-		maxBody: bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
-		ids:     make(map[string]bool),
-		prune:   64,
+		s:        s,
+		policy:   newHostPolicy("HTTPHandler", &o),
+		maxBody:  bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
+		ids:      make(map[string]bool),
+		prune:    64,
+		requests: make(map[*context.CancelFunc]bool),
+	}
+	getServer := func(*http.Request) *mcp.Server { return s.mcp }
+	h.stateless = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		Logger:                     s.logger,
+		MaxRequestBodyBytes:        h.maxBody,
+		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+	})
+	if o.Stateless {
+		return h
 	}
 	sopts := &mcp.StreamableHTTPOptions{
 		Logger:                     s.logger,
 		MaxRequestBodyBytes:        h.maxBody,
-		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+		DisableLocalhostProtection: true,
 	}
 	if n := o.EventStoreBytes; n >= 0 {
 		store := mcp.NewMemoryEventStore(nil)
@@ -292,7 +340,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 	case o.IdleTimeout > 0:
 		sopts.SessionTimeout = o.IdleTimeout
 	}
-	h.inner = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, sopts)
+	h.stateful = mcp.NewStreamableHTTPHandler(getServer, sopts)
 	return h
 }
 
@@ -304,10 +352,103 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !guard(w, req, closed, h.policy, h.maxBody) {
 		return
 	}
-	h.inner.ServeHTTP(w, req)
-	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-		h.track(id)
+	if h.stateful != nil {
+		current, ok := h.currentRevision(w, req)
+		if !ok {
+			return
+		}
+		if !current {
+			h.stateful.ServeHTTP(w, req)
+			if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+				h.track(id)
+			}
+			return
+		}
 	}
+	h.serveStateless(w, req)
+}
+
+// serveStateless serves one request without a session, so that Close can
+// end it.
+func (h *HTTPHandler) serveStateless(w http.ResponseWriter, req *http.Request) {
+	ctx, cancel := context.WithCancel(context.WithValue(req.Context(), statelessKey{}, true))
+	defer cancel()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
+		return
+	}
+	h.requests[&cancel] = true
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.requests, &cancel)
+		h.mu.Unlock()
+		h.wg.Done()
+	}()
+	h.stateless.ServeHTTP(w, req.WithContext(ctx))
+}
+
+// currentRevision reports whether req is on protocol revision 2026-07-28 or
+// later: its Mcp-Protocol-Version header says so (compared as the go-sdk
+// compares it, so that an unknown later version is answered by the
+// revision that lists the supported ones), or it is a POST without a
+// session whose requests carry a protocol version in their _meta. Reading
+// the body for that is bounded by MaxBodyBytes; a larger body is refused
+// here (413) and ok is false.
+func (h *HTTPHandler) currentRevision(w http.ResponseWriter, req *http.Request) (current, ok bool) {
+	if v := req.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v >= "2026-07-28", true
+	}
+	if req.Method != http.MethodPost || req.Header.Get("Mcp-Session-Id") != "" || req.Body == nil {
+		return false, true
+	}
+	body := req.Body
+	if h.maxBody > 0 {
+		body = http.MaxBytesReader(w, body, h.maxBody)
+	}
+	b, err := io.ReadAll(body)
+	req.Body.Close()
+	if err != nil {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			http.Error(w, fmt.Sprintf("mcp: request body exceeds the %d-byte limit", h.maxBody), http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "mcp: reading the request body: "+err.Error(), http.StatusBadRequest)
+		}
+		return false, false
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return carriesProtocolVersion(b), true
+}
+
+// carriesProtocolVersion reports whether a JSON-RPC message or batch has a
+// request whose params' _meta names a protocol version.
+func carriesProtocolVersion(body []byte) bool {
+	type message struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	var batch []message
+	if body = bytes.TrimSpace(body); len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &batch) != nil {
+			return false
+		}
+	} else {
+		var m message
+		if json.Unmarshal(body, &m) != nil {
+			return false
+		}
+		batch = append(batch, m)
+	}
+	for _, m := range batch {
+		if _, ok := m.Params.Meta[mcp.MetaKeyProtocolVersion]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // track remembers a session id, so that Close can end the session. If the
@@ -334,18 +475,25 @@ func (h *HTTPHandler) track(id string) {
 	}
 }
 
-// Close ends every session the handler started, and refuses every later
-// request with 503 Service Unavailable; open streams of those sessions
-// end. It does not close the listener or the http.Server. Call it before
-// http.Server.Shutdown, which waits for open streams to end. Close may be
-// called more than once.
+// Close ends every session the handler started and every stateless request
+// in flight (a subscriptions/listen stream among them), waits for those
+// requests to return, and refuses every later request with 503 Service
+// Unavailable; open streams end. It does not close the listener or the
+// http.Server. Call it before http.Server.Shutdown, which waits for open
+// streams to end. Close may be called more than once.
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true
 	ids := h.ids
 	h.ids = make(map[string]bool)
+	requests := h.requests
+	h.requests = make(map[*context.CancelFunc]bool)
 	h.mu.Unlock()
 	h.closeSessions(ids)
+	for cancel := range requests {
+		(*cancel)()
+	}
+	h.wg.Wait()
 	return nil
 }
 

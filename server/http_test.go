@@ -55,8 +55,8 @@ func connectHTTP(t testing.TB, ts *httptest.Server, url string) *mcp.ClientSessi
 func connectWith(t testing.TB, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	// The stable revision: the go-sdk's default draft first probes with a
-	// server/discover request, which a stateful server refuses.
+	// 2025-11-25, whose sessions these tests are about (a 2026-07-28 client
+	// has none: see stateless_test.go).
 	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -50,10 +51,18 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *mcp.CallToolRequ
 // caller sees. A call to a tool that is not registered gets the go-sdk's
 // JSON-RPC error (invalid params, "unknown tool").
 //
+// A property of the input schema may carry "x-mcp-header": "Name", so
+// that a 2026-07-28 client sends its value in the Mcp-Param-Name header
+// too (for proxies and gateways to route on); the server refuses a call
+// whose header does not match the argument (see [HTTPHandler]).
+//
 // RegisterTool returns an error wrapping [ErrInvalidDefinition] for an
 // invalid name (empty, longer than 128 bytes, or outside [A-Za-z0-9_.-]), a
-// missing or invalid schema or a nil handler, and [ErrDuplicate] for a name
-// already registered. Both are programmer errors; nothing is published.
+// missing or invalid schema (an x-mcp-header on a property that is not a
+// string, integer or boolean, a header name that is empty, not an HTTP
+// token, or used twice ignoring case) or a nil handler, and [ErrDuplicate]
+// for a name already registered. Both are programmer errors; nothing is
+// published (the go-sdk would instead leave such a tool out of tools/list).
 func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if t == nil || h == nil {
 		return fmt.Errorf("server: tool: nil tool or handler: %w", ErrInvalidDefinition)
@@ -63,6 +72,9 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	}
 	in, err := resolveSchema(t.InputSchema, true)
 	if err != nil {
+		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
+	}
+	if err := checkParamHeaders(t.InputSchema); err != nil {
 		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
 	}
 	if t.OutputSchema != nil {
@@ -330,4 +342,57 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, fmt.Errorf("decoding: %v", err)
 	}
 	return v, nil
+}
+
+// headerProperty is what checkParamHeaders reads of a schema property.
+type headerProperty struct {
+	Type       any                       `json:"type"`
+	Header     json.RawMessage           `json:"x-mcp-header"`
+	Properties map[string]headerProperty `json:"properties"`
+}
+
+// checkParamHeaders applies the rules of x-mcp-header annotations
+// (SEP-2243) that the go-sdk checks when it lists a tool.
+func checkParamHeaders(schema any) error {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return err
+	}
+	var root headerProperty
+	if err := json.Unmarshal(b, &root); err != nil {
+		return nil // not an object schema: resolveSchema has refused it
+	}
+	return checkHeaderProps(root.Properties, "", make(map[string]string))
+}
+
+func checkHeaderProps(props map[string]headerProperty, prefix string, seen map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		p, path := props[name], prefix+name
+		if p.Header != nil {
+			var header string
+			if err := json.Unmarshal(p.Header, &header); err != nil || header == "" {
+				return fmt.Errorf("property %q: x-mcp-header must be a non-empty string", path)
+			}
+			if p.Type != "string" && p.Type != "integer" && p.Type != "boolean" {
+				return fmt.Errorf("property %q: x-mcp-header applies to a string, integer or boolean, not type %v", path, p.Type)
+			}
+			if i := strings.IndexFunc(header, func(r rune) bool { return !isTokenChar(r) }); i >= 0 {
+				return fmt.Errorf("property %q: x-mcp-header %q has %q, which an HTTP header name cannot have", path, header, header[i])
+			}
+			if other, dup := seen[strings.ToLower(header)]; dup {
+				return fmt.Errorf("property %q: x-mcp-header %q is property %q's too", path, header, other)
+			}
+			seen[strings.ToLower(header)] = path
+		}
+		if err := checkHeaderProps(p.Properties, path+".", seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isTokenChar reports whether r may appear in an HTTP header name (RFC 9110
+// token).
+func isTokenChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
