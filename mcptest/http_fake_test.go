@@ -24,7 +24,9 @@ func TestHTTPFakeResumesAndDeletes(t *testing.T) {
 	if f.Kind() != transport.KindStreamableHTTP {
 		t.Errorf("Kind = %v, want %v", f.Kind(), transport.KindStreamableHTTP)
 	}
-	c := mcptest.Connect(t, f.Definition(), nil)
+	def := f.Definition()
+	def.Profile = client.Profile20251125 // resumption and DELETE are 2025-11-25's
+	c := mcptest.Connect(t, def, nil)
 	res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
