@@ -8,7 +8,10 @@
 // A [Source] supplies the credential for requests to one [Origin]: [Bearer]
 // is a static token, [OAuth] wraps a go-sdk OAuth handler (authorization
 // code with pre-registration, client ID metadata documents or dynamic
-// registration, scope step-up, refresh). [NewRoundTripper] attaches it to a
+// registration, scope step-up, refresh), and [NewClientCredentials] is a
+// confidential client with no user: the OAuth client credentials grant,
+// authenticated with a client secret (client_secret_basic) or a signed JWT
+// (private_key_jwt), for CI jobs and services. [NewRoundTripper] attaches it to a
 // request only when that request's origin is the validated one, checking
 // every request, including those an http.Client makes to follow redirects.
 //

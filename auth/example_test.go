@@ -1,13 +1,18 @@
 package auth_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
 func ExampleToken() {
@@ -61,4 +66,46 @@ func ExampleNewRoundTripper() {
 	resp.Body.Close()
 	fmt.Printf("%q\n", got)
 	// Output: ["home: Bearer t0k" "other: "]
+}
+
+// A CI job records against a protected server with no browser: its client
+// credentials come from the job's secrets, the token endpoint is discovered
+// from the server's 401, and the token is refreshed as it expires. (Not
+// run: it needs the server and the secrets.)
+func ExampleNewClientCredentials() {
+	src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+		ClientID:     os.Getenv("MCP_CLIENT_ID"),
+		ClientSecret: auth.NewSecret(os.Getenv("MCP_CLIENT_SECRET")), // client_secret_basic
+		Issuer:       "https://login.example.com",                    // the secret goes to this authorization server only
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := streamablehttp.New("https://mcp.example.com/mcp", &streamablehttp.Options{Credentials: src})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+}
+
+// private_key_jwt: the client proves itself with a JWT signed by a key
+// whose public half the authorization server holds; no shared secret.
+func ExampleParsePrivateKey() {
+	key, err := auth.ParsePrivateKey([]byte(os.Getenv("MCP_CLIENT_KEY_PEM")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+		ClientID:   os.Getenv("MCP_CLIENT_ID"),
+		PrivateKey: key,
+		KeyID:      "ci-2026",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = src // streamablehttp.Options{Credentials: src}
 }

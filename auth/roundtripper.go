@@ -1,9 +1,16 @@
 package auth
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 )
+
+// ErrNoCredential is wrapped by the error of a request that went nowhere
+// because its Source could not supply a credential (Source.Credential
+// failed: a token endpoint refused the client, a refresh failed). The
+// transports classify it as an authorization failure.
+var ErrNoCredential = errors.New("auth: no credential")
 
 // NewRoundTripper returns an http.RoundTripper that attaches the credential
 // from src, as "Authorization: Bearer …", to a request only if the request's
@@ -46,7 +53,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
-		return nil, fmt.Errorf("auth: credential for %s: %w", rt.origin, err)
+		return nil, fmt.Errorf("%w for %s: %w", ErrNoCredential, rt.origin, err)
 	}
 	if tok.IsZero() {
 		return rt.base.RoundTrip(req)

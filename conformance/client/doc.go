@@ -14,10 +14,21 @@
 // for instance). The program exits 0 when the scenario ran to its end and 1
 // otherwise; the suite itself judges what it saw on the wire.
 //
-// Build it and run the suite:
+// Build it and run the suite, at either revision:
 //
 //	go build -o /tmp/conformance-client ./conformance/client
 //	mcp-conformance client --command /tmp/conformance-client --suite core
+//	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
+//		--command /tmp/conformance-client --requirements 2026-07-28
+//
+// --requirements 2026-07-28 runs the extension scenarios too but does not
+// score them. The two this program plays, OAuth client credentials
+// (auth.NewClientCredentials), are run by name:
+//
+//	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
+//		--command /tmp/conformance-client --scenario auth/client-credentials-basic
+//	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
+//		--command /tmp/conformance-client --scenario auth/client-credentials-jwt
 //
 // Every scenario connects with client.Connect over streamablehttp.New at the
 // profile the scenario's specification revision calls for: ProfileDefault
@@ -26,7 +37,9 @@
 // Profile20250326 for sse-retry, whose server answers with that revision
 // whatever the client offers (the client pins the revision; it does not
 // follow a server's downgrade). OAuth
-// scenarios use auth.NewAuthorizationCode as the transport's Credentials.
+// scenarios use auth.NewAuthorizationCode as the transport's Credentials,
+// the client credentials ones auth.NewClientCredentials (client_secret_basic
+// or private_key_jwt, from the suite's context).
 // When the server refuses a request with 401 or 403 and the credential is
 // renewed, the transport does not re-send the request
 // (streamablehttp.ErrReauthorized); this program then connects again, or

@@ -91,6 +91,33 @@ func oauthFlow(ctx context.Context, r *runner) error {
 	return callOnce(ctx, r, nil, "test-tool", map[string]any{})
 }
 
+// clientCredentials plays the suite's client credentials extension
+// scenarios (io.modelcontextprotocol/oauth-client-credentials):
+// auth/client-credentials-basic gives client_id and client_secret in its
+// context, auth/client-credentials-jwt client_id and private_key_pem (and
+// signing_algorithm, which the key's type decides). The token endpoint is
+// discovered from the server's 401; there is no browser and no user.
+func clientCredentials(ctx context.Context, r *runner) error {
+	cfg := &auth.ClientCredentialsConfig{}
+	cfg.ClientID, _ = r.context["client_id"].(string)
+	if secret, _ := r.context["client_secret"].(string); secret != "" {
+		cfg.ClientSecret = auth.NewSecret(secret)
+	}
+	if pemKey, _ := r.context["private_key_pem"].(string); pemKey != "" {
+		key, err := auth.ParsePrivateKey([]byte(pemKey))
+		if err != nil {
+			return err
+		}
+		cfg.PrivateKey = key
+	}
+	src, err := auth.NewClientCredentials(cfg)
+	if err != nil {
+		return err
+	}
+	r.creds = src
+	return callOnce(ctx, r, nil, "test-tool", map[string]any{})
+}
+
 // authorizationTimeout bounds the request to the authorization endpoint.
 const authorizationTimeout = 10 * time.Second
 

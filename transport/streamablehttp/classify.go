@@ -3,6 +3,7 @@ package streamablehttp
 import (
 	"errors"
 
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -14,7 +15,7 @@ func (f *Factory) Classify(err error) error {
 		errors.Is(err, transport.ErrCrossOriginRedirect), errors.Is(err, transport.ErrRedirectedPOST),
 		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, ErrReplay):
 		return transport.ErrPolicy
-	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, ErrReauthorized):
+	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, ErrReauthorized), errors.Is(err, auth.ErrNoCredential):
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
