@@ -105,7 +105,10 @@ func (s *Server) continuation(b binding, state *string) (*turn, error) {
 // handler's failure.
 func (s *Server) askFor(ctx context.Context, c *turn, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, state *string) error {
 	newProto := newProtocol(ss)
-	if len(reqs) > 0 && !newProto && ctx.Value(statelessKey{}) != nil {
+	if len(reqs) == 0 && !newProto {
+		return errBusy
+	}
+	if !newProto && ctx.Value(statelessKey{}) != nil {
 		return fmt.Errorf("%w: %s needs %s, and a client on protocol revision %s can be asked only in a session, which stateless HTTP serving does not keep",
 			ErrInputUnavailable, c.b.name, strings.Join(kinds(reqs), ", "), ss.InitializeParams().ProtocolVersion)
 	}
@@ -209,26 +212,43 @@ func (s *Server) roundsForOlderClients(next mcp.MethodHandler) mcp.MethodHandler
 		if !ok || newProtocol(ss) {
 			return next(ctx, method, req)
 		}
-		res, err := next(ctx, method, req)
-		for handed := 0; err == nil; handed++ {
-			switch reqs := inputRequests(res); {
-			case reqs == nil:
-				return res, nil
-			case len(reqs) == 0:
-				// Load shedding: an older client cannot be told to retry
-				// later but by an error (as the go-sdk does in the first
-				// round).
-				return nil, errors.New("the server is busy, retry later")
-			case s.maxRounds >= 0 && handed > s.maxRounds:
-				// The handler wrappers refuse a round past the bound first;
-				// this is a backstop.
-				return nil, fmt.Errorf("%w: the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, s.maxRounds)
-			}
-			res, err = next(context.WithValue(ctx, pendingKey{}, &pending{res: res}), method, req)
+		res, err := s.askOlderClient(ctx, next, method, req)
+		if _, rpc := err.(*jsonrpc.Error); err != nil && !rpc && method == "tools/call" {
+			// Asking the client failed (it refused, failed, or answered
+			// out of schema): a tool failure the model can read, as for
+			// any tool.
+			s.logger.Warn("tool call failed", "error", err)
+			res := &mcp.CallToolResult{}
+			res.SetError(fmt.Errorf("%w: %v", ErrInputUnavailable, err))
+			return res, nil
 		}
 		return res, err
 	}
 }
+
+// askOlderClient runs the rounds of one call of an older client. (The
+// handler wrappers turn load shedding and a round past the bound into
+// errors first; the checks here are a backstop.)
+func (s *Server) askOlderClient(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	for handed := 0; err == nil; handed++ {
+		switch reqs := inputRequests(res); {
+		case reqs == nil:
+			return res, nil
+		case len(reqs) == 0:
+			return nil, errBusy
+		case s.maxRounds >= 0 && handed > s.maxRounds:
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, s.maxRounds)}
+		}
+		res, err = next(context.WithValue(ctx, pendingKey{}, &pending{res: res}), method, req)
+	}
+	return res, err
+}
+
+// errBusy answers load shedding (an input-required result with no
+// requests) to a client before 2026-07-28, which has no other way to be
+// told to retry later; the go-sdk answers so too.
+var errBusy = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy, retry later"}
 
 func inputRequests(res mcp.Result) mcp.InputRequestMap {
 	switch r := res.(type) {

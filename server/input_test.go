@@ -521,3 +521,34 @@ func TestLoadSheddingOlderClient(t *testing.T) {
 		t.Errorf("CallTool = %v; want a JSON-RPC error saying the server is busy", err)
 	}
 }
+
+// TestOlderClientFailsToAnswer: when asking a 2025-11-25 client fails, the
+// tool call ends with an isError result the model can read, and the
+// handler does not run again.
+func TestOlderClientFailsToAnswer(t *testing.T) {
+	leakcheck.Check(t)
+	s := New("docs", "v1", nil)
+	var c confirmer
+	mustRegister(t, s, confirmTool("rm"), c.handle)
+	tr, err := s.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("the user closed the dialog")
+		},
+	})
+	cs, err := cl.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	got, isErr := call(t, cs, "rm", `{}`)
+	if !isErr || !strings.HasPrefix(got, "input from the client unavailable: ") || !strings.Contains(got, "the user closed the dialog") {
+		t.Errorf("CallTool = %q (isError %v); want an isError result saying the input is unavailable and why", got, isErr)
+	}
+	if c.runs.Load() != 1 || c.completed.Load() != 0 {
+		t.Errorf("executions %d, completed %d; want 1 (the question), 0", c.runs.Load(), c.completed.Load())
+	}
+}
