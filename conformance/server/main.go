@@ -5,17 +5,22 @@
 //
 // It follows the argv contract of the go-sdk's own conformance server:
 //
-//	server -http=127.0.0.1:3000   # Streamable HTTP at every path (the suite uses /mcp)
-//	server                        # stdio
+//	server -http=127.0.0.1:3000              # Streamable HTTP at every path (the suite uses /mcp)
+//	server -http=127.0.0.1:3000 -stateless   # the same, keeping no session for any client
+//	server                                   # stdio
 //
-// The server is stateful (sessions, the standalone GET stream, DELETE and
-// Last-Event-ID resumption); -stateless=true is refused, because the
-// server package does not serve stateless HTTP. scripts/conformance builds
-// it, starts it on a free loopback port and runs the suite against it.
+// Over HTTP it serves both protocol revisions as server.HTTPHandler does:
+// 2026-07-28 requests without a session, and, unless -stateless is given,
+// 2025-11-25 clients in stateful sessions (the GET stream, DELETE,
+// Last-Event-ID resumption, server-to-client requests). With -stateless a
+// 2025-11-25 client gets no session, and the tools that need the user
+// fail for it. (The go-sdk's server defaults to -stateless=true; this one
+// to server.HTTPOptions' default.) scripts/conformance builds it, starts it
+// on a free loopback port and runs the suite against it.
 //
-// It publishes what the suite's 2025-11-25 server scenarios call for; the
-// draft-revision (2026-07-28) scenarios that need a stateless server are
-// not served.
+// It publishes what the suite's server scenarios call for, at 2025-11-25
+// and at 2026-07-28 (current.go), except the tasks extension. Its tools
+// that need the user are written once, as input-required results.
 package main
 
 import (
@@ -36,13 +41,10 @@ import (
 
 func main() {
 	httpAddr := flag.String("http", "", "if set, serve Streamable HTTP at this address instead of stdio")
-	stateless := flag.Bool("stateless", false, "serve stateless Streamable HTTP (not supported: the server package is stateful)")
+	stateless := flag.Bool("stateless", false, "over HTTP, keep no session for any client (server.HTTPOptions.Stateless)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("conformance server: ")
-	if *stateless {
-		log.Fatal("-stateless=true is not supported: the server package serves stateful sessions")
-	}
 
 	srv, err := newServer()
 	if err != nil {
@@ -57,20 +59,20 @@ func main() {
 		}
 		return
 	}
-	if err := serveHTTP(ctx, srv, *httpAddr); err != nil {
+	if err := serveHTTP(ctx, srv, *httpAddr, &server.HTTPOptions{Stateless: *stateless}); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // serveHTTP serves srv at addr until ctx is done.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string) error {
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, opts *server.HTTPOptions) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	h := srv.HTTPHandler(nil)
+	h := srv.HTTPHandler(opts)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	log.Printf("listening at http://%s", ln.Addr())
+	log.Printf("listening at http://%s (stateless: %v)", ln.Addr(), opts.Stateless)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,8 +32,9 @@ func TestMain(m *testing.M) {
 }
 
 // connect returns a client session to a fresh conformance server, in
-// process, with the client features the suite's client has.
-func connect(t *testing.T) *mcp.ClientSession {
+// process, on protocol revision version, with the client features the
+// suite's client has.
+func connect(t *testing.T, version string) *mcp.ClientSession {
 	t.Helper()
 	srv, err := newServer()
 	if err != nil {
@@ -44,11 +48,28 @@ func connect(t *testing.T) *mcp.ClientSession {
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi"}}, nil
 		},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			// The user fills in the fields asked for.
+			answers := map[string]any{"username": "ada", "name": "Ada", "color": "green", "context": "tests", "ok": true}
+			var schema struct{ Properties map[string]any }
+			b, _ := json.Marshal(req.Params.RequestedSchema)
+			json.Unmarshal(b, &schema)
+			content := map[string]any{}
+			for k := range schema.Properties {
+				if v, ok := answers[k]; ok {
+					content[k] = v
+				}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		},
+		Capabilities: &mcp.ClientCapabilities{
+			Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{},
+		},
+		// A 2025-11-25 client knows nothing of input-required results.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: version < "2026-07-28"},
 	})
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	c.AddRoots(&mcp.Root{URI: "file:///test/root", Name: "Test Root"})
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -57,7 +78,7 @@ func connect(t *testing.T) *mcp.ClientSession {
 }
 
 func TestCatalog(t *testing.T) {
-	cs := connect(t)
+	cs := connect(t, "2025-11-25")
 	ctx := context.Background()
 	caps := cs.InitializeResult().Capabilities
 	if caps.Completions == nil || caps.Resources == nil || !caps.Resources.Subscribe || caps.Logging == nil {
@@ -77,8 +98,14 @@ func TestCatalog(t *testing.T) {
 	want := []string{
 		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
+		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
+		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+		"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
+		"test_logging_tool", "test_missing_capability",
 		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
-		"test_tool_with_logging", "test_tool_with_progress",
+		"test_streaming_elicitation", "test_tool_with_logging", "test_tool_with_progress",
+		"test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
 	}
 	if diff := cmp.Diff(want, tools); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)
@@ -91,39 +118,121 @@ func TestCatalog(t *testing.T) {
 		}
 		prompts = append(prompts, p.Name)
 	}
-	want = []string{"test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}
+	want = []string{
+		"test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
+		"test_prompt_with_image", "test_simple_prompt",
+	}
 	if diff := cmp.Diff(want, prompts); diff != "" {
 		t.Errorf("prompts mismatch (-want +got):\n%s", diff)
 	}
 }
 
+// TestTools calls the tools on both revisions: those that need the user
+// are written once, and answer the same either way.
 func TestTools(t *testing.T) {
-	cs := connect(t)
-	for _, tc := range []struct {
-		name, args, want string
-		isError          bool
-	}{
-		{"test_simple_text", `{}`, "This is a simple text response for testing.", false},
-		{"test_error_handling", `{}`, "this tool intentionally returns an error for testing", true},
-		{"test_sampling", `{"prompt":"hello"}`, "LLM response: hi", false},
-		{"test_elicitation", `{"message":"name?"}`, "Elicitation result: action=accept, content=map[username:ada]", false},
-		{"json_schema_2020_12_tool", `{"name":"x"}`, `JSON Schema 2020-12 tool called with: {"name":"x"}`, false},
-		{"test_reconnection", `{}`, "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.", false},
-	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.name, Arguments: json.RawMessage(tc.args)})
-		if err != nil {
-			t.Errorf("CallTool(%s): %v", tc.name, err)
-			continue
-		}
-		got := res.Content[0].(*mcp.TextContent).Text
-		if got != tc.want || res.IsError != tc.isError {
-			t.Errorf("CallTool(%s) = %q (isError %v), want %q (isError %v)", tc.name, got, res.IsError, tc.want, tc.isError)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, version)
+			for _, tc := range []struct {
+				name, args, want string
+				isError          bool
+			}{
+				{"test_simple_text", `{}`, "This is a simple text response for testing.", false},
+				{"test_error_handling", `{}`, "this tool intentionally returns an error for testing", true},
+				{"test_sampling", `{"prompt":"hello"}`, "LLM response: hi", false},
+				{"test_elicitation", `{"message":"name?"}`, "Elicitation result: action=accept, content=map[username:ada]", false},
+				{"json_schema_2020_12_tool", `{"name":"x","email":"x@example.com"}`, `JSON Schema 2020-12 tool called with: {"name":"x","email":"x@example.com"}`, false},
+				{"test_x_mcp_header", `{"region":"eu"}`, "region=eu", false},
+				{"test_input_required_result_elicitation", `{}`, "Hello, Ada!", false},
+				{"test_input_required_result_sampling", `{}`, "Sampling response: hi", false},
+				{"test_input_required_result_list_roots", `{}`, "Client exposed 1 root(s): file:///test/root", false},
+				{"test_input_required_result_request_state", `{}`, "state-ok: requestState received and confirmation accepted", false},
+				{"test_input_required_result_multiple_inputs", `{}`, "hi Ada — 1 root(s) visible", false},
+				{"test_input_required_result_multi_round", `{}`, "Multi-round complete: Ada likes green", false},
+				{"test_input_required_result_capabilities", `{}`, "Capability-aware input requests fulfilled", false},
+				{"test_missing_capability", `{}`, "sampled: hi", false},
+			} {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.name, Arguments: json.RawMessage(tc.args)})
+				if err != nil {
+					t.Errorf("CallTool(%s): %v", tc.name, err)
+					continue
+				}
+				got := res.Content[0].(*mcp.TextContent).Text
+				if got != tc.want || res.IsError != tc.isError {
+					t.Errorf("CallTool(%s) = %q (isError %v), want %q (isError %v)", tc.name, got, res.IsError, tc.want, tc.isError)
+				}
+			}
+			p, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
+			if err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "Context: tests" {
+				t.Errorf("GetPrompt = %+v, %v; want the elicited context", p, err)
+			}
+		})
+	}
+}
+
+// TestTamperedState continues a call with an altered requestState, as the
+// tampered-state scenario does: refused with invalid params.
+func TestTamperedState(t *testing.T) {
+	srv, err := newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := srv.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	cs, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const tool = "test_input_required_result_tampered_state"
+	first, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+	if err != nil || !first.NeedsInput() || first.RequestState == "" {
+		t.Fatalf("CallTool = %+v, %v; want an input-required result with a requestState", first, err)
+	}
+	answer := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}}
+	for state, wantErr := range map[string]bool{first.RequestState: false, first.RequestState + "-TAMPERED": true} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, InputResponses: answer, RequestState: state})
+		var werr *jsonrpc.Error
+		switch {
+		case wantErr && (!errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams):
+			t.Errorf("continuation with %q = %v, %v; want invalid params", state, res, err)
+		case !wantErr && (err != nil || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "state-ok")):
+			t.Errorf("continuation with the state as issued = %+v, %v; want state-ok", res, err)
 		}
 	}
 }
 
+// TestMissingCapability calls test_missing_capability from a client that
+// did not declare sampling, as server-stateless does: -32021 naming it.
+func TestMissingCapability(t *testing.T) {
+	srv, err := newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := srv.Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_missing_capability", Arguments: map[string]any{}})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || string(werr.Data) != `{"requiredCapabilities":{"sampling":{}}}` {
+		t.Errorf("CallTool = %v; want -32021 with requiredCapabilities {sampling:{}}", err)
+	}
+}
+
 func TestResources(t *testing.T) {
-	cs := connect(t)
+	cs := connect(t, "2025-11-25")
 	ctx := context.Background()
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/42/data"})
 	if err != nil {
@@ -148,10 +257,38 @@ func TestResources(t *testing.T) {
 }
 
 // TestHTTPContract runs the program as scripts/conformance does: with
-// -http=127.0.0.1:0 it logs the address it listens at, serves Streamable
-// HTTP there, and exits cleanly on SIGTERM.
+// -http=127.0.0.1:0 (and -stateless) it logs the address it listens at,
+// serves Streamable HTTP there to clients of both revisions, and exits
+// cleanly on SIGTERM.
 func TestHTTPContract(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-http=127.0.0.1:0")
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			url, stop := startProgram(t, "-http=127.0.0.1:0", fmt.Sprintf("-stateless=%v", stateless))
+			for _, version := range []string{"2025-11-25", "2026-07-28"} {
+				c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+				cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+				if err != nil {
+					t.Fatalf("Connect(%s, %s): %v", url, version, err)
+				}
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
+				if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "simple text") {
+					t.Errorf("%s: CallTool over HTTP = %v, %v", version, res, err)
+				}
+				if wantSession := version == "2025-11-25" && !stateless; (cs.ID() != "") != wantSession {
+					t.Errorf("%s: session id %q; want one: %v", version, cs.ID(), wantSession)
+				}
+				cs.Close()
+			}
+			stop()
+		})
+	}
+}
+
+// startProgram runs the program with args, and returns the URL it serves
+// at and a function that sends it SIGTERM and checks that it exits cleanly.
+func startProgram(t *testing.T, args ...string) (url string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "RUN_CONFORMANCE_SERVER=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -167,7 +304,6 @@ func TestHTTPContract(t *testing.T) {
 	})
 	lines := bufio.NewScanner(stderr)
 	addr := regexp.MustCompile(`listening at (http://127\.0\.0\.1:[0-9]+)`)
-	var url string
 	for url == "" && lines.Scan() {
 		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
 			url = m[1] + "/mcp"
@@ -181,29 +317,17 @@ func TestHTTPContract(t *testing.T) {
 	if url == "" {
 		t.Fatal("the program did not log the address it listens at")
 	}
-
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("Connect(%s): %v", url, err)
-	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
-	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "simple text") {
-		t.Errorf("CallTool over HTTP = %v, %v", res, err)
-	}
-	if cs.ID() == "" {
-		t.Error("the HTTP session has no id: the server is not stateful")
-	}
-	cs.Close()
-
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
+	return url, func() {
+		t.Helper()
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("exit after SIGTERM: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the program did not exit within 10s of SIGTERM")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the program did not exit within 10s of SIGTERM")
+		done <- nil // for the cleanup
 	}
-	done <- nil // for the cleanup
 }

@@ -19,7 +19,7 @@ func newServer() (*server.Server, error) {
 		},
 		Subscriptions: true,
 	})
-	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts} {
+	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent} {
 		if err := register(srv); err != nil {
 			return nil, err
 		}

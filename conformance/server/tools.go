@@ -84,7 +84,7 @@ func registerTools(srv *server.Server) error {
 	}
 	if err := srv.RegisterTool(&mcp.Tool{
 		Name:        "json_schema_2020_12_tool",
-		Description: "Publishes an input schema with JSON Schema 2020-12 features (SEP-1613).",
+		Description: "Publishes an input schema with JSON Schema 2020-12 features (SEP-1613, SEP-2106).",
 		InputSchema: json.RawMessage(schema202012),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text(fmt.Sprintf("JSON Schema 2020-12 tool called with: %s", req.Params.Arguments)), nil
@@ -103,19 +103,31 @@ func registerTools(srv *server.Server) error {
 	}, elicitUsername)
 }
 
+// schema202012 uses the JSON Schema 2020-12 features the suite looks for,
+// which tools/list must publish verbatim: $schema, $defs and $ref,
+// additionalProperties (SEP-1613), $anchor, allOf/anyOf and if/then/else
+// (SEP-2106).
 const schema202012 = `{
 	"$schema": "https://json-schema.org/draft/2020-12/schema",
 	"type": "object",
 	"$defs": {
 		"address": {
+			"$anchor": "addressDef",
 			"type": "object",
 			"properties": {"street": {"type": "string"}, "city": {"type": "string"}}
 		}
 	},
 	"properties": {
 		"name": {"type": "string"},
-		"address": {"$ref": "#/$defs/address"}
+		"address": {"$ref": "#/$defs/address"},
+		"contactMethod": {"type": "string", "enum": ["phone", "email"]},
+		"phone": {"type": "string"},
+		"email": {"type": "string"}
 	},
+	"allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+	"if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+	"then": {"required": ["phone"]},
+	"else": {"required": ["email"]},
 	"additionalProperties": false
 }`
 
@@ -153,41 +165,53 @@ func reconnection(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 	return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."), nil
 }
 
+// The tools below need the user. Each is written once, as this module's
+// server package asks: it returns an input-required result and finishes
+// when the call continues with the answer. On 2025-11-25 the server asks
+// the client with a server-to-client request during the call; on
+// 2026-07-28 the client continues the call.
+
 type samplingIn struct {
 	Prompt string `json:"prompt" jsonschema:"The prompt to send to the LLM"`
 }
 
-func sampling(ctx context.Context, req *mcp.CallToolRequest, in samplingIn) (*mcp.CallToolResult, any, error) {
-	res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+func sampling(_ context.Context, req *mcp.CallToolRequest, in samplingIn) (*mcp.CallToolResult, any, error) {
+	if res, ok := server.SamplingResponse(req.Params.InputResponses, "completion"); ok {
+		return text("LLM response: " + firstText(res.Content)), nil, nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"completion": &mcp.CreateMessageParams{
 		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
 		MaxTokens: 100,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("sampling: %w", err)
+	}}}, nil, nil
+}
+
+// firstText is the text of the first text content, or "(non-text
+// response)".
+func firstText(cs []mcp.Content) string {
+	for _, c := range cs {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			return tc.Text
+		}
 	}
-	reply := "(non-text response)"
-	if tc, ok := res.Content.(*mcp.TextContent); ok {
-		reply = tc.Text
-	}
-	return text("LLM response: " + reply), nil, nil
+	return "(non-text response)"
 }
 
 type elicitIn struct {
 	Message string `json:"message" jsonschema:"The message to show the user"`
 }
 
-func elicitUsername(ctx context.Context, req *mcp.CallToolRequest, in elicitIn) (*mcp.CallToolResult, any, error) {
-	return elicit(ctx, req, in.Message, map[string]any{
+func elicitUsername(_ context.Context, req *mcp.CallToolRequest, in elicitIn) (*mcp.CallToolResult, any, error) {
+	return elicit(req, in.Message, map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"username": map[string]any{"type": "string", "description": "Your preferred username"},
 		},
 		"required": []string{"username"},
-	})
+	}), nil, nil
 }
 
-func elicitDefaults(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, _, err := elicit(ctx, req, "Test defaults for primitives", map[string]any{
+func elicitDefaults(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return elicit(req, "Test defaults for primitives", map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"name":     map[string]any{"type": "string", "description": "User name", "default": "John Doe"},
@@ -196,18 +220,17 @@ func elicitDefaults(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToo
 			"status":   map[string]any{"type": "string", "description": "User status", "enum": []string{"active", "inactive", "pending"}, "default": "active"},
 			"verified": map[string]any{"type": "boolean", "description": "Verification status", "default": true},
 		},
-	})
-	return res, err
+	}), nil
 }
 
-func elicitEnums(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func elicitEnums(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	titled := []map[string]any{
 		{"const": "value1", "title": "First Option"},
 		{"const": "value2", "title": "Second Option"},
 		{"const": "value3", "title": "Third Option"},
 	}
 	options := []string{"option1", "option2", "option3"}
-	res, _, err := elicit(ctx, req, "Test enum schemas", map[string]any{
+	return elicit(req, "Test enum schemas", map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"untitledSingle": map[string]any{"type": "string", "enum": options},
@@ -219,16 +242,14 @@ func elicitEnums(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRe
 			"titledMulti": map[string]any{"type": "array", "minItems": 1, "maxItems": 3,
 				"items": map[string]any{"type": "string", "anyOf": titled}},
 		},
-	})
-	return res, err
+	}), nil
 }
 
-// elicit asks the user for input of the given schema and reports the
-// answer as text.
-func elicit(ctx context.Context, req *mcp.CallToolRequest, message string, schema map[string]any) (*mcp.CallToolResult, any, error) {
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
-	if err != nil {
-		return nil, nil, fmt.Errorf("elicitation: %w", err)
+// elicit asks the user for input of the given schema, and reports the
+// answer as text once the call continues with it.
+func elicit(req *mcp.CallToolRequest, message string, schema map[string]any) *mcp.CallToolResult {
+	if res, ok := server.ElicitResponse(req.Params.InputResponses, "input"); ok {
+		return text(fmt.Sprintf("Elicitation result: action=%s, content=%v", res.Action, res.Content))
 	}
-	return text(fmt.Sprintf("Elicitation result: action=%s, content=%v", res.Action, res.Content)), nil, nil
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"input": &mcp.ElicitParams{Message: message, RequestedSchema: schema}}}
 }
