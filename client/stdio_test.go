@@ -62,8 +62,8 @@ func TestStdioCallRunsOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n["lookup"] != i {
-			t.Fatalf("after %d calls the child ran lookup %d times", i, n["lookup"])
+		if n.Executions["lookup"] != i {
+			t.Fatalf("after %d calls the child ran lookup %d times", i, n.Executions["lookup"])
 		}
 	}
 }
@@ -115,8 +115,8 @@ func TestStdioFailuresAreClassified(t *testing.T) {
 			}
 			if tc.ranOnce {
 				n, _ := fakeserver.ReadCounts(counts)
-				if n["lookup"] != 1 {
-					t.Errorf("lookup ran %d times, want 1", n["lookup"])
+				if n.Executions["lookup"] != 1 {
+					t.Errorf("lookup ran %d times, want 1", n.Executions["lookup"])
 				}
 			}
 			// The connection is gone: the next call fails too, and is not

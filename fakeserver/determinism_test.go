@@ -59,7 +59,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // its transcript.
 func session(t *testing.T) []string {
 	t.Helper()
-	fs := New(&Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Profile: ProfileRich})
 	inner, err := fs.Factory().Transport()
 	if err != nil {
 		t.Fatal(err)

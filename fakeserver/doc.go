@@ -1,12 +1,41 @@
 // Package fakeserver is a deterministic fake MCP server with scripted
-// faults, for testing clients: in-process, as a stdio child, and over HTTP.
+// faults, for testing clients: in-process, as a stdio child, and over HTTP
+// (stateful or stateless), on protocol revisions 2025-11-25 and
+// 2026-07-28. It serves built-in profiles, your own tools, resources and
+// prompts ([Definition]), or your own server under test ([Wrap]).
 //
-//	fs := fakeserver.New(&fakeserver.Options{
+//	fs, err := fakeserver.New(&fakeserver.Options{
 //		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},
 //	})
 //	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: fs.Factory()}, nil)
 //	…
 //	if n := fs.Executions("lookup"); n != 1 { … } // the call ran exactly once
+//
+// [New] and [Wrap] return errors for bad input (an unknown profile, an
+// invalid definition or fault), which often comes from scripts and flags.
+//
+// # Your own tools
+//
+// A [Definition] declares tools (name, schemas, annotations, and a [Reply]:
+// [Text], [Result], [Sequence] call by call, [Error], or a function of the
+// [Call]), resources and prompts. A fake built from it is deterministic,
+// counted and takes every fault, as the built-in profiles do:
+//
+//	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+//		Name:        "get_weather",
+//		InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
+//		Reply:       fakeserver.Sequence(fakeserver.Text("sunny"), fakeserver.Error("rate limited")),
+//	}}}
+//	fs, err := fakeserver.New(&fakeserver.Options{Definition: weather, Faults: …})
+//
+// A stdio child finds a definition by name: [Register] it (mcptest.Main
+// does) and run the child with --profile NAME.
+//
+// # Your own server
+//
+// [Wrap] puts the same fault script and counters around a go-sdk
+// *mcp.Server or a *server.Server, served in-process ([Server.Factory])
+// and over HTTP ([Server.StartHTTP]).
 //
 // # Profiles
 //
@@ -19,10 +48,12 @@
 // ephemeral, so the client gets tools/list_changed), and item-00 … item-24,
 // with a page size of 10 so that every list is paginated.
 //
-// sample, elicit and roots send a request to the client while serving the
-// call, which protocol 2025-11-25 (this project's stable profile) allows;
-// under the go-sdk's draft 2026-07-28 they answer with an isError result
-// naming the go-sdk's refusal.
+// sample, elicit and roots need the client, and are written once for both
+// revisions with input-required results (SEP-2322): round 1 asks, round 2
+// answers. On 2026-07-28 the client continues the call with a second
+// request carrying the answer; on 2025-11-25 the go-sdk sends the request
+// to the client during the call and runs round 2 itself. Each such call is
+// two rounds and one execution on either revision.
 //
 // # Determinism
 //
@@ -35,11 +66,12 @@
 //
 // # Counting
 //
-// Every tool execution is counted per tool, once its input has passed
-// validation and before any fault acts: [Server.Executions] and
-// [Server.Counts] in-process; for a child process, the file named by
-// --count-file (Options.CountFile), rewritten atomically after each
-// execution and read with [ReadCounts].
+// Every round of a tool (a tools/call request whose input has passed
+// validation) is counted per tool before any fault acts, and so is every
+// execution: a round that did not end by asking for input ([Counts]).
+// [Server.Executions], [Server.Rounds] and [Server.Counts] in-process; for
+// a child process, the file named by --count-file (Options.CountFile),
+// rewritten atomically after each round and read with [ReadCounts].
 //
 // # Faults
 //
@@ -55,7 +87,9 @@
 //
 // [Server.StartHTTP] serves the fake server on a loopback port (Streamable
 // HTTP, or the legacy SSE shape with HTTPOptions.SSE), with the event store on
-// and sessions numbered fake-1, fake-2, …, and starts a second listener, the
+// and sessions numbered fake-1, fake-2, … (or stateless, with
+// HTTPOptions.Stateless: no sessions, no event store, each POST answered
+// on its own; the HTTP faults act the same), and starts a second listener, the
 // other origin, that the redirect faults point at and that serves nothing.
 // Both log what they see, so a test can assert on the protocol's HTTP side:
 //
@@ -68,7 +102,7 @@
 //
 // [Server.HTTPHandler] is the same without the listeners. With --http ADDR,
 // [Main] serves over HTTP instead of stdio and prints the endpoint URL on
-// stdout (--sse for the legacy shape).
+// stdout (--stateless for stateless serving, --sse for the legacy shape).
 //
 // # As a stdio child
 //

@@ -12,9 +12,12 @@ import (
 // An in-process fake server with a scripted fault, and the proof that each
 // call ran exactly once.
 func Example() {
-	fs := fakeserver.New(&fakeserver.Options{
+	fs, err := fakeserver.New(&fakeserver.Options{
 		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultError, Tool: "lookup", Message: "backend down"}},
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	tr, err := fs.Factory().Transport()
 	if err != nil {
@@ -40,11 +43,13 @@ func Example() {
 
 // The docs profile answers deterministically.
 func ExampleNew() {
-	fs := fakeserver.New(nil)
+	fs, err := fakeserver.New(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	tr, _ := fs.Factory().Transport()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v0"}, nil).
-		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v0"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +61,7 @@ func ExampleNew() {
 		}
 		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	}
-	fmt.Println(fs.Counts())
+	fmt.Println(fs.Counts().Executions)
 	// Output:
 	// docs: transports
 	// docs: cassettes

@@ -1,21 +1,17 @@
 package fakeserver
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
-	"os"
-	"strings"
+	"slices"
 	"sync"
-	"time"
+	"sync/atomic"
 
-	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,47 +31,92 @@ const Version = "v1.0.0"
 
 // Options configures a fake [Server]. A nil *Options means defaults.
 type Options struct {
-	// Profile is ProfileDocs (the default when empty) or ProfileRich.
+	// Profile names the catalog: ProfileDocs (the default when Profile and
+	// Definition are empty), ProfileRich, or a definition registered with
+	// [Register].
 	Profile string
+	// Definition is a user-defined catalog, served instead of a profile;
+	// Profile must then be empty. It need not be registered, except to be
+	// served by a stdio child.
+	Definition *Definition
 	// Faults are the scripted misbehaviours, applied in order. Several
 	// faults may name the same tool.
 	Faults []Fault
 	// CountFile, if set, is rewritten atomically (a temporary file renamed
-	// over it) with the execution counts as JSON after each execution, and
-	// once, empty, by New: the side channel through which a test reads the
-	// counts of a fake server in another process (see [ReadCounts]).
+	// over it) with the counts as JSON after each round, and once, empty,
+	// by New: the side channel through which a test reads the counts of a
+	// fake server in another process (see [ReadCounts]).
 	CountFile string
 	// Logger receives the server's diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
 }
 
-// Server is a deterministic fake MCP server: a fixed catalog chosen by its
-// profile, deterministic replies, scripted faults, and a count of every
-// tool execution.
+// Server is a deterministic fake MCP server: a catalog (a built-in profile
+// or a user's [Definition]), deterministic replies, scripted faults, and a
+// count of every tool execution. [Wrap] makes one around a server under
+// test instead.
 type Server struct {
-	srv       *server.Server
-	profile   string
+	srv       *server.Server // nil when wrapping a go-sdk server
+	mcp       *mcp.Server
+	name      string
 	faults    []Fault
 	countFile string
 	logger    *slog.Logger
 	proc      *process // nil in-process
+	wrapped   bool
+	detached  atomic.Bool   // a wrapped server's middleware passes through
+	quit      chan struct{} // closed by Close: hung and delayed calls end
+	closeOnce sync.Once
 
-	// mu guards counts, the count file and ephemeral.
+	// mu guards calls, counts, the count file, ended and ephemeral.
 	mu        sync.Mutex
-	counts    map[string]int
-	ephemeral bool // the rich profile's toggle tool has added "ephemeral"
+	calls     map[string]int // first rounds begun, by tool: the next Call.N
+	counts    Counts
+	ended     map[string]chan struct{} // by session id: closed when its client ends it
+	ephemeral bool                     // the rich profile's toggle tool has added "ephemeral"
 }
 
-// New returns a fake server. It panics on programmer errors: an unknown
-// profile, an invalid fault, a fault for a tool the profile does not have,
-// or a fault that works only in a stdio child (see [FaultKind]).
-func New(opts *Options) *Server {
-	s, err := newServer(opts, nil)
-	if err != nil {
-		panic(err)
+// sessionEnded returns a channel closed when the client ends the session
+// with the given id (a DELETE), or nil for a call without a session.
+func (s *Server) sessionEnded(req *mcp.CallToolRequest) <-chan struct{} {
+	if req == nil || req.Session == nil || req.Session.ID() == "" {
+		return nil
 	}
-	return s
+	id := req.Session.ID()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended == nil {
+		s.ended = map[string]chan struct{}{}
+	}
+	c, ok := s.ended[id]
+	if !ok {
+		c = make(chan struct{})
+		s.ended[id] = c
+	}
+	return c
 }
+
+// endSession releases the calls that a hang or delay fault holds in the
+// session with the given id: its client has ended it, and the go-sdk would
+// otherwise wait for them before closing it.
+func (s *Server) endSession(id string) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.ended[id]; ok {
+		close(c)
+		delete(s.ended, id)
+	}
+}
+
+// New returns a fake server. Its errors come from its options, which often
+// come from scripts and flags: an unknown profile, an invalid definition
+// (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
+// catalog does not have, or a fault that works only in a stdio child
+// (wrapping [ErrBadFault]).
+func New(opts *Options) (*Server, error) { return newServer(opts, nil) }
 
 // newServer builds the server; proc is set for a stdio child.
 func newServer(opts *Options, proc *process) (*Server, error) {
@@ -83,35 +124,75 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Profile == "" {
-		o.Profile = ProfileDocs
-	}
-	cat, ok := catalogs[o.Profile]
-	if !ok {
-		return nil, fmt.Errorf("fakeserver: unknown profile %q (want %q or %q)", o.Profile, ProfileDocs, ProfileRich)
-	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cat, err := resolveCatalog(o.Profile, o.Definition)
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{
-		profile:   o.Profile,
+		name:      cat.name,
 		faults:    o.Faults,
 		countFile: o.CountFile,
-		logger:    logger,
+		logger:    discardIfNil(o.Logger),
 		proc:      proc,
-		counts:    make(map[string]int),
+		calls:     map[string]int{},
+		counts:    newCounts(),
+		quit:      make(chan struct{}),
 	}
-	maxResult := 0
-	for _, f := range o.Faults {
+	maxResult, err := s.checkFaults(func(tool string) bool {
+		return cat.has(tool) || (tool == envTool && s.hasFault(FaultEnv))
+	}, proc != nil)
+	if err != nil {
+		return nil, err
+	}
+	s.srv = server.New(cat.name, cat.version, &server.Options{
+		MaxResultBytes: maxResult,
+		Logger:         s.logger,
+		PageSize:       cat.pageSize,
+		Instructions:   cat.instructions,
+		SessionID:      sessionIDs(),
+	})
+	s.mcp = s.srv.MCP()
+	if err := cat.install(s); err != nil {
+		return nil, err
+	}
+	if s.hasFault(FaultEnv) {
+		if err := s.addTool(envToolDef(), envReply); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.initCountFile(); err != nil {
+		if proc != nil {
+			return nil, err
+		}
+		s.logger.Error("count file", "error", err)
+	}
+	return s, nil
+}
+
+func discardIfNil(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return l
+}
+
+// checkFaults validates the fault script against the tools that exist and
+// where the server runs, and returns the result bound the oversize faults
+// need (0: the default).
+func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult int, err error) {
+	for _, f := range s.faults {
 		if err := f.check(); err != nil {
-			return nil, fmt.Errorf("fakeserver: fault %q: %w", f, err)
+			return 0, fmt.Errorf("fakeserver: fault %q: %w", f, err)
 		}
-		if f.stdioOnly() && proc == nil {
-			return nil, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, ErrBadFault)
+		if f.StdioOnly() && !child {
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, ErrBadFault)
 		}
-		if f.Tool != "" && !cat.has(f.Tool) && !(f.Tool == envTool && s.hasFault(FaultEnv)) {
-			return nil, fmt.Errorf("fakeserver: fault %q: %w: profile %q has no tool %q", f, ErrBadFault, o.Profile, f.Tool)
+		if f.Tool != "" && !has(f.Tool) {
+			what := "profile"
+			if s.wrapped {
+				what = "server"
+			}
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no tool %q", f, ErrBadFault, what, s.name, f.Tool)
 		}
 		if f.Kind == FaultOversize {
 			maxResult = max(maxResult, f.Bytes+64<<10)
@@ -120,38 +201,12 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if maxResult > 0 {
 		maxResult = max(maxResult, server.DefaultMaxResultBytes)
 	}
-	s.srv = server.New(o.Profile, Version, &server.Options{
-		MaxResultBytes: maxResult,
-		Logger:         logger,
-		PageSize:       cat.pageSize,
-		Instructions:   cat.instructions,
-		SessionID:      s.sessionIDs(),
-	})
-	if err := cat.install(s); err != nil {
-		return nil, err
-	}
-	if s.hasFault(FaultEnv) {
-		if err := s.addTool(envToolDef(), envHandler); err != nil {
-			return nil, err
-		}
-	}
-	if s.countFile != "" {
-		s.mu.Lock()
-		err := s.writeCounts()
-		s.mu.Unlock()
-		if err != nil {
-			if proc != nil {
-				return nil, err
-			}
-			logger.Error("count file", "error", err)
-		}
-	}
-	return s, nil
+	return maxResult, nil
 }
 
 // sessionIDs numbers HTTP sessions fake-1, fake-2, … so that they are
 // reproducible.
-func (s *Server) sessionIDs() func() string {
+func sessionIDs() func() string {
 	var mu sync.Mutex
 	n := 0
 	return func() string {
@@ -163,148 +218,44 @@ func (s *Server) sessionIDs() func() string {
 }
 
 func (s *Server) hasFault(k FaultKind) bool {
-	for _, f := range s.faults {
-		if f.Kind == k {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.faults, func(f Fault) bool { return f.Kind == k })
 }
 
-// Server returns the publisher registry underneath.
+// Server returns the publisher registry underneath: nil for a fake that
+// wraps a go-sdk server ([Wrap]).
 func (s *Server) Server() *server.Server { return s.srv }
 
-// Profile returns the profile's name, which is also the server's name.
-func (s *Server) Profile() string { return s.profile }
+// MCP returns the go-sdk server underneath.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Profile returns the catalog's name (the profile or the definition's),
+// which is also the server's name; for a wrapped server, its name.
+func (s *Server) Profile() string { return s.name }
 
 // Factory returns an in-process transport.Factory: each connection is a
 // new session of this fake server.
-func (s *Server) Factory() transport.Factory { return s.srv.Factory() }
+func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }
 
-// Executions returns how many times tool has been executed: a call counts
-// once its input has passed validation and its handler has started,
-// whatever happens next (a fault, an error, a crash).
-func (s *Server) Executions(tool string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[tool]
-}
-
-// Counts returns a copy of the execution count of every tool executed at
-// least once.
-func (s *Server) Counts() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps.Clone(s.counts)
-}
-
-// count records one execution of tool, and rewrites the count file.
-func (s *Server) count(tool string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts[tool]++
-	if s.countFile != "" {
-		if err := s.writeCounts(); err != nil {
-			s.logger.Error("count file", "error", err)
-		}
-	}
-}
-
-// writeCounts replaces the count file with the counts. s.mu must be held.
-func (s *Server) writeCounts() error {
-	b, err := json.Marshal(s.counts) // keys sorted
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(s.countFile, append(b, '\n'))
-}
-
-// writeFileAtomic replaces path with data whole (internal/atomicfile).
-func writeFileAtomic(path string, data []byte) error {
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("fakeserver: writing %s: %w", path, err)
-	}
+// Close releases every call held by a hang or delay fault: each returns at
+// once, as if cancelled, and later ones do not wait. A go-sdk session
+// waits for its calls before it closes, so a session with a hung call
+// (whose client gave up on it) closes only after this. Sessions stay open
+// until their clients close them (over HTTP, until the handler's Close).
+// Close may be called more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.quit) })
 	return nil
 }
 
-// ReadCounts reads a count file written by a fake server (--count-file or
-// Options.CountFile).
-func ReadCounts(path string) (map[string]int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("fakeserver: count file: %w", err)
+// Sessions returns the number of sessions open now.
+func (s *Server) Sessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
 	}
-	var m map[string]int
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("fakeserver: count file %s: %w", path, err)
-	}
-	if m == nil {
-		m = map[string]int{}
-	}
-	return m, nil
-}
-
-// addTool registers a tool whose every execution is counted and whose
-// scripted faults are applied before h runs.
-func (s *Server) addTool(t *mcp.Tool, h server.ToolHandler) error {
-	name := t.Name
-	return s.srv.RegisterTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.count(name)
-		for _, f := range s.faults {
-			if f.Tool != name {
-				continue
-			}
-			res, err, done := s.apply(ctx, f)
-			if done {
-				return res, err
-			}
-		}
-		return h(ctx, req)
-	})
+	return n
 }
 
 // errHung is what a hung call returns once it is cancelled; the client no
 // longer waits for it.
 var errHung = errors.New("hung call cancelled")
-
-// apply performs fault f on a call; done reports that the call's outcome is
-// decided.
-func (s *Server) apply(ctx context.Context, f Fault) (res *mcp.CallToolResult, err error, done bool) {
-	switch f.Kind {
-	case FaultDelay:
-		t := time.NewTimer(f.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return nil, ctx.Err(), true
-		}
-	case FaultHang:
-		<-ctx.Done()
-		return nil, errHung, true
-	case FaultError:
-		return nil, errors.New(f.message("scripted failure")), true
-	case FaultPanic:
-		panic(f.message("scripted panic"))
-	case FaultOversize:
-		return text(strings.Repeat("x", f.Bytes)), nil, true
-	case FaultCrash:
-		s.proc.exit(cmp0(f.Code, 1))
-	case FaultMalformed:
-		s.proc.writeMalformed()
-	case FaultFloodStderr:
-		s.proc.flood(f.Bytes)
-	}
-	return nil, nil, false
-}
-
-func cmp0(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}

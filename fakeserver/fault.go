@@ -21,7 +21,8 @@ const (
 	// when the call is cancelled).
 	FaultDelay FaultKind = "delay"
 	// FaultHang never replies to a call of Tool: the handler waits until the
-	// call is cancelled or the session ends.
+	// call is cancelled or the fake is closed ([Server.Close], or its HTTP
+	// handler's Close).
 	FaultHang FaultKind = "hang"
 	// FaultError makes Tool's handler return an error with Message
 	// (default "scripted failure"); the caller gets an isError result.
@@ -57,10 +58,14 @@ const (
 	FaultGrandchild FaultKind = "grandchild"
 
 	// FaultDrop (http) cuts the response stream of the first call of Tool
-	// after Events server-sent events (the priming event counts: 1 lets the
-	// event id through and cuts before the reply), after sending retry: 10,
-	// so that the client resumes at once with a GET carrying Last-Event-ID
-	// and reads the committed reply from the event store.
+	// after Events server-sent events that carry a message (0 cuts right
+	// before the first, normally the reply; the tool has run by then),
+	// after sending retry: 10. A priming event, which carries no message,
+	// always goes through: on a 2025-11-25 session it gives the client the
+	// event id to resume from at once with a GET carrying Last-Event-ID,
+	// and the committed reply comes from the event store. 2026-07-28 and
+	// stateless serving send no priming event and keep no events: the
+	// reply is lost, and a client must not send the call again.
 	FaultDrop FaultKind = "drop"
 	// FaultDropNoID (http) is FaultDrop with every id: line taken out of the
 	// stream first, so the client has no event id to resume from.
@@ -113,7 +118,7 @@ const (
 //	ignore-eof
 //	ignore-sigterm
 //	grandchild
-//	drop=TOOL:EVENTS        e.g. drop=lookup:1
+//	drop=TOOL:EVENTS        e.g. drop=lookup:0
 //	drop-no-id=TOOL:EVENTS
 //	delay-headers[=TOOL]:DURATION
 //	unauthorized[=TOOL]
@@ -309,11 +314,13 @@ func isRedirect(status int) bool {
 	return false
 }
 
-// httpOnly reports whether f acts only when the fake server is served over
-// HTTP.
-func (f Fault) httpOnly() bool { return kinds[f.Kind].http }
+// HTTPOnly reports whether f acts only when the fake server is served over
+// HTTP (the kinds marked (http) in [FaultKind]).
+func (f Fault) HTTPOnly() bool { return kinds[f.Kind].http }
 
-func (f Fault) stdioOnly() bool { return kinds[f.Kind].stdio }
+// StdioOnly reports whether f acts on the process, and so works only in a
+// stdio child (the kinds marked (stdio) in [FaultKind]).
+func (f Fault) StdioOnly() bool { return kinds[f.Kind].stdio }
 
 func (f Fault) message(def string) string {
 	if f.Message != "" {

@@ -73,17 +73,13 @@ func TestNewRejects(t *testing.T) {
 		{"grandchild in-process", Options{Faults: []Fault{{Kind: FaultGrandchild}}}, "works only in a stdio child"},
 	}
 	for _, tt := range tests {
-		func() {
-			defer func() {
-				v := recover()
-				err, _ := v.(error)
-				if err == nil || !strings.Contains(err.Error(), tt.want) {
-					t.Errorf("%s: New panicked with %v, want an error containing %q", tt.name, v, tt.want)
-				}
-			}()
-			New(&tt.opts)
-		}()
+		fs, err := New(&tt.opts)
+		if err == nil || fs != nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v, %v; want nil and an error containing %q", tt.name, fs, err, tt.want)
+		}
 	}
 	// A fault may name the env tool when the env fault adds it.
-	New(&Options{Faults: []Fault{{Kind: FaultEnv}, {Kind: FaultDelay, Tool: "env", Delay: time.Millisecond}}})
+	if _, err := New(&Options{Faults: []Fault{{Kind: FaultEnv}, {Kind: FaultDelay, Tool: "env", Delay: time.Millisecond}}}); err != nil {
+		t.Errorf("New with the env tool's own fault: %v", err)
+	}
 }

@@ -20,6 +20,16 @@ func TestMain(m *testing.M) {
 // send requests to the client while serving a call.)
 var stable = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 
+// newFake returns a fake server, failing the test on an error.
+func newFake(t testing.TB, opts *Options) *Server {
+	t.Helper()
+	fs, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return fs
+}
+
 // connect returns a go-sdk client session to fs, in-process, closed at
 // cleanup.
 func connect(t testing.TB, fs *Server, opts *mcp.ClientOptions) *mcp.ClientSession {

@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPOptions configures [Server.HTTPHandler] and [Server.StartHTTP].
@@ -20,6 +22,12 @@ type HTTPOptions struct {
 	// SSE serves the legacy 2024-11-05 HTTP+SSE shape (server.SSEHandler)
 	// instead of Streamable HTTP.
 	SSE bool
+	// Stateless serves Streamable HTTP without sessions (2026-07-28's
+	// stateless mode): every POST is answered on its own, GET and DELETE
+	// get 405, and there is no event store, so a dropped response stream
+	// cannot be resumed. The HTTP faults act as they do on a stateful
+	// server. Not with SSE.
+	Stateless bool
 	// Serving configures the handler underneath (Host and Origin checks,
 	// body bound, event store, idle timeout). If nil, the server package's
 	// defaults.
@@ -110,7 +118,12 @@ func (r Request) String() string {
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
 // on, with s's scripted HTTP faults. It panics if a redirect or
-// foreign-endpoint fault is scripted and opts.OtherOrigin is empty.
+// foreign-endpoint fault is scripted and opts.OtherOrigin is empty, or if
+// opts sets both SSE and Stateless: programmer errors.
+//
+// A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
+// go-sdk's own handlers, with an event store for resumption; opts.Serving
+// does not apply to it.
 func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 	var o HTTPOptions
 	if opts != nil {
@@ -122,19 +135,98 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 			panic(fmt.Sprintf("fakeserver: fault %q needs HTTPOptions.OtherOrigin", f))
 		}
 	}
-	if o.SSE {
-		sh := s.srv.SSEHandler(o.Serving)
-		h.inner, h.close = sh, sh.Close
-	} else {
-		hh := s.srv.HTTPHandler(o.Serving)
-		h.inner, h.close = hh, hh.Close
+	if o.SSE && o.Stateless {
+		panic("fakeserver: HTTPOptions: SSE and Stateless together")
 	}
+	h.inner, h.close = s.innerHandler(&o)
 	return h
 }
 
-// Close ends every session the handler started and refuses later requests
-// (see server.HTTPHandler.Close).
-func (h *HTTPHandler) Close() error { return h.close() }
+// innerHandler returns the protocol's handler underneath the faults, and
+// how to close it.
+//
+// Stateful serving keeps sessions for the clients that have them
+// (2025-11-25 and older) and answers requests of 2026-07-28, which has no
+// sessions, the way stateless serving does: one server serves both
+// revisions, as the go-sdk's own stateful handler does not.
+func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
+	if o.SSE {
+		if s.srv != nil {
+			sh := s.srv.SSEHandler(o.Serving)
+			return sh, sh.Close
+		}
+		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), s.closeSessions
+	}
+	modern := s.statelessHandler(o)
+	if o.Stateless {
+		return modern, s.closeSessions
+	}
+	var legacy http.Handler
+	closeLegacy := s.closeSessions
+	if s.srv != nil {
+		hh := s.srv.HTTPHandler(o.Serving)
+		legacy, closeLegacy = hh, hh.Close
+	} else {
+		legacy = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+			EventStore:          mcp.NewMemoryEventStore(nil),
+			MaxRequestBodyBytes: maxBody(o),
+		})
+	}
+	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isModern(r) {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		legacy.ServeHTTP(w, r)
+	})
+	return route, func() error { return errors.Join(closeLegacy(), s.closeSessions()) }
+}
+
+// modernRevision is the first revision without sessions.
+const modernRevision = "2026-07-28"
+
+// isModern reports whether r speaks 2026-07-28 or later: its
+// Mcp-Protocol-Version header says so (the go-sdk's client sends it on
+// every such request, server/discover included).
+func isModern(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= modernRevision
+}
+
+// statelessHandler serves every POST on its own, with no session and no
+// event store: the go-sdk's stateless handler, behind the body bound.
+// (The server package has no stateless serving of its own yet.)
+func (s *Server) statelessHandler(o *HTTPOptions) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		MaxRequestBodyBytes: maxBody(o),
+		// The POST is the whole call: a client that gives up on it cancels
+		// the handler, a hung one included.
+		PropagateRequestCancellation: true,
+	})
+}
+
+func maxBody(o *HTTPOptions) int64 {
+	if o.Serving != nil && o.Serving.MaxBodyBytes > 0 {
+		return o.Serving.MaxBodyBytes
+	}
+	return server.DefaultMaxBodyBytes
+}
+
+// closeSessions ends every session of the server.
+func (s *Server) closeSessions() error {
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	return nil
+}
+
+// Close ends every call held by a hang or delay fault (see
+// [Server.Close]), ends every session the handler started and refuses
+// later requests (see server.HTTPHandler.Close).
+func (h *HTTPHandler) Close() error {
+	h.s.Close()
+	return h.close()
+}
 
 // Requests returns a copy of the log of every request the handler has
 // seen, in order of arrival. The log is not bounded: a fake server is for
@@ -167,10 +259,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	idx := len(h.log)
 	h.log = append(h.log, rq)
 	h.mu.Unlock()
+	if r.Method == http.MethodDelete {
+		h.s.endSession(rq.Session) // before the go-sdk waits for the session's calls
+	}
 	lw := &logWriter{ResponseWriter: w, h: h, idx: idx}
 	var out http.ResponseWriter = lw
 	for i, f := range h.s.faults {
-		if !f.httpOnly() || !h.matches(f, r, rq) {
+		if !f.HTTPOnly() || !h.matches(f, r, rq) {
 			continue
 		}
 		switch f.Kind {
@@ -252,7 +347,7 @@ func (h *HTTPHandler) setFault(idx int, k FaultKind) {
 
 // endSession closes the session with the given id, if it is open.
 func (h *HTTPHandler) endSession(id string) {
-	for ss := range h.s.srv.MCP().Sessions() {
+	for ss := range h.s.mcp.Sessions() {
 		if id != "" && ss.ID() == id {
 			ss.Close()
 		}

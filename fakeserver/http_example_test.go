@@ -16,9 +16,12 @@ import (
 // Last-Event-ID and reads the reply, the tool ran once, and Close sent the
 // protocol DELETE.
 func ExampleServer_StartHTTP() {
-	fs := fakeserver.New(&fakeserver.Options{
-		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}},
+	fs, err := fakeserver.New(&fakeserver.Options{
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	hs, err := fs.StartHTTP("", nil)
 	if err != nil {
 		log.Fatal(err)

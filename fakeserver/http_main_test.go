@@ -40,7 +40,7 @@ func TestMainHTTP(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	n, err := ReadCounts(counts)
-	if err != nil || n["lookup"] != 1 {
+	if err != nil || n.Executions["lookup"] != 1 {
 		t.Errorf("count file = %v, %v; want lookup 1", n, err)
 	}
 	ch.cmd.Process.Signal(syscall.SIGTERM)

@@ -24,7 +24,7 @@ var token = auth.NewToken("fake-secret-token")
 // cleanup.
 func startHTTP(t testing.TB, opts *HTTPOptions, faults ...Fault) (*Server, *HTTPServer) {
 	t.Helper()
-	fs := New(&Options{Faults: faults})
+	fs := newFake(t, &Options{Faults: faults})
 	hs, err := fs.StartHTTP("", opts)
 	if err != nil {
 		t.Fatalf("StartHTTP: %v", err)
@@ -122,7 +122,7 @@ func TestHTTPServe(t *testing.T) {
 
 func TestHTTPDropResumesWithLastEventID(t *testing.T) {
 	leakcheck.Check(t)
-	fs, hs := startHTTP(t, nil, Fault{Kind: FaultDrop, Tool: "lookup", Events: 1})
+	fs, hs := startHTTP(t, nil, Fault{Kind: FaultDrop, Tool: "lookup"})
 	c := mustConnectHTTP(t, hs, nil)
 	res, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "resume"})
 	if err != nil {
@@ -153,7 +153,7 @@ func TestHTTPDropResumesWithLastEventID(t *testing.T) {
 
 func TestHTTPDropWithoutIDFails(t *testing.T) {
 	leakcheck.Check(t)
-	fs, hs := startHTTP(t, nil, Fault{Kind: FaultDropNoID, Tool: "lookup", Events: 1})
+	fs, hs := startHTTP(t, nil, Fault{Kind: FaultDropNoID, Tool: "lookup"})
 	c := mustConnectHTTP(t, hs, nil)
 	_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "lost"})
 	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
@@ -319,7 +319,7 @@ func TestHTTPHandlerNeedsOtherOrigin(t *testing.T) {
 			t.Error("HTTPHandler with a redirect fault and no OtherOrigin did not panic")
 		}
 	}()
-	New(&Options{Faults: []Fault{{Kind: FaultRedirect}}}).HTTPHandler(nil)
+	newFake(t, &Options{Faults: []Fault{{Kind: FaultRedirect}}}).HTTPHandler(nil)
 }
 
 // textOf joins the text of every text content.

@@ -55,9 +55,13 @@ func lastEventID(p []byte) string {
 	return id
 }
 
-// dropWriter passes the first `after` server-sent events through (without
-// their id: lines if stripIDs), then sends retry: 10, flushes and cuts the
-// connection; later writes are swallowed, as if the network had eaten them.
+// dropWriter passes the first `after` server-sent events that carry a
+// message through (without their id: lines if stripIDs), then sends
+// retry: 10, flushes and cuts the connection before the next message; later
+// writes are swallowed, as if the network had eaten them. Events with no
+// message (the 2025-11-25 priming event, whose data is empty) always pass:
+// the cut falls where a message is, so it is the same on every revision,
+// and a call whose reply is cut has run.
 type dropWriter struct {
 	http.ResponseWriter
 	after    int
@@ -71,11 +75,17 @@ func (d *dropWriter) Write(p []byte) (int, error) {
 	if d.dropped {
 		return n, nil
 	}
-	if d.events >= d.after {
+	evs, _ := sse.Parse(p)
+	messages := 0
+	for _, e := range evs {
+		if len(e.Data) > 0 {
+			messages++
+		}
+	}
+	if messages > 0 && d.events >= d.after {
 		d.drop()
 		return n, nil
 	}
-	evs, _ := sse.Parse(p)
 	if d.stripIDs {
 		p = p[:0:0]
 		for _, e := range evs {
@@ -83,7 +93,7 @@ func (d *dropWriter) Write(p []byte) (int, error) {
 			p, _ = sse.Append(p, e) // a parsed event always writes
 		}
 	}
-	d.events += len(evs)
+	d.events += messages
 	if _, err := d.ResponseWriter.Write(p); err != nil {
 		return 0, err
 	}

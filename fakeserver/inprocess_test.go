@@ -16,7 +16,7 @@ import (
 
 func TestDocsProfile(t *testing.T) {
 	leakcheck.Check(t)
-	fs := New(nil)
+	fs := newFake(t, nil)
 	cs := connect(t, fs, nil)
 	ctx := context.Background()
 
@@ -61,9 +61,9 @@ func TestDocsProfile(t *testing.T) {
 func TestExecutionsCounted(t *testing.T) {
 	leakcheck.Check(t)
 	countFile := filepath.Join(t.TempDir(), "counts.json")
-	fs := New(&Options{CountFile: countFile})
-	if got, err := ReadCounts(countFile); err != nil || len(got) != 0 {
-		t.Errorf("ReadCounts before any call = %v, %v; want an empty map", got, err)
+	fs := newFake(t, &Options{CountFile: countFile})
+	if got, err := ReadCounts(countFile); err != nil || len(got.Executions)+len(got.Rounds) != 0 {
+		t.Errorf("ReadCounts before any call = %v, %v; want empty counts", got, err)
 	}
 	cs := connect(t, fs, nil)
 	var wg sync.WaitGroup
@@ -76,7 +76,7 @@ func TestExecutionsCounted(t *testing.T) {
 	if got := fs.Executions("lookup"); got != 20 {
 		t.Errorf("Executions(lookup) = %d, want 20", got)
 	}
-	want := map[string]int{"lookup": 20}
+	want := Counts{Executions: map[string]int{"lookup": 20}, Rounds: map[string]int{"lookup": 20}}
 	if diff := cmp.Diff(want, fs.Counts()); diff != "" {
 		t.Errorf("Counts mismatch (-want +got):\n%s", diff)
 	}
@@ -103,7 +103,7 @@ func TestReadCountsErrors(t *testing.T) {
 // session serving; each faulty call is still counted.
 func TestInProcessFaults(t *testing.T) {
 	leakcheck.Check(t)
-	mk := func(f Fault) *Server { return New(&Options{Faults: []Fault{f}}) }
+	mk := func(f Fault) *Server { return newFake(t, &Options{Faults: []Fault{f}}) }
 	tests := []struct {
 		name  string
 		fault Fault
@@ -139,7 +139,7 @@ func TestInProcessFaults(t *testing.T) {
 // An oversize fault raises the server's own result bound, so that it is
 // the client's limits that the oversize result tests.
 func TestOversizeRaisesBound(t *testing.T) {
-	fs := New(&Options{Faults: []Fault{{Kind: FaultOversize, Tool: "lookup", Bytes: 5 << 20}}})
+	fs := newFake(t, &Options{Faults: []Fault{{Kind: FaultOversize, Tool: "lookup", Bytes: 5 << 20}}})
 	if got := fs.Server().MaxResultBytes(); got <= 5<<20 {
 		t.Errorf("MaxResultBytes = %d, want more than the 5 MiB oversize result", got)
 	}
@@ -149,7 +149,7 @@ func TestOversizeRaisesBound(t *testing.T) {
 // session serves the next call.
 func TestInProcessHang(t *testing.T) {
 	leakcheck.Check(t)
-	fs := New(&Options{Profile: ProfileRich, Faults: []Fault{{Kind: FaultHang, Tool: "lookup"}}})
+	fs := newFake(t, &Options{Profile: ProfileRich, Faults: []Fault{{Kind: FaultHang, Tool: "lookup"}}})
 	cs := connect(t, fs, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -168,7 +168,7 @@ func TestInProcessEnv(t *testing.T) {
 	leakcheck.Check(t)
 	t.Setenv("FAKESERVER_TEST_B", "2")
 	t.Setenv("FAKESERVER_TEST_A", "1")
-	fs := New(&Options{Faults: []Fault{{Kind: FaultEnv}}})
+	fs := newFake(t, &Options{Faults: []Fault{{Kind: FaultEnv}}})
 	got := call(t, connect(t, fs, nil), "env", `{}`).Text
 	if !strings.Contains(got, "FAKESERVER_TEST_A=1\nFAKESERVER_TEST_B=2\n") {
 		t.Errorf("env result lacks the sorted test variables:\n%s", got)

@@ -71,8 +71,10 @@ flags.
 
 Flags:
   --profile NAME              docs (default: tool lookup, resource docs://readme,
-                              prompt summarize) or rich (sampling, elicitation,
-                              roots, logging, progress, list-changed, pagination)
+                              prompt summarize), rich (sampling, elicitation,
+                              roots, logging, progress, list-changed,
+                              pagination), or a definition registered by the
+                              program (fakeserver.Register)
   --fault SPEC                a scripted fault, repeatable:
                                 delay=TOOL:DURATION   hang=TOOL
                                 error=TOOL[:MESSAGE]  panic=TOOL[:MESSAGE]
@@ -96,6 +98,8 @@ Flags:
                                 gone=TOOL             no-get
                                 redirect[=TOOL][:STATUS]
                                 foreign-endpoint (with --sse)
+  --stateless                 with --http, serve Streamable HTTP without
+                              sessions (2026-07-28's stateless mode)
   --sse                       with --http, serve the legacy 2024-11-05
                               HTTP+SSE shape instead
   --help                      print this text
@@ -105,7 +109,7 @@ type config struct {
 	profile, countFile, stopFile, pidFile, grandchildPIDFile string
 	faults                                                   []Fault
 	http                                                     string // listen address; "" for stdio
-	sse                                                      bool
+	sse, stateless                                           bool
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -120,6 +124,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.grandchildPIDFile, "grandchild-pid-file", "", "")
 	fs.StringVar(&c.http, "http", "", "")
 	fs.BoolVar(&c.sse, "sse", false, "")
+	fs.BoolVar(&c.stateless, "stateless", false, "")
 	fs.Func("fault", "", func(s string) error {
 		f, err := ParseFault(s)
 		if err != nil {
@@ -137,8 +142,11 @@ func parseFlags(args []string) (*config, error) {
 	if c.sse && c.http == "" {
 		return nil, errors.New("--sse needs --http ADDR")
 	}
+	if c.stateless && (c.http == "" || c.sse) {
+		return nil, errors.New("--stateless needs --http ADDR, without --sse")
+	}
 	for _, f := range c.faults {
-		if f.httpOnly() && c.http == "" {
+		if f.HTTPOnly() && c.http == "" {
 			return nil, fmt.Errorf("fault %q works only over HTTP (--http ADDR)", f)
 		}
 	}
@@ -240,7 +248,7 @@ func serveHTTP(s *Server, c *config, proc *process, stdout, stderr io.Writer, ig
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
-	hs, err := s.StartHTTP(c.http, &HTTPOptions{SSE: c.sse})
+	hs, err := s.StartHTTP(c.http, &HTTPOptions{SSE: c.sse, Stateless: c.stateless})
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1

@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,28 +12,73 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// catalog is one profile's fixed set of tools, resources and prompts.
+// catalog is what a fake serves: a built-in profile's fixed set of tools,
+// resources and prompts, or a user's Definition.
 type catalog struct {
-	pageSize     int
-	instructions string
-	tools        []string // every tool name the profile can publish
-	install      func(*Server) error
+	name, version string
+	pageSize      int
+	instructions  string
+	tools         []string // every tool name the catalog can publish
+	install       func(*Server) error
 }
 
 func (c catalog) has(tool string) bool { return slices.Contains(c.tools, tool) }
 
 var catalogs = map[string]catalog{
 	ProfileDocs: {
+		name:         ProfileDocs,
+		version:      Version,
 		instructions: "A fake documentation server.",
 		tools:        []string{"lookup"},
 		install:      installDocs,
 	},
 	ProfileRich: {
+		name:         ProfileRich,
+		version:      Version,
 		pageSize:     10,
 		instructions: "A fake server that exercises every client feature.",
 		tools:        append([]string{"lookup", "sample", "elicit", "roots", "log", "progress", "toggle", "ephemeral"}, itemNames()...),
 		install:      installRich,
 	},
+}
+
+// resolveCatalog returns the catalog that Options.Profile and
+// Options.Definition name.
+func resolveCatalog(profile string, def *Definition) (catalog, error) {
+	if def != nil {
+		if profile != "" {
+			return catalog{}, fmt.Errorf("fakeserver: set Options.Profile (%q) or Options.Definition (%q), not both", profile, def.Name)
+		}
+		return definitionCatalog(def)
+	}
+	if profile == "" {
+		profile = ProfileDocs
+	}
+	if c, ok := catalogs[profile]; ok {
+		return c, nil
+	}
+	if d, ok := Registered(profile); ok {
+		return definitionCatalog(d)
+	}
+	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownProfile, profile, strings.Join(Profiles(), ", "))
+}
+
+// ErrUnknownProfile is returned when a profile is neither built in nor
+// registered ([Register]).
+var ErrUnknownProfile = errors.New("unknown profile")
+
+func definitionCatalog(d *Definition) (catalog, error) {
+	if err := d.check(); err != nil {
+		return catalog{}, err
+	}
+	c := catalog{name: d.Name, version: d.Version, pageSize: d.PageSize, instructions: d.Instructions, install: d.install}
+	if c.version == "" {
+		c.version = Version
+	}
+	for _, t := range d.Tools {
+		c.tools = append(c.tools, t.Name)
+	}
+	return c, nil
 }
 
 const (
@@ -54,9 +100,9 @@ func schema(s string) json.RawMessage { return json.RawMessage(s) }
 var emptySchema = schema(`{"type":"object"}`)
 
 // args decodes a call's validated arguments.
-func args[T any](req *mcp.CallToolRequest) T {
+func args[T any](c *Call) T {
 	var v T
-	json.Unmarshal(req.Params.Arguments, &v) // validated against the schema
+	c.Decode(&v) // validated against the schema
 	return v
 }
 
@@ -66,8 +112,8 @@ func installDocs(s *Server) error {
 		Name:        "lookup",
 		Description: "Look up a topic in the documentation.",
 		InputSchema: schema(`{"type":"object","properties":{"query":{"type":"string","description":"What to look up."}},"required":["query"],"additionalProperties":false}`),
-	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return text("docs: " + args[struct{ Query string }](req).Query), nil
+	}, func(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
+		return text("docs: " + args[struct{ Query string }](c).Query), nil
 	})
 	if err != nil {
 		return err
@@ -105,7 +151,7 @@ func installRich(s *Server) error {
 	}
 	tools := []struct {
 		tool *mcp.Tool
-		h    func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error)
+		h    Reply
 	}{
 		{&mcp.Tool{
 			Name:        "sample",
@@ -137,7 +183,7 @@ func installRich(s *Server) error {
 	}
 	for _, name := range itemNames() {
 		err := s.addTool(&mcp.Tool{Name: name, Description: "A tool that fills the list: " + name + ".", InputSchema: emptySchema},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text(name), nil })
+			Text(name))
 		if err != nil {
 			return err
 		}
@@ -145,40 +191,59 @@ func installRich(s *Server) error {
 	return nil
 }
 
-func sample(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in := args[struct{ Prompt string }](req)
-	res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
-		Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
-		SystemPrompt: "You are answering a fake server.",
-		MaxTokens:    64,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sampling: %w", err)
+// sample, elicit and roots need the client: they are written once, with
+// input-required results (SEP-2322). Round 1 asks; round 2 answers from
+// the input responses. On 2026-07-28 the client continues the call with a
+// new request; on 2025-11-25 the go-sdk sends the request to the client
+// during the call and runs round 2 itself.
+
+// input is the key of the one input request each of them makes.
+const input = "input"
+
+// need returns the input response of round 2, or nil in round 1.
+func need[T mcp.InputResponse](c *Call) (T, bool) {
+	v, ok := c.InputResponses[input].(T)
+	return v, ok
+}
+
+func askFor(req mcp.InputRequest) *mcp.CallToolResult {
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{input: req}}
+}
+
+func sample(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
+	res, ok := need[*mcp.CreateMessageWithToolsResult](c)
+	if !ok {
+		return askFor(&mcp.CreateMessageParams{
+			Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: args[struct{ Prompt string }](c).Prompt}}},
+			SystemPrompt: "You are answering a fake server.",
+			MaxTokens:    64,
+		}), nil
 	}
 	var answer string
-	if tc, ok := res.Content.(*mcp.TextContent); ok {
-		answer = tc.Text
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			answer += tc.Text
+		}
 	}
 	return text(fmt.Sprintf("sampled %s: %s", res.Model, answer)), nil
 }
 
-func elicit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in := args[struct{ Question string }](req)
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
-		Message:         in.Question,
-		RequestedSchema: schema(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("elicitation: %w", err)
+func elicit(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
+	res, ok := need[*mcp.ElicitResult](c)
+	if !ok {
+		return askFor(&mcp.ElicitParams{
+			Message:         args[struct{ Question string }](c).Question,
+			RequestedSchema: schema(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`),
+		}), nil
 	}
 	content, _ := json.Marshal(res.Content) // map keys sorted
 	return text(fmt.Sprintf("elicited %s: %s", res.Action, content)), nil
 }
 
-func roots(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := req.Session.ListRoots(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("roots: %w", err)
+func roots(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
+	res, ok := need[*mcp.ListRootsResult](c)
+	if !ok {
+		return askFor(&mcp.ListRootsParams{}), nil
 	}
 	lines := make([]string, 0, len(res.Roots))
 	for _, r := range res.Roots {
@@ -190,8 +255,9 @@ func roots(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, 
 
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"}
 
-func logMessages(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in := args[struct{ Count *int }](req)
+func logMessages(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
+	req := c.Request
+	in := args[struct{ Count *int }](c)
 	n := 3
 	if in.Count != nil {
 		n = *in.Count
@@ -207,8 +273,9 @@ func logMessages(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	return text(fmt.Sprintf("logged %d messages", n)), nil
 }
 
-func progress(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in := args[struct{ Steps *int }](req)
+func progress(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
+	req := c.Request
+	in := args[struct{ Steps *int }](c)
 	n := 3
 	if in.Steps != nil {
 		n = *in.Steps
@@ -231,7 +298,7 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResul
 // toggle adds the tool "ephemeral" or removes it. The go-sdk sends the
 // list-changed notification shortly after the change (it debounces
 // changes), so it usually follows this call's reply.
-func (s *Server) toggle(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) toggle(context.Context, *Call) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ephemeral = !s.ephemeral
@@ -239,10 +306,7 @@ func (s *Server) toggle(context.Context, *mcp.CallToolRequest) (*mcp.CallToolRes
 		s.srv.RemoveTools(ephemeralTool)
 		return text("removed " + ephemeralTool), nil
 	}
-	err := s.addTool(&mcp.Tool{Name: ephemeralTool, Description: "A tool that comes and goes.", InputSchema: emptySchema},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return text(ephemeralTool), nil
-		})
+	err := s.addTool(&mcp.Tool{Name: ephemeralTool, Description: "A tool that comes and goes.", InputSchema: emptySchema}, Text(ephemeralTool))
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +317,7 @@ func envToolDef() *mcp.Tool {
 	return &mcp.Tool{Name: envTool, Description: "Return the server's environment as sorted KEY=VALUE lines.", InputSchema: emptySchema}
 }
 
-func envHandler(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func envReply(context.Context, *Call) (*mcp.CallToolResult, error) {
 	env := os.Environ()
 	slices.Sort(env)
 	return text(strings.Join(env, "\n")), nil

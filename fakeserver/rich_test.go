@@ -69,23 +69,64 @@ func (rc *richClient) await(t *testing.T, n int, what string) {
 
 func connectRich(t *testing.T, fs *Server, rc *richClient) *mcp.ClientSession {
 	t.Helper()
+	return connectRichAt(t, fs, rc, stable.ProtocolVersion)
+}
+
+// connectRichAt connects rc's client in-process at the given revision.
+func connectRichAt(t *testing.T, fs *Server, rc *richClient, version string) *mcp.ClientSession {
+	t.Helper()
 	tr, err := fs.Factory().Transport()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
 	c.AddRoots(&mcp.Root{URI: "file:///work/b", Name: "b"}, &mcp.Root{URI: "file:///work/a", Name: "a"})
-	cs, err := c.Connect(context.Background(), tr, stable)
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
 
+// The tools that need the client are written once, with input-required
+// results: on 2026-07-28 the client continues each call with a second
+// request; on 2025-11-25 the go-sdk asks the client during the call. Either
+// way the answer is the same, and each call is two rounds and one
+// completed execution.
+func TestRichInputRequiredOnBothRevisions(t *testing.T) {
+	leakcheck.Check(t)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			fs := newFake(t, &Options{Profile: ProfileRich})
+			cs := connectRichAt(t, fs, newRichClient(), version)
+			tests := []struct{ tool, args, want string }{
+				{"sample", `{"prompt":"hello"}`, "sampled fake-model: echo hello"},
+				{"elicit", `{"question":"ok?"}`, `elicited accept: {"answer":"yes to ok?"}`},
+				{"roots", `{}`, "2 roots\nfile:///work/a a\nfile:///work/b b"},
+			}
+			for _, tt := range tests {
+				if diff := cmp.Diff(outcome{Text: tt.want}, call(t, cs, tt.tool, tt.args)); diff != "" {
+					t.Errorf("%s mismatch (-want +got):\n%s", tt.tool, diff)
+				}
+			}
+			want := Counts{
+				Executions: map[string]int{"sample": 1, "elicit": 1, "roots": 1},
+				Rounds:     map[string]int{"sample": 2, "elicit": 2, "roots": 2},
+			}
+			if diff := cmp.Diff(want, fs.Counts()); diff != "" {
+				t.Errorf("Counts mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestRichProfile(t *testing.T) {
 	leakcheck.Check(t)
-	fs := New(&Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Profile: ProfileRich})
 	rc := newRichClient()
 	cs := connectRich(t, fs, rc)
 	ctx := context.Background()
@@ -137,7 +178,7 @@ func TestRichProfile(t *testing.T) {
 
 func TestRichPagination(t *testing.T) {
 	leakcheck.Check(t)
-	cs := connect(t, New(&Options{Profile: ProfileRich}), nil)
+	cs := connect(t, newFake(t, &Options{Profile: ProfileRich}), nil)
 	ctx := context.Background()
 	var pages []int
 	var names []string
@@ -165,7 +206,7 @@ func TestRichPagination(t *testing.T) {
 
 func TestRichListChanged(t *testing.T) {
 	leakcheck.Check(t)
-	fs := New(&Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Profile: ProfileRich})
 	rc := newRichClient()
 	cs := connectRich(t, fs, rc)
 	ctx := context.Background()
@@ -196,7 +237,7 @@ func TestRichListChanged(t *testing.T) {
 	if diff := cmp.Diff(outcome{Text: ephemeralTool}, call(t, cs, ephemeralTool, `{}`)); diff != "" {
 		t.Errorf("ephemeral mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int{"toggle": 3, "ephemeral": 1}, fs.Counts()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"toggle": 3, "ephemeral": 1}, fs.Counts().Executions); diff != "" {
 		t.Errorf("Counts mismatch (-want +got):\n%s", diff)
 	}
 }

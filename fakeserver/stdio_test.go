@@ -156,7 +156,7 @@ func TestStdioServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int{"lookup": 2}, got); diff != "" {
+	if diff := cmp.Diff(map[string]int{"lookup": 2}, got.Executions); diff != "" {
 		t.Errorf("counts mismatch (-want +got):\n%s", diff)
 	}
 	if got, want := strings.TrimSpace(readFile(t, pid)), strconv.Itoa(c.cmd.Process.Pid); got != want {
@@ -190,7 +190,7 @@ func TestStdioCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int{"lookup": 1}, got); diff != "" {
+	if diff := cmp.Diff(map[string]int{"lookup": 1}, got.Executions); diff != "" {
 		t.Errorf("counts mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -101,7 +101,11 @@ func driveHTTP(t *testing.T, url string) docsResults {
 // the client has deleted its session.
 func TestRecordReplayHTTP(t *testing.T) {
 	leakcheck.Check(t)
-	h := fakeserver.New(nil).Server().HTTPHandler(nil)
+	fake, err := fakeserver.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fake.Server().HTTPHandler(nil)
 	upstream := httptest.NewServer(h)
 	t.Cleanup(func() {
 		upstream.Close()

@@ -123,10 +123,10 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 	if err != nil {
 		return err
 	}
-	if got["lookup"] != 1 {
-		return fmt.Errorf("the server ran lookup %d times, want exactly 1", got["lookup"])
+	if n := got.Executions["lookup"]; n != 1 {
+		return fmt.Errorf("the server ran lookup %d times, want exactly 1", n)
 	}
-	fmt.Fprintf(w, "server executed lookup %d time(s)\n", got["lookup"])
+	fmt.Fprintf(w, "server executed lookup %d time(s)\n", got.Executions["lookup"])
 
 	if err := c.Close(); err != nil {
 		return err

@@ -1,0 +1,157 @@
+package fakeserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// userServers are a server under test in both forms Wrap takes: a go-sdk
+// server with a typed tool, and this module's server.Server.
+func userServers(t *testing.T) map[string]func(*WrapOptions) (*Server, error) {
+	type in struct {
+		Q string `json:"q"`
+	}
+	return map[string]func(*WrapOptions) (*Server, error){
+		"go-sdk": func(o *WrapOptions) (*Server, error) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "mine", Version: "v0"}, nil)
+			mcp.AddTool(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + a.Q}}}, nil, nil
+			})
+			return Wrap(srv, o)
+		},
+		"server": func(o *WrapOptions) (*Server, error) {
+			srv := server.New("mine", "v0", nil)
+			err := server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + a.Q}}}, nil, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Wrap(srv, o)
+		},
+	}
+}
+
+// A wrapped server keeps its catalog and replies, and gets a fake's
+// counters and in-process faults; each faulty call is counted once.
+func TestWrapFaultsAndCounts(t *testing.T) {
+	leakcheck.Check(t)
+	tests := []struct {
+		fault Fault
+		want  outcome
+	}{
+		{Fault{}, outcome{Text: "found x"}},
+		{Fault{Kind: FaultDelay, Tool: "search", Delay: time.Millisecond}, outcome{Text: "found x"}},
+		{Fault{Kind: FaultError, Tool: "search", Message: "down"}, outcome{Text: "down", IsError: true}},
+		{Fault{Kind: FaultPanic, Tool: "search", Message: "boom"}, outcome{Text: "handler panicked: boom", IsError: true}},
+		{Fault{Kind: FaultOversize, Tool: "search", Bytes: 10}, outcome{Text: "xxxxxxxxxx"}},
+	}
+	for name, wrap := range userServers(t) {
+		for _, tt := range tests {
+			t.Run(name+"/"+string(tt.fault.Kind), func(t *testing.T) {
+				var faults []Fault
+				if tt.fault.Kind != "" {
+					faults = []Fault{tt.fault}
+				}
+				fs, err := wrap(&WrapOptions{Faults: faults})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fs.Profile() != "mine" {
+					t.Errorf("Profile() = %q, want the server's name", fs.Profile())
+				}
+				cs := connect(t, fs, nil)
+				if diff := cmp.Diff(tt.want, call(t, cs, "search", `{"q":"x"}`)); diff != "" {
+					t.Errorf("search mismatch (-want +got):\n%s", diff)
+				}
+				if _, err := callTool(context.Background(), cs, "nosuchtool", `{}`); err == nil {
+					t.Error("a call to an unknown tool succeeded")
+				}
+				want := Counts{Executions: map[string]int{"search": 1}, Rounds: map[string]int{"search": 1}}
+				if diff := cmp.Diff(want, fs.Counts()); diff != "" {
+					t.Errorf("Counts mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestWrapHang(t *testing.T) {
+	leakcheck.Check(t)
+	for name, wrap := range userServers(t) {
+		t.Run(name, func(t *testing.T) {
+			fs, err := wrap(&WrapOptions{Faults: []Fault{{Kind: FaultHang, Tool: "search"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := connect(t, fs, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			if _, err := callTool(ctx, cs, "search", `{"q":"x"}`); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("hung call = %v, want the deadline", err)
+			}
+			if n := fs.Executions("search"); n != 1 {
+				t.Errorf("Executions = %d, want 1", n)
+			}
+		})
+	}
+}
+
+func TestWrapRejects(t *testing.T) {
+	for name, wrap := range userServers(t) {
+		for _, tt := range []struct {
+			fault Fault
+			want  string
+		}{
+			{Fault{Kind: FaultError, Tool: "lookup"}, `server "mine" has no tool "lookup"`},
+			{Fault{Kind: FaultCrash, Tool: "search"}, "works only in a stdio child"},
+			{Fault{Kind: FaultEnv}, "not to a wrapped server"},
+			{Fault{Kind: FaultDelay, Tool: "search"}, "positive duration"},
+		} {
+			fs, err := wrap(&WrapOptions{Faults: []Fault{tt.fault}})
+			if fs != nil || !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: Wrap(%v) = %v, %v; want an ErrBadFault containing %q", name, tt.fault, fs, err, tt.want)
+			}
+		}
+	}
+	if _, err := Wrap((*mcp.Server)(nil), nil); err == nil {
+		t.Error("Wrap(nil) succeeded")
+	}
+}
+
+// After Detach, the server serves as if it had never been wrapped: no
+// fault, no count; a second Wrap of the same server counts on its own.
+func TestWrapDetach(t *testing.T) {
+	leakcheck.Check(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mine", Version: "v0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "search", InputSchema: emptySchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("found"), nil
+	})
+	first, err := Wrap(srv, &WrapOptions{Faults: []Fault{{Kind: FaultError, Tool: "search"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, first, nil)
+	if got := call(t, cs, "search", `{}`); !got.IsError {
+		t.Errorf("faulted call = %+v, want an error", got)
+	}
+	first.Detach()
+	second, err := Wrap(srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(outcome{Text: "found"}, call(t, cs, "search", `{}`)); diff != "" {
+		t.Errorf("after Detach mismatch (-want +got):\n%s", diff)
+	}
+	if a, b := first.Executions("search"), second.Executions("search"); a != 1 || b != 1 {
+		t.Errorf("executions: first %d, second %d; want 1 and 1", a, b)
+	}
+}
