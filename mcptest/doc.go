@@ -1,12 +1,13 @@
 // Package mcptest is what tests of MCP clients and servers import: fake
-// servers started for a test, connected clients closed at cleanup, cassettes
+// servers (built in or your own tools) and your own server wrapped with
+// faults and counters, connected clients closed at cleanup, cassettes
 // recorded once and replayed in CI, golden catalog snapshots, a leak check,
 // protocol checkers, and testscript commands for scenario files.
 //
 // Every helper takes a testing.TB, calls t.Helper, registers its own cleanup
 // and fails the test itself: none returns an error or needs a Close.
 //
-//	func TestMain(m *testing.M) { mcptest.Main(m) } // the test binary is also the fake server
+//	func TestMain(m *testing.M) { mcptest.Main(m, nil) } // the test binary is also the fake server
 //
 //	func TestLookup(t *testing.T) {
 //		mcptest.LeakCheck(t)
@@ -22,14 +23,39 @@
 // [InProcess] starts a fakeserver in this process; [Stdio] runs one as a
 // stdio child per connection, re-running the test binary through [Main], so
 // nothing is built; [HTTP] serves one over Streamable HTTP on a loopback
-// port, with a second origin that redirect faults point at. All take the
-// profile and the fault script (fakeserver.Fault) and count every tool
-// execution ([Fake.Executions]); [Fake.HTTP] gives what an HTTP fake saw:
+// port (stateless with FakeOptions.Stateless), with a second origin that
+// redirect faults point at. All take a profile or your own
+// fakeserver.Definition and the fault script (fakeserver.Fault), and count
+// every tool execution and round ([Fake.Executions], [Fake.Rounds]);
+// [Fake.Client] connects a client in one line; [Fake.HTTP] gives what an
+// HTTP fake saw:
 //
-//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}}})
+//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}})
 //	c := mcptest.Connect(t, fake.Definition(), nil)
 //	… c.CallTool(…) // resumed with Last-Event-ID
 //	for _, r := range fake.HTTP().Requests() { … } // "GET session=fake-1 last-event-id=…"
+//
+// Your own tools are a fakeserver.Definition. In-process and over HTTP it
+// is passed as it is; a stdio child finds it by name, so give it to Main:
+//
+//	var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{…}}
+//
+//	func TestMain(m *testing.M) {
+//		mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}})
+//	}
+//
+//	fake := mcptest.Stdio(t, &mcptest.FakeOptions{Definition: weather, Faults: …})
+//
+// # Your own server
+//
+// [Wrap] serves your own server under test (a go-sdk *mcp.Server or a
+// *server.Server) in this process with the same fault script and counters,
+// [WrapHTTP] over Streamable HTTP; [CheckServer] checks it keeps the
+// protocol's rules, and [GoldenCatalog] pins what it publishes:
+//
+//	fake := mcptest.Wrap(t, srv, &mcptest.FakeOptions{Faults: …})
+//	c := fake.Client(nil)
+//	mcptest.GoldenCatalog(t, "testdata/catalog.txtar", c.Catalog())
 //
 // # Cassettes
 //
@@ -53,7 +79,9 @@
 // every process group started through mcptest ([Stdio], [Connect], [Track])
 // that still runs when its test ends, and every in-process fake's session
 // still open, fails the test with a report naming each process (pid and
-// command); leaked groups are then killed.
+// command); leaked groups are then killed. Each check returns as soon as
+// nothing is left, and waits at most [MainOptions].GroupTimeout
+// ([DefaultGroupTimeout]) for what is ending.
 //
 // # Checkers
 //
@@ -67,9 +95,12 @@
 // For github.com/rogpeppe/go-internal/testscript, [Commands] are the
 // commands below, [Setup] prepares a script for them, [Params] puts both
 // together with RequireExplicitExec and RequireUniqueNames, and [Main]
-// installs the [Programs], run with exec:
+// installs the [Programs] and your own ([MainOptions].Programs), run with
+// exec or connected to with connect stdio:
 //
-//	func TestMain(m *testing.M) { mcptest.Main(m) }
+//	func TestMain(m *testing.M) {
+//		mcptest.Main(m, &mcptest.MainOptions{Programs: map[string]func() int{"myserver": myserver.Main}})
+//	}
 //	func TestScripts(t *testing.T) { mcptest.RunScripts(t, "testdata/script") }
 //
 // A script connects clients by name and asserts on what they see:
@@ -105,13 +136,16 @@
 //		Connect a client named CLIENT (also its Definition.Name), with the
 //		protocol profile P (client.ParseProfile: default, a revision such as
 //		2026-07-28 or 2025-11-25, or legacy; default negotiates 2026-07-28
-//		and accepts 2025-11-25). KIND is:
+//		and accepts 2025-11-25). A failure (a program not found, a child
+//		that exits, a cassette missing, …) may be expected with !: stderr
+//		then holds "class: CLASS" and "error: …" as for call. KIND is:
 //		  inprocess SERVER          a fake server started by serve
 //		  stdio [FLAGS] PROG [ARGS] a supervised child; PROG is looked up in
 //		                            the script's $PATH (fakeserver, from
-//		                            Programs, is there). FLAGS: -env NAME=VALUE
+//		                            Programs, and yours from MainOptions
+//		                            are there). FLAGS: -env NAME=VALUE
 //		                            (repeatable), -inherit NAMES (comma list;
-//		                            empty for none), -stderr-bytes N,
+//		                            - for none), -stderr-bytes N,
 //		                            -max-frame-bytes N, -close-grace D,
 //		                            -term-grace D. The child's environment is
 //		                            the allowlist taken from the test process
@@ -139,7 +173,8 @@
 //	executions SOURCE TOOL [N]
 //		Print how many times TOOL was executed by SOURCE, a server started
 //		by serve or a fakeserver's --count-file; with N, fail unless it is
-//		N (with !, fail if it is).
+//		N (with !, fail if it is). A round that asked the client for input
+//		is not an execution (see fakeserver.Counts).
 //
 //	killchild CLIENT [SIGNAL]
 //		Send SIGNAL (default KILL; "TERM", "SIGINT", …) to the client's
@@ -160,11 +195,17 @@
 //		the request carried an Authorization header (never its value).
 //		With -other, print what reached the other origin instead.
 //
-//	serve [-http | -sse] SERVER [--profile NAME] [--fault SPEC]...
+//	rounds SOURCE TOOL [N]
+//		As executions, for the rounds of TOOL: one more than its
+//		executions for each call that asked the client for input once.
+//
+//	serve [-http [-stateless] | -sse] SERVER [--profile NAME] [--fault SPEC]...
 //		Start a fake server (fakeserver.New) named SERVER, for connect
-//		inprocess and executions. Only in-process faults apply, unless
-//		-http serves it over Streamable HTTP (or -sse over legacy
-//		HTTP+SSE) on a loopback port, where the HTTP faults apply too
+//		inprocess and executions; --profile may name a definition
+//		registered through MainOptions.Definitions. Only in-process faults apply,
+//		unless -http serves it over Streamable HTTP (stateless with
+//		-stateless; or -sse over legacy HTTP+SSE) on a loopback port,
+//		where the HTTP faults apply too
 //		(drop, drop-no-id, delay-headers, unauthorized, forbidden, gone,
 //		no-get, redirect, foreign-endpoint). Then serve prints the URL and
 //		sets $NAME_URL to it and $NAME_OTHER_URL to the other origin
@@ -185,4 +226,7 @@
 //		start PROG as a supervised stdio child (FLAGS as for connect stdio,
 //		plus -timeout), call TOOL once, print its text, close. Exit status
 //		1 on failure, with class and error on stderr.
+//
+// Your own programs ([MainOptions].Programs) are installed beside these,
+// under the names you give them.
 package mcptest

@@ -14,15 +14,19 @@ import (
 // CheckServer reports every protocol problem of a server under test at once;
 // the fake server has none.
 func ExampleCheckServer() {
-	err := mcptest.CheckServer(context.Background(), fakeserver.New(nil).Factory())
-	fmt.Println(err)
+	fake, err := fakeserver.New(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(mcptest.CheckServer(context.Background(), fake.Factory()))
 	// Output: <nil>
 }
 
 // The script commands, for testscript.Params.Cmds.
 func ExampleCommands() {
 	fmt.Println(slices.Sorted(maps.Keys(mcptest.Commands())))
-	// Output: [call catalog close cmpjson connect diagnose executions killchild procs requests serve]
+	// Output: [call catalog close cmpjson connect diagnose executions killchild procs requests rounds serve]
 }
 
 // A test of a client against a fake server run as a stdio child: the call

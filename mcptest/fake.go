@@ -20,31 +20,45 @@ import (
 // race-enabled binary otherwise sleeps a second when it exits.
 const NoExitSleep = "atexit_sleep_ms=0"
 
-// FakeOptions configure a fake server started by [InProcess] or [Stdio].
-// A nil *FakeOptions means the defaults.
+// FakeOptions configure a fake server started by [InProcess], [Stdio] or
+// [HTTP], or a server under test wrapped by [Wrap] or [WrapHTTP]. A nil
+// *FakeOptions means the defaults.
 type FakeOptions struct {
-	// Profile is fakeserver.ProfileDocs (the default when empty) or
-	// fakeserver.ProfileRich.
+	// Profile is fakeserver.ProfileDocs (the default when Profile and
+	// Definition are empty), fakeserver.ProfileRich, or the name of a
+	// registered definition (see [MainOptions].Definitions). Not for Wrap.
 	Profile string
+	// Definition is your own fake: its tools, resources and prompts, with
+	// scripted replies (see fakeserver.Definition). In-process and over
+	// HTTP it needs nothing else; [Stdio] needs it registered, so that the
+	// child (the test binary re-run) can find it by name: pass it to
+	// [Main] in [MainOptions].Definitions. Not for Wrap.
+	Definition *fakeserver.Definition
 	// Faults are the scripted misbehaviours (see fakeserver.Fault). Faults
-	// that act on a process (crash, ignore-sigterm, …) need [Stdio].
+	// that act on a process (crash, ignore-sigterm, …) need [Stdio]; those
+	// that act on HTTP requests (drop, unauthorized, …) need [HTTP] or
+	// [WrapHTTP].
 	Faults []fakeserver.Fault
 	// Stdio supervises each child started by [Stdio]; nil means the stdio
 	// package's defaults. Its Env gets fakeserver.ChildEnv and GORACE added.
 	Stdio *stdio.Options
-	// HTTP configures the client side of a fake started by [HTTP] (its
+	// HTTP configures the client side of a fake served over HTTP (its
 	// Definition's streamablehttp transport: credentials, limits,
 	// timeouts); nil means the package's defaults.
 	HTTP *streamablehttp.Options
+	// Stateless serves [HTTP] and [WrapHTTP] fakes without sessions
+	// (Streamable HTTP's stateless mode, for 2026-07-28 clients).
+	Stateless bool
 }
 
-// A Fake is a fake server started for one test: in-process, or a stdio child
+// A Fake is a fake server, or a server under test wrapped with faults and
+// counters, started for one test: in-process, over HTTP, or a stdio child
 // per connection (the test binary itself, see [Main]). Its factory's
 // connections are tracked: at cleanup, a connection's process group still
-// running, or an in-process session still open, fails the test.
+// running, or a session still open, fails the test.
 type Fake struct {
 	t         testing.TB
-	profile   string
+	name      string
 	faults    []fakeserver.Fault
 	factory   transport.Factory
 	srv       *fakeserver.Server     // in-process and HTTP
@@ -53,37 +67,40 @@ type Fake struct {
 }
 
 // InProcess starts a fake server in this process. A test that leaves one of
-// its sessions open (a client not closed) fails at cleanup.
+// its sessions open (a client not closed) fails at cleanup. Invalid options
+// (an unknown profile, a bad definition or fault) fail the test at once.
 func InProcess(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
-	var srv *fakeserver.Server
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.Fatalf("mcptest.InProcess: %v", r)
-			}
-		}()
-		srv = fakeserver.New(&fakeserver.Options{Profile: o.Profile, Faults: o.Faults})
-	}()
-	f := &Fake{t: t, profile: srv.Profile(), faults: o.Faults, factory: srv.Factory(), srv: srv}
+	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults})
+	if err != nil {
+		t.Fatalf("mcptest.InProcess: %v", err)
+	}
+	return inProcess(t, srv, o)
+}
+
+func inProcess(t testing.TB, srv *fakeserver.Server, o FakeOptions) *Fake {
+	conns := &connCounter{Factory: srv.Factory()}
+	f := &Fake{t: t, name: srv.Profile(), faults: o.Faults, factory: conns, srv: srv}
 	t.Cleanup(func() {
-		if n := waitSessions(srv, GroupTimeout); n > 0 {
-			t.Errorf("mcptest: fake server %q still has %d open session(s) at cleanup: close its clients", f.profile, n)
+		srv.Close() // releases hung calls, whose sessions wait for them
+		if n := waitSessions(srv, conns, groupTimeout); n > 0 {
+			t.Errorf("mcptest: fake server %q still has %d open session(s) at cleanup: close its clients", f.name, n)
 		}
 	})
 	return f
 }
 
 // waitSessions polls, until timeout, for srv to have no session, and returns
-// the number still open then.
-func waitSessions(srv *fakeserver.Server, timeout time.Duration) int {
+// the number still open then. It returns at once while a client connection
+// is still open: that session is not going to end by itself.
+func waitSessions(srv *fakeserver.Server, conns *connCounter, timeout time.Duration) int {
+	if n := conns.Open(); n > 0 {
+		return max(n, srv.Sessions())
+	}
 	deadline := time.Now().Add(timeout)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		n := 0
-		for range srv.Server().MCP().Sessions() {
-			n++
-		}
+		n := srv.Sessions()
 		if n == 0 || time.Now().After(deadline) {
 			return n
 		}
@@ -93,19 +110,33 @@ func waitSessions(srv *fakeserver.Server, timeout time.Duration) int {
 
 // Stdio returns a fake server that runs as a stdio child, one per
 // connection: the test binary re-run through [Main], so nothing is built.
-// The execution counts of all its children go to one file, read by
-// Executions. Every child's process group is tracked (see [Track]).
+// The counts of all its children go to one file, read by Executions and
+// Rounds. Every child's process group is tracked (see [Track]).
 //
-// It fails the test when TestMain did not call [Main].
+// It fails the test when TestMain did not call [Main], and when
+// opts.Definition is not registered (see [MainOptions].Definitions).
 func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	if !mainCalled {
-		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m), so that the test binary can run as the fake server")
+		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m, …), so that the test binary can run as the fake server")
 	}
 	o := fakeOptions(opts)
 	profile := o.Profile
+	if d := o.Definition; d != nil {
+		if profile != "" {
+			t.Fatalf("mcptest.Stdio: set Profile (%q) or Definition (%q), not both", profile, d.Name)
+		}
+		if reg, ok := fakeserver.Registered(d.Name); !ok || reg != d {
+			t.Fatalf("mcptest.Stdio: definition %q is not registered, so the child cannot serve it: pass it to mcptest.Main(m, &mcptest.MainOptions{Definitions: …}) in TestMain", d.Name)
+		}
+		profile = d.Name
+	}
 	if profile == "" {
 		profile = fakeserver.ProfileDocs
+	}
+	// Check the options here, where the error is clear, not in the child.
+	if _, err := fakeserver.New(&fakeserver.Options{Profile: profile, Faults: inProcessFaults(o.Faults)}); err != nil {
+		t.Fatalf("mcptest.Stdio: %v", err)
 	}
 	countFile := filepath.Join(t.TempDir(), "counts.json")
 	args := []string{"--", "--profile", profile, "--count-file", countFile}
@@ -130,7 +161,19 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 	if err != nil {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
-	return &Fake{t: t, profile: profile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+	return &Fake{t: t, name: profile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+}
+
+// inProcessFaults drops the faults that only a child takes, to check the
+// others in this process.
+func inProcessFaults(faults []fakeserver.Fault) []fakeserver.Fault {
+	var out []fakeserver.Fault
+	for _, f := range faults {
+		if !f.StdioOnly() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func fakeOptions(opts *FakeOptions) FakeOptions {
@@ -144,9 +187,17 @@ func fakeOptions(opts *FakeOptions) FakeOptions {
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
 // Definition returns a client.Definition of the fake server, named after its
-// profile ("docs"), with the default profile and limits.
+// profile ("docs"), definition or wrapped server, with the default profile
+// and limits.
 func (f *Fake) Definition() client.Definition {
-	return client.Definition{Name: f.profile, Transport: f.factory}
+	return client.Definition{Name: f.name, Transport: f.factory}
+}
+
+// Client connects a client to the fake with [Connect]: closed at cleanup
+// of the test the Fake was started for. h may be nil.
+func (f *Fake) Client(h *client.Handlers) *client.Client {
+	f.t.Helper()
+	return Connect(f.t, f.Definition(), h)
 }
 
 // Kind returns the fake server's transport kind.
@@ -155,20 +206,21 @@ func (f *Fake) Kind() transport.Kind { return f.factory.Kind() }
 // Faults returns the fault script the fake server runs.
 func (f *Fake) Faults() []fakeserver.Fault { return append([]fakeserver.Fault(nil), f.faults...) }
 
-// Server returns the fake server in this process (in-process or HTTP), or
-// nil for a stdio one.
+// Server returns the fake server in this process (in-process, HTTP or
+// wrapped), or nil for a stdio one.
 func (f *Fake) Server() *fakeserver.Server { return f.srv }
 
-// Counts returns the execution count of every tool executed at least once,
-// by every connection. A count file that cannot be read fails the test.
-func (f *Fake) Counts() map[string]int {
+// Counts returns the counters of every tool called at least once, by every
+// connection (see fakeserver.Counts). A count file that cannot be read
+// fails the test.
+func (f *Fake) Counts() fakeserver.Counts {
 	f.t.Helper()
 	if f.srv != nil {
 		return f.srv.Counts()
 	}
 	n, err := fakeserver.ReadCounts(f.countFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]int{} // no child has started yet
+		return fakeserver.Counts{Executions: map[string]int{}, Rounds: map[string]int{}} // no child has started yet
 	}
 	if err != nil {
 		f.t.Fatalf("mcptest: reading the fake server's counts: %v", err)
@@ -178,8 +230,15 @@ func (f *Fake) Counts() map[string]int {
 
 // Executions returns how many times tool was executed, by every connection:
 // a call counts once it has passed validation, whatever happened next
-// (a fault, a crash).
+// (a fault, a crash), unless that round ended by asking for input.
 func (f *Fake) Executions(tool string) int {
 	f.t.Helper()
-	return f.Counts()[tool]
+	return f.Counts().Executions[tool]
+}
+
+// Rounds returns how many rounds of tool ran, by every connection: for a
+// call that asked the client for input, one more than its executions.
+func (f *Fake) Rounds(tool string) int {
+	f.t.Helper()
+	return f.Counts().Rounds[tool]
 }

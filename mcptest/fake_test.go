@@ -85,9 +85,7 @@ func (r *recT) run(f func(testing.TB)) []string {
 
 func TestLeaksAreReported(t *testing.T) {
 	mcptest.LeakCheck(t)
-	old := mcptest.GroupTimeout
-	mcptest.GroupTimeout = 100 * time.Millisecond // the leak is certain
-	t.Cleanup(func() { mcptest.GroupTimeout = old })
+	mcptest.SetGroupTimeout(t, 100*time.Millisecond) // the leak is certain
 
 	t.Run("child process", func(t *testing.T) {
 		var leaked *client.Client

@@ -9,39 +9,44 @@ import (
 
 // HTTP starts a fake server in this process, served over Streamable HTTP on
 // a loopback port (fakeserver.Server.StartHTTP: event store on, sessions
-// fake-1, fake-2, …, HTTP faults such as drop, redirect or gone), with its
-// second listener, the other origin. Its Definition connects through
-// transport/streamablehttp with opts.HTTP. [Fake.HTTP] gives the log of
-// what the fake saw (DELETEs, a resuming GET's Last-Event-ID, …) and what
-// reached the other origin.
+// fake-1, fake-2, …, HTTP faults such as drop, redirect or gone; or
+// stateless with opts.Stateless), with its second listener, the other
+// origin. Its Definition connects through transport/streamablehttp with
+// opts.HTTP. [Fake.HTTP] gives the log of what the fake saw (DELETEs, a
+// resuming GET's Last-Event-ID, …) and what reached the other origin.
 //
 // At cleanup, a session still open (a client not closed, or closed without
 // its DELETE) fails the test; then the listeners are closed.
 func HTTP(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
-	var srv *fakeserver.Server
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.Fatalf("mcptest.HTTP: %v", r)
-			}
-		}()
-		srv = fakeserver.New(&fakeserver.Options{Profile: o.Profile, Faults: o.Faults})
-	}()
-	hs, err := srv.StartHTTP("", nil)
+	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults})
 	if err != nil {
 		t.Fatalf("mcptest.HTTP: %v", err)
+	}
+	return serveHTTP(t, "mcptest.HTTP", srv, o)
+}
+
+// serveHTTP serves srv over HTTP for a test.
+func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions) *Fake {
+	t.Helper()
+	hs, err := srv.StartHTTP("", &fakeserver.HTTPOptions{Stateless: o.Stateless})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 	f, err := streamablehttp.New(hs.URL, o.HTTP)
 	if err != nil {
 		hs.Close()
-		t.Fatalf("mcptest.HTTP: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
-	fake := &Fake{t: t, profile: srv.Profile(), faults: o.Faults, factory: f, srv: srv, http: hs}
+	// The client's connections are not wrapped: the go-sdk hands a
+	// Streamable HTTP connection the session's state through methods a
+	// wrapper cannot pass on.
+	fake := &Fake{t: t, name: srv.Profile(), faults: o.Faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
-		if n := waitSessions(srv, GroupTimeout); n > 0 {
-			t.Errorf("mcptest: fake server %q over HTTP still has %d open session(s) at cleanup: close its clients", fake.profile, n)
+		srv.Close() // releases hung calls, whose sessions wait for them
+		if n := waitSessions(srv, nil, groupTimeout); n > 0 {
+			t.Errorf("mcptest: fake server %q over HTTP still has %d open session(s) at cleanup: close its clients", fake.name, n)
 		}
 		if err := hs.Close(); err != nil {
 			t.Errorf("mcptest: closing the fake server over HTTP: %v", err)
@@ -50,6 +55,6 @@ func HTTP(t testing.TB, opts *FakeOptions) *Fake {
 	return fake
 }
 
-// HTTP returns the listening fake server of a Fake started by [HTTP] (its
+// HTTP returns the listening fake server of a Fake served over HTTP (its
 // URL, request log and other origin), or nil for another kind.
 func (f *Fake) HTTP() *fakeserver.HTTPServer { return f.http }

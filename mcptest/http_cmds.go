@@ -25,7 +25,7 @@ type httpFlags struct {
 // remoteFactory parses `http [FLAGS] URL` or `sse [FLAGS] URL` and returns
 // the factory, and for -record (http only) the recorder to close after the
 // client.
-func remoteFactory(ts *testscript.TestScript, kind string, args []string, record string) (transport.Factory, func() error) {
+func remoteFactory(ts *testscript.TestScript, kind string, args []string, record string) (transport.Factory, func() error, error) {
 	fs := flags(ts, "connect "+kind, connectUsage)
 	var hf httpFlags
 	fs.StringVar(&hf.tokenEnv, "token-env", "", "")
@@ -58,8 +58,7 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 		o.Limits.MaxEventBytes = hf.maxEventBytes
 		o.Timeouts.ResponseHeader = *headerTimeout
 		f, err := sse.New(url, o)
-		ts.Check(err)
-		return f, nil
+		return f, nil, err
 	}
 	o := &streamablehttp.Options{
 		Credentials:          creds,
@@ -78,18 +77,20 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 		o.Base, closer = rec, rec.Close
 	}
 	f, err := streamablehttp.New(url, o)
-	if err != nil && closer != nil {
-		closer()
+	if err != nil {
+		if closer != nil {
+			closer()
+		}
+		return nil, nil, err
 	}
-	ts.Check(err)
-	return f, closer
+	return f, closer, nil
 }
 
-// serveHTTP starts the fake server srv over HTTP (the legacy SSE shape if
-// sse) for a script, records it under name and sets NAME_URL (and
-// NAME_OTHER_URL, the other origin) in the script's environment.
-func serveHTTP(ts *testscript.TestScript, st *state, name string, srv *fakeserver.Server, sse bool) {
-	hs, err := srv.StartHTTP("", &fakeserver.HTTPOptions{SSE: sse})
+// serveScriptHTTP starts the fake server srv over HTTP for a script,
+// records it under name and sets NAME_URL (and NAME_OTHER_URL, the other
+// origin) in the script's environment.
+func serveScriptHTTP(ts *testscript.TestScript, st *state, name string, srv *fakeserver.Server, o *fakeserver.HTTPOptions) {
+	hs, err := srv.StartHTTP("", o)
 	ts.Check(err)
 	st.mu.Lock()
 	st.https[name] = hs

@@ -16,7 +16,7 @@ func ExampleHTTP() {
 	_ = func(t *testing.T) {
 		mcptest.LeakCheck(t)
 		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-			Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}},
+			Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
 		})
 		c := mcptest.Connect(t, fake.Definition(), nil)
 		if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "resume"}); err != nil {

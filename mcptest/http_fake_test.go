@@ -18,7 +18,7 @@ import (
 func TestHTTPFakeResumesAndDeletes(t *testing.T) {
 	mcptest.LeakCheck(t)
 	f := mcptest.HTTP(t, &mcptest.FakeOptions{
-		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup", Events: 1}},
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
 		HTTP:   &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken("t0ken"))},
 	})
 	if f.Kind() != transport.KindStreamableHTTP {
@@ -59,9 +59,7 @@ func TestHTTPFakeResumesAndDeletes(t *testing.T) {
 
 func TestHTTPFakeReportsOpenSession(t *testing.T) {
 	mcptest.LeakCheck(t)
-	old := mcptest.GroupTimeout
-	mcptest.GroupTimeout = 100 * time.Millisecond // the leak is certain
-	t.Cleanup(func() { mcptest.GroupTimeout = old })
+	mcptest.SetGroupTimeout(t, 100*time.Millisecond) // the leak is certain
 	var leaked *client.Client
 	r := &recT{TB: t}
 	failures := r.run(func(tb testing.TB) {

@@ -12,7 +12,10 @@ import (
 // started over Streamable HTTP, outside the script: connect http reaches it
 // through transport/streamablehttp.
 func TestScriptConnectHTTP(t *testing.T) {
-	fs := fakeserver.New(nil)
+	fs, err := fakeserver.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs, err := fs.StartHTTP("", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package mcptest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -15,12 +16,6 @@ import (
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// GroupTimeout is how long the leak check waits at cleanup for a tracked
-// process group to empty. A group whose client was closed is empty already
-// (stdio's Close waits for it); one that is still running after this was
-// leaked.
-var GroupTimeout = 2 * time.Second
 
 // reapTimeout bounds the wait for a leaked group to die after SIGKILL.
 const reapTimeout = 2 * time.Second
@@ -57,8 +52,9 @@ func fallbackProcs(pgid int) []proc {
 
 // tracker holds the process groups started during one test.
 type tracker struct {
-	mu     sync.Mutex // guards groups
+	mu     sync.Mutex // guards groups and conns
 	groups []int
+	conns  map[int]*stdio.Conn // by group: the child's connection, when known
 }
 
 var (
@@ -81,19 +77,25 @@ func trackerOf(t testing.TB) *tracker {
 		trackersMu.Lock()
 		delete(trackers, t)
 		trackersMu.Unlock()
-		if report := tr.leaked(GroupTimeout); report != "" {
+		if report := tr.leaked(groupTimeout); report != "" {
 			t.Errorf("mcptest: process groups still running at cleanup (their clients were not closed, or Close did not reap them):\n%s", report)
 		}
 	})
 	return tr
 }
 
-func (tr *tracker) add(pgid int) {
+// add tracks the group of the child c leads.
+func (tr *tracker) add(c *stdio.Conn) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	pgid := c.Pid() // the child leads its group
 	if !slices.Contains(tr.groups, pgid) {
 		tr.groups = append(tr.groups, pgid)
 	}
+	if tr.conns == nil {
+		tr.conns = map[int]*stdio.Conn{}
+	}
+	tr.conns[pgid] = c
 }
 
 // leaked waits up to timeout for every tracked group to empty, and returns a
@@ -101,10 +103,17 @@ func (tr *tracker) add(pgid int) {
 func (tr *tracker) leaked(timeout time.Duration) string {
 	tr.mu.Lock()
 	groups := slices.Clone(tr.groups)
+	conns := maps.Clone(tr.conns)
 	tr.mu.Unlock()
 	var b strings.Builder
 	for _, g := range groups {
-		ps := waitGroupEmpty(g, timeout)
+		wait := timeout
+		if c := conns[g]; c != nil && c.Diagnose() == nil {
+			// The child runs and nobody closed it: it will not end by
+			// itself, so there is nothing to wait for.
+			wait = 0
+		}
+		ps := waitGroupEmpty(g, wait)
 		if len(ps) == 0 {
 			continue
 		}
@@ -181,7 +190,7 @@ type trackedTransport struct {
 func (t trackedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if sc, ok := c.(*stdio.Conn); ok && err == nil {
-		t.tr.add(sc.Pid())
+		t.tr.add(sc)
 	}
 	return c, err
 }

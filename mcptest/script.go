@@ -28,6 +28,7 @@ var commands = map[string]Cmd{
 	"killchild":  cmdKillChild,
 	"procs":      cmdProcs,
 	"requests":   cmdRequests,
+	"rounds":     cmdRounds,
 	"serve":      cmdServe,
 }
 
@@ -127,7 +128,7 @@ func (st *state) teardown() string {
 				fmt.Fprintf(&b, "mcptest: closing client %s at the end of the script: %v\n", name, err)
 			}
 		}
-		if r := sc.groups.leaked(GroupTimeout); r != "" {
+		if r := sc.groups.leaked(groupTimeout); r != "" {
 			fmt.Fprintf(&b, "mcptest: processes of client %s still running at the end of the script:\n%s", name, r)
 		}
 	}

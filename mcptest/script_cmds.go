@@ -70,47 +70,14 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	if dup {
 		ts.Fatalf("connect: client %q exists", name)
 	}
-	var f transport.Factory
-	var after func() error // closes an HTTP recorder
-	switch kind {
-	case "inprocess":
-		if len(rest) != 1 {
-			fs.Usage()
-		}
-		srv := st.server(rest[0])
-		if srv == nil {
-			ts.Fatalf("connect: no server %q: serve it first", rest[0])
-		}
-		f = srv.Factory()
-	case "stdio":
-		sfs := flags(ts, "connect stdio", connectUsage)
-		var sf stdioFlags
-		sf.register(sfs)
-		parse(ts, sfs, rest)
-		if sfs.NArg() < 1 {
-			fs.Usage()
-		}
-		dir := ts.MkAbs(".")
-		prog, err := lookPath(sfs.Arg(0), ts.Getenv("PATH"), dir)
-		ts.Check(err)
-		so := sf.options(dir)
-		if _, ok := so.Env["GORACE"]; !ok {
-			so.Env["GORACE"] = NoExitSleep // a race-enabled child would sleep a second at exit
-		}
-		sf2, err := stdio.New(prog, sfs.Args()[1:], so)
-		ts.Check(err)
-		f = sf2
-	case "replay":
-		if len(rest) != 1 {
-			fs.Usage()
-		}
-		p, err := cassette.Replay(ts.MkAbs(rest[0]), nil)
-		ts.Check(err)
-		f = p
-	case "http", "sse":
-		f, after = remoteFactory(ts, kind, rest, *record)
-	default:
-		fs.Usage()
+	f, after, err := scriptFactory(ts, st, fs, kind, rest, *record)
+	if err != nil {
+		// A transport that cannot be made is a failure to start, which a
+		// script may expect: ! connect … then stderr 'class: start'.
+		err = &client.Error{Class: client.ClassStart, Op: client.OpConnect, Server: name, Err: err}
+		printError(ts.Stderr(), err)
+		expect(ts, neg, "connect "+name, err)
+		return
 	}
 	groups := &tracker{}
 	if kind == "stdio" {
@@ -126,6 +93,9 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		if after != nil {
 			after()
 		}
+		if r := groups.leaked(groupTimeout); r != "" {
+			ts.Fatalf("connect %s failed and left processes running:\n%s", name, r)
+		}
 	}
 	expect(ts, neg, "connect "+name, err)
 	if err == nil {
@@ -133,6 +103,52 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		st.clients[name] = &scriptClient{c: c, groups: groups, after: after}
 		st.mu.Unlock()
 	}
+}
+
+// scriptFactory makes the transport connect names; an error is one a
+// script may expect (a program not found, a cassette missing, options a
+// transport refuses), while usage errors fail the script.
+func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind string, rest []string, record string) (transport.Factory, func() error, error) {
+	switch kind {
+	case "inprocess":
+		if len(rest) != 1 {
+			fs.Usage()
+		}
+		srv := st.server(rest[0])
+		if srv == nil {
+			ts.Fatalf("connect: no server %q: serve it first", rest[0])
+		}
+		return srv.Factory(), nil, nil
+	case "stdio":
+		sfs := flags(ts, "connect stdio", connectUsage)
+		var sf stdioFlags
+		sf.register(sfs)
+		parse(ts, sfs, rest)
+		if sfs.NArg() < 1 {
+			fs.Usage()
+		}
+		dir := ts.MkAbs(".")
+		prog, err := lookPath(sfs.Arg(0), ts.Getenv("PATH"), dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		so := sf.options(dir)
+		if _, ok := so.Env["GORACE"]; !ok {
+			so.Env["GORACE"] = NoExitSleep // a race-enabled child would sleep a second at exit
+		}
+		f, err := stdio.New(prog, sfs.Args()[1:], so)
+		return f, nil, err
+	case "replay":
+		if len(rest) != 1 {
+			fs.Usage()
+		}
+		p, err := cassette.Replay(ts.MkAbs(rest[0]), nil)
+		return p, nil, err
+	case "http", "sse":
+		return remoteFactory(ts, kind, rest, record)
+	}
+	fs.Usage()
+	return nil, nil, nil
 }
 
 func cmdCall(ts *testscript.TestScript, neg bool, args []string) {
@@ -232,26 +248,37 @@ func cmdDiagnose(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdExecutions(ts *testscript.TestScript, neg bool, args []string) {
+	countCmd(ts, neg, "executions", args, func(c fakeserver.Counts) map[string]int { return c.Executions })
+}
+
+func cmdRounds(ts *testscript.TestScript, neg bool, args []string) {
+	countCmd(ts, neg, "rounds", args, func(c fakeserver.Counts) map[string]int { return c.Rounds })
+}
+
+// countCmd prints one of a server's counters (executions or rounds) for a
+// tool, and checks it against N if given.
+func countCmd(ts *testscript.TestScript, neg bool, what string, args []string, pick func(fakeserver.Counts) map[string]int) {
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: executions (SERVER | COUNTFILE) TOOL [N]")
+		ts.Fatalf("usage: %s (SERVER | COUNTFILE) TOOL [N]", what)
 	}
-	var n int
+	var counts fakeserver.Counts
 	if srv := stateOf(ts).server(args[0]); srv != nil {
-		n = srv.Executions(args[1])
+		counts = srv.Counts()
 	} else {
-		counts, err := fakeserver.ReadCounts(ts.MkAbs(args[0]))
+		c, err := fakeserver.ReadCounts(ts.MkAbs(args[0]))
 		ts.Check(err)
-		n = counts[args[1]]
+		counts = c
 	}
+	n := pick(counts)[args[1]]
 	fmt.Fprintf(ts.Stdout(), "%d\n", n)
 	if len(args) == 3 {
 		want, err := strconv.Atoi(args[2])
 		ts.Check(err)
 		switch {
 		case n != want && !neg:
-			ts.Fatalf("%s ran %d times, want %d", args[1], n, want)
+			ts.Fatalf("%s: %s %d, want %d", args[1], what, n, want)
 		case n == want && neg:
-			ts.Fatalf("%s ran %d times", args[1], n)
+			ts.Fatalf("%s: %s %d", args[1], what, n)
 		}
 	}
 }
@@ -295,47 +322,46 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+const serveUsage = "serve [-http | -sse] [-stateless] SERVER [--profile NAME] [--fault SPEC]..."
+
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "serve [-http | -sse] SERVER [--profile NAME] [--fault SPEC]..."
-	mode := ""
-	if len(args) > 0 && (args[0] == "-http" || args[0] == "-sse") {
-		mode, args = args[0], args[1:]
+	fs := flags(ts, "serve", serveUsage)
+	var ho fakeserver.HTTPOptions
+	overHTTP := fs.Bool("http", false, "")
+	fs.BoolVar(&ho.SSE, "sse", false, "")
+	fs.BoolVar(&ho.Stateless, "stateless", false, "")
+	parse(ts, fs, args)
+	if neg || fs.NArg() < 1 || *overHTTP && ho.SSE || ho.Stateless && !*overHTTP {
+		fs.Usage()
 	}
-	if neg || len(args) < 1 {
-		ts.Fatalf("usage: %s", usage)
-	}
-	fs := flags(ts, "serve", usage)
+	name := fs.Arg(0)
+	sfs := flags(ts, "serve", serveUsage)
 	var opts fakeserver.Options
-	fs.StringVar(&opts.Profile, "profile", "", "")
-	fs.Func("fault", "", func(s string) error {
+	sfs.StringVar(&opts.Profile, "profile", "", "")
+	sfs.Func("fault", "", func(s string) error {
 		f, err := fakeserver.ParseFault(s)
 		opts.Faults = append(opts.Faults, f)
 		return err
 	})
-	parse(ts, fs, args[1:])
-	if fs.NArg() != 0 {
-		fs.Usage()
+	parse(ts, sfs, fs.Args()[1:])
+	if sfs.NArg() != 0 {
+		sfs.Usage()
 	}
-	var srv *fakeserver.Server
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				ts.Fatalf("serve: %v", r)
-			}
-		}()
-		srv = fakeserver.New(&opts)
-	}()
+	srv, err := fakeserver.New(&opts)
+	if err != nil {
+		ts.Fatalf("serve %s: %v", name, err)
+	}
 	st := stateOf(ts)
 	st.mu.Lock()
-	_, dup := st.servers[args[0]]
+	_, dup := st.servers[name]
 	if !dup {
-		st.servers[args[0]] = srv
+		st.servers[name] = srv
 	}
 	st.mu.Unlock()
 	if dup {
-		ts.Fatalf("serve: server %q exists", args[0])
+		ts.Fatalf("serve: server %q exists", name)
 	}
-	if mode != "" {
-		serveHTTP(ts, st, args[0], srv, mode == "-sse")
+	if *overHTTP || ho.SSE {
+		serveScriptHTTP(ts, st, name, srv, &ho)
 	}
 }

@@ -1,9 +1,11 @@
 package mcptest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -27,7 +29,10 @@ func (s *stdioFlags) register(fs *flag.FlagSet) {
 		s.opts.Env[name] = val
 		return nil
 	})
-	fs.Func("inherit", "comma-separated `NAMES` copied from the parent's environment (default: stdio.DefaultInheritEnv; empty: none)", func(v string) error {
+	fs.Func("inherit", "comma-separated `NAMES` copied from the parent's environment (default: stdio.DefaultInheritEnv; \"-\": none)", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New(`-inherit: empty; "-" inherits nothing`)
+		}
 		s.inherit = &v
 		return nil
 	})
@@ -43,6 +48,9 @@ func (s *stdioFlags) options(dir string) *stdio.Options {
 	o.Dir = dir
 	if s.inherit != nil {
 		o.InheritEnv = []string{}
+		if *s.inherit == "-" {
+			return &o
+		}
 		for _, n := range strings.Split(*s.inherit, ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				o.InheritEnv = append(o.InheritEnv, n)
@@ -73,5 +81,5 @@ func lookPath(prog, path, dir string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s: executable file not found in the script's $PATH", prog)
+	return "", fmt.Errorf("%s: %w (the script's)", prog, exec.ErrNotFound)
 }

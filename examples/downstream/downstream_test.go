@@ -7,7 +7,7 @@ import (
 	"github.com/looprig/mcp/mcptest"
 )
 
-func TestMain(m *testing.M) { mcptest.Main(m) }
+func TestMain(m *testing.M) { mcptest.Main(m, nil) }
 
 // TestLookup runs against the recorded session in testdata/docs.cassette:
 // in CI (CI set) it replays with no server; MCPRIG_RECORD=1 re-records it

@@ -1,0 +1,176 @@
+package mcptest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type searchIn struct {
+	Q string `json:"q"`
+}
+
+func searchResult(q string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + q}}}
+}
+
+// mySDKServer is a server under test written with the go-sdk alone.
+func mySDKServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mine", Version: "v0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		return searchResult(in.Q), nil, nil
+	})
+	return srv
+}
+
+// myServer is the same server written with this module's server package.
+func myServer(t testing.TB) *server.Server {
+	srv := server.New("mine", "v0", nil)
+	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		return searchResult(in.Q), nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// wrappers serve a server under test, wrapped, on each transport.
+var wrappers = []struct {
+	name string
+	wrap func(t testing.TB, faults []fakeserver.Fault) *mcptest.Fake
+}{
+	{"go-sdk/inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.Wrap(t, mySDKServer(), &mcptest.FakeOptions{Faults: f})
+	}},
+	{"go-sdk/http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.FakeOptions{Faults: f})
+	}},
+	{"go-sdk/http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.FakeOptions{Faults: f, Stateless: true})
+	}},
+	{"server/inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.Wrap(t, myServer(t), &mcptest.FakeOptions{Faults: f})
+	}},
+	{"server/http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.WrapHTTP(t, myServer(t), &mcptest.FakeOptions{Faults: f})
+	}},
+}
+
+// Your own server, wrapped, with a connected client in one line: every
+// fault that acts there acts on it, and every call that reached its tool
+// is counted once.
+func TestWrapYourOwnServer(t *testing.T) {
+	mcptest.LeakCheck(t)
+	faults := []struct {
+		fault fakeserver.Fault
+		text  string // "" for a call that fails
+		execs int
+	}{
+		{fakeserver.Fault{}, "found x", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultDelay, Tool: "search", Delay: time.Millisecond}, "found x", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultError, Tool: "search"}, "", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultPanic, Tool: "search"}, "", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultHang, Tool: "search"}, "", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultGone, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultDropNoID, Tool: "search"}, "", 1},
+	}
+	for _, w := range wrappers {
+		for _, ft := range faults {
+			if ft.fault.HTTPOnly() && !strings.Contains(w.name, "http") {
+				continue
+			}
+			var script []fakeserver.Fault
+			if ft.fault.Kind != "" {
+				script = []fakeserver.Fault{ft.fault}
+			}
+			t.Run(w.name+"/"+ft.fault.String(), func(t *testing.T) {
+				fake := w.wrap(t, script)
+				c := fake.Client(nil)
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				if ft.fault.Kind == fakeserver.FaultHang {
+					ctx, cancel = context.WithTimeout(t.Context(), 100*time.Millisecond)
+				}
+				defer cancel()
+				res, err := c.CallTool(ctx, "search", map[string]any{"q": "x"})
+				got := ""
+				if err == nil {
+					got = res.Content[0].(*mcp.TextContent).Text
+				}
+				if diff := cmp.Diff([2]any{ft.text, ft.execs}, [2]any{got, fake.Executions("search")}); diff != "" {
+					t.Errorf("[text, executions] mismatch (-want +got), error %v:\n%s", err, diff)
+				}
+			})
+		}
+	}
+}
+
+// A wrapped server passes the protocol checks, and its catalog can be
+// pinned in a golden file.
+func TestWrappedServerChecks(t *testing.T) {
+	mcptest.LeakCheck(t)
+	fake := mcptest.Wrap(t, myServer(t), nil)
+	if err := mcptest.CheckServer(t.Context(), fake.Factory()); err != nil {
+		t.Errorf("CheckServer: %v", err)
+	}
+	c := fake.Client(nil)
+	if diff := cmp.Diff([]string{"search"}, toolNames(c.Catalog())); diff != "" {
+		t.Errorf("tools mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func toolNames(cat *client.Catalog) []string {
+	var names []string
+	for _, tl := range cat.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// Bad options fail the test at once, with what is wrong.
+func TestWrapAndFakeOptionsRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(testing.TB)
+		want string
+	}{
+		{"wrap a fault for a missing tool", func(tb testing.TB) {
+			mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
+		}, `server "mine" has no tool "nope"`},
+		{"wrap with a profile", func(tb testing.TB) {
+			mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Profile: "rich"})
+		}, "a fake's options"},
+		{"unknown profile", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Profile: "huge"}) }, `unknown profile "huge"`},
+		{"bad definition", func(tb testing.TB) {
+			mcptest.HTTP(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "x y"}})
+		}, "invalid definition"},
+		{"unregistered definition in a child", func(tb testing.TB) {
+			mcptest.Stdio(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "unregistered"}})
+		}, `definition "unregistered" is not registered`},
+		{"a registered name, another definition", func(tb testing.TB) {
+			d := *weather
+			mcptest.Stdio(tb, &mcptest.FakeOptions{Definition: &d})
+		}, `definition "weather" is not registered`},
+		{"bad fault for a child", func(tb testing.TB) {
+			mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
+		}, `has no tool "nope"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recT{TB: t}
+			failures := r.run(tc.run)
+			if len(failures) != 1 || !strings.Contains(failures[0], tc.want) {
+				t.Errorf("failures = %q, want one containing %q", failures, tc.want)
+			}
+		})
+	}
+}
