@@ -150,6 +150,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		PageSize:       cat.pageSize,
 		Instructions:   cat.instructions,
 		SessionID:      sessionIDs(),
+		StateKey:       stateKey,
 	})
 	s.mcp = s.srv.MCP()
 	if err := cat.install(s); err != nil {
@@ -203,6 +204,11 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 	}
 	return maxResult, nil
 }
+
+// stateKey seals the request state of the fake's input-required results
+// (server.Options.StateKey). It is fixed, and public in this source, so
+// that the same calls give the same bytes: a fake is for tests.
+var stateKey = []byte("fakeserver: deterministic state key, not a secret")
 
 // sessionIDs numbers HTTP sessions fake-1, fake-2, … so that they are
 // reproducible.

@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,11 +21,13 @@ type HTTPOptions struct {
 	// SSE serves the legacy 2024-11-05 HTTP+SSE shape (server.SSEHandler)
 	// instead of Streamable HTTP.
 	SSE bool
-	// Stateless serves Streamable HTTP without sessions (2026-07-28's
-	// stateless mode): every POST is answered on its own, GET and DELETE
-	// get 405, and there is no event store, so a dropped response stream
-	// cannot be resumed. The HTTP faults act as they do on a stateful
-	// server. Not with SSE.
+	// Stateless serves Streamable HTTP without sessions for any client
+	// (server.HTTPOptions.Stateless): every POST is answered on its own,
+	// GET and DELETE get 405, and there is no event store, so a dropped
+	// response stream cannot be resumed, and a 2025-11-25 client cannot be
+	// asked for input. Without it, 2025-11-25 clients get sessions and
+	// 2026-07-28 requests are answered statelessly, as that revision has
+	// no sessions. The HTTP faults act the same either way. Not with SSE.
 	Stateless bool
 	// Serving configures the handler underneath (Host and Origin checks,
 	// body bound, event store, idle timeout). If nil, the server package's
@@ -145,33 +146,36 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 // innerHandler returns the protocol's handler underneath the faults, and
 // how to close it.
 //
-// Stateful serving keeps sessions for the clients that have them
-// (2025-11-25 and older) and answers requests of 2026-07-28, which has no
-// sessions, the way stateless serving does: one server serves both
-// revisions, as the go-sdk's own stateful handler does not.
+// A fake (and a wrapped server.Server) is served by the server package's
+// handler: stateful serving keeps sessions for the clients that have them
+// (2025-11-25 and older) and answers 2026-07-28 requests, which have no
+// sessions, statelessly; Stateless keeps no session for anyone. A wrapped
+// go-sdk server gets the same routing over the go-sdk's own handlers.
 func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
-	if o.SSE {
-		if s.srv != nil {
-			sh := s.srv.SSEHandler(o.Serving)
+	if s.srv != nil {
+		var so server.HTTPOptions
+		if o.Serving != nil {
+			so = *o.Serving
+		}
+		so.Stateless = so.Stateless || o.Stateless
+		if o.SSE {
+			sh := s.srv.SSEHandler(&so)
 			return sh, sh.Close
 		}
+		hh := s.srv.HTTPHandler(&so)
+		return hh, hh.Close
+	}
+	if o.SSE {
 		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), s.closeSessions
 	}
 	modern := s.statelessHandler(o)
 	if o.Stateless {
 		return modern, s.closeSessions
 	}
-	var legacy http.Handler
-	closeLegacy := s.closeSessions
-	if s.srv != nil {
-		hh := s.srv.HTTPHandler(o.Serving)
-		legacy, closeLegacy = hh, hh.Close
-	} else {
-		legacy = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-			EventStore:          mcp.NewMemoryEventStore(nil),
-			MaxRequestBodyBytes: maxBody(o),
-		})
-	}
+	legacy := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		EventStore:          mcp.NewMemoryEventStore(nil),
+		MaxRequestBodyBytes: maxBody(o),
+	})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isModern(r) {
 			modern.ServeHTTP(w, r)
@@ -179,7 +183,7 @@ func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
 		}
 		legacy.ServeHTTP(w, r)
 	})
-	return route, func() error { return errors.Join(closeLegacy(), s.closeSessions()) }
+	return route, s.closeSessions
 }
 
 // modernRevision is the first revision without sessions.
@@ -187,14 +191,15 @@ const modernRevision = "2026-07-28"
 
 // isModern reports whether r speaks 2026-07-28 or later: its
 // Mcp-Protocol-Version header says so (the go-sdk's client sends it on
-// every such request, server/discover included).
+// every such request, server/discover included). The server package's
+// handler also routes a sessionless POST whose _meta names a version.
 func isModern(r *http.Request) bool {
 	return r.Header.Get("Mcp-Protocol-Version") >= modernRevision
 }
 
-// statelessHandler serves every POST on its own, with no session and no
-// event store: the go-sdk's stateless handler, behind the body bound.
-// (The server package has no stateless serving of its own yet.)
+// statelessHandler serves every POST of a wrapped go-sdk server on its
+// own, with no session and no event store: the go-sdk's stateless
+// handler, behind the body bound.
 func (s *Server) statelessHandler(o *HTTPOptions) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/looprig/mcp/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -192,26 +193,21 @@ func installRich(s *Server) error {
 }
 
 // sample, elicit and roots need the client: they are written once, with
-// input-required results (SEP-2322). Round 1 asks; round 2 answers from
-// the input responses. On 2026-07-28 the client continues the call with a
-// new request; on 2025-11-25 the go-sdk sends the request to the client
-// during the call and runs round 2 itself.
+// input-required results (SEP-2322) and the server package's readers of
+// the answers. Round 1 asks; round 2 answers from the input responses. On
+// 2026-07-28 the client continues the call with a new request; on
+// 2025-11-25 the server asks the client during the call and runs round 2
+// itself.
 
 // input is the key of the one input request each of them makes.
 const input = "input"
-
-// need returns the input response of round 2, or nil in round 1.
-func need[T mcp.InputResponse](c *Call) (T, bool) {
-	v, ok := c.InputResponses[input].(T)
-	return v, ok
-}
 
 func askFor(req mcp.InputRequest) *mcp.CallToolResult {
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{input: req}}
 }
 
 func sample(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
-	res, ok := need[*mcp.CreateMessageWithToolsResult](c)
+	res, ok := server.SamplingResponse(c.InputResponses, input)
 	if !ok {
 		return askFor(&mcp.CreateMessageParams{
 			Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: args[struct{ Prompt string }](c).Prompt}}},
@@ -229,7 +225,7 @@ func sample(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 }
 
 func elicit(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
-	res, ok := need[*mcp.ElicitResult](c)
+	res, ok := server.ElicitResponse(c.InputResponses, input)
 	if !ok {
 		return askFor(&mcp.ElicitParams{
 			Message:         args[struct{ Question string }](c).Question,
@@ -241,7 +237,7 @@ func elicit(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 }
 
 func roots(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
-	res, ok := need[*mcp.ListRootsResult](c)
+	res, ok := server.RootsResponse(c.InputResponses, input)
 	if !ok {
 		return askFor(&mcp.ListRootsParams{}), nil
 	}

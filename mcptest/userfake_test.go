@@ -146,8 +146,8 @@ func TestUserFakeFaultsOnEveryTransport(t *testing.T) {
 // A user-defined tool that asks the user completes with one execution in
 // two rounds, on every transport and both revisions, except where the
 // revision cannot ask: a 2025-11-25 client served statelessly has no
-// session for the server's request to travel on, and the go-sdk refuses
-// it; the call then fails with no completed execution.
+// session for the server's request to travel on; the call then fails at
+// once (server.ErrInputUnavailable) with no completed execution.
 func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 	mcptest.LeakCheck(t)
 	for _, tr := range fakeTransports {
@@ -158,8 +158,8 @@ func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 				text, isError, err := callText(cs, "confirm", nil, 5*time.Second)
 				if tr.name == "http-stateless" && version == "2025-11-25" {
 					got := [2]int{fake.Executions("confirm"), fake.Rounds("confirm")}
-					if err == nil || !strings.Contains(err.Error(), "does not support elicitation") || got != [2]int{0, 1} {
-						t.Errorf("confirm = %v, [executions rounds] %v; want the go-sdk's refusal and [0 1]", err, got)
+					if err != nil || !isError || !strings.Contains(text, "input from the client unavailable") || got != [2]int{0, 1} {
+						t.Errorf("confirm = %q, isError %v, %v, [executions rounds] %v; want input unavailable and [0 1]", text, isError, err, got)
 					}
 					return
 				}
