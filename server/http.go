@@ -320,6 +320,10 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		Logger:                     s.logger,
 		MaxRequestBodyBytes:        h.maxBody,
 		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+		// A 2026-07-28 request's reply goes on its own response, and there is
+		// no resumption: once the HTTP request ends, the reply cannot be
+		// delivered, so the handler's context ends with it.
+		PropagateRequestCancellation: true,
 	})
 	if o.Stateless {
 		return h
@@ -371,7 +375,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // serveStateless serves one request without a session, so that Close can
 // end it.
 func (h *HTTPHandler) serveStateless(w http.ResponseWriter, req *http.Request) {
-	ctx, cancel := context.WithCancel(context.WithValue(req.Context(), statelessKey{}, true))
+	ctx, cancel := context.WithCancel(req.Context())
+	ctx = context.WithValue(ctx, statelessKey{}, ctx)
 	defer cancel()
 	h.mu.Lock()
 	if h.closed {
@@ -476,11 +481,14 @@ func (h *HTTPHandler) track(id string) {
 }
 
 // Close ends every session the handler started and every stateless request
-// in flight (a subscriptions/listen stream among them), waits for those
-// requests to return, and refuses every later request with 503 Service
-// Unavailable; open streams end. It does not close the listener or the
-// http.Server. Call it before http.Server.Shutdown, which waits for open
-// streams to end. Close may be called more than once.
+// in flight (a subscriptions/listen stream among them), and refuses every
+// later request with 503 Service Unavailable; open streams end. The
+// handlers of stateless requests see their context end (as when the client
+// goes away: the reply can no longer be delivered), and Close waits for
+// them to return; the handlers of a session's requests run on (the go-sdk
+// ends a session without cancelling them). It does not close the listener
+// or the http.Server. Call it before http.Server.Shutdown, which waits for
+// open streams to end. Close may be called more than once.
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true

@@ -74,8 +74,23 @@ func newProtocol(ss *mcp.ServerSession) bool {
 	return p == nil || p.ProtocolVersion >= "2026-07-28"
 }
 
-// statelessKey marks the context of a request served by stateless HTTP.
+// statelessKey marks the context of a request served by stateless HTTP;
+// its value is the HTTP request's context.
 type statelessKey struct{}
+
+// requestScoped returns ctx, ended also when the stateless HTTP request it
+// serves ends (the client went away, or HTTPHandler.Close): the reply can
+// then no longer be delivered. The go-sdk does this itself for 2026-07-28
+// requests; this covers older ones served statelessly.
+func requestScoped(ctx context.Context) (context.Context, context.CancelFunc) {
+	req, ok := ctx.Value(statelessKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(req, cancel)
+	return ctx, func() { stop(); cancel() }
+}
 
 // turn is one request that may ask for input: what its state is bound to,
 // and the round it is in.

@@ -46,7 +46,9 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 			return nil, err
 		}
 		defer s.recoverRPC("resource", r.URI, &err)
-		res, err = h(ctx, req)
+		hctx, done := requestScoped(ctx)
+		defer done()
+		res, err = h(hctx, req)
 		if err == nil && res != nil && res.InputRequests != nil {
 			err = s.askForRPC(ctx, "resource", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
 			if err == nil && res.Contents == nil && !newProtocol(req.Session) {
@@ -130,7 +132,9 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 			return nil, err
 		}
 		defer s.recoverRPC("prompt", p.Name, &err)
-		res, err = h(ctx, req)
+		hctx, done := requestScoped(ctx)
+		defer done()
+		res, err = h(hctx, req)
 		if err == nil && res != nil && res.InputRequests != nil {
 			err = s.askForRPC(ctx, "prompt", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
 		}

@@ -521,3 +521,52 @@ func done(errc <-chan error) <-chan struct{} {
 	go func() { <-errc; close(c) }()
 	return c
 }
+
+// TestHTTPCloseCancelsStatelessHandlers closes the handler while a
+// stateless request's tool runs until its context ends: the context ends,
+// and Close returns once the handler has.
+func TestHTTPCloseCancelsStatelessHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		mode    string
+		opts    *HTTPOptions
+		version string
+	}{
+		{"default", nil, "2026-07-28"},
+		{"stateless", &HTTPOptions{Stateless: true}, "2026-07-28"},
+		{"stateless", &HTTPOptions{Stateless: true}, "2025-11-25"},
+	} {
+		t.Run(tc.mode+"/"+tc.version, func(t *testing.T) {
+			leakcheck.Check(t)
+			s := New("docs", "v1", nil)
+			entered, cancelled := make(chan struct{}), make(chan struct{})
+			mustRegister(t, s, &mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				close(entered)
+				select {
+				case <-ctx.Done():
+					close(cancelled)
+				case <-time.After(10 * time.Second): // the test's own deadline
+				}
+				return textResult("done"), nil
+			})
+			h := s.HTTPHandler(tc.opts)
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			cs := connectVersion(t, ts, nil, tc.version)
+			called := make(chan error, 1)
+			go func() { _, _, err := tryCall(cs, "wait", `{}`); called <- err }()
+			<-entered
+			closed := make(chan struct{})
+			go func() { h.Close(); close(closed) }()
+			for _, w := range []struct {
+				what string
+				ch   <-chan struct{}
+			}{{"the handler's context to end", cancelled}, {"Close to return", closed}, {"the call to end", done(called)}} {
+				select {
+				case <-w.ch:
+				case <-time.After(5 * time.Second):
+					t.Fatalf("timed out waiting for %s", w.what)
+				}
+			}
+		})
+	}
+}

@@ -190,7 +190,9 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 			s.logger.Warn("tool call refused", "tool", name, "error", err)
 			return nil, err
 		}
-		res, err := s.run(ctx, name, req, h)
+		hctx, done := requestScoped(ctx)
+		res, err := s.run(hctx, name, req, h)
+		done()
 		if err == nil && res != nil && res.InputRequests != nil {
 			err = s.askFor(ctx, c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
 		}
