@@ -132,11 +132,16 @@
 //		Compare two JSON files (FILE1 may be stdout or stderr) as JSON
 //		values, printing a go-cmp diff (-FILE2 +FILE1) when they differ.
 //
-//	connect [-profile P] [-record FILE] [-timeout D] CLIENT KIND ARGS...
+//	connect [-profile P] [-record FILE] [-timeout D] [HANDLER FLAGS] CLIENT KIND ARGS...
 //		Connect a client named CLIENT (also its Definition.Name), with the
 //		protocol profile P (client.ParseProfile: default, a revision such as
 //		2026-07-28 or 2025-11-25, or legacy; default negotiates 2026-07-28
-//		and accepts 2025-11-25). A failure (a program not found, a child
+//		and accepts 2025-11-25). HANDLER FLAGS answer the server's requests
+//		for input (on 2025-11-25 during a call, on 2026-07-28 through
+//		input-required results), deterministically: -elicit ACTION
+//		(accept, with content {"answer":"yes"}; decline; cancel), -sample
+//		TEXT (the model "mcptest" answers TEXT), -root URI (repeatable).
+//		Without them the client declares no such capability. A failure (a program not found, a child
 //		that exits, a cassette missing, …) may be expected with !: stderr
 //		then holds "class: CLASS" and "error: …" as for call. KIND is:
 //		  inprocess SERVER          a fake server started by serve

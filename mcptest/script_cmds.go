@@ -18,6 +18,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 )
@@ -49,13 +50,15 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
+const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] [-elicit ACTION] [-sample TEXT] [-root URI]... CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
 	record := fs.String("record", "", "")
 	timeout := fs.Duration("timeout", 0, "")
 	profile := fs.String("profile", "default", "")
+	var hf handlerFlags
+	hf.register(fs)
 	parse(ts, fs, args)
 	prof, err := client.ParseProfile(*profile)
 	ts.Check(err)
@@ -87,7 +90,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		f = cassette.Record(f, ts.MkAbs(*record), nil)
 	}
 	def := client.Definition{Name: name, Profile: prof, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
-	c, err := client.Connect(context.Background(), def, nil)
+	c, err := client.Connect(context.Background(), def, hf.handlers(ts))
 	if err != nil {
 		printError(ts.Stderr(), err)
 		if after != nil {
@@ -103,6 +106,55 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		st.clients[name] = &scriptClient{c: c, groups: groups, after: after}
 		st.mu.Unlock()
 	}
+}
+
+// handlerFlags are a script client's answers to a server's requests for
+// input: deterministic, so that a script's output is the same every run.
+type handlerFlags struct {
+	elicit, sample string
+	roots          []string
+}
+
+func (h *handlerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.elicit, "elicit", "", "")
+	fs.StringVar(&h.sample, "sample", "", "")
+	fs.Func("root", "", func(v string) error { h.roots = append(h.roots, v); return nil })
+}
+
+// handlers returns the Handlers the flags ask for, or nil.
+func (h *handlerFlags) handlers(ts *testscript.TestScript) *client.Handlers {
+	var out client.Handlers
+	set := false
+	switch h.elicit {
+	case "":
+	case "accept", "decline", "cancel":
+		action := h.elicit
+		out.Elicitation = func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			res := &mcp.ElicitResult{Action: action}
+			if action == "accept" {
+				res.Content = map[string]any{"answer": "yes"}
+			}
+			return res, nil
+		}
+		set = true
+	default:
+		ts.Fatalf("connect: -elicit %q: want accept, decline or cancel", h.elicit)
+	}
+	if h.sample != "" {
+		text := h.sample
+		out.Sampling = func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "mcptest", Role: "assistant", Content: &mcp.TextContent{Text: text}}, nil
+		}
+		set = true
+	}
+	for _, r := range h.roots {
+		out.Roots = append(out.Roots, &mcp.Root{URI: r})
+		set = true
+	}
+	if !set {
+		return nil
+	}
+	return &out
 }
 
 // scriptFactory makes the transport connect names; an error is one a
