@@ -131,19 +131,8 @@ func TestLostReplyIsOutcomeUnknown(t *testing.T) {
 			leakcheck.Check(t)
 			n := &counter{}
 			rec, url := lostServer(t, n, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: tc.json}, tc.beforeHeaders)
-			f, err := streamablehttp.New(url, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			if v := c.ProtocolVersion(); v != "2026-07-28" {
-				t.Fatalf("negotiated %s, want 2026-07-28", v)
-			}
-			_, err = c.CallTool(context.Background(), "lookup", map[string]any{"query": "lost"})
+			c := connectURL(t, url, nil, nil, "2026-07-28")
+			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "lost"})
 			assertClass(t, err, client.ClassTransport, client.ErrOutcomeUnknown)
 			if !errors.Is(err, streamablehttp.ErrStreamDropped) {
 				t.Errorf("error %v does not wrap ErrStreamDropped", err)
@@ -192,18 +181,7 @@ func TestLostReply20251125(t *testing.T) {
 				opts.EventStore = mcp.NewMemoryEventStore(nil)
 			}
 			rec, url := lostServer(t, n, opts, false)
-			f, err := streamablehttp.New(url, &streamablehttp.Options{DisableStandaloneSSE: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			if v := c.ProtocolVersion(); v != "2025-11-25" {
-				t.Fatalf("negotiated %s with a stateful server, want 2025-11-25", v)
-			}
+			c := connectURL(t, url, &streamablehttp.Options{DisableStandaloneSSE: true}, nil, "2025-11-25")
 			res, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "committed"})
 			if tc.resumed {
 				if err != nil || textOf(res) != "docs: committed" {

@@ -2,10 +2,15 @@ package client_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"sync"
+	"testing"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
 // recorder is an http.Handler in front of a go-sdk handler that records
@@ -78,4 +83,24 @@ func (r *recorder) methods() []string {
 		out = append(out, p.Method)
 	}
 	return out
+}
+
+// connectURL connects a client named docs, with the default profile and h,
+// over Streamable HTTP to url with opts; it checks that the client
+// negotiated version, and closes it at cleanup.
+func connectURL(t *testing.T, url string, opts *streamablehttp.Options, h *client.Handlers, version string) *client.Client {
+	t.Helper()
+	f, err := streamablehttp.New(url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if v := c.ProtocolVersion(); v != version {
+		t.Fatalf("negotiated %s, want %s", v, version)
+	}
+	return c
 }

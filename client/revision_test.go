@@ -43,16 +43,8 @@ func TestStandardHeaders(t *testing.T) {
 	srv := headerServer(n)
 	rec := newRecorder(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	ts := httptest.NewServer(rec)
-	defer ts.Close()
-	f, err := streamablehttp.New(ts.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	t.Cleanup(ts.Close) // after the client closes
+	c := connectURL(t, ts.URL, nil, nil, "2026-07-28")
 	ctx := context.Background()
 	if _, err := c.CallTool(ctx, "where", map[string]any{"region": "us-west1"}); err != nil {
 		t.Fatalf("CallTool: %v", err)
@@ -113,17 +105,9 @@ func TestHeaderMismatchIsClassified(t *testing.T) {
 			n := &counter{}
 			srv := headerServer(n)
 			ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
-			defer ts.Close()
-			f, err := streamablehttp.New(ts.URL, &streamablehttp.Options{Base: rewriteHeader{http.DefaultTransport, header, "elsewhere"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			_, err = c.CallTool(context.Background(), "where", map[string]any{"region": "us-west1"})
+			t.Cleanup(ts.Close)
+			c := connectURL(t, ts.URL, &streamablehttp.Options{Base: rewriteHeader{http.DefaultTransport, header, "elsewhere"}}, nil, "2026-07-28")
+			_, err := c.CallTool(context.Background(), "where", map[string]any{"region": "us-west1"})
 			assertClass(t, err, client.ClassProtocol, client.ErrHeaderMismatch)
 			if errors.Is(err, client.ErrOutcomeUnknown) {
 				t.Errorf("a refused call says %v", err)

@@ -481,17 +481,9 @@ func TestLostContinuation(t *testing.T) {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	rec := newRecorder(&breaker{next: h, tool: "confirm", match: `"inputResponses"`})
 	ts := httptest.NewServer(rec)
-	defer ts.Close()
-	f, err := streamablehttp.New(ts.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Connect(context.Background(), client.Definition{Name: "asks", Transport: f}, a.handlers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_, err = c.CallTool(context.Background(), "confirm", map[string]any{})
+	t.Cleanup(ts.Close)
+	c := connectURL(t, ts.URL, nil, a.handlers(), "2026-07-28")
+	_, err := c.CallTool(context.Background(), "confirm", map[string]any{})
 	assertClass(t, err, client.ClassTransport, client.ErrOutcomeUnknown)
 	if got := n.get("confirm:done"); got != 1 {
 		t.Errorf("the tool completed %d times, want 1", got)
