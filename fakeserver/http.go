@@ -33,6 +33,11 @@ type HTTPOptions struct {
 	// body bound, event store, idle timeout). If nil, the server package's
 	// defaults.
 	Serving *server.HTTPOptions
+	// Wrap, if set, wraps the protocol's handler: it sees every request the
+	// faults let through, after they are logged (see [Request]), and its
+	// answers are logged too. mcptest puts a fake authorization server's
+	// protected resource there.
+	Wrap func(http.Handler) http.Handler
 	// OtherOrigin is the base URL (scheme://host:port) that FaultRedirect
 	// and FaultForeignEndpoint send the client to. StartHTTP sets it to its
 	// second listener. If empty, HTTPHandler panics when one of those
@@ -140,6 +145,9 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		panic("fakeserver: HTTPOptions: SSE and Stateless together")
 	}
 	h.inner, h.close = s.innerHandler(&o)
+	if o.Wrap != nil {
+		h.inner = o.Wrap(h.inner)
+	}
 	return h
 }
 

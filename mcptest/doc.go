@@ -57,6 +57,29 @@
 //	c := fake.Client(nil)
 //	mcptest.GoldenCatalog(t, "testdata/catalog.txtar", c.Catalog())
 //
+// # A fake OAuth authorization server
+//
+// [NewAuthServer] starts a fake OAuth 2.1 authorization server a test can
+// import: metadata, dynamic client registration, the authorization code
+// grant with PKCE through a non-interactive redirect
+// ([FetchAuthorizationCode] is the go-sdk fetcher for it), client
+// credentials, refresh, scopes, and faults (InvalidGrant, TokenDelay,
+// WrongIssuer, Loop401). FakeOptions.Auth puts an [HTTP] fake behind it,
+// as a protected resource that refuses a missing or expired token (401)
+// and a token without a tool's scope (403 insufficient_scope, for step-up).
+// [AuthServer.Counts] says what it issued and refused:
+//
+//	as := mcptest.NewAuthServer(t, nil)
+//	cc, _ := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+//		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+//	})
+//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+//		Auth: &mcptest.Protection{Server: as},
+//		HTTP: &streamablehttp.Options{Credentials: cc},
+//	})
+//	c := fake.Client(nil)
+//	… as.Counts().TokensIssued …
+//
 // # Cassettes
 //
 // [Cassette] puts a cassette between a Definition and its server. The mode
@@ -113,6 +136,23 @@
 //
 // The commands, in one map, sorted by name ([Commands]):
 //
+//	authcounts NAME [COUNTER N]...
+//		Print the counters of the auth server NAME, one "COUNTER N" per
+//		line: registrations, authorizations, tokens, refreshes, refusals,
+//		resource-refusals (see AuthCounts). With COUNTER N pairs, fail
+//		unless each is so (with !, fail if all are).
+//
+//	authexpire [-refresh] NAME
+//		Expire every access token the auth server NAME issued so far
+//		(AuthServer.ExpireTokens); with -refresh, revoke its refresh tokens
+//		instead (AuthServer.RevokeRefreshTokens).
+//
+//	authserver [-scope S]... [-token-ttl D] [-token-delay D] [-invalid-grant] [-wrong-issuer] [-loop401] NAME
+//		Start a fake OAuth authorization server named NAME (StartAuthServer,
+//		with the flags as AuthServerOptions), print its URL and set
+//		$NAME_URL to it. Its client is mcptest-client, secret
+//		mcptest-secret. serve -auth NAME protects a fake with it.
+//
 //	call CLIENT TOOL [JSON]
 //		Call TOOL once with the JSON object as arguments. Stdout holds the
 //		text of each text content, one per line; on failure stderr holds
@@ -163,7 +203,10 @@
 //		  replay FILE               the session recorded in the cassette FILE,
 //		                            with no server at all
 //		HTTP FLAGS: -token-env VAR (send the value of the script's variable
-//		VAR as a static bearer token), -max-event-bytes N,
+//		VAR as a static bearer token), -client-id ID with
+//		-client-secret-env VAR (obtain tokens with the client credentials
+//		grant, discovering the authorization server from the server's 401:
+//		auth.NewClientCredentials), -max-event-bytes N,
 //		-header-timeout D (Timeouts.ResponseHeader); http only:
 //		-no-standalone (no standalone GET stream), -max-resume-attempts N.
 //		-record FILE writes the session to the cassette FILE when the client
@@ -204,7 +247,7 @@
 //		As executions, for the rounds of TOOL: one more than its
 //		executions for each call that asked the client for input once.
 //
-//	serve [-http [-stateless] | -sse] SERVER [--profile NAME] [--fault SPEC]...
+//	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--profile NAME] [--fault SPEC]...
 //		Start a fake server (fakeserver.New) named SERVER, for connect
 //		inprocess and executions; --profile may name a definition
 //		registered through MainOptions.Definitions. Only in-process faults apply,
@@ -215,6 +258,10 @@
 //		no-get, redirect, foreign-endpoint). Then serve prints the URL and
 //		sets $NAME_URL to it and $NAME_OTHER_URL to the other origin
 //		(NAME: SERVER in upper case), and requests shows what it saw.
+//		AUTH FLAGS make it a protected resource of an auth server
+//		(Protection): -auth AUTHSERVER, -auth-scope S (needed by every
+//		request; repeatable), -tool-scope TOOL=S (needed by calls of TOOL;
+//		repeatable).
 //
 // When a script ends, [Setup] closes the clients it left open and fails the
 // script if a process of their groups survives.

@@ -46,9 +46,16 @@ type FakeOptions struct {
 	// Definition's streamablehttp transport: credentials, limits,
 	// timeouts); nil means the package's defaults.
 	HTTP *streamablehttp.Options
-	// Stateless serves [HTTP] and [WrapHTTP] fakes without sessions
-	// (Streamable HTTP's stateless mode, for 2026-07-28 clients).
+	// Stateless serves [HTTP] and [WrapHTTP] fakes without sessions for
+	// any client (server.HTTPOptions.Stateless). Without it, 2025-11-25
+	// clients get sessions and 2026-07-28 requests are served statelessly.
 	Stateless bool
+	// Auth makes an [HTTP] or [WrapHTTP] fake a protected resource of a
+	// fake authorization server ([NewAuthServer]): requests need its
+	// tokens, with the scopes Auth asks for. Give the client a credential
+	// source in HTTP (opts.HTTP.Credentials), such as
+	// auth.NewClientCredentials with the server's client.
+	Auth *Protection
 }
 
 // A Fake is a fake server, or a server under test wrapped with faults and

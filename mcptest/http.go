@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/looprig/mcp/fakeserver"
@@ -30,7 +31,14 @@ func HTTP(t testing.TB, opts *FakeOptions) *Fake {
 // serveHTTP serves srv over HTTP for a test.
 func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions) *Fake {
 	t.Helper()
-	hs, err := srv.StartHTTP("", &fakeserver.HTTPOptions{Stateless: o.Stateless})
+	ho := &fakeserver.HTTPOptions{Stateless: o.Stateless}
+	if p := o.Auth; p != nil {
+		if p.Server == nil {
+			t.Fatalf("%s: FakeOptions.Auth has no Server", what)
+		}
+		ho.Wrap = func(next http.Handler) http.Handler { return p.Server.Protect(next, p) }
+	}
+	hs, err := srv.StartHTTP("", ho)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}

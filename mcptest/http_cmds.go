@@ -29,6 +29,8 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 	fs := flags(ts, "connect "+kind, connectUsage)
 	var hf httpFlags
 	fs.StringVar(&hf.tokenEnv, "token-env", "", "")
+	clientID := fs.String("client-id", "", "")
+	secretEnv := fs.String("client-secret-env", "", "")
 	fs.Int64Var(&hf.maxEventBytes, "max-event-bytes", 0, "")
 	headerTimeout := fs.Duration("header-timeout", 0, "")
 	if kind == "http" {
@@ -49,6 +51,20 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 		}
 		tok = auth.NewToken(v)
 		creds = auth.Bearer(tok)
+	}
+	if *clientID != "" {
+		if creds != nil || *secretEnv == "" {
+			ts.Fatalf("connect: -client-id needs -client-secret-env, and no -token-env")
+		}
+		secret := ts.Getenv(*secretEnv)
+		if secret == "" {
+			ts.Fatalf("connect: -client-secret-env %s: the variable is empty", *secretEnv)
+		}
+		cc, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: *clientID, ClientSecret: auth.NewSecret(secret)})
+		if err != nil {
+			return nil, nil, err
+		}
+		creds = cc
 	}
 	if kind == "sse" {
 		if record != "" {

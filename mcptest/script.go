@@ -18,6 +18,9 @@ type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
 // commands holds every script command, sorted by name; doc.go is their
 // manual.
 var commands = map[string]Cmd{
+	"authcounts": cmdAuthCounts,
+	"authexpire": cmdAuthExpire,
+	"authserver": cmdAuthServer,
 	"call":       cmdCall,
 	"catalog":    cmdCatalog,
 	"close":      cmdClose,
@@ -74,6 +77,7 @@ type state struct {
 	clients map[string]*scriptClient
 	servers map[string]*fakeserver.Server
 	https   map[string]*fakeserver.HTTPServer // the servers started by serve -http or -sse
+	auths   map[string]*AuthServer            // the servers started by authserver
 }
 
 // A scriptClient is a client a script connected.
@@ -101,7 +105,7 @@ func (sc *scriptClient) close() error {
 // survives that Close fails the script, with a report of its processes.
 // Call it from a Params.Setup of your own if you have one.
 func Setup(env *testscript.Env) error {
-	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}}
+	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*AuthServer{}}
 	env.Values[stateKey{}] = st
 	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
 		env.Setenv("GORACE", strings.TrimSpace(g+" "+NoExitSleep))
@@ -135,6 +139,11 @@ func (st *state) teardown() string {
 	for name, hs := range st.https {
 		if err := hs.Close(); err != nil {
 			fmt.Fprintf(&b, "mcptest: closing server %s at the end of the script: %v\n", name, err)
+		}
+	}
+	for name, a := range st.auths {
+		if err := a.Close(); err != nil {
+			fmt.Fprintf(&b, "mcptest: closing auth server %s at the end of the script: %v\n", name, err)
 		}
 	}
 	return b.String()

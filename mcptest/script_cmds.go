@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"syscall"
@@ -374,7 +375,7 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-const serveUsage = "serve [-http | -sse] [-stateless] SERVER [--profile NAME] [--fault SPEC]..."
+const serveUsage = "serve [-http | -sse] [-stateless] [-auth AUTHSERVER [-auth-scope S]... [-tool-scope TOOL=S]...] SERVER [--profile NAME] [--fault SPEC]..."
 
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "serve", serveUsage)
@@ -382,11 +383,29 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	overHTTP := fs.Bool("http", false, "")
 	fs.BoolVar(&ho.SSE, "sse", false, "")
 	fs.BoolVar(&ho.Stateless, "stateless", false, "")
+	authName := fs.String("auth", "", "")
+	var prot Protection
+	fs.Func("auth-scope", "", func(s string) error { prot.Scopes = append(prot.Scopes, s); return nil })
+	fs.Func("tool-scope", "", func(s string) error {
+		tool, scope, ok := strings.Cut(s, "=")
+		if !ok || tool == "" || scope == "" {
+			return fmt.Errorf("want TOOL=SCOPE, got %q", s)
+		}
+		if prot.ToolScopes == nil {
+			prot.ToolScopes = map[string][]string{}
+		}
+		prot.ToolScopes[tool] = append(prot.ToolScopes[tool], scope)
+		return nil
+	})
 	parse(ts, fs, args)
-	if neg || fs.NArg() < 1 || *overHTTP && ho.SSE || ho.Stateless && !*overHTTP {
+	if neg || fs.NArg() < 1 || *overHTTP && ho.SSE || ho.Stateless && !*overHTTP || *authName != "" && !*overHTTP {
 		fs.Usage()
 	}
 	name := fs.Arg(0)
+	if *authName != "" {
+		prot.Server = stateOf(ts).auth(ts, *authName)
+		ho.Wrap = func(next http.Handler) http.Handler { return prot.Server.Protect(next, &prot) }
+	}
 	sfs := flags(ts, "serve", serveUsage)
 	var opts fakeserver.Options
 	sfs.StringVar(&opts.Profile, "profile", "", "")
