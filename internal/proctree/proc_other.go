@@ -31,4 +31,4 @@ func SetSubreaper() error { return errNoProc }
 func IsSubreaper() bool { return false }
 
 // Reap does nothing here.
-func Reap(Proc) {}
+func Reap(Proc) bool { return false }

@@ -193,6 +193,8 @@ func TestCloseEndsAdoptedOrphan(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s := procState(t, gpid); s != "" {
-		t.Errorf("adopted orphan %d after Close is in state %q, want ended and reaped", gpid, s)
+		p, err := proctree.Stat(gpid)
+		self, _ := proctree.Stat(os.Getpid())
+		t.Errorf("adopted orphan %d after Close is in state %q, want ended and reaped (ppid %d, session %d; this process %d, session %d; %v)", gpid, s, p.PPid, p.Sid, self.Pid, self.Sid, err)
 	}
 }

@@ -211,13 +211,14 @@ func (p *proc) outsideAlive() bool {
 	if p.tree == nil {
 		return false
 	}
-	reapAdopted(p)
 	for _, d := range p.tree.Live() {
 		if d.Pgid != p.pid {
 			return true
 		}
 	}
-	return false
+	// All dead: reap the adopted ones. A dead leader of threads that are
+	// still exiting cannot be reaped yet: it counts as alive until it can.
+	return !reapAdopted(p)
 }
 
 // look scans for descendants now: Close calls it before it closes the

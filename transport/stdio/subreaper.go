@@ -95,11 +95,14 @@ func adopted(p *proc) []proctree.Proc {
 	return out
 }
 
-// reapAdopted reaps the adopted orphans attributed to p that have died.
-func reapAdopted(p *proc) {
+// reapAdopted reaps the adopted orphans attributed to p that have died,
+// and reports whether every one of them is reaped.
+func reapAdopted(p *proc) bool {
+	all := true
 	for _, a := range adopted(p) {
-		if !a.Running() {
-			proctree.Reap(a)
+		if !a.Running() && !proctree.Reap(a) {
+			all = false
 		}
 	}
+	return all
 }
