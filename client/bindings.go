@@ -113,9 +113,9 @@ func (c *Client) AcceptCatalog() {
 	c.drift = nil
 }
 
-// listChanged re-discovers the catalog in the background after the server
-// said a list changed. The goroutine is owned by the client: Close waits
-// for it.
+// listChanged re-discovers the catalog after the server said a list
+// changed, on the client's notification goroutine (see notifier), once per
+// change not yet handled: changes that arrive while one waits are one.
 func (c *Client) listChanged(what string) {
 	c.mu.Lock()
 	if c.catalog == nil { // Connect is still discovering; it re-discovers after
@@ -126,27 +126,25 @@ func (c *Client) listChanged(what string) {
 		return
 	}
 	c.mu.Unlock()
-	base, err := c.begin(OpDiscover, "")
+	c.notes.postList(what, func(ctx context.Context) { c.rediscover(ctx, what) })
+}
+
+// rediscover re-reads the catalog and calls the handlers with it.
+func (c *Client) rediscover(ctx context.Context, what string) {
+	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
+	defer cancel()
+	cat, err := discover(ctx, c.session, c.limits)
 	if err != nil {
-		return
+		return // the old catalog stays; a broken server shows on the next call
 	}
-	go func() {
-		defer c.inflight.Done()
-		ctx, cancel := context.WithTimeout(base, c.limits.ConnectTimeout)
-		defer cancel()
-		cat, err := discover(ctx, c.session, c.limits)
-		if err != nil {
-			return // the old catalog stays; a broken server shows on the next call
-		}
-		c.mu.Lock()
-		c.install(cat, false)
-		drift := c.drift
-		c.mu.Unlock()
-		if c.handlers.ListChanged != nil {
-			c.handlers.ListChanged(what, cat)
-		}
-		if drift != nil && c.handlers.CatalogChanged != nil {
-			c.handlers.CatalogChanged(drift)
-		}
-	}()
+	c.mu.Lock()
+	c.install(cat, false)
+	drift := c.drift
+	c.mu.Unlock()
+	if c.handlers.ListChanged != nil {
+		c.handlers.ListChanged(what, cat)
+	}
+	if drift != nil && c.handlers.CatalogChanged != nil {
+		c.handlers.CatalogChanged(drift)
+	}
 }

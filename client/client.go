@@ -37,7 +37,8 @@ type Client struct {
 	// it when the drain timeout passes.
 	base       context.Context
 	cancelBase context.CancelFunc
-	inflight   sync.WaitGroup // calls and background re-discovery
+	inflight   sync.WaitGroup // calls
+	notes      *notifier      // runs the handlers of what the server sends
 	progress   atomic.Int64   // last progress token issued
 
 	mu       sync.Mutex // guards the fields below
@@ -81,8 +82,10 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		c.disabled[t] = true
 	}
 	c.base, c.cancelBase = context.WithCancel(context.Background())
+	c.notes = newNotifier(c.limits.MaxQueuedNotifications)
 	fail := func(op string, err error, connecting bool) (*Client, error) {
 		c.cancelBase()
+		waitFor(c.notes.stop(), HandlerGrace)
 		d := c.conn.diagnose()
 		return nil, &Error{Class: classify(err, d, connecting, c.classifier()), Op: op, Server: def.Name, Err: err, Diagnosis: d}
 	}
@@ -91,7 +94,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	if err != nil {
 		return fail(OpConnect, err, true)
 	}
-	c.conn = &capture{inner: tr}
+	c.conn = &capture{inner: tr, pace: c.pacer(tr)}
 	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
 	defer cancel()
 	impl := def.Implementation
@@ -153,7 +156,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 // unexported methods that a wrapper would hide.
 type capture struct {
 	inner mcp.Transport
-	mu    sync.Mutex // guards conn
+	pace  func(mcp.Connection) mcp.Connection // wraps the connection for the go-sdk, if set
+	mu    sync.Mutex                          // guards conn
 	conn  mcp.Connection
 }
 
@@ -162,6 +166,9 @@ func (t *capture) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.mu.Lock()
 	t.conn = conn
 	t.mu.Unlock()
+	if err == nil && t.pace != nil {
+		return t.pace(conn), nil
+	}
 	return conn, err
 }
 
@@ -293,10 +300,23 @@ func (c *Client) classifier() transport.Classifier {
 	return cl
 }
 
-// Close ends the session. It refuses new calls at once, waits up to
-// Limits.DrainTimeout for in-flight calls to finish, cancels those still
-// running, unsubscribes from resources, and closes the transport (for a
+// Close ends the session. It refuses new calls at once and drops
+// notifications that arrive from then on; it waits up to
+// Limits.DrainTimeout for in-flight calls to finish and for the handlers of
+// notifications already queued to run; it unsubscribes from resources;
+// then it cancels the calls and handlers still running (their context),
+// drops the notifications still queued, and closes the transport (for a
 // stdio child: stdin first, then the signals, within its grace bounds).
+//
+// Close returns within DrainTimeout (plus up to a second for unsubscribing,
+// if there are subscriptions), plus the transport's own close bound or
+// HandlerGrace, whichever is longer, whatever the server and the handlers
+// do. When it returns, no handler is running, and none will start, unless
+// a handler ignores its context: one still running HandlerGrace after its
+// context was cancelled is abandoned on its goroutine (Go cannot stop it),
+// runs on until it returns by itself, and has what it returns discarded;
+// Close then returns a ClassTimeout *Error wrapping ErrHandlerStuck that
+// names it. The connection is closed either way.
 //
 // Close may be called more than once and concurrently; every call returns
 // when the client is closed, with the same result.
@@ -310,23 +330,75 @@ func (c *Client) close() error {
 	c.closing = true
 	c.mu.Unlock()
 	deadline := time.Now().Add(c.limits.DrainTimeout)
+	queueIdle := c.notes.closeIntake()
 	drained := make(chan struct{})
-	go func() { c.inflight.Wait(); close(drained) }()
-	timer := time.NewTimer(time.Until(deadline))
-	select {
-	case <-drained:
-		timer.Stop()
-	case <-timer.C:
-		c.cancelBase()
-		<-drained
-	}
+	go func() { c.inflight.Wait(); <-queueIdle; close(drained) }()
+	waitUntil(drained, deadline)
 	c.unsubscribeAll(deadline)
 	c.cancelBase()
-	if err := c.session.Close(); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+	cancelled := time.Now()
+	handlersIdle := c.notes.stop()
+
+	// The go-sdk's Close waits until its handlers and in-flight requests
+	// are done before it closes the connection; the transport is closed
+	// alongside, so that neither a handler nor a request can hold the end.
+	sessionDone := make(chan error, 1)
+	go func() { sessionDone <- c.session.Close() }()
+	connDone := make(chan error, 1)
+	if conn := c.Conn(); conn != nil {
+		go func() { connDone <- conn.Close() }()
+	} else {
+		connDone <- nil
+	}
+	connErr := <-connDone // bounded by the transport
+	graceEnd := cancelled.Add(HandlerGrace)
+	if now := time.Now(); now.After(graceEnd) {
+		graceEnd = now
+	}
+	callsDone := make(chan struct{})
+	go func() { c.inflight.Wait(); close(callsDone) }()
+	// Either Close may be the one that closed the connection, and only that
+	// one says how it went.
+	err := connErr
+	select {
+	case sessErr := <-sessionDone:
+		if err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
+			err = sessErr
+		}
+	case <-time.After(time.Until(graceEnd)):
+	}
+	waitUntil(handlersIdle, graceEnd)
+	waitUntil(callsDone, graceEnd)
+	if stuck := c.notes.running(); stuck != "" {
+		return &Error{Class: ClassTimeout, Op: OpClose, Server: c.def.Name,
+			Err: fmt.Errorf("%w: %s (the connection is closed)", ErrHandlerStuck, stuck)}
+	}
+	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return c.fail(OpClose, "", err)
 	}
 	return nil
 }
+
+// waitUntil waits until ch is closed or t passes, and reports whether ch was
+// closed.
+func waitUntil(ch <-chan struct{}, t time.Time) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// waitFor waits until ch is closed or d passes.
+func waitFor(ch <-chan struct{}, d time.Duration) bool { return waitUntil(ch, time.Now().Add(d)) }
 
 func (c *Client) unsubscribeAll(deadline time.Time) {
 	c.mu.Lock()

@@ -96,6 +96,14 @@ type Limits struct {
 	// DrainTimeout bounds how long Close waits for in-flight calls and
 	// subscriptions to finish before it cancels them. Zero means 5s.
 	DrainTimeout time.Duration
+	// MaxQueuedNotifications bounds the notifications (logging, progress)
+	// received and not yet handled: the handlers run one at a time, and a
+	// server can send faster than they return. Past the bound a
+	// notification is dropped and counted (Client.DroppedNotifications);
+	// the session goes on. List changes are not counted against it and
+	// never dropped: one pending change per list stands for any number.
+	// Zero means 1,024.
+	MaxQueuedNotifications int
 	// CallTimeout bounds one request after Connect (a tool call, a read, a
 	// prompt), on top of the caller's context: a server that never answers
 	// fails the call with ClassTimeout, and the go-sdk tells the server the
@@ -121,6 +129,8 @@ const (
 	DefaultDrainTimeout    = 5 * time.Second
 	DefaultCallTimeout     = 5 * time.Minute
 	DefaultMaxInputRounds  = 10
+
+	DefaultMaxQueuedNotifications = 1024
 )
 
 func (l Limits) withDefaults() Limits {
@@ -138,6 +148,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.DrainTimeout <= 0 {
 		l.DrainTimeout = DefaultDrainTimeout
+	}
+	if l.MaxQueuedNotifications <= 0 {
+		l.MaxQueuedNotifications = DefaultMaxQueuedNotifications
 	}
 	if l.CallTimeout == 0 {
 		l.CallTimeout = DefaultCallTimeout

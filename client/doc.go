@@ -73,5 +73,19 @@
 //
 // [Client.Close] refuses new calls at once, lets in-flight calls finish
 // within Limits.DrainTimeout, cancels the rest, unsubscribes from resources
-// and then closes the transport.
+// and then closes the transport. It is bounded whatever the server and the
+// handlers do: DrainTimeout, plus the transport's own close bound or
+// [HandlerGrace]. When it returns no handler runs, except one that ignores
+// its context, which Close reports ([ErrHandlerStuck]).
+//
+// # Notifications
+//
+// The server's notifications (logging, progress, list changes) are handled
+// one at a time on a goroutine of the client's, from a queue of at most
+// Limits.MaxQueuedNotifications: a server that sends faster than the
+// handlers return has the excess dropped and counted
+// ([Client.DroppedNotifications]), and list changes coalesce (one pending
+// re-discovery per list). The connection's reading is held back while the
+// go-sdk holds more than a few hundred notifications it has not yet handed
+// over, so memory stays bounded under a flood.
 package client

@@ -15,7 +15,12 @@ import (
 // input-required result, after which the client sends the continuation (a
 // request with no handler fails the call with ErrNoHandler).
 //
-// Handlers run on the go-sdk's goroutines and may be called concurrently.
+// Notification handlers (Logging, Progress, ListChanged, CatalogChanged)
+// run one at a time on a goroutine of the client's, from a queue bounded by
+// Limits.MaxQueuedNotifications; request handlers (Sampling, Elicitation)
+// run on the go-sdk's goroutines and may be called concurrently. Every
+// handler's context is cancelled when Close's drain ends; see Client.Close
+// for what is guaranteed of a handler that ignores it.
 type Handlers struct {
 	// Sampling answers sampling/createMessage.
 	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
@@ -55,25 +60,38 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		// bounded by Limits.MaxInputRounds; the go-sdk's middleware, whose
 		// bounds are fixed, is off.
 		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged("tools") },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged("resources") },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.listChanged("prompts") },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.notes.arrived(); c.listChanged("tools") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.notes.arrived(); c.listChanged("resources") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.notes.arrived(); c.listChanged("prompts") },
 	}
 	if h.Sampling != nil {
-		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return h.Sampling(ctx, r.Params)
+		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (res *mcp.CreateMessageResult, err error) {
+			err = c.notes.request(ctx, "sampling", func(ctx context.Context) error {
+				res, err = h.Sampling(ctx, r.Params)
+				return err
+			})
+			return res, err
 		}
 	}
 	if h.Elicitation != nil {
-		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return h.Elicitation(ctx, r.Params)
+		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (res *mcp.ElicitResult, err error) {
+			err = c.notes.request(ctx, "elicitation", func(ctx context.Context) error {
+				res, err = h.Elicitation(ctx, r.Params)
+				return err
+			})
+			return res, err
 		}
 	}
 	if h.Roots != nil {
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
+	// Notifications are queued for the client's own goroutine (see
+	// notifier): the go-sdk's handler returns at once.
 	if h.Logging != nil {
-		opts.LoggingMessageHandler = func(ctx context.Context, r *mcp.LoggingMessageRequest) { h.Logging(ctx, r.Params) }
+		opts.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			c.notes.arrived()
+			c.notes.post("logging", func(ctx context.Context) { h.Logging(ctx, r.Params) })
+		}
 	}
 	if h.ResourceUpdated != nil {
 		opts.ResourceUpdatedHandler = func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
@@ -81,8 +99,9 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		}
 	}
 	if h.Progress != nil {
-		opts.ProgressNotificationHandler = func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
-			h.Progress(ctx, r.Params)
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			c.notes.arrived()
+			c.notes.post("progress", func(ctx context.Context) { h.Progress(ctx, r.Params) })
 		}
 	}
 	return opts

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -97,6 +98,20 @@ type Factory interface {
 // inner factory's pin through returns "" when the inner factory pins none.
 type ProtocolPinner interface {
 	PinnedProtocolVersion() string
+}
+
+// A Pacer is implemented by a transport (the mcp.Transport a Factory
+// returns) whose connections can hold their reading back for the client: a
+// client that hands notifications to slower handlers than the peer sends
+// them asks to be paced, so that what the connection has read and the
+// client has not yet taken stays bounded. The client wraps the connections
+// of other transports itself, where a wrapper hides nothing.
+type Pacer interface {
+	// SetPacer must be called before Connect. Each connection then calls
+	// admit with the method of each notification it reads, before it hands
+	// the notification on; admit may block, holding reading back, until it
+	// returns (it returns when ctx ends).
+	SetPacer(admit func(ctx context.Context, method string))
 }
 
 // A Diagnoser is implemented by a connection that can say why it ended.

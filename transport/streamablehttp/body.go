@@ -183,10 +183,12 @@ func (j *jsonBody) load() {
 // [transport.LimitError] read error.
 type sseBody struct {
 	*bodyBase
-	call      *callRef // nil for the standalone stream
-	resumable bool     // resumption is enabled
-	idSeen    bool     // an event id has been handed out
-	answered  bool     // the call's answer has been handed out
+	ctx       context.Context // the request's
+	call      *callRef        // nil for the standalone stream
+	notes     []string        // methods of the notifications handed out and not yet admitted
+	resumable bool            // resumption is enabled
+	idSeen    bool            // an event id has been handed out
+	answered  bool            // the call's answer has been handed out
 	lastID    string
 	maxEvent  int64
 	maxTotal  int64
@@ -203,6 +205,10 @@ const readChunk = 32 << 10
 
 func (s *sseBody) Read(p []byte) (int, error) {
 	for {
+		for _, m := range s.notes {
+			s.st.admit(s.ctx, m) // the client's pace: it may hold reading back
+		}
+		s.notes = s.notes[:0]
 		if s.off < len(s.out) {
 			n := copy(p, s.out[s.off:])
 			s.off += n
@@ -246,30 +252,43 @@ func (s *sseBody) fill() {
 	}
 }
 
-// emit notes an event's id and whether it carries the call's answer, and
-// hands it out.
+// emit notes an event's id, whether it carries the call's answer and the
+// method of the notification it carries (for the client's pace), and hands
+// it out.
 func (s *sseBody) emit(e sse.Event) error {
 	if e.ID != "" {
 		s.lastID, s.idSeen = e.ID, true
 	}
-	if s.call != nil && !s.answered && len(e.Data) > 0 && (e.Name == "" || e.Name == "message") && answers(e.Data, s.call) {
-		s.answered = true
+	if len(e.Data) > 0 && (e.Name == "" || e.Name == "message") && (s.call != nil && !s.answered || s.st.admit != nil) {
+		id, method := idAndMethod(e.Data)
+		switch {
+		case method != "" && id == nil:
+			if s.st.admit != nil {
+				s.notes = append(s.notes, method)
+			}
+		case s.call != nil && !s.answered && method == "" && bytes.Equal(bytes.TrimSpace(id), bytes.TrimSpace(s.call.id)):
+			s.answered = true
+		}
 	}
 	var err error
 	s.out, err = sse.Append(s.out, e) // a parsed event always writes
 	return err
 }
 
-// answers reports whether data is the response to call.
-func answers(data []byte, call *callRef) bool {
+// idAndMethod returns the id and the method of the JSON-RPC message data
+// (nil and "" where it has none or is not one).
+func idAndMethod(data []byte) (json.RawMessage, string) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Method != "" {
-		return false
+	if json.Unmarshal(data, &m) != nil {
+		return nil, ""
 	}
-	return bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(call.id))
+	if string(m.ID) == "null" {
+		m.ID = nil
+	}
+	return m.ID, m.Method
 }
 
 func (s *sseBody) overLimit(err *transport.LimitError) {

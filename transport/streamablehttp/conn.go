@@ -30,7 +30,8 @@ type connState struct {
 	f      *Factory
 	base   *httpguard.Carrier // carries what passes the policy
 	client *http.Client
-	slots  chan struct{} // one token per request in flight
+	slots  chan struct{}                            // one token per request in flight
+	admit  func(ctx context.Context, method string) // the client's pacer, or nil
 
 	watchOnce sync.Once
 
@@ -184,6 +185,7 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	case ct == "text/event-stream":
 		return &sseBody{
 			bodyBase: b,
+			ctx:      req.Context(),
 			call:     call,
 			// 2026-07-28 has no Last-Event-ID: a broken stream of that
 			// revision is never resumed, whatever ids it carried.

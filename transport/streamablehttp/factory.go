@@ -60,13 +60,22 @@ func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, 
 
 // A Transport is one connection's go-sdk mcp.StreamableClientTransport,
 // driven through this package's http.Client.
-type Transport struct{ f *Factory }
+type Transport struct {
+	f     *Factory
+	admit func(ctx context.Context, method string) // set by SetPacer
+}
+
+// SetPacer implements transport.Pacer: the connection calls admit with the
+// method of each notification its response streams carry, before the
+// go-sdk reads it. Call it before Connect.
+func (t *Transport) SetPacer(admit func(ctx context.Context, method string)) { t.admit = admit }
 
 // Connect implements mcp.Transport. It returns the go-sdk's own connection
 // (the go-sdk client needs its private hooks), configured so that no POST
 // is re-sent: see the package documentation.
 func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	st := newConnState(t.f)
+	st.admit = t.admit
 	maxRetries := t.f.opts.MaxResumeAttempts
 	if maxRetries < 0 {
 		maxRetries = -1 // the go-sdk's "no retries"

@@ -1,0 +1,342 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HandlerGrace is how long Close waits, once it has cancelled their
+// context, for handlers still running to return (or the transport's own
+// close, if that takes longer). A handler that ignores its context and is
+// still running then is abandoned: see Client.Close.
+const HandlerGrace = 100 * time.Millisecond
+
+// ErrHandlerStuck is returned by Close when a handler was still running
+// HandlerGrace after its context was cancelled: it ignores its context. Go
+// cannot stop it; it runs on until it returns by itself, and whatever it
+// returns is discarded.
+var ErrHandlerStuck = errors.New("handler still running after its context was cancelled")
+
+// notifier runs the handlers of what the server sends the client: the
+// notifications (logging, progress, list changes) on one goroutine, from a
+// queue of at most Limits.MaxQueuedNotifications; the requests (sampling,
+// elicitation) on the go-sdk's goroutines, counted. The go-sdk queues every
+// incoming notification without bound and its Close waits until that
+// queue is handled; the client's handlers for the go-sdk only enqueue here,
+// without blocking, so that queue stays short and Close stays bounded.
+type notifier struct {
+	max    int
+	ctx    context.Context // the handlers' context: cancelled by stop
+	cancel context.CancelFunc
+
+	mu       sync.Mutex // guards the fields below
+	queue    []note
+	lists    map[string]bool // list changes queued (coalesced: at most one per list)
+	worker   bool            // the worker goroutine is running
+	idle     chan struct{}   // closed when nothing runs: no worker, no request handler
+	requests map[*note]bool  // request handlers running
+	current  *note           // the notification handler running, if any
+	queued   int             // notifications in queue (list changes apart)
+	intake   bool            // Close has begun: nothing more is queued
+	stopped  bool            // the handlers' context is cancelled: nothing more starts
+	dropped  int64
+	read     int64         // paced notifications read (see pacer)
+	handed   int64         // notifications the go-sdk handed to the handlers
+	moved    chan struct{} // closed at the next hand-over, when the reader waits for one
+}
+
+// A note is one handler call.
+type note struct {
+	kind string // "logging", "progress", "list changed: tools", "sampling", …
+	list string // the list, for a list change
+	run  func(context.Context)
+}
+
+func newNotifier(max int) *notifier {
+	n := &notifier{max: max, lists: map[string]bool{}, requests: map[*note]bool{}}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	return n
+}
+
+// post queues a notification handler call, or drops and counts it when the
+// queue is full or Close has begun. It never blocks.
+func (n *notifier) post(kind string, run func(context.Context)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.intake || n.stopped || n.queued >= n.max {
+		n.dropped++
+		return
+	}
+	n.queued++
+	n.queue = append(n.queue, note{kind: kind, run: run})
+	n.startWorker()
+}
+
+// postList queues a list change, unless one for the same list is queued
+// already: the handler re-reads the whole list, so one pending change
+// stands for any number. List changes are never dropped for room, and
+// count apart from MaxQueuedNotifications.
+func (n *notifier) postList(what string, run func(context.Context)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.intake || n.stopped || n.lists[what] {
+		return
+	}
+	n.lists[what] = true
+	n.queue = append(n.queue, note{kind: "list changed: " + what, list: what, run: run})
+	n.startWorker()
+}
+
+// startWorker starts the worker if it is not running. n.mu is held.
+func (n *notifier) startWorker() {
+	if n.worker {
+		return
+	}
+	n.worker = true
+	n.busy()
+	go n.work()
+}
+
+// busy makes sure n.idle is open while something runs. n.mu is held.
+func (n *notifier) busy() {
+	if n.idle == nil {
+		n.idle = make(chan struct{})
+	}
+}
+
+// settle closes n.idle if nothing runs any more. n.mu is held.
+func (n *notifier) settle() {
+	if !n.worker && len(n.requests) == 0 && n.idle != nil {
+		close(n.idle)
+		n.idle = nil
+	}
+}
+
+// work runs the queued handlers one at a time until the queue is empty.
+func (n *notifier) work() {
+	for {
+		n.mu.Lock()
+		if len(n.queue) == 0 || n.stopped {
+			n.worker, n.current = false, nil
+			n.settle()
+			n.mu.Unlock()
+			return
+		}
+		nt := n.queue[0]
+		n.queue[0] = note{}
+		n.queue = n.queue[1:]
+		if nt.list != "" {
+			delete(n.lists, nt.list) // a change from now on is queued again
+		} else {
+			n.queued--
+		}
+		n.current = &nt
+		n.mu.Unlock()
+		nt.run(n.ctx)
+	}
+}
+
+// request runs a handler of a server's request on the caller's goroutine,
+// with a context also cancelled when Close's drain ends, or refuses it
+// once Close has cancelled the handlers.
+func (n *notifier) request(ctx context.Context, kind string, run func(context.Context) error) error {
+	nt := &note{kind: kind}
+	n.mu.Lock()
+	if n.stopped {
+		n.mu.Unlock()
+		return fmt.Errorf("%w: %s request refused", ErrClosed, kind)
+	}
+	n.requests[nt] = true
+	n.busy()
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		delete(n.requests, nt)
+		n.settle()
+		n.mu.Unlock()
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(n.ctx, cancel)
+	defer stop()
+	return run(ctx)
+}
+
+// closeIntake stops queueing: from now on notifications are dropped.
+// Handlers already queued still run, and requests are still served (a call
+// being drained may need one). It returns a channel closed when nothing
+// runs.
+func (n *notifier) closeIntake() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.intake = true
+	return n.idleChan()
+}
+
+// idleChan returns a channel closed when nothing runs. n.mu is held.
+func (n *notifier) idleChan() <-chan struct{} {
+	if n.idle == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return n.idle
+}
+
+// stop cancels the handlers' context, drops what is queued (counted) and
+// refuses what comes next. It returns a channel closed when nothing runs.
+func (n *notifier) stop() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.stopped {
+		n.stopped = true
+		n.dropped += int64(n.queued)
+		n.queued = 0
+		n.queue = nil
+		clear(n.lists)
+		n.cancel()
+		if n.moved != nil {
+			close(n.moved) // the reader waits no more
+			n.moved = nil
+		}
+	}
+	return n.idleChan()
+}
+
+// running names the handlers still running, for ErrHandlerStuck.
+func (n *notifier) running() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var kinds []string
+	if n.current != nil {
+		kinds = append(kinds, n.current.kind)
+	}
+	for nt := range n.requests {
+		kinds = append(kinds, nt.kind)
+	}
+	slices.Sort(kinds)
+	return strings.Join(kinds, ", ")
+}
+
+func (n *notifier) droppedCount() int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.dropped
+}
+
+// DroppedNotifications returns how many notifications (logging, progress)
+// were dropped rather than handled: those that found the queue full
+// (Limits.MaxQueuedNotifications), that arrived after Close began, or that
+// were still queued when Close's drain ended.
+func (c *Client) DroppedNotifications() int64 { return c.notes.droppedCount() }
+
+// Pacing. The go-sdk reads the connection on one goroutine and hands what it
+// reads to its handlers on another, through a queue it does not bound: when
+// the reader is faster than the hand-over (a flood, a busy machine), that
+// queue grows with the flood. The client therefore holds the reader back
+// while more than pacingWindow notifications it has read have not yet been
+// handed to the client's handlers (queued or dropped there), so that the
+// go-sdk's queue holds at most that many of them.
+//
+// Transports that can, pace themselves (transport.Pacer: Streamable HTTP,
+// whose connection is the go-sdk's own and cannot be wrapped without hiding
+// the unexported methods the go-sdk calls on it); the client wraps the
+// connections of the others. A Streamable HTTP connection that is not this
+// module's (a cassette's replay) is not paced.
+const (
+	pacingWindow = 256
+	// pacingStall is how long the reader waits for a hand-over before it
+	// forgets the notifications it is waiting for: the go-sdk hands over
+	// no notification whose parameters it cannot decode.
+	pacingStall = 20 * time.Millisecond
+)
+
+// pacer returns the wrapper of the connection the go-sdk reads, or nil. A
+// transport that paces its own connections (transport.Pacer) is asked to.
+func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
+	paced := map[string]bool{
+		"notifications/tools/list_changed":     true,
+		"notifications/resources/list_changed": true,
+		"notifications/prompts/list_changed":   true,
+		"notifications/message":                c.handlers.Logging != nil,
+		"notifications/progress":               c.handlers.Progress != nil,
+	}
+	if p, ok := tr.(transport.Pacer); ok {
+		p.SetPacer(func(ctx context.Context, method string) {
+			if paced[method] {
+				c.notes.admit(ctx)
+			}
+		})
+		return nil
+	}
+	if c.def.Transport.Kind() == transport.KindStreamableHTTP {
+		return nil // the go-sdk's own connection: see above
+	}
+	return func(conn mcp.Connection) mcp.Connection {
+		return &pacedConn{Connection: conn, n: c.notes, paced: paced}
+	}
+}
+
+// pacedConn holds the go-sdk's reader back; see pacer.
+type pacedConn struct {
+	mcp.Connection
+	n     *notifier
+	paced map[string]bool // the notifications the go-sdk hands to the client's handlers
+}
+
+func (p *pacedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := p.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && p.paced[r.Method] {
+		p.n.admit(ctx)
+	}
+	return msg, err
+}
+
+// arrived counts a notification the go-sdk handed to the client's handlers.
+func (n *notifier) arrived() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.handed++
+	if n.moved != nil {
+		close(n.moved)
+		n.moved = nil
+	}
+}
+
+// admit counts a notification read, and waits while the go-sdk holds more
+// than pacingWindow of them not yet handed over.
+func (n *notifier) admit(ctx context.Context) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.read++
+	for n.read-n.handed > pacingWindow && !n.stopped {
+		if n.moved == nil {
+			n.moved = make(chan struct{})
+		}
+		moved, before := n.moved, n.handed
+		n.mu.Unlock()
+		t := time.NewTimer(pacingStall)
+		select {
+		case <-moved:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		n.mu.Lock()
+		if ctx.Err() != nil {
+			return
+		}
+		if n.handed == before {
+			n.read = n.handed // nothing moved: what was counted is not coming
+		}
+	}
+}

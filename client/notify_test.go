@@ -1,0 +1,365 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// burstServer serves "burst": it sends one notifications/message, waits
+// until started is closed (the client's handler has it), sends n-1 more,
+// then asks the client for its roots, so that when the answer arrives every
+// message before it has been handed to the client's handlers (the go-sdk
+// hands incoming messages over in order). "changes" does the same with a
+// burst of list changes in place of the n-1 messages. lists counts
+// tools/list requests.
+func burstServer(started <-chan struct{}, n int, lists *atomic.Int64) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "burst", Version: "v1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" && lists != nil {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	log := func(ctx context.Context, s *mcp.ServerSession) error {
+		return s.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "x"})
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "burst"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if err := log(ctx, req.Session); err != nil {
+			return nil, nil, err
+		}
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		for range n - 1 {
+			if err := log(ctx, req.Session); err != nil {
+				return nil, nil, err
+			}
+		}
+		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "changes"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if err := log(ctx, req.Session); err != nil {
+			return nil, nil, err
+		}
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		// The go-sdk server debounces list changes: the client's side of
+		// the connection turns this message into n of them (see injector).
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "list changes"}); err != nil {
+			return nil, nil, err
+		}
+		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	return srv
+}
+
+// injector is a factory whose connections replace each notifications/message
+// whose data is "list changes" with n notifications/tools/list_changed, as
+// a server that does not debounce them would send.
+type injector struct {
+	transport.Factory
+	n int
+}
+
+func (f injector) Transport() (mcp.Transport, error) {
+	tr, err := f.Factory.Transport()
+	return injectTransport{tr, f.n}, err
+}
+
+type injectTransport struct {
+	mcp.Transport
+	n int
+}
+
+func (t injectTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	return &injectConn{Connection: conn, n: t.n}, err
+}
+
+type injectConn struct {
+	mcp.Connection
+	n       int
+	pending int // list changes still to return; only the go-sdk's reader calls Read
+}
+
+func (c *injectConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		if c.pending > 0 {
+			c.pending--
+			return &jsonrpc.Request{Method: "notifications/tools/list_changed", Params: json.RawMessage(`{}`)}, nil
+		}
+		msg, err := c.Connection.Read(ctx)
+		if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/message" && strings.Contains(string(r.Params), `"list changes"`) {
+			c.pending = c.n
+			continue
+		}
+		return msg, err
+	}
+}
+
+// gatedLogging is a Logging handler that blocks on its first message until
+// release is closed, after closing started.
+type gatedLogging struct {
+	started, release chan struct{}
+	once             sync.Once
+	handled          atomic.Int64
+}
+
+func newGatedLogging() *gatedLogging {
+	return &gatedLogging{started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gatedLogging) handle(ctx context.Context, _ *mcp.LoggingMessageParams) {
+	g.handled.Add(1)
+	g.once.Do(func() {
+		close(g.started)
+		<-g.release
+	})
+}
+
+// The queue of unhandled notifications holds MaxQueuedNotifications: with
+// the handler busy on the first message, N more are queued and handled, the
+// N+1st is dropped and counted. Counted at the client's handler, against
+// what the server sent.
+func TestNotificationQueueBoundary(t *testing.T) {
+	const max = 8
+	for _, tc := range []struct {
+		sent, handled int
+	}{
+		{sent: 1 + max, handled: 1 + max},     // one running, N queued: none dropped
+		{sent: 1 + max + 1, handled: 1 + max}, // N+1 queued: one dropped
+		{sent: 1 + max + 50, handled: 1 + max},
+	} {
+		leakcheck.Check(t)
+		g := newGatedLogging()
+		c, err := client.Connect(testCtx(t), client.Definition{
+			Name:      "burst",
+			Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
+			Limits:    client.Limits{MaxQueuedNotifications: max},
+			Transport: inprocess.New(burstServer(g.started, tc.sent, nil)),
+		}, &client.Handlers{Logging: g.handle, Roots: []*mcp.Root{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+			t.Fatal(err)
+		}
+		close(g.release)
+		if err := c.Close(); err != nil { // drains what is queued
+			t.Fatal(err)
+		}
+		if got := g.handled.Load(); got != int64(tc.handled) {
+			t.Errorf("%d sent, queue %d: handled %d, want %d", tc.sent, max, got, tc.handled)
+		}
+		if got, want := c.DroppedNotifications(), int64(tc.sent-tc.handled); got != want {
+			t.Errorf("%d sent, queue %d: DroppedNotifications() = %d, want %d", tc.sent, max, got, want)
+		}
+	}
+}
+
+// A flood of list changes while the handler is busy is one re-discovery,
+// counted at the server in tools/list requests; none is dropped.
+func TestListChangesCoalesce(t *testing.T) {
+	leakcheck.Check(t)
+	g := newGatedLogging()
+	var lists atomic.Int64
+	var changes atomic.Int64
+	c, err := client.Connect(testCtx(t), client.Definition{
+		Name:      "burst",
+		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
+		Limits:    client.Limits{MaxQueuedNotifications: 4},
+		Transport: injector{inprocess.New(burstServer(g.started, 0, &lists)), 500},
+	}, &client.Handlers{
+		Logging:     g.handle,
+		Roots:       []*mcp.Root{},
+		ListChanged: func(string, *client.Catalog) { changes.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atConnect := lists.Load()
+	if _, err := c.CallTool(testCtx(t), "changes", nil); err != nil {
+		t.Fatal(err)
+	}
+	close(g.release)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := lists.Load() - atConnect; got != 1 {
+		t.Errorf("500 tools/list_changed while the handler was busy: %d tools/list at the server, want 1", got)
+	}
+	if got := changes.Load(); got != 1 {
+		t.Errorf("ListChanged called %d times, want 1", got)
+	}
+	if got := c.DroppedNotifications(); got != 0 {
+		t.Errorf("DroppedNotifications() = %d, want 0 (list changes are never dropped)", got)
+	}
+}
+
+// closeWithin closes c, failing t if Close has not returned within limit,
+// so that a broken bound fails the test rather than hanging it.
+func closeWithin(t *testing.T, c *client.Client, limit time.Duration) (error, time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		return err, time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("Close has not returned after %v", limit)
+		return nil, 0
+	}
+}
+
+// A Logging handler that ignores its context cannot hold Close past
+// DrainTimeout + HandlerGrace; Close says which handler it abandoned.
+func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
+	leakcheck.Check(t)
+	g := newGatedLogging()
+	t.Cleanup(func() { close(g.release) }) // runs before leakcheck's wait, registered earlier
+	const drain = 50 * time.Millisecond
+	c, err := client.Connect(testCtx(t), client.Definition{
+		Name:      "burst",
+		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
+		Limits:    client.Limits{DrainTimeout: drain},
+		Transport: inprocess.New(burstServer(g.started, 100, nil)),
+	}, &client.Handlers{Logging: g.handle, Roots: []*mcp.Root{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+		t.Fatal(err)
+	}
+	err, took := closeWithin(t, c, 30*time.Second)
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Class != client.ClassTimeout || !errors.Is(err, client.ErrHandlerStuck) {
+		t.Errorf("Close() = %v, want a ClassTimeout error wrapping ErrHandlerStuck", err)
+	}
+	if limit := 10 * (drain + client.HandlerGrace); took > limit {
+		t.Errorf("Close took %v, want well under %v", took, limit)
+	}
+	if got, want := c.DroppedNotifications(), int64(99); got != want {
+		t.Errorf("DroppedNotifications() = %d, want %d (all but the stuck one)", got, want)
+	}
+}
+
+// A Sampling handler that ignores its context holds the go-sdk's Close (it
+// waits for every request it is serving); the client's Close still returns
+// within its bound.
+func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
+	leakcheck.Check(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) }) // runs before leakcheck's wait, registered earlier
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		return &mcp.CallToolResult{}, nil, err
+	})
+	const drain = 50 * time.Millisecond
+	c, err := client.Connect(testCtx(t), client.Definition{
+		Name:      "asks",
+		Profile:   client.Profile20251125,
+		Limits:    client.Limits{DrainTimeout: drain},
+		Transport: inprocess.New(srv),
+	}, &client.Handlers{Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		close(entered)
+		<-release // ignores its context
+		return nil, errors.New("too late")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go c.CallTool(testCtx(t), "ask", nil) // ends when Close cancels it
+	<-entered
+	err, took := closeWithin(t, c, 30*time.Second)
+	if !errors.Is(err, client.ErrHandlerStuck) {
+		t.Errorf("Close() = %v, want ErrHandlerStuck", err)
+	}
+	if limit := 10 * (drain + client.HandlerGrace); took > limit {
+		t.Errorf("Close took %v, want well under %v", took, limit)
+	}
+}
+
+// No handler runs after Close returns: a handler that honours its context
+// is cancelled at the drain's end and has returned by then, and none starts
+// later. Each handler call records whether Close had returned when it
+// started; leakcheck (which runs first at cleanup) waits for stray
+// goroutines, giving a handler that would start late the time to be seen.
+func TestNoHandlerAfterClose(t *testing.T) {
+	var closed, late, running atomic.Bool
+	t.Cleanup(func() {
+		if late.Load() {
+			t.Error("a handler started after Close returned")
+		}
+	})
+	leakcheck.Check(t)
+	started := make(chan struct{})
+	var once sync.Once
+	c, err := client.Connect(testCtx(t), client.Definition{
+		Name:      "burst",
+		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
+		Limits:    client.Limits{DrainTimeout: 20 * time.Millisecond},
+		Transport: inprocess.New(burstServer(started, 200, nil)),
+	}, &client.Handlers{Roots: []*mcp.Root{}, Logging: func(ctx context.Context, _ *mcp.LoggingMessageParams) {
+		if closed.Load() {
+			late.Store(true)
+		}
+		running.Store(true)
+		defer running.Store(false)
+		once.Do(func() { close(started) })
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Millisecond): // a slow handler's work
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err, _ := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	closed.Store(true)
+	if running.Load() {
+		t.Error("a handler was still running when Close returned")
+	}
+}
+
+// testCtx bounds what a test waits for: a broken guard fails the test at
+// this deadline rather than hanging it.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
