@@ -63,11 +63,30 @@ func Params(dir string) testscript.Params {
 	}
 }
 
-// RunScripts runs the scripts in dir with [Params].
-func RunScripts(t *testing.T, dir string) {
+// RunScripts runs the scripts in dir with [Params]: under a *testing.T,
+// each as a parallel subtest (testscript.Run); under any other testing.TB
+// (a benchmark, a program's own runner), one after the other, stopping at
+// the first that fails.
+func RunScripts(t testing.TB, dir string) {
 	t.Helper()
-	testscript.Run(t, Params(dir))
+	if tt, ok := t.(*testing.T); ok {
+		testscript.Run(tt, Params(dir))
+		return
+	}
+	testscript.RunT(tbShim{t}, Params(dir))
 }
+
+// tbShim runs testscript's scripts under a testing.TB that has no
+// subtests: in order, on the caller's goroutine.
+type tbShim struct{ testing.TB }
+
+func (tbShim) Parallel()                            {}
+func (s tbShim) Run(_ string, f func(testscript.T)) { f(s) }
+func (tbShim) Verbose() bool                        { return testing.Verbose() }
+func (s tbShim) Skip(args ...any)                   { s.TB.Skip(args...) }
+func (s tbShim) Fatal(args ...any)                  { s.TB.Fatal(args...) }
+func (s tbShim) Log(args ...any)                    { s.TB.Log(args...) }
+func (s tbShim) FailNow()                           { s.TB.FailNow() }
 
 type stateKey struct{}
 
