@@ -1,16 +1,26 @@
-// Package downstream is what a user of github.com/looprig/mcp writes: a
-// small harness function over an MCP client, tested the way a downstream
-// module would test it, with only the library's public packages:
-// mcptest fake servers, a cassette recorded once and replayed in CI,
-// a golden catalog, and a testscript scenario.
+// Package downstream is what a team using github.com/looprig/mcp writes: a
+// small agent step over an MCP client (Lookup, Forecast) and an MCP server
+// of its own (NewServer, ServeMain), tested the way a downstream module
+// tests them, with only the library's public packages:
 //
-// Its tests run from this directory, a module of its own:
+//   - the agent against a fake of its own tools, with scripted faults, on
+//     every transport (agent_test.go);
+//   - its server in-process, with mcptest.CheckServer and a golden catalog
+//     (server_test.go);
+//   - a session with a real server, @modelcontextprotocol/server-everything,
+//     recorded once and replayed in CI with no server and no Node.js
+//     (cassette_test.go);
+//   - scenario files that run its own server program (testdata/script).
 //
-//	cd examples/downstream && go test ./...
+// Its tests run from this directory, a module of its own, as CI runs them:
+//
+//	cd examples/downstream && CI=true go test ./...
 package downstream
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/looprig/mcp/client"
@@ -20,11 +30,36 @@ import (
 // Lookup asks the server's lookup tool about query, the way a harness
 // would on a model's behalf, and returns the text of the answer.
 func Lookup(ctx context.Context, c *client.Client, query string) (string, error) {
-	b, ok := c.Binding("lookup")
+	return callText(ctx, c, "lookup", map[string]any{"query": query})
+}
+
+// Forecast is one step of a travel agent: it asks the weather server's
+// get_weather tool about each city, in order, and returns one line per
+// city. It never calls a tool twice for one city: when a call fails, the
+// line says why (the failure's class, so that a retry policy above can
+// decide), and the agent goes on with the next city.
+func Forecast(ctx context.Context, c *client.Client, cities ...string) []string {
+	var lines []string
+	for _, city := range cities {
+		text, err := callText(ctx, c, "get_weather", map[string]any{"city": city})
+		if ce, ok := errors.AsType[*client.Error](err); ok {
+			text = fmt.Sprintf("unavailable (%s)", ce.Class)
+		} else if err != nil {
+			text = "unavailable (" + err.Error() + ")"
+		}
+		lines = append(lines, city+": "+text)
+	}
+	return lines
+}
+
+// callText calls tool through its binding's model name, as a model would,
+// and joins the text of the result.
+func callText(ctx context.Context, c *client.Client, tool string, args map[string]any) (string, error) {
+	b, ok := c.Binding(tool)
 	if !ok {
 		return "", client.ErrUnknownTool
 	}
-	res, err := c.CallModel(ctx, b.ModelName, map[string]any{"query": query})
+	res, err := c.CallModel(ctx, b.ModelName, args)
 	if err != nil {
 		return "", err
 	}

@@ -4,10 +4,19 @@ import (
 	"testing"
 
 	"example.com/downstream"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 )
 
-func TestMain(m *testing.M) { mcptest.Main(m, nil) }
+// TestMain makes the test binary the stdio children the tests need: the
+// fake weather server (registered by name) and the team's own server
+// program, for scenarios.
+func TestMain(m *testing.M) {
+	mcptest.Main(m, &mcptest.MainOptions{
+		Definitions: []*fakeserver.Definition{weather},
+		Programs:    map[string]func() int{"units-server": downstream.ServeMain},
+	})
+}
 
 // TestLookup runs against the recorded session in testdata/docs.cassette:
 // in CI (CI set) it replays with no server; MCPRIG_RECORD=1 re-records it

@@ -3,13 +3,13 @@ module example.com/downstream
 go 1.26
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/looprig/mcp v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
 require (
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
