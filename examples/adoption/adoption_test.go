@@ -30,16 +30,13 @@ func TestAdoption(t *testing.T) {
 		t.Fatalf("Run: %v\ntranscript:\n%s", err, out.String())
 	}
 	// The transcript is deterministic, the catalog fingerprint included.
-	want := `connected to docs over stdio (protocol 2026-07-28), catalog sha256:b989c3a4f5f0…
-discovered tool "lookup" as mcp__docs__lookup
-model -> mcp__docs__lookup {"query":"process groups"}
-model <- result: docs: process groups
-harness: disabled mcp__docs__lookup (enabled=false)
-model -> mcp__docs__lookup {"query":"after disable"}
-model <- refused: mcp docs: call lookup: policy: binding disabled: mcp__docs__lookup
-server executed lookup 1 time(s)
-closed: child reaped, process group empty
-`
+	// It is the one scripts/docs/run-examples.mjs compares mcprig demo's
+	// output with, as stage-16-mcp-adoption.
+	b, err := os.ReadFile("testdata/stage-16-mcp-adoption.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(b)
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("transcript mismatch (-want +got):\n%s", diff)
 	}
