@@ -227,6 +227,8 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassTransport
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
 		return ClassTimeout
+	case errors.Is(err, transport.ErrServer):
+		return ClassServer
 	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, ErrHeaderMismatch):
 		return ClassProtocol
 	case errors.As(err, &rpcErr):
@@ -250,7 +252,9 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 // refusal, a connection already closed) is not lost.
 func lostReply(err error, d *transport.Diagnosis, cl transport.Classifier) bool {
 	if cl != nil {
-		if s := cl.Classify(err); errors.Is(s, transport.ErrBroken) {
+		// An answer the transport could not read (broken, or not the
+		// call's) is lost too.
+		if s := cl.Classify(err); errors.Is(s, transport.ErrBroken) || errors.Is(s, transport.ErrProtocol) {
 			return true
 		}
 	}
@@ -270,6 +274,12 @@ func lostReply(err error, d *transport.Diagnosis, cl transport.Classifier) bool 
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
 		return false // the server answered
+	}
+	if d != nil && d.Err != nil {
+		// The transport stopped reading: an unreadable frame lost the
+		// answer; one refused by policy (too large) was there. This does
+		// not depend on whether the child has exited yet.
+		return classify(d.Err, nil, false, nil) == ClassProtocol
 	}
 	return d != nil && d.Exited // the server process ended under the request
 }

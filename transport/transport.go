@@ -27,6 +27,10 @@ var (
 	// request and could not be resumed (a response stream that dropped with
 	// no event id). The request is not sent again.
 	ErrBroken = errors.New("transport: connection broke")
+	// ErrServer is matched by errors from a peer that answered a request
+	// with a failure of its own, outside JSON-RPC: an HTTP 5xx, a 404 for a
+	// session it no longer has.
+	ErrServer = errors.New("transport: server failed the request")
 )
 
 // A Classifier is implemented by a Factory whose errors reach the client in
@@ -34,7 +38,8 @@ var (
 // where errors.Is against the sentinels above cannot see them.
 type Classifier interface {
 	// Classify returns the sentinel (ErrStart, ErrPolicy, ErrAuth,
-	// ErrProtocol, ErrTimeout, ErrBroken) that err stands for, or nil.
+	// ErrProtocol, ErrTimeout, ErrBroken, ErrServer) that err stands for,
+	// or nil.
 	Classify(err error) error
 }
 

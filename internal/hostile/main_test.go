@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,13 @@ func TestMain(m *testing.M) {
 
 // stdioPeers are the stdio peers the test binary can be, by name.
 var stdioPeers = map[string]func() int{
+	// faulty serves a server whose "echo" misbehaves: see runFaulty.
+	"faulty": runFaulty,
+	// sleeper sleeps until killed.
+	"sleeper": func() int {
+		time.Sleep(time.Hour)
+		return 0
+	},
 	// sdk serves newServer over stdin and stdout.
 	"sdk": func() int {
 		if err := newServer(nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/transport"
@@ -9,7 +10,19 @@ import (
 
 // Classify implements transport.Classifier: it maps this package's errors to
 // the transport sentinels.
+//
+// A status error is classed as Streamable HTTP's are: a 5xx, and a 404 to a
+// POST (the session is gone), are the server's failure (transport.ErrServer);
+// 401 and 403 are auth; any other status, and a session GET answered with
+// something other than an event stream, break the protocol. So does a
+// message on the session stream that is not JSON-RPC (ErrMalformed). A
+// session stream that ends under calls awaiting their answer is
+// transport.ErrBroken: their outcome is unknown.
 func (f *Factory) Classify(err error) error {
+	var se *StatusError
+	if errors.As(err, &se) && (se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusNotFound && se.Method == http.MethodPost) {
+		return transport.ErrServer
+	}
 	switch {
 	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
 		errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, transport.ErrCrossOriginRedirect),
@@ -19,7 +32,7 @@ func (f *Factory) Classify(err error) error {
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
-	case errors.Is(err, ErrNoEndpoint), errors.Is(err, ErrUnexpectedResponse):
+	case errors.Is(err, ErrNoEndpoint), errors.Is(err, ErrUnexpectedResponse), errors.Is(err, ErrMalformed):
 		return transport.ErrProtocol
 	}
 	return nil

@@ -3,7 +3,11 @@ package sse
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,6 +31,17 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		if f := c.st.streamFailure(); f != nil && ctx.Err() == nil {
 			return nil, f
+		}
+		switch {
+		case ctx.Err() != nil, c.st.isClosed():
+		case !errors.Is(err, io.EOF):
+			// The go-sdk reads nothing but a message it cannot decode
+			// this way: the server broke the protocol.
+			return nil, c.st.fail(fmt.Errorf("%w: %w", ErrMalformed, err))
+		case c.st.awaiting() > 0:
+			// The server ended the session stream under calls it had
+			// been sent: their answers are lost.
+			return nil, c.st.fail(fmt.Errorf("%w: the session stream ended with %d call(s) unanswered", transport.ErrBroken, c.st.awaiting()))
 		}
 		return nil, err
 	}

@@ -76,6 +76,14 @@
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError] (whose Transport field says "sse"). The rest are
 // this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
-// [ErrUnexpectedResponse], [StatusError] and [EndpointError]. Every error
-// reaches the caller as a Go error, for errors.Is and errors.As.
+// [ErrUnexpectedResponse], [ErrMalformed], [StatusError] and
+// [EndpointError]. Every error reaches the caller as a Go error, for
+// errors.Is and errors.As.
+//
+// Failures are classified as Streamable HTTP's are ([Factory.Classify]): a
+// 5xx, and a 404 to a POST (the session is gone), are the server's
+// ([transport.ErrServer]); a session stream that ends under calls awaiting
+// their answer broke them ([transport.ErrBroken]: their outcome is
+// unknown); a message that is not JSON-RPC, or a status no server of this
+// transport would send, breaks the protocol.
 package sse

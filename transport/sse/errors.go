@@ -32,6 +32,11 @@ var (
 	// open with a valid endpoint event, or ends before it.
 	ErrNoEndpoint = errors.New("sse: no endpoint event")
 
+	// ErrMalformed is returned when the session stream carries a message
+	// that is not JSON-RPC. It ends the session: every call in flight fails
+	// with it (a protocol error), and none is re-sent.
+	ErrMalformed = errors.New("sse: malformed message")
+
 	// ErrUnexpectedResponse is returned when the server answers with a
 	// status other than 2xx, 401 or 403, or answers the session GET with
 	// something other than an event stream. The error ([StatusError]) says

@@ -251,6 +251,13 @@ func (st *connState) sent(id jsonrpc.ID) {
 	}
 }
 
+// awaiting returns how many calls await their answer.
+func (st *connState) awaiting() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.pending)
+}
+
 // settled notes a call that was answered, cancelled or not sent.
 func (st *connState) settled(id jsonrpc.ID) {
 	st.mu.Lock()

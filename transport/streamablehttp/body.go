@@ -157,9 +157,35 @@ func (j *jsonBody) load() {
 		j.data = errorResponse(j.call, &transport.LimitError{Transport: pkg, What: "json body", Limit: j.max})
 	case err != nil && err != io.EOF:
 		j.data = errorResponse(j.call, dropError(err))
+	case !isResponseTo(buf, j.call):
+		j.data = errorResponse(j.call, fmt.Errorf("%w: %s", ErrResponseMismatch, snippet(buf)))
 	default:
 		j.data = buf
 	}
+}
+
+// isResponseTo reports whether data is one JSON-RPC response (a result or
+// an error) to call.
+func isResponseTo(data []byte, call *callRef) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != nil || len(m.Result) == 0 && len(m.Error) == 0 {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(call.id))
+}
+
+// snippet describes the start of a body, for an error message.
+func snippet(data []byte) string {
+	const max = 120
+	if len(data) > max {
+		return fmt.Sprintf("%q…", data[:max])
+	}
+	return fmt.Sprintf("%q", data)
 }
 
 // sseBody is a text/event-stream response. It reads the stream with

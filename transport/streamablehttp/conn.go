@@ -17,6 +17,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
 )
 
@@ -145,9 +146,55 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		b.done()
 		return nil, err
 	}
+	if req.Method == http.MethodGet {
+		if refused := st.refuseRedirect(req, resp); refused != nil {
+			resp.Body.Close()
+			b.done()
+			return refused, nil
+		}
+	}
 	b.rc = resp.Body
 	resp.Body = st.wrapBody(req, resp, call, b)
 	return resp, nil
+}
+
+// refuseRedirect answers a GET redirected to another origin, or returns
+// nil. The http.Client's redirect policy would refuse the redirect too, but
+// as an error, which the go-sdk retries with backoff for the standalone
+// stream and for a resumption; the answer it gets instead is final: the
+// redirect's status, without a Location, with a body holding a JSON-RPC
+// error (ErrRedirectRefused) that the go-sdk fails the connection with at
+// once.
+func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *http.Response {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return nil
+	}
+	loc, err := resp.Location()
+	if err != nil || st.f.ep.Origin.Matches(loc) {
+		return nil // no target (nothing is followed), or one the policy follows
+	}
+	re := &transport.RedirectError{Transport: pkg, Method: req.Method, Status: resp.StatusCode, To: "null", Err: transport.ErrCrossOriginRedirect}
+	if o, err := auth.OriginOf(loc); err == nil {
+		re.To = o.String()
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string        `json:"jsonrpc"`
+		ID      string        `json:"id"`
+		Error   jsonrpc.Error `json:"error"`
+	}{"2.0", "streamablehttp-refused", jsonrpc.Error{Code: CodeRedirectRefused, Message: re.Error()}})
+	return &http.Response{
+		Status:        resp.Status,
+		StatusCode:    resp.StatusCode,
+		Proto:         resp.Proto,
+		ProtoMajor:    resp.ProtoMajor,
+		ProtoMinor:    resp.ProtoMinor,
+		Header:        http.Header{"Content-Type": {"text/event-stream"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
 }
 
 // statelessRevision reports whether req is of protocol 2026-07-28 or

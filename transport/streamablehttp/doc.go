@@ -20,7 +20,10 @@
 // ([transport.ErrCrossOrigin]). The redirect policy refuses every redirect
 // of a POST ([transport.ErrRedirectedPOST]: a 307 or 308 would re-send the
 // body, session id and credential) and every redirect to another origin
-// ([transport.ErrCrossOriginRedirect]). Credentials come from an auth.Source
+// ([transport.ErrCrossOriginRedirect]). A GET redirected to another origin
+// (the standalone stream, a resumption) fails the connection at once with
+// [ErrRedirectRefused], by policy: the go-sdk, which retries a failed GET
+// with backoff, is handed a final answer instead of an error. Credentials come from an auth.Source
 // and are attached by auth.NewRoundTripper, which checks each request's own
 // origin, so even a redirect that got past the policy would carry none.
 // Plain http is accepted only for loopback hosts, unless
@@ -96,10 +99,12 @@
 // [ErrReauthorized], [transport.TimeoutError] for the dial, TLS and header
 // phases) reach the caller wrapped, for errors.Is and errors.As. Errors
 // found while reading a call's response ([transport.ErrLimit],
-// [ErrStreamDropped], [transport.ErrTimeout]) reach it as a JSON-RPC error
+// [ErrStreamDropped], [transport.ErrTimeout], and [ErrResponseMismatch] for
+// a JSON body that is not the call's response) reach it as a JSON-RPC error
 // response that this package puts in the stream in place of the reply,
 // because the go-sdk keeps only the code and message of a read error; those
-// three sentinels are *jsonrpc.Error values, matched by code.
+// sentinels are *jsonrpc.Error values, matched by code. So is
+// [ErrRedirectRefused].
 //
 // The errors this transport shares with transport/sse are package
 // transport's: [transport.ErrInsecure], [transport.ErrCrossOrigin],
@@ -108,6 +113,6 @@
 // [transport.ErrLimit], [transport.ErrTimeout], and the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError] (whose Transport field says "streamablehttp").
-// [ErrStreamDropped], [ErrReplay] and [ErrReauthorized] are this transport's
-// own.
+// [ErrStreamDropped], [ErrResponseMismatch], [ErrRedirectRefused],
+// [ErrReplay] and [ErrReauthorized] are this transport's own.
 package streamablehttp

@@ -12,6 +12,13 @@ import (
 // deliver, it lies outside the ranges JSON-RPC and MCP reserve.
 const CodeStreamDropped = -31401
 
+// Codes of [ErrResponseMismatch] and [ErrRedirectRefused], in the same
+// range.
+const (
+	CodeResponseMismatch = -31403
+	CodeRedirectRefused  = -31404
+)
+
 // Errors that reach a call through the go-sdk. The go-sdk hands a call only
 // the code and message of a JSON-RPC error, so ErrStreamDropped, like
 // transport.ErrLimit and transport.ErrTimeout, is a *jsonrpc.Error value:
@@ -42,6 +49,25 @@ var (
 	// request may have been executed by the server; it is not re-sent.
 	// (Only this transport resumes streams, so only it has this error.)
 	ErrStreamDropped error = &jsonrpc.Error{Code: CodeStreamDropped, Message: "streamablehttp: response stream dropped"}
+
+	// ErrResponseMismatch is returned to a call whose POST was answered
+	// 200 application/json with a body that is not its response: a response
+	// to another id, a request or notification, or no JSON-RPC message at
+	// all. The body is finished, so no answer is coming: the call fails at
+	// once with this protocol error (the request may have been executed; it
+	// is not re-sent), and whatever the body held is not delivered, so it
+	// cannot complete another call. The connection stays usable.
+	ErrResponseMismatch error = &jsonrpc.Error{Code: CodeResponseMismatch, Message: "streamablehttp: JSON body is not the call's response"}
+
+	// ErrRedirectRefused is what the connection fails with when the server
+	// redirects the standalone GET stream, or a GET resuming a call's
+	// stream, to another origin: a policy refusal, not retried (the go-sdk
+	// retries a failed GET with backoff; this one reaches it as a final
+	// answer instead), with no request and no credential sent to the other
+	// origin. The go-sdk hands the connection's failure on as a JSON-RPC
+	// error, which errors.Is matches by code; its message is the
+	// [transport.RedirectError]'s.
+	ErrRedirectRefused error = &jsonrpc.Error{Code: CodeRedirectRefused, Message: "streamablehttp: redirect of GET refused"}
 
 	// ErrReplay is returned when a JSON-RPC call that was already sent on
 	// this connection is about to be POSTed again. It is not sent. (The

@@ -1,0 +1,83 @@
+package streamablehttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The transport paces its own connections (the go-sdk's, which a client
+// cannot wrap): every notification on a response stream goes to the pacer
+// before the go-sdk reads it, and a pacer that blocks holds the stream
+// back, answer included.
+func TestPacerHoldsTheResponseStream(t *testing.T) {
+	leakcheck.Check(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "chatty", Version: "v0"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
+	mcp.AddTool(srv, &mcp.Tool{Name: "chatty"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		for range 5 {
+			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "x"})
+		}
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	f := newFactory(t, ts.URL, &streamablehttp.Options{DisableStandaloneSSE: true})
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	held, release := make(chan struct{}), make(chan struct{})
+	tr.(transport.Pacer).SetPacer(func(ctx context.Context, method string) {
+		mu.Lock()
+		seen = append(seen, method)
+		first := len(seen) == 1
+		mu.Unlock()
+		if first {
+			close(held)
+			<-release
+		}
+	})
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {},
+	})
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "chatty"})
+		done <- err
+	}()
+	<-held
+	select {
+	case err := <-done:
+		t.Fatalf("the call returned (%v) while the pacer held its stream", err)
+	case <-time.After(50 * time.Millisecond): // a held stream stays held
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(slices.Repeat([]string{"notifications/message"}, 5), seen); diff != "" {
+		t.Errorf("pacer saw (-want +got):\n%s", diff)
+	}
+}
