@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/mcptest"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpgotest "github.com/mark3labs/mcp-go/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var args = map[string]any{"city": "Oslo"}
+
+const schema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+
+// weather is the user-defined fake the mcptest variant serves.
+var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+	Name:        "get_weather",
+	InputSchema: schema,
+	Reply:       fakeserver.Text("sunny"),
+}}}
+
+// revisions are the protocol revisions the looprig and go-sdk variants
+// are measured at: 2026-07-28 carries client info and capabilities in
+// every request's _meta, which the go-sdk's server decodes each time.
+var revisions = []struct {
+	version string
+	profile client.Profile
+}{
+	{"2026-07-28", client.Profile20260728},
+	{"2025-11-25", client.Profile20251125},
+}
+
+func BenchmarkCallTool(b *testing.B) {
+	for _, rev := range revisions {
+		b.Run("looprig-mcptest/"+rev.version, func(b *testing.B) { looprig(b, rev.profile) })
+	}
+	for _, rev := range revisions {
+		b.Run("go-sdk-inmemory/"+rev.version, func(b *testing.B) { goSDK(b, rev.version) })
+	}
+	b.Run("mcp-go-mcptest", mcpGo)
+}
+
+// looprig measures an in-process call to a user-defined fake through
+// mcptest and this module's client.
+func looprig(b *testing.B, profile client.Profile) {
+	ctx := context.Background()
+	fake := mcptest.InProcess(b, &mcptest.FakeOptions{Definition: weather})
+	def := fake.Definition()
+	def.Profile = profile
+	c := mcptest.Connect(b, def, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, "get_weather", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// goSDK measures the go-sdk alone: its server with a typed tool (input
+// validated against the schema inferred from its type), its in-memory
+// transports and its client, at version.
+func goSDK(b *testing.B, version string) {
+	ctx := context.Background()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "get_weather"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		City string `json:"city"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	p := &mcp.CallToolParams{Name: "get_weather", Arguments: args}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cs.CallTool(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// mcpGo measures mark3labs/mcp-go's mcptest: its server and client over
+// in-memory pipes.
+func mcpGo(b *testing.B) {
+	ctx := context.Background()
+	// mcp-go's mcptest takes a *testing.T only for its Name; a benchmark
+	// has none to give.
+	s := mcpgotest.NewUnstartedServer(&testing.T{})
+	s.AddTool(mcpgo.NewTool("get_weather", mcpgo.WithString("city", mcpgo.Required())),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("sunny"), nil
+		})
+	if err := s.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "get_weather"
+	req.Params.Arguments = args
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Client().CallTool(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
