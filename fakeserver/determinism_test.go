@@ -57,7 +57,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // session runs a fixed session against a new rich fake server and returns
 // its transcript.
-func session(t *testing.T) []string {
+func session(t *testing.T, version string) []string {
 	t.Helper()
 	fs := newFake(t, &Options{Profile: ProfileRich})
 	inner, err := fs.Factory().Transport()
@@ -69,7 +69,7 @@ func session(t *testing.T) []string {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
 	c.AddRoots(&mcp.Root{URI: "file:///work/a", Name: "a"})
 	ctx := context.Background()
-	cs, err := c.Connect(ctx, rec, stable)
+	cs, err := c.Connect(ctx, rec, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,13 @@ func session(t *testing.T) []string {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 3}, Meta: mcp.Meta{"progressToken": 7}}); err != nil {
 		t.Fatal(err)
 	}
-	rc.await(t, 3+3, "log and progress") // info and above of 4, and 3 progress
+	if version < "2026-07-28" {
+		rc.await(t, 3+3, "log and progress") // info and above of 4, and 3 progress
+	} else {
+		// logging/setLevel holds for no later request on 2026-07-28 (a
+		// request carries its own level in _meta), so log sends nothing.
+		rc.await(t, 3, "progress")
+	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "docs://readme"}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +115,65 @@ func session(t *testing.T) []string {
 }
 
 // Same requests, same bytes out: two sessions of the rich profile give the
-// same transcript, message for message.
+// same transcript, message for message, on either revision (on 2026-07-28
+// the input-required results carry sealed request states, the same too).
 func TestDeterministic(t *testing.T) {
 	leakcheck.Check(t)
-	first, second := session(t), session(t)
-	if len(first) < 30 {
-		t.Fatalf("transcript has %d messages, want a full session:\n%q", len(first), first)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			first, second := session(t, version), session(t, version)
+			if len(first) < 30 {
+				t.Fatalf("transcript has %d messages, want a full session:\n%q", len(first), first)
+			}
+			if diff := cmp.Diff(first, second); diff != "" {
+				t.Errorf("second session differs (-first +second):\n%s", diff)
+			}
+		})
 	}
-	if diff := cmp.Diff(first, second); diff != "" {
-		t.Errorf("second session differs (-first +second):\n%s", diff)
+}
+
+// definitionSession runs a fixed session against a new fake of the user
+// definition weather and returns its transcript.
+func definitionSession(t *testing.T, version string) []string {
+	t.Helper()
+	inner, err := newFake(t, &Options{Definition: weather()}).Factory().Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{inner: inner}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	ctx := context.Background()
+	cs, err := c.Connect(ctx, rec, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args string }{
+		{"get_weather", `{"city":"Oslo"}`}, {"dice", ""}, {"dice", ""}, {"broken", ""}, {"confirm", ""}, {"fixed", ""},
+	} {
+		call(t, cs, tc.tool, tc.args)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "weather://map"}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.log
+}
+
+// A user-defined fake is as deterministic as the built-in profiles.
+func TestDefinitionDeterministic(t *testing.T) {
+	leakcheck.Check(t)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			first, second := definitionSession(t, version), definitionSession(t, version)
+			if diff := cmp.Diff(first, second); diff != "" {
+				t.Errorf("second session differs (-first +second):\n%s", diff)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,13 +14,23 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 )
 
-// TestMainHTTP runs the fake server as a child with --http: it prints its
-// URL, serves a client over Streamable HTTP, counts the call in its count
-// file, and exits ExitSIGTERM on SIGTERM.
+// TestMainHTTP runs the fake server as a child with --http (and with
+// --stateless): it prints its URL, serves a client over Streamable HTTP,
+// counts the call in its count file, and exits ExitSIGTERM on SIGTERM.
 func TestMainHTTP(t *testing.T) {
 	leakcheck.Check(t)
+	for _, mode := range []string{"stateful", "stateless"} {
+		t.Run(mode, func(t *testing.T) { mainHTTP(t, mode == "stateless") })
+	}
+}
+
+func mainHTTP(t *testing.T, stateless bool) {
 	counts := filepath.Join(t.TempDir(), "counts.json")
-	ch := startChild(t, nil, "--http", "127.0.0.1:0", "--count-file", counts)
+	args := []string{"--http", "127.0.0.1:0", "--count-file", counts}
+	if stateless {
+		args = append(args, "--stateless")
+	}
+	ch := startChild(t, nil, args...)
 	url, err := bufio.NewReader(ch.stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("reading the URL: %v (stderr: %s)", err, ch.stderr)
@@ -39,6 +50,17 @@ func TestMainHTTP(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
+	// Stateless serving offers no standalone stream: a GET gets 405.
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.StatusCode == http.StatusMethodNotAllowed; got != stateless {
+		t.Errorf("GET without a session = %d; stateless %v", resp.StatusCode, stateless)
+	}
 	n, err := ReadCounts(counts)
 	if err != nil || n.Executions["lookup"] != 1 {
 		t.Errorf("count file = %v, %v; want lookup 1", n, err)
@@ -55,6 +77,8 @@ func TestMainHTTPFlags(t *testing.T) {
 		wantStderr string
 	}{
 		{[]string{"--sse"}, "--sse needs --http ADDR"},
+		{[]string{"--stateless"}, "--stateless needs --http ADDR, without --sse"},
+		{[]string{"--http", "127.0.0.1:0", "--sse", "--stateless"}, "--stateless needs --http ADDR, without --sse"},
 		{[]string{"--fault", "drop=lookup:1"}, `works only over HTTP`},
 		{[]string{"--http", "nonsense"}, `listen address "nonsense"`},
 	}
