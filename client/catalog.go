@@ -21,8 +21,9 @@ type Catalog struct {
 	ResourceTemplates []*mcp.ResourceTemplate
 	Prompts           []*mcp.Prompt
 	// Fingerprint is "sha256:" and the hex SHA-256 of the catalog's canonical
-	// JSON: every tool's name, title, description, input and output schema
-	// and annotations; every resource, template and prompt without _meta.
+	// JSON: every tool's name, title, description, input and output schema,
+	// annotations and icons; every resource, template and prompt without
+	// _meta.
 	// It is the same across runs and processes for the same catalog,
 	// whatever order the server listed it in.
 	Fingerprint string
@@ -71,6 +72,7 @@ type fingerprinted struct {
 	InputSchema  any                  `json:"inputSchema,omitempty"`
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []mcp.Icon           `json:"icons,omitempty"`
 }
 
 // canonical returns v's canonical JSON (internal/canonjson: object keys
@@ -107,7 +109,7 @@ func (c *Catalog) seal() error {
 	c.ToolFingerprints = make(map[string]string, len(c.Tools))
 	tools := make([]json.RawMessage, len(c.Tools))
 	for i, t := range c.Tools {
-		b, err := canonical(fingerprinted{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
+		b, err := canonical(fingerprinted{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons})
 		if err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
 		}

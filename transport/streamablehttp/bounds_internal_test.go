@@ -1,0 +1,159 @@
+package streamablehttp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// testCall is the call every body below answers.
+var testCall = &callRef{id: json.RawMessage("7"), method: "tools/call"}
+
+// response is the JSON-RPC response to testCall, exactly n bytes long.
+func response(n int) string {
+	const head, tail = `{"jsonrpc":"2.0","id":7,"result":{"pad":"`, `"}}`
+	return head + strings.Repeat("p", n-len(head)-len(tail)) + tail
+}
+
+// notification is a notifications/message exactly n bytes long.
+func notification(n int) string {
+	const head, tail = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`, `"}}`
+	return head + strings.Repeat("d", n-len(head)-len(tail)) + tail
+}
+
+// sseEvent is a message event carrying data, and its size on the wire.
+func sseEvent(data string) string { return "event: message\ndata: " + data + "\n\n" }
+
+func newBodyBase(t *testing.T, body string) *bodyBase {
+	t.Helper()
+	f, err := New("http://127.0.0.1:1/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newConnState(f)
+	t.Cleanup(st.shutdown)
+	st.slots <- struct{}{} // the body holds a slot, as RoundTrip's do
+	return &bodyBase{rc: io.NopCloser(strings.NewReader(body)), st: st, idle: time.Minute, cancel: func() {}, slot: true}
+}
+
+// readAnswer reads a body to its end and returns the error the call gets:
+// the JSON-RPC error of the error response the body ends with, or nil
+// when it delivered the call's own response.
+func readAnswer(t *testing.T, body io.ReadCloser) error {
+	t.Helper()
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	if i := strings.LastIndex(s, "data: "); i >= 0 {
+		s = strings.TrimSpace(s[i+len("data: "):])
+	}
+	var m struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return fmt.Errorf("undecodable answer %q: %v", s, err)
+	}
+	if m.Error != nil {
+		return m.Error
+	}
+	return nil
+}
+
+// Every bound of a response body at its edge: a JSON body, an event and a
+// stream of exactly the bound are delivered; one byte more fails the call
+// with ErrLimit naming the bound.
+func TestBodyBoundsAtTheEdge(t *testing.T) {
+	const max = 1000
+	for _, tc := range []struct {
+		name string
+		body func(string) io.ReadCloser
+		size func(n int) string // a body n bytes long, in the bound's measure
+		what string
+	}{
+		{
+			name: "json body",
+			body: func(s string) io.ReadCloser { return &jsonBody{bodyBase: newBodyBase(t, s), call: testCall, max: max} },
+			size: response,
+			what: "json body",
+		},
+		{
+			name: "sse event",
+			body: func(s string) io.ReadCloser {
+				return &sseBody{bodyBase: newBodyBase(t, s), call: testCall, maxEvent: max, maxTotal: 1 << 20}
+			},
+			size: func(n int) string { return sseEvent(response(n - len(sseEvent("")))) },
+			what: "sse event",
+		},
+		{
+			name: "sse stream",
+			body: func(s string) io.ReadCloser {
+				return &sseBody{bodyBase: newBodyBase(t, s), call: testCall, maxEvent: 1 << 20, maxTotal: max}
+			},
+			// Two notifications, then the answer: the stream's bytes in all.
+			size: func(n int) string {
+				notes := sseEvent(notification(200)) + sseEvent(notification(300))
+				return notes + sseEvent(response(n-len(notes)-len(sseEvent(""))))
+			},
+			what: "stream",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			at := tc.size(max)
+			if len(at) != max {
+				t.Fatalf("test body is %d bytes, want %d", len(at), max)
+			}
+			if err := readAnswer(t, tc.body(at)); err != nil {
+				t.Errorf("%s of exactly %d bytes: the call got %v, want its response", tc.name, max, err)
+			}
+			err := readAnswer(t, tc.body(tc.size(max+1)))
+			if !errors.Is(err, transport.ErrLimit) || !strings.Contains(err.Error(), fmt.Sprintf("%s over %d bytes", tc.what, max)) {
+				t.Errorf("%s of %d bytes: the call got %v, want ErrLimit for the %s", tc.name, max+1, err, tc.what)
+			}
+		})
+	}
+}
+
+// A JSON body that is not the call's response fails the call at once with
+// ErrResponseMismatch: a response to another id, a request or notification,
+// a batch, no JSON at all. The call's own response, result or error,
+// passes.
+func TestJSONBodyMustAnswerTheCall(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"no"}}`, true},
+		{` {"jsonrpc":"2.0", "id": 7, "result":{}} `, true},
+		{`{"jsonrpc":"2.0","id":8,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":"7","result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`, false},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, false},
+		{`{"jsonrpc":"2.0","id":7}`, false},
+		{`[{"jsonrpc":"2.0","id":7,"result":{}}]`, false},
+		{`not json`, false},
+		{``, false},
+	} {
+		leakcheck.Check(t)
+		err := readAnswer(t, &jsonBody{bodyBase: newBodyBase(t, tc.body), call: testCall, max: 1 << 20})
+		switch {
+		case tc.ok && errors.Is(err, ErrResponseMismatch):
+			t.Errorf("body %s: the call got %v, want the body", tc.body, err)
+		case !tc.ok && !errors.Is(err, ErrResponseMismatch):
+			t.Errorf("body %s: the call got %v, want ErrResponseMismatch", tc.body, err)
+		}
+	}
+}

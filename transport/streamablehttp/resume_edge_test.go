@@ -1,0 +1,82 @@
+package streamablehttp_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
+)
+
+// hostileResume answers a GET that resumes a stream (Last-Event-ID) with
+// body instead of the server's replay, then ends it.
+func hostileResume(body string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(body))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// A stream resumed with Last-Event-ID that breaks again before the answer,
+// with nothing new to resume from, fails its call with ErrStreamDropped; one
+// that passes a bound fails it with ErrLimit. Either way the tool ran once,
+// the call was POSTed once, and it was resumed once.
+func TestResumedStreamThatFailsAgain(t *testing.T) {
+	const maxEvent = 4 << 10
+	for _, tc := range []struct {
+		name   string
+		resume string // what the hostile server sends on the resumed stream
+		want   error
+		what   string
+	}{
+		{"breaks again", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n", streamablehttp.ErrStreamDropped, "response stream dropped"},
+		{"ends at once", "", streamablehttp.ErrStreamDropped, "response stream dropped"},
+		{"event over the bound", "data: " + strings.Repeat("x", maxEvent) + "\n\n", transport.ErrLimit, "sse event over"},
+		{"stream over the bound", strings.Repeat(": keep-alive "+strings.Repeat("k", 1000)+"\n\n", 80), transport.ErrLimit, "stream over"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			drop := dropAfter(1, "10")
+			r := newRig(t, rigConfig{eventStore: true, middleware: func(next http.Handler) http.Handler {
+				return hostileResume(tc.resume, drop(next))
+			}})
+			cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{
+				DisableStandaloneSSE: true,
+				Limits:               streamablehttp.Limits{MaxEventBytes: maxEvent, MaxStreamBytes: 64 << 10},
+			}))
+			_, err := callCount(t, cs)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.what) {
+				t.Errorf("CallTool error = %v, want %v (%q)", err, tc.want, tc.what)
+			}
+			if got := r.calls.Load(); got != 1 {
+				t.Errorf("tool executed %d times, want 1", got)
+			}
+			var resumes, calls int
+			for _, s := range r.seen() {
+				method, id, _ := strings.Cut(s, " ")
+				if method == http.MethodGet && id != "" {
+					resumes++
+				}
+			}
+			for _, s := range r.seen() {
+				if strings.HasPrefix(s, "POST") {
+					calls++
+				}
+			}
+			if resumes != 1 {
+				t.Errorf("server saw %d GETs with Last-Event-ID, want 1: %q", resumes, r.seen())
+			}
+			if calls != 3 { // initialize, notifications/initialized, the call
+				t.Errorf("server saw %d POSTs, want 3 (the call once): %q", calls, r.seen())
+			}
+		})
+	}
+}
