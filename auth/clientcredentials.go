@@ -100,11 +100,16 @@ var (
 type ClientCredentials struct {
 	cfg    ClientCredentialsConfig
 	client *http.Client
+	// fetching holds one token at a time: a caller that finds no valid
+	// token takes it, or waits for it as long as its context allows, so
+	// concurrent requests share one token request.
+	fetching chan struct{}
 
 	mu       sync.Mutex // guards the fields below
 	endpoint *tokenEndpoint
 	scopes   []string
-	ts       oauth2.TokenSource
+	usable   bool          // a token may be requested: TokenURL is set, or Authorize succeeded
+	tok      *oauth2.Token // the current token, nil until one is obtained
 }
 
 // tokenEndpoint is where tokens come from, and what the grant needs of it.
@@ -144,34 +149,61 @@ func NewClientCredentials(cfg *ClientCredentialsConfig) (*ClientCredentials, err
 			return nil, fmt.Errorf("%w: %q is not an absolute URL", ErrClientCredentials, u)
 		}
 	}
-	cc := &ClientCredentials{cfg: c, client: c.HTTPClient, scopes: slices.Clone(c.Scopes)}
+	cc := &ClientCredentials{cfg: c, client: c.HTTPClient, scopes: slices.Clone(c.Scopes), fetching: make(chan struct{}, 1)}
 	if cc.client == nil {
 		cc.client = &http.Client{Timeout: 30 * time.Second}
 	}
 	if c.TokenURL != "" {
 		cc.endpoint = &tokenEndpoint{url: c.TokenURL, issuer: c.Issuer, resource: c.Resource}
+		cc.usable = true
 	}
 	return cc, nil
 }
 
 // Credential returns the current access token, obtaining or refreshing it
 // as needed. Before discovery (no TokenURL, no 401 yet) it returns a zero
-// Token, so that the server's 401 tells Authorize where to go.
+// Token, so that the server's 401 tells Authorize where to go. A token
+// request is bounded by ctx (the request's context, so the client's
+// ConnectTimeout or CallTimeout) as well as by the source's HTTP client.
 func (cc *ClientCredentials) Credential(ctx context.Context, _ *http.Request) (Token, error) {
 	cc.mu.Lock()
-	if cc.ts == nil && cc.cfg.TokenURL != "" {
-		cc.ts = cc.tokenSource()
-	}
-	ts := cc.ts
+	usable := cc.usable
 	cc.mu.Unlock()
-	if ts == nil {
+	if !usable {
 		return Token{}, nil
 	}
-	tok, err := ts.Token()
+	tok, err := cc.token(ctx)
 	if err != nil {
 		return Token{}, fmt.Errorf("%w: token request: %w", ErrClientCredentials, err)
 	}
 	return NewToken(tok.AccessToken), nil
+}
+
+// token returns the current token if it is still valid, else requests a
+// new one for the current endpoint and scopes, within ctx.
+func (cc *ClientCredentials) token(ctx context.Context) (*oauth2.Token, error) {
+	select {
+	case cc.fetching <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-cc.fetching }()
+	cc.mu.Lock()
+	if cc.tok.Valid() {
+		tok := cc.tok
+		cc.mu.Unlock()
+		return tok, nil
+	}
+	req := cc.tokenRequest()
+	cc.mu.Unlock()
+	tok, err := req.do(context.WithValue(ctx, oauth2.HTTPClient, cc.client))
+	if err != nil {
+		return nil, err
+	}
+	cc.mu.Lock()
+	cc.tok = tok
+	cc.mu.Unlock()
+	return tok, nil
 }
 
 // Authorize is called when the server refused a request with 401 or 403.
@@ -204,15 +236,16 @@ func (cc *ClientCredentials) Authorize(ctx context.Context, req *http.Request, r
 			cc.scopes = append(cc.scopes, s)
 		}
 	}
-	ts := cc.tokenSource()
-	cc.ts = nil
+	// The refused token is dropped; until a new one comes, requests go
+	// without a credential (or, with TokenURL, ask for one themselves).
+	cc.tok = nil
+	cc.usable = cc.cfg.TokenURL != ""
 	cc.mu.Unlock()
-	if _, err := ts.Token(); err != nil {
-		// Requests go without a credential until an authorization works.
+	if _, err := cc.token(ctx); err != nil {
 		return fmt.Errorf("%w: token request: %w", ErrClientCredentials, err)
 	}
 	cc.mu.Lock()
-	cc.ts = ts
+	cc.usable = true
 	cc.mu.Unlock()
 	return nil
 }
@@ -252,9 +285,9 @@ func (cc *ClientCredentials) discover(ctx context.Context, challenges []oauthex.
 	return &tokenEndpoint{url: asm.TokenEndpoint, issuer: asm.Issuer, resource: resource, methods: asm.TokenEndpointAuthMethodsSupported}, prm.ScopesSupported, nil
 }
 
-// tokenSource returns a caching token source for the current endpoint and
+// tokenRequest describes a token request for the current endpoint and
 // scopes. cc.mu is held.
-func (cc *ClientCredentials) tokenSource() oauth2.TokenSource {
+func (cc *ClientCredentials) tokenRequest() *tokenRequest {
 	e := cc.endpoint
 	conf := &clientcredentials.Config{
 		ClientID: cc.cfg.ClientID,
@@ -264,11 +297,10 @@ func (cc *ClientCredentials) tokenSource() oauth2.TokenSource {
 	if e.resource != "" {
 		conf.EndpointParams = url.Values{"resource": {e.resource}}
 	}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, cc.client)
 	if cc.cfg.PrivateKey == nil {
 		conf.ClientSecret = cc.cfg.ClientSecret.Reveal()
 		conf.AuthStyle = secretStyle(e.methods)
-		return conf.TokenSource(ctx)
+		return &tokenRequest{conf: conf}
 	}
 	conf.AuthStyle = oauth2.AuthStyleInParams
 	audience := cc.cfg.Issuer
@@ -278,7 +310,7 @@ func (cc *ClientCredentials) tokenSource() oauth2.TokenSource {
 	if audience == "" {
 		audience = e.url
 	}
-	return oauth2.ReuseTokenSource(nil, &assertionSource{ctx: ctx, conf: conf, key: cc.cfg.PrivateKey, kid: cc.cfg.KeyID, aud: audience})
+	return &tokenRequest{conf: conf, key: cc.cfg.PrivateKey, kid: cc.cfg.KeyID, aud: audience}
 }
 
 // secretStyle is client_secret_basic unless the server lists only
@@ -290,17 +322,20 @@ func secretStyle(methods []string) oauth2.AuthStyle {
 	return oauth2.AuthStyleInHeader
 }
 
-// assertionSource requests a token with a fresh private_key_jwt assertion
-// each time.
-type assertionSource struct {
-	ctx  context.Context
+// A tokenRequest is one client credentials grant: with the client secret,
+// or, when key is set, with a fresh private_key_jwt assertion.
+type tokenRequest struct {
 	conf *clientcredentials.Config
 	key  crypto.Signer
 	kid  string
 	aud  string
 }
 
-func (a *assertionSource) Token() (*oauth2.Token, error) {
+// do sends the request within ctx, which carries the HTTP client.
+func (a *tokenRequest) do(ctx context.Context) (*oauth2.Token, error) {
+	if a.key == nil {
+		return a.conf.Token(ctx)
+	}
 	method, err := signingMethod(a.key)
 	if err != nil {
 		return nil, err
@@ -333,7 +368,7 @@ func (a *assertionSource) Token() (*oauth2.Token, error) {
 	}
 	conf.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 	conf.EndpointParams.Set("client_assertion", assertion)
-	return conf.Token(a.ctx)
+	return conf.Token(ctx)
 }
 
 func signingMethod(key crypto.Signer) (jwt.SigningMethod, error) {

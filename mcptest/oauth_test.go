@@ -1,6 +1,7 @@
 package mcptest_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -220,7 +221,22 @@ func TestAuthServerFaults(t *testing.T) {
 		}
 	})
 	t.Run("slow token endpoint", func(t *testing.T) {
-		// The source's own HTTP client bounds the token request.
+		// The token request is bounded by the request's context, so by
+		// Connect's 2 s ConnectTimeout, not by the source's HTTP client
+		// (30 s by default): Connect fails as a timeout.
+		as, err := connect(t, &mcptest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{})
+		if err == nil {
+			t.Fatal("connected though the token endpoint never answers")
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Connect error = %v, want one that wraps context.DeadlineExceeded (the connect bound)", err)
+		}
+		if n := as.Counts().TokensIssued; n != 0 {
+			t.Errorf("TokensIssued = %d, want 0", n)
+		}
+	})
+	t.Run("slow token endpoint, short HTTP client", func(t *testing.T) {
+		// The source's own HTTP client bounds the token request too.
 		hc := &http.Client{Timeout: 200 * time.Millisecond}
 		as, err := connect(t, &mcptest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{HTTPClient: hc})
 		if err == nil {
