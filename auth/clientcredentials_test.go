@@ -356,6 +356,58 @@ func TestClientCredentialsRefused(t *testing.T) {
 	}
 }
 
+// A token request is bounded by the caller's context, not only by the
+// source's HTTP client (30 s by default): cancelling the context ends a
+// request the token endpoint never answers, at once, with both secret
+// and JWT clients.
+func TestClientCredentialsTokenRequestFollowsContext(t *testing.T) {
+	leakcheck.Check(t)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for _, tc := range []struct {
+		name string
+		cfg  auth.ClientCredentialsConfig
+	}{
+		{"secret", auth.ClientCredentialsConfig{ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret)}},
+		{"jwt", auth.ClientCredentialsConfig{ClientID: ccClientID, PrivateKey: key}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived := make(chan struct{}, 1)
+			released := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
+				select {
+				case <-r.Context().Done(): // the client gave up
+				case <-released:
+				}
+			}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(func() { close(released) })
+			cfg := tc.cfg
+			cfg.TokenURL = srv.URL + "/token"
+			src, err := auth.NewClientCredentials(&cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				_, err := src.Credential(ctx, httptest.NewRequest("POST", "http://mcp.example/mcp", nil))
+				done <- err
+			}()
+			<-arrived
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) || !errors.Is(err, auth.ErrClientCredentials) {
+					t.Errorf("Credential error = %v, want ErrClientCredentials wrapping context.Canceled", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Credential still waiting 10 s after its context was cancelled: the token request ignores the caller's context")
+			}
+		})
+	}
+}
+
 func TestNewClientCredentialsValidates(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	for name, cfg := range map[string]*auth.ClientCredentialsConfig{
