@@ -7,7 +7,7 @@
 // transport's package name, which prefixes the errors they make.
 //
 //	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
-//	carrier := httpguard.NewCarrier(ep, nil, creds, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
+//	carrier := httpguard.NewCarrier(ep, nil, nil, creds, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
 //	// policy's RoundTrip calls httpguard.CheckOrigin, then carrier.RoundTrip.
 //	client := &http.Client{Transport: policy, CheckRedirect: httpguard.RedirectPolicy("sse", ep.Origin)}
 package httpguard
@@ -129,13 +129,17 @@ type Carrier struct {
 
 // NewCarrier returns the carrier of one connection to ep. If base is nil it
 // makes the connection's own pool with NewTransport(ep.TLS, t,
-// maxIdlePerHost). If creds is non-nil, requests to ep's origin carry its
-// credential.
-func NewCarrier(ep *Endpoint, base http.RoundTripper, creds auth.Source, t Timeouts, maxIdlePerHost int) *Carrier {
+// maxIdlePerHost). If wrap is non-nil, what carries the requests is
+// wrap(base or pool) (a cassette recorder or replayer). If creds is non-nil,
+// requests to ep's origin carry its credential, above all that.
+func NewCarrier(ep *Endpoint, base http.RoundTripper, wrap func(http.RoundTripper) http.RoundTripper, creds auth.Source, t Timeouts, maxIdlePerHost int) *Carrier {
 	c := &Carrier{rt: base}
 	if base == nil {
 		c.pool = NewTransport(ep.TLS, t, maxIdlePerHost)
 		c.rt = c.pool
+	}
+	if wrap != nil {
+		c.rt = wrap(c.rt)
 	}
 	if creds != nil {
 		c.rt = auth.NewRoundTripper(c.rt, ep.Origin, creds)

@@ -169,7 +169,7 @@ func TestCarrierBase(t *testing.T) {
 		got = append(got, req.URL.Host+" "+req.Header.Get("Authorization"))
 		return &http.Response{StatusCode: 200, Body: http.NoBody, Request: req}, nil
 	})
-	c := NewCarrier(ep, base, auth.Bearer(auth.NewToken("tok")), Timeouts{}, 1)
+	c := NewCarrier(ep, base, nil, auth.Bearer(auth.NewToken("tok")), Timeouts{}, 1)
 	for _, u := range []string{"https://home.example/mcp", "https://other.example/mcp"} {
 		req, _ := http.NewRequest(http.MethodGet, u, nil)
 		resp, err := c.RoundTrip(req)

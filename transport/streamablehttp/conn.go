@@ -57,7 +57,7 @@ func newConnState(f *Factory) *connState {
 		sent:    make(map[string]bool),
 		resumes: make(map[string]*callRef),
 	}
-	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.opts.Credentials, f.phases, f.opts.Limits.MaxConcurrentStreams)
+	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, f.opts.Limits.MaxConcurrentStreams)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }

@@ -2,6 +2,7 @@ package streamablehttp
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
@@ -17,6 +18,7 @@ type Factory struct {
 	ep       *httpguard.Endpoint
 	opts     Options            // with defaults applied
 	phases   httpguard.Timeouts // the http.Transport's share of opts.Timeouts
+	wrap     func(http.RoundTripper) http.RoundTripper
 }
 
 // pkg prefixes this package's errors.
@@ -54,6 +56,22 @@ func (*Factory) Kind() transport.Kind { return transport.KindStreamableHTTP }
 
 // Origin returns the pinned origin.
 func (f *Factory) Origin() auth.Origin { return f.ep.Origin }
+
+// WithBase returns a copy of f whose connections carry their requests
+// through wrap(base), base being what would have carried them
+// (Options.Base, or the connection's own pool), below the credentials and
+// this package's policy. It is how a cassette records and replays a
+// session (cassette.HTTPFactory): it sees every request as sent and every
+// response before this package bounds it.
+func (f *Factory) WithBase(wrap func(base http.RoundTripper) http.RoundTripper) transport.Factory {
+	g := *f
+	if prev := f.wrap; prev != nil {
+		g.wrap = func(base http.RoundTripper) http.RoundTripper { return wrap(prev(base)) }
+	} else {
+		g.wrap = wrap
+	}
+	return &g
+}
 
 // Transport returns a new transport for one connection.
 func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, nil }
