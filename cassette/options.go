@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +16,10 @@ import (
 
 // Options configure recording, replay and verification. One Options value
 // is meant to be shared by all three, so that redaction and matching agree.
-// A nil *Options means the zero value.
+// A nil *Options means the zero value. An option the cassette's transport
+// cannot use (Hooks or RedactHeaders for a session that is not Streamable
+// HTTP, Stderr for one that is not stdio) is an *OptionsError, never
+// ignored.
 type Options struct {
 	// Mode selects what Open does. The zero value is ModeReplay; use
 	// ModeFromEnv to take it from the environment.
@@ -44,12 +48,12 @@ type Options struct {
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request
 	// for the recorded requests it was ordered after (see the package
-	// documentation, "Concurrent requests"): past it, the request fails
-	// with a *MismatchError naming them. If zero, DefaultWait.
+	// documentation, "Order"): past it, the request fails with a
+	// *MismatchError naming them. If zero, DefaultWait.
 	Wait time.Duration
-	// Strict makes a replaying connection's Close report recorded client
+	// Strict makes the replaying factory's Close report recorded client
 	// messages that were never sent, as an *UnusedError. If false they are
-	// only available from Player.Unused.
+	// only available from Factory.Unused.
 	Strict bool
 
 	// RedactHeaders names HTTP headers whose values are replaced by
@@ -57,24 +61,37 @@ type Options struct {
 	// Cookie and Set-Cookie, which always are. A value "Scheme credential"
 	// keeps its scheme ("Bearer REDACTED-1").
 	RedactHeaders []string
-	// Hooks are go-vcr hooks run on each HTTP exchange, presented as a
-	// go-vcr cassette.Interaction: AfterCaptureHook and BeforeSaveHook when
-	// the recorder saves (after the built-in redaction, so hooks never see
-	// a secret), BeforeResponseReplayHook before replay serves a response.
-	// See the package documentation, "HTTP and go-vcr".
+	// Hooks are go-vcr hooks run on each exchange of a Streamable HTTP
+	// session, presented as a go-vcr cassette.Interaction: AfterCaptureHook
+	// and BeforeSaveHook when the recording is written (after the built-in
+	// redaction, so hooks never see a secret), BeforeResponseReplayHook
+	// before replay serves it. See the package documentation, "HTTP and
+	// go-vcr".
 	Hooks []*recorder.Hook
-	// FS stores HTTP cassettes (go-vcr's storage interface). If nil, files
-	// are read and written on disk, written atomically.
+	// FS reads and writes cassettes (go-vcr's storage interface): Open
+	// reads, checks for and writes the cassette through it. If nil, files
+	// are read from disk and written to it atomically (a failed write
+	// leaves the old file).
 	FS vcr.FS
 
-	// Stderr records, when the session ends, the tail of the server's
-	// standard error that the inner connection reports through
-	// transport.Diagnoser (stdio children). Off by default: stderr is
-	// rarely deterministic.
+	// Stderr records the tail of a stdio server's standard error in the
+	// ending of a session the client closed. (A session the server ended
+	// has its tail recorded always.) Off by default: stderr is rarely
+	// deterministic.
 	Stderr bool
 }
 
-var defaultIgnore = []string{"params._meta", "result._meta"}
+// DefaultWait is how long replay holds a matched request's answer for the
+// recorded requests it was ordered after, when Options.Wait is zero.
+const DefaultWait = 5 * time.Second
+
+// wait returns the bound on a held answer.
+func (o *Options) wait() time.Duration {
+	if o.Wait > 0 {
+		return o.Wait
+	}
+	return DefaultWait
+}
 
 func (o *Options) orZero() *Options {
 	if o == nil {
@@ -92,7 +109,7 @@ const (
 	// record it.
 	ModeReplay Mode = iota
 	// ModeRecord runs the live server and (re)writes the cassette when the
-	// session closes.
+	// factory is closed.
 	ModeRecord
 	// ModeRecordOnce replays the cassette if it exists and records it if not.
 	ModeRecordOnce
@@ -153,76 +170,115 @@ func ModeFromEnv() (Mode, error) {
 	return ModeRecordOnce, nil
 }
 
-// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
-// not exist.
-var ErrNotRecorded = errors.New("cassette not recorded")
+// ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
+// returned when a constructor is given an argument or option it cannot use.
+var ErrInvalidOptions = errors.New("cassette: invalid options")
 
-// ErrNoLive is returned by Open when the mode needs the live server and none
-// was given.
-var ErrNoLive = errors.New("no live transport to record from")
+// Reasons an OptionsError gives, in its Err.
+var (
+	// ErrEmptySegment is returned (inside an *OptionsError) when a
+	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
+	ErrEmptySegment = errors.New("path has an empty segment")
+	// ErrNilPattern is returned (inside an *OptionsError) when Patterns
+	// holds a nil *regexp.Regexp.
+	ErrNilPattern = errors.New("nil pattern")
+	// ErrNoFile is returned (inside an *OptionsError) when a cassette's file
+	// path is empty or names a directory.
+	ErrNoFile = errors.New("no cassette file")
+	// ErrNotForTransport is returned (inside an *OptionsError) when an
+	// option does not apply to the cassette's transport.
+	ErrNotForTransport = errors.New("does not apply to this transport")
+)
 
-// ErrHTTPLevel is returned by Open when asked to record a streamablehttp
-// factory at the message level: the go-sdk's HTTP connection needs private
-// hooks a wrapper would hide. Record it with RecordHTTP, as the factory's
-// Options.Base.
-var ErrHTTPLevel = errors.New("streamablehttp sessions are recorded at the http.RoundTripper level: open a *LiveHTTP (or use OpenHTTP), or put RecordHTTP under streamablehttp.Options.Base")
-
-// Open returns the factory that opts.Mode asks for: a Player of the cassette
-// at path, a Recorder of live writing to path, or live itself. live may be
-// nil in ModeReplay. A *LiveHTTP is recorded at the HTTP level, by an
-// *HTTPRecorder (see OpenHTTP); any other streamablehttp factory cannot be
-// recorded (ErrHTTPLevel).
-func Open(path string, live transport.Factory, opts *Options) (transport.Factory, error) {
-	o := opts.orZero()
-	mode, err := openMode(path, o.Mode)
-	if err != nil {
-		return nil, err
-	}
-	switch mode {
-	case ModeReplay:
-		c, err := Load(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("cassette %s: %w; record it by running the test against the live server with %s=1", path, ErrNotRecorded, EnvRecord)
-		}
-		if err != nil {
-			return nil, err
-		}
-		p, err := NewPlayer(c, o)
-		if err != nil {
-			return nil, inOpen(err)
-		}
-		return p, nil
-	case ModeRecord, ModePassthrough:
-		if live == nil {
-			return nil, fmt.Errorf("cassette %s: %s: %w", path, mode, ErrNoLive)
-		}
-		if mode == ModePassthrough {
-			return live, nil
-		}
-		if l, ok := live.(*LiveHTTP); ok {
-			r, err := recordLiveHTTP(path, l, o)
-			if err != nil {
-				return nil, inOpen(err)
-			}
-			return r, nil
-		}
-		if live.Kind() == transport.KindStreamableHTTP {
-			return nil, fmt.Errorf("cassette %s: %w", path, ErrHTTPLevel)
-		}
-		r, err := NewRecorder(live, path, o)
-		if err != nil {
-			return nil, inOpen(err)
-		}
-		return r, nil
-	}
-	return nil, fmt.Errorf("cassette: unknown mode %v", mode)
+// An OptionsError reports an argument or option a constructor cannot use.
+// It matches ErrInvalidOptions, and unwraps to the reason (ErrEmptySegment,
+// ErrNilPattern, ErrNoFile, ErrNoLive, ErrNotForTransport, or a hook's
+// error).
+type OptionsError struct {
+	Func   string // the function: "Open", "Replay", "Verify", "Validate"
+	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
+	Value  string // the offending value, quoted in the message; "" when there is none
+	Err    error  // why
 }
 
-// inOpen names Open as the constructor of an *OptionsError.
-func inOpen(err error) error {
-	var oerr *OptionsError
-	if errors.As(err, &oerr) {
-		oerr.Func = "Open"
+func (e *OptionsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cassette.%s: %s", e.Func, e.Option)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
 	}
-	return err
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+// Unwrap returns the reason.
+func (e *OptionsError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrInvalidOptions.
+func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }
+
+// Validate reports the first option that recording, replay or Verify
+// cannot use with any transport, as an *OptionsError naming it (Func
+// "Validate"). A nil *Options is valid.
+func (o *Options) Validate() error {
+	if err := o.check(0); err != nil {
+		err.Func = "Validate"
+		return err
+	}
+	return nil
+}
+
+// check returns the first option unusable for a session of kind (0: any),
+// Func unset.
+func (o *Options) check(kind transport.Kind) *OptionsError {
+	if o == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name  string
+		paths []string
+	}{{"RedactPaths", o.RedactPaths}, {"IgnorePaths", o.IgnorePaths}} {
+		for i, s := range f.paths {
+			if _, err := parsePath(s); err != nil {
+				return &OptionsError{Option: f.name + "[" + strconv.Itoa(i) + "]", Value: s, Err: err}
+			}
+		}
+	}
+	for i, re := range o.Patterns {
+		if re == nil {
+			return &OptionsError{Option: "Patterns[" + strconv.Itoa(i) + "]", Err: ErrNilPattern}
+		}
+	}
+	if kind == 0 {
+		return nil
+	}
+	http := kind == transport.KindStreamableHTTP
+	for _, f := range []struct {
+		name string
+		set  bool
+		ok   bool
+	}{
+		{"Hooks", len(o.Hooks) > 0, http},
+		{"RedactHeaders", len(o.RedactHeaders) > 0, http},
+		{"Stderr", o.Stderr, kind == transport.KindStdio},
+	} {
+		if f.set && !f.ok {
+			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", ErrNotForTransport, kind)}
+		}
+	}
+	for i, h := range o.Hooks {
+		if h == nil || h.Handler == nil {
+			return &OptionsError{Option: "Hooks[" + strconv.Itoa(i) + "]", Err: errors.New("nil hook")}
+		}
+	}
+	return nil
+}
+
+// checkOptions validates o for function fn and a session of kind.
+func checkOptions(fn string, o *Options, kind transport.Kind) error {
+	if err := o.check(kind); err != nil {
+		err.Func = fn
+		return err
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
@@ -15,8 +16,6 @@ type Revealer interface {
 
 // placeholderPrefix starts every placeholder: "REDACTED-1", "REDACTED-2", ….
 const placeholderPrefix = "REDACTED-"
-
-var placeholderRE = regexp.MustCompile(`REDACTED-[0-9]+`)
 
 // redactor replaces secrets by numbered placeholders. The same value always
 // gets the same placeholder: literal secrets are numbered by their position in
@@ -122,13 +121,86 @@ func (r *redactor) pattern(re *regexp.Regexp, s string) string {
 	return b.String()
 }
 
-// normalisePlaceholders maps every placeholder to one spelling, so matching
-// does not depend on placeholder numbering.
-func normalisePlaceholders(v any) any {
-	return mapStrings(v, func(s string) string {
-		if !strings.Contains(s, placeholderPrefix) {
-			return s
+// volatileHeaders are left out of a cassette: they change from run to run
+// or describe the connection rather than the exchange.
+var volatileHeaders = []string{"Date", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer", "Upgrade", "Proxy-Connection"}
+
+// secretHeaders are always redacted.
+var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+
+// redactHeaders returns h without volatile headers, secret headers replaced
+// by placeholders and every other value redacted as text.
+func redactHeaders(red *redactor, secret map[string]bool, h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if isVolatile(ck) {
+			continue
 		}
-		return placeholderRE.ReplaceAllString(s, "REDACTED")
-	})
+		nvs := make([]string, len(vs))
+		for i, v := range vs {
+			if secret[ck] {
+				nvs[i] = redactCredential(red, v)
+			} else {
+				nvs[i] = red.text(v)
+			}
+		}
+		out[ck] = nvs
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func isVolatile(k string) bool {
+	for _, v := range volatileHeaders {
+		if k == v {
+			return true
+		}
+	}
+	return false
+}
+
+// redactCredential replaces a credential by a placeholder, keeping an
+// authorization scheme ("Bearer REDACTED-1"). A value the recorder was told
+// about (a Secret or Revealer) gets its own placeholder.
+func redactCredential(red *redactor, v string) string {
+	if placeholderRE.FindString(v) == v && v != "" {
+		return v
+	}
+	if scheme, rest, ok := strings.Cut(v, " "); ok && isToken(scheme) && strings.TrimSpace(rest) != "" {
+		rest = strings.TrimSpace(rest)
+		if placeholderRE.FindString(rest) == rest {
+			return scheme + " " + rest
+		}
+		return scheme + " " + red.placeholder(rest)
+	}
+	return red.placeholder(v)
+}
+
+// message redacts a canonical message (or any JSON value), returning it
+// canonical.
+func (r *redactor) message(canon []byte) ([]byte, error) {
+	if !r.active() {
+		return canon, nil
+	}
+	tree, err := decodeTree(canon)
+	if err != nil {
+		return nil, err
+	}
+	return encodeTree(r.tree(tree)), nil
+}
+
+// secretHeaderSet returns the canonical names of the headers whose values
+// are replaced by placeholders.
+func secretHeaderSet(o *Options) map[string]bool {
+	secret := map[string]bool{}
+	for _, h := range append(append([]string(nil), secretHeaders...), o.RedactHeaders...) {
+		secret[http.CanonicalHeaderKey(h)] = true
+	}
+	return secret
 }

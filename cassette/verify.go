@@ -49,19 +49,18 @@ func (e *DriftError) Error() string {
 //
 // A Streamable HTTP cassette is verified by its JSON-RPC messages (request
 // bodies, response bodies and events), in the order of its lines; live is
-// then a streamablehttp factory (a *LiveHTTP, or streamablehttp.New's).
+// then a streamablehttp factory.
 //
 // It returns nil when nothing drifted, a *DriftError listing every drift,
 // or the error that stopped the session (ctx's included).
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) (err error) {
-	if err := checkOptions("Verify", opts); err != nil {
+	if err := checkOptions("Verify", opts, c.Kind()); err != nil {
 		return err
 	}
 	o := opts.orZero()
-	if c.Kind() == transport.KindStreamableHTTP {
-		if c, err = c.messages(); err != nil {
-			return err
-		}
+	infos, err := analyse(c)
+	if err != nil {
+		return err
 	}
 	tr, err := live.Transport()
 	if err != nil {
@@ -71,7 +70,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", c.File, err)
 	}
-	v := &verifier{c: c, mt: newMatcher(o), red: newRedactor(o), msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}}
+	v := &verifier{c: c, infos: infos, mt: newMatcher(o), red: newRedactor(o), msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}}
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(rctx, conn) })
@@ -87,36 +86,19 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		}
 	}()
 	for i := range c.Interactions {
-		in := &c.Interactions[i]
-		if in.Kind != KindMessage {
+		if infos[i].canon == nil {
 			continue
 		}
-		if err := v.step(ctx, conn, i, in); err != nil {
-			return fmt.Errorf("verify %s:%d: %w", c.File, in.Line, err)
+		if err := v.step(ctx, conn, i); err != nil {
+			return fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err)
 		}
 	}
 	return nil
 }
 
-// messages returns the JSON-RPC messages of an HTTP cassette, request
-// bodies from the client and response bodies and events from the server, as
-// a message-level cassette in line order.
-func (c *Cassette) messages() (*Cassette, error) {
-	m := &Cassette{File: c.File, Header: c.Header}
-	for _, in := range c.Interactions {
-		if in.msg == nil {
-			continue
-		}
-		m.Interactions = append(m.Interactions, Interaction{Line: in.Line, Kind: KindMessage, From: in.side(), Message: in.Message, msg: in.msg, pair: -1})
-	}
-	if err := m.link(); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 type verifier struct {
 	c           *Cassette
+	infos       []lineInfo
 	mt          *matcher
 	red         *redactor
 	msgs        chan jsonrpc.Message
@@ -151,11 +133,17 @@ func (v *verifier) read(ctx context.Context, conn interface {
 
 func (v *verifier) step(ctx context.Context, conn interface {
 	Write(context.Context, jsonrpc.Message) error
-}, i int, in *Interaction) error {
-	method := v.c.methodAt(i)
-	switch m := in.msg.(type) {
+}, i int) error {
+	info := &v.infos[i]
+	from := side(&v.c.Interactions[i])
+	method := info.msg.method
+	if info.msg.kind == kindResponse && info.pair >= 0 {
+		method = v.infos[info.pair].msg.method
+	}
+	line := v.c.Line(i)
+	switch m := info.msg.toMessage().(type) {
 	case *jsonrpc.Request:
-		if in.From == FromClient {
+		if from == FromClient {
 			if m.IsCall() {
 				v.outstanding[m.ID] = true
 			}
@@ -173,14 +161,14 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			return err
 		}
 		if got == nil {
-			v.drifts = append(v.drifts, Drift{Line: in.Line, Method: method, Reason: "the live server did not send this request"})
+			v.drifts = append(v.drifts, Drift{Line: line, Method: method, Reason: "the live server did not send this request"})
 			return nil
 		}
 		v.serverIDs[i] = got.(*jsonrpc.Request).ID
-		return v.compare(in, got, method)
+		return v.compare(i, got, method)
 	case *jsonrpc.Response:
-		if in.From == FromClient {
-			id, ok := v.serverIDs[in.pair]
+		if from == FromClient {
+			id, ok := v.serverIDs[info.pair]
 			if !ok {
 				return nil // its request drifted already
 			}
@@ -196,7 +184,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			return err
 		}
 		delete(v.outstanding, m.ID)
-		return v.compare(in, got, method)
+		return v.compare(i, got, method)
 	}
 	return nil
 }
@@ -240,21 +228,18 @@ func (v *verifier) await(ctx context.Context, forRequest bool, want func(jsonrpc
 
 var errEnded = errors.New("connection closed")
 
-func (v *verifier) compare(in *Interaction, got jsonrpc.Message, method string) error {
-	data, err := jsonrpc.EncodeMessage(got)
+func (v *verifier) compare(i int, got jsonrpc.Message, method string) error {
+	canon, err := canonicalMessage(got)
 	if err != nil {
 		return err
 	}
-	gotTree, err := v.mt.tree(data, v.red)
-	if err != nil {
+	if canon, err = v.red.message(canon); err != nil {
 		return err
 	}
-	wantTree, err := v.mt.tree(in.Message, nil)
-	if err != nil {
-		return err
-	}
-	if !equalTree(wantTree, gotTree) {
-		v.drifts = append(v.drifts, Drift{Line: in.Line, Method: method, Diff: diff(wantTree, gotTree), Reason: "differs"})
+	kind := liveKind(got)
+	gotKey, wantKey := v.mt.key(kind, canon), v.mt.key(v.infos[i].msg.kind, v.infos[i].canon)
+	if string(gotKey) != string(wantKey) {
+		v.drifts = append(v.drifts, Drift{Line: v.c.Line(i), Method: method, Diff: diff(wantKey[1:], gotKey[1:]), Reason: "differs"})
 	}
 	return nil
 }

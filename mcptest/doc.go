@@ -210,8 +210,9 @@
 //		-header-timeout D (Timeouts.ResponseHeader); http only:
 //		-no-standalone (no standalone GET stream), -max-resume-attempts N.
 //		-record FILE writes the session to the cassette FILE when the client
-//		closes (http: recorded at the HTTP level, with the token redacted;
-//		not for sse). -timeout bounds the handshake and discovery.
+//		closes (http: recorded at the HTTP level; the token is redacted).
+//		Closing a replay client reports the replay's first mismatch.
+//		-timeout bounds the handshake and discovery.
 //
 //	diagnose CLIENT
 //		Print how the client's child ended: "running", or the lines

@@ -23,9 +23,9 @@ type httpFlags struct {
 }
 
 // remoteFactory parses `http [FLAGS] URL` or `sse [FLAGS] URL` and returns
-// the factory, and for -record (http only) the recorder to close after the
-// client.
-func remoteFactory(ts *testscript.TestScript, kind string, args []string, record string) (transport.Factory, func() error, error) {
+// the factory, and the cassette options that redact its credential if it
+// is recorded.
+func remoteFactory(ts *testscript.TestScript, kind string, args []string) (transport.Factory, cassette.Options, error) {
 	fs := flags(ts, "connect "+kind, connectUsage)
 	var hf httpFlags
 	fs.StringVar(&hf.tokenEnv, "token-env", "", "")
@@ -62,19 +62,20 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 		}
 		cc, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: *clientID, ClientSecret: auth.NewSecret(secret)})
 		if err != nil {
-			return nil, nil, err
+			return nil, cassette.Options{}, err
 		}
 		creds = cc
 	}
+	var copts cassette.Options
+	if !tok.IsZero() {
+		copts.Revealers = []cassette.Revealer{tok}
+	}
 	if kind == "sse" {
-		if record != "" {
-			ts.Fatalf("connect: -record is not supported for sse")
-		}
 		o := &sse.Options{Credentials: creds}
 		o.Limits.MaxEventBytes = hf.maxEventBytes
 		o.Timeouts.ResponseHeader = *headerTimeout
 		f, err := sse.New(url, o)
-		return f, nil, err
+		return f, copts, err
 	}
 	o := &streamablehttp.Options{
 		Credentials:          creds,
@@ -83,23 +84,8 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string, record
 	}
 	o.Limits.MaxEventBytes = hf.maxEventBytes
 	o.Timeouts.ResponseHeader = *headerTimeout
-	var closer func() error
-	if record != "" {
-		var copts cassette.Options
-		if !tok.IsZero() {
-			copts.Revealers = []cassette.Revealer{tok}
-		}
-		rec := cassette.RecordHTTP(url, nil, ts.MkAbs(record), &copts)
-		o.Base, closer = rec, rec.Close
-	}
 	f, err := streamablehttp.New(url, o)
-	if err != nil {
-		if closer != nil {
-			closer()
-		}
-		return nil, nil, err
-	}
-	return f, closer, nil
+	return f, copts, err
 }
 
 // serveScriptHTTP starts the fake server srv over HTTP for a script,

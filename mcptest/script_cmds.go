@@ -74,7 +74,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	if dup {
 		ts.Fatalf("connect: client %q exists", name)
 	}
-	f, after, err := scriptFactory(ts, st, fs, kind, rest, *record)
+	f, copts, err := scriptFactory(ts, st, fs, kind, rest)
 	if err != nil {
 		// A transport that cannot be made is a failure to start, which a
 		// script may expect: ! connect … then stderr 'class: start'.
@@ -83,12 +83,19 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		expect(ts, neg, "connect "+name, err)
 		return
 	}
+	var after func() error // closes the cassette, reporting its error
+	if cf, ok := f.(*cassette.Factory); ok {
+		after = cf.Close
+	}
 	groups := &tracker{}
 	if kind == "stdio" {
 		f = tracked{f, groups}
 	}
-	if *record != "" && after == nil {
-		f = cassette.Record(f, ts.MkAbs(*record), nil)
+	if *record != "" {
+		copts.Mode = cassette.ModeRecord
+		cf, err := cassette.Open(ts.MkAbs(*record), f, &copts)
+		ts.Check(err)
+		f, after = cf, cf.Close
 	}
 	def := client.Definition{Name: name, Profile: prof, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
 	c, err := client.Connect(context.Background(), def, hf.handlers(ts))
@@ -158,10 +165,12 @@ func (h *handlerFlags) handlers(ts *testscript.TestScript) *client.Handlers {
 	return &out
 }
 
-// scriptFactory makes the transport connect names; an error is one a
+// scriptFactory makes the transport connect names, and the cassette
+// options that redact its credential if it is recorded; an error is one a
 // script may expect (a program not found, a cassette missing, options a
 // transport refuses), while usage errors fail the script.
-func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind string, rest []string, record string) (transport.Factory, func() error, error) {
+func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind string, rest []string) (transport.Factory, cassette.Options, error) {
+	var none cassette.Options
 	switch kind {
 	case "inprocess":
 		if len(rest) != 1 {
@@ -171,7 +180,7 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 		if srv == nil {
 			ts.Fatalf("connect: no server %q: serve it first", rest[0])
 		}
-		return srv.Factory(), nil, nil
+		return srv.Factory(), none, nil
 	case "stdio":
 		sfs := flags(ts, "connect stdio", connectUsage)
 		var sf stdioFlags
@@ -183,25 +192,25 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 		dir := ts.MkAbs(".")
 		prog, err := lookPath(sfs.Arg(0), ts.Getenv("PATH"), dir)
 		if err != nil {
-			return nil, nil, err
+			return nil, none, err
 		}
 		so := sf.options(dir)
 		if _, ok := so.Env["GORACE"]; !ok {
 			so.Env["GORACE"] = NoExitSleep // a race-enabled child would sleep a second at exit
 		}
 		f, err := stdio.New(prog, sfs.Args()[1:], so)
-		return f, nil, err
+		return f, none, err
 	case "replay":
 		if len(rest) != 1 {
 			fs.Usage()
 		}
-		p, err := cassette.Replay(ts.MkAbs(rest[0]), nil)
-		return p, nil, err
+		f, err := cassette.Open(ts.MkAbs(rest[0]), nil, &cassette.Options{Mode: cassette.ModeReplay})
+		return f, none, err
 	case "http", "sse":
-		return remoteFactory(ts, kind, rest, record)
+		return remoteFactory(ts, kind, rest)
 	}
 	fs.Usage()
-	return nil, nil, nil
+	return nil, none, nil
 }
 
 func cmdCall(ts *testscript.TestScript, neg bool, args []string) {

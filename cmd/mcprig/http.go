@@ -12,7 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // errNotLoopback is returned when --listen names an address other machines
@@ -110,16 +113,24 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usageError(stderr, "mcprig record", fmt.Sprintf("--upstream %q: want an http or https URL", f.upstream))
 	}
+	origin, err := auth.OriginOf(up)
+	if err != nil {
+		return usageError(stderr, "mcprig record", fmt.Sprintf("--upstream %q: %v", f.upstream, err))
+	}
 	l, err := listen(f.listen, f.allowRemote)
 	if err != nil {
 		return usageError(stderr, "mcprig record", err.Error())
 	}
-	rec, err := cassette.NewHTTPRecorder(f.upstream, nil, f.out, opts)
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	defer base.CloseIdleConnections()
+	pf := &proxyFactory{origin: origin, base: base}
+	opts.Mode = cassette.ModeRecord
+	rec, err := cassette.Open(f.out, pf, opts)
 	if err != nil {
 		l.Close()
 		return usageError(stderr, "mcprig record", err.Error())
 	}
-	p := newSessionProxy(up, rec, stderr)
+	p := newSessionProxy(up, pf.rt, stderr)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), up.EscapedPath())
 	serveErr := p.serve(ctx, l)
 	if err := errors.Join(serveErr, rec.Close()); err != nil {
@@ -133,16 +144,24 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 // replayHTTP serves a streamablehttp cassette over HTTP on f.listen until the
 // client deletes its session or mcprig is interrupted.
 func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, stdout, stderr io.Writer) int {
-	p, err := cassette.NewPlayer(c, opts)
-	if err != nil {
-		return usageError(stderr, "mcprig replay", err.Error())
-	}
-	rt := p.RoundTripper()
-	if rt == nil {
+	if c.Kind() != transport.KindStreamableHTTP {
 		fmt.Fprintf(stderr, "mcprig replay: --listen serves cassettes recorded over Streamable HTTP; %s was recorded over %s (replay it over stdio, without --listen)\n", c.File, c.Header.Transport)
 		return 2
 	}
-	endpoint, err := url.Parse(p.Endpoint())
+	origin, _ := auth.ParseOrigin(cassette.ReplayOrigin)
+	pf := &proxyFactory{origin: origin}
+	p, err := cassette.Replay(c, pf, opts)
+	if err != nil {
+		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	path := "/"
+	for _, in := range c.Interactions {
+		if in.Kind == cassette.KindRequest {
+			path = in.HTTP.URL
+			break
+		}
+	}
+	endpoint, err := url.Parse(cassette.ReplayOrigin + path)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
 		return 1
@@ -151,11 +170,34 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 	if err != nil {
 		return usageError(stderr, "mcprig replay", err.Error())
 	}
-	sp := newSessionProxy(endpoint, rt, stderr)
+	sp := newSessionProxy(endpoint, pf.rt, stderr)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())
-	if err := errors.Join(sp.serve(ctx, l), p.Err()); err != nil {
+	if err := errors.Join(sp.serve(ctx, l), p.Close()); err != nil {
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// A proxyFactory is the cassette.HTTPFactory of a proxy: the cassette hands
+// it the round tripper that records (or replays) over base, and the proxy
+// forwards its clients' requests through it. It makes no transport of its
+// own.
+type proxyFactory struct {
+	origin auth.Origin
+	base   http.RoundTripper
+	rt     http.RoundTripper // set by the cassette
+}
+
+func (p *proxyFactory) Kind() transport.Kind { return transport.KindStreamableHTTP }
+
+func (p *proxyFactory) Transport() (mcp.Transport, error) {
+	return nil, errors.New("mcprig: a proxy's sessions come from its clients")
+}
+
+func (p *proxyFactory) Origin() auth.Origin { return p.origin }
+
+func (p *proxyFactory) WithBase(wrap func(http.RoundTripper) http.RoundTripper) transport.Factory {
+	p.rt = wrap(p.base)
+	return p
 }

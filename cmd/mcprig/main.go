@@ -7,6 +7,7 @@
 //	mcprig replay FILE [--listen ADDR]                serve a cassette as an MCP server (stdio or HTTP)
 //	mcprig inspect FILE                               a readable summary of a cassette
 //	mcprig diff OLD NEW                               catalog and result drift; exit 1 on drift
+//	mcprig upgrade FILE…                              rewrite version-1 cassettes as version 2
 //
 // Run `mcprig help` for the full list and `mcprig COMMAND --help` for each.
 package main
@@ -34,6 +35,7 @@ var commands = map[string]command{
 	"inspect":    {"summarise a cassette: server, catalog, calls", runInspect},
 	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord},
 	"replay":     {"serve a recorded session as an MCP server", runReplay},
+	"upgrade":    {"rewrite cassettes in the current format", runUpgrade},
 }
 
 func main() {

@@ -180,7 +180,8 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	if err != nil {
 		return err
 	}
-	rec, err := cassette.NewRecorder(live, f.out, opts)
+	opts.Mode = cassette.ModeRecord
+	rec, err := cassette.Open(f.out, live, opts)
 	if err != nil {
 		return err
 	}
@@ -190,23 +191,22 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	}
 	up, err := t.Connect(ctx)
 	if err != nil {
+		rec.Close()
 		return fmt.Errorf("starting %s: %w", cmd[0], err)
 	}
 	down, err := stdioConn(ctx, in, out, f.maxFrame)
 	if err != nil {
 		up.Close()
+		rec.Close()
 		return err
 	}
 	r := &relay{down: down, up: up, maxBytes: cassette.MaxSize, every: f.progress,
 		progress: func(c, s int64) {
 			fmt.Fprintf(stderr, "mcprig record: %d messages (%d from the client, %d from the server)\n", c+s, c, s)
 		}}
-	err = r.run(ctx)
+	err = errors.Join(r.run(ctx), rec.Close())
 	c, s := r.Messages()
 	if err != nil {
-		if errors.Is(err, cassette.ErrIncomplete) {
-			err = fmt.Errorf("%w (nothing written to %s)", err, f.out)
-		}
 		return err
 	}
 	fmt.Fprintf(stderr, "mcprig record: wrote %s (%d messages: %d from the client, %d from the server)\n", f.out, c+s, c, s)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,7 +85,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // replayStdio serves c to the client on in and out.
 func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
-	p, err := cassette.NewPlayer(c, opts)
+	p, err := cassette.Replay(c, nil, opts)
 	if err != nil {
 		return err
 	}
@@ -102,8 +103,5 @@ func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts
 		return err
 	}
 	r := &relay{down: down, up: up}
-	if err := r.run(ctx); err != nil {
-		return err
-	}
-	return p.Err()
+	return errors.Join(r.run(ctx), p.Close())
 }

@@ -71,8 +71,12 @@ func readSession(c *cassette.Cassette) (*session, error) {
 		in := &c.Interactions[i]
 		switch in.Kind {
 		case cassette.KindMessage:
-		case cassette.KindStderr:
-			s.stderr += in.Text
+		case cassette.KindClose:
+			if in.HTTP == nil { // the session's end: the tail of stderr it recorded
+				s.stderr += in.Ending.Stderr
+				continue
+			}
+			s.other[in.Kind]++
 			continue
 		default:
 			s.other[in.Kind]++
@@ -81,7 +85,7 @@ func readSession(c *cassette.Cassette) (*session, error) {
 		s.messages++
 		msg, err := jsonrpc.DecodeMessage(in.Message)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", c.File, in.Line, err)
+			return nil, fmt.Errorf("%s:%d: %w", c.File, c.Line(i), err)
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
@@ -91,7 +95,7 @@ func readSession(c *cassette.Cassette) (*session, error) {
 				s.notifications[in.From+" "+m.Method]++
 				continue
 			}
-			cl := &call{line: in.Line, from: in.From, method: m.Method, params: params}
+			cl := &call{line: c.Line(i), from: in.From, method: m.Method, params: params}
 			p := pending{c: cl}
 			if _, ok := lists[m.Method]; ok {
 				p.list = m.Method

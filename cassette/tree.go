@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/canonjson"
 )
 
@@ -20,17 +21,14 @@ func decodeTree(data []byte) (any, error) {
 	return v, nil
 }
 
-// encodeTree encodes a decoded tree canonically (internal/canonjson).
+// encodeTree encodes a decoded tree canonically.
 func encodeTree(v any) []byte {
 	out, err := canonjson.Marshal(v)
 	if err != nil {
-		panic("cassette: encoding a decoded tree: " + err.Error())
+		panic("cassette: encoding a decoded tree: " + err.Error()) // trees hold only JSON values
 	}
 	return out
 }
-
-// canonical re-encodes JSON canonically.
-func canonical(data []byte) ([]byte, error) { return canonjson.Canonical(data) }
 
 // A path names values inside a JSON-RPC message, as dot-separated object
 // keys from the message object down ("params.arguments.token"). A segment
@@ -136,33 +134,15 @@ func mapStrings(v any, f func(string) string) any {
 	return v
 }
 
-// equalTree reports whether two decoded trees are equal.
-func equalTree(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := b[k]
-			if !ok || !equalTree(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !equalTree(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
+// diff shows how a live message differs from a recorded one (-recorded
+// +live), both canonical JSON.
+func diff(recorded, live []byte) string {
+	var a, b any
+	if recorded != nil {
+		a, _ = decodeTree(recorded)
 	}
+	if live != nil {
+		b, _ = decodeTree(live)
+	}
+	return cmp.Diff(a, b)
 }

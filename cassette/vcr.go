@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/looprig/mcp/internal/sse"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
@@ -48,32 +47,6 @@ func ModeFromVCR(m recorder.Mode) (Mode, error) {
 		return ModePassthrough, nil
 	}
 	return 0, fmt.Errorf("cassette: go-vcr mode %v has no equivalent: a cassette holds exactly one session", m)
-}
-
-// streamLines indexes the lines of one stream.
-type streamLines struct {
-	req, resp, close int // -1 when absent
-	events           []int
-}
-
-// streamIndex indexes the HTTP lines of c by stream.
-func streamIndex(ins []Interaction) map[int]*streamLines {
-	idx := map[int]*streamLines{}
-	for i := range ins {
-		in := &ins[i]
-		s := idx[in.Stream]
-		switch in.Kind {
-		case KindRequest:
-			idx[in.Stream] = &streamLines{req: i, resp: -1, close: -1}
-		case KindResponse:
-			s.resp = i
-		case KindEvent:
-			s.events = append(s.events, i)
-		case KindClose:
-			s.close = i
-		}
-	}
-	return idx
 }
 
 // applyHooks runs the hooks of the given kinds, in that order, on every
@@ -120,7 +93,7 @@ func applyHooks(c *Cassette, hooks []*recorder.Hook, discardOK bool, kinds ...re
 		}
 	}
 	if len(discard) > 0 {
-		c.Interactions = slices.DeleteFunc(c.Interactions, func(in Interaction) bool { return discard[in.Stream] })
+		c.Interactions = slices.DeleteFunc(c.Interactions, func(in Interaction) bool { return in.HTTP != nil && discard[in.HTTP.Stream] })
 	}
 	return nil
 }
@@ -135,13 +108,13 @@ func bodyText(in *Interaction) string {
 func toVCR(ins []Interaction, sl *streamLines) *vcr.Interaction {
 	req := &ins[sl.req]
 	vi := &vcr.Interaction{Request: vcr.Request{
-		Method: req.HTTP.Method, URL: req.URL, Headers: req.Headers.Clone(), Body: bodyText(req),
+		Method: req.HTTP.Method, URL: req.HTTP.URL, Headers: req.HTTP.Headers.Clone(), Body: bodyText(req),
 	}}
 	if sl.resp < 0 {
 		return vi
 	}
 	resp := &ins[sl.resp]
-	vi.Response = vcr.Response{Code: resp.Status, Status: http.StatusText(resp.Status), Headers: resp.Headers.Clone(), Body: bodyText(resp)}
+	vi.Response = vcr.Response{Code: resp.HTTP.Status, Status: http.StatusText(resp.HTTP.Status), Headers: resp.HTTP.Headers.Clone(), Body: bodyText(resp)}
 	if len(sl.events) > 0 {
 		var buf []byte
 		for _, i := range sl.events {
@@ -154,13 +127,13 @@ func toVCR(ins []Interaction, sl *streamLines) *vcr.Interaction {
 
 func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
 	req := &ins[sl.req]
-	req.HTTP.Method, req.URL, req.Headers = vi.Request.Method, vi.Request.URL, emptyNil(vi.Request.Headers)
+	req.HTTP.Method, req.HTTP.URL, req.HTTP.Headers = vi.Request.Method, vi.Request.URL, emptyNil(vi.Request.Headers)
 	setBodyText(req, vi.Request.Body)
 	if sl.resp < 0 {
 		return nil
 	}
 	resp := &ins[sl.resp]
-	resp.Status, resp.Headers = vi.Response.Code, emptyNil(vi.Response.Headers)
+	resp.HTTP.Status, resp.HTTP.Headers = vi.Response.Code, emptyNil(vi.Response.Headers)
 	if len(sl.events) == 0 {
 		setBodyText(resp, vi.Response.Body)
 		return nil
@@ -174,8 +147,8 @@ func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
 	}
 	for k, i := range sl.events {
 		in := &ins[i]
-		in.Event, in.ID, in.Retry = evs[k].Name, evs[k].ID, evs[k].Retry
-		in.Message, in.Text, in.msg = nil, "", nil
+		in.HTTP.Event, in.HTTP.ID, in.HTTP.Retry = evs[k].Name, evs[k].ID, evs[k].Retry
+		in.Message, in.Text = nil, ""
 		if evs[k].Data != nil {
 			setBodyText(in, string(evs[k].Data))
 		}
@@ -185,7 +158,7 @@ func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
 
 // eventOf returns the event a line holds.
 func eventOf(in *Interaction) sse.Event {
-	e := sse.Event{Name: in.Event, ID: in.ID, Retry: in.Retry}
+	e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
 	if in.Message != nil {
 		e.Data = in.Message
 	} else if in.Text != "" {
@@ -196,15 +169,13 @@ func eventOf(in *Interaction) sse.Event {
 
 // setBodyText sets a line's body: a JSON-RPC message if it is one, else text.
 func setBodyText(in *Interaction, s string) {
-	in.Message, in.Text, in.msg = nil, "", nil
+	in.Message, in.Text = nil, ""
 	if s == "" {
 		return
 	}
-	if msg, err := jsonrpc.DecodeMessage([]byte(s)); err == nil {
-		if canon, err := canonical([]byte(s)); err == nil {
-			in.Message, in.msg = canon, msg
-			return
-		}
+	if canon, _, ok := asMessage([]byte(s)); ok {
+		in.Message = canon
+		return
 	}
 	in.Text = s
 }

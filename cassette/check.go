@@ -1,0 +1,385 @@
+package cassette
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+
+	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/transport"
+)
+
+// A lineInfo is what analyse learns of one line, for the player.
+type lineInfo struct {
+	canon []byte  // the line's message, canonical; nil without one
+	msg   msgInfo // the message's kind, id and method, when canon is set
+	pair  int     // a response: the line of the request it answers; a call: the line of its answer; -1
+}
+
+// analyse checks that c is a cassette a player can serve, the same whether
+// it was parsed or built in code, and returns what it learnt of each line.
+// Every problem is a *FormatError naming the line.
+func analyse(c *Cassette) ([]lineInfo, error) { return analyseLines(c, false) }
+
+// analyseLines is analyse; canonical says c's messages are canonical
+// already (Parse made them so).
+func analyseLines(c *Cassette, canonical bool) ([]lineInfo, error) {
+	ferr := func(i int, format string, args ...any) error {
+		return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf(format, args...)}
+	}
+	h := &c.Header
+	if h.Format != FormatName || h.Version < 1 || h.Version > Version {
+		return nil, &FormatError{File: c.File, Line: 1, Err: fmt.Errorf("%w: format %q version %d", ErrVersion, h.Format, h.Version)}
+	}
+	kind, err := transport.ParseKind(h.Transport)
+	if err != nil {
+		return nil, &FormatError{File: c.File, Line: 1, Err: err}
+	}
+	if h.Protocol == "" || h.Server == "" {
+		return nil, &FormatError{File: c.File, Line: 1, Err: errors.New("header without protocol or server")}
+	}
+	isHTTP := kind == transport.KindStreamableHTTP
+	infos := make([]lineInfo, len(c.Interactions))
+	streams := newStreamCheck()
+	sessionEnded := -1
+	for i := range c.Interactions {
+		in := &c.Interactions[i]
+		infos[i].pair = -1
+		if in.Message != nil {
+			if in.Text != "" {
+				return nil, ferr(i, "line with both message and text")
+			}
+			canon := []byte(in.Message)
+			if !canonical {
+				var err error
+				if canon, err = canonjson.Canonical(in.Message); err != nil {
+					return nil, ferr(i, "message: %v", err)
+				}
+			}
+			m, err := scanMessage(canon)
+			if err != nil {
+				return nil, ferr(i, "message: %v", err)
+			}
+			infos[i].canon, infos[i].msg = canon, m
+		}
+		if sessionEnded >= 0 && (isHTTP || in.Kind != KindMessage) {
+			return nil, ferr(i, "%s line after the session's end at line %d", in.Kind, c.Line(sessionEnded))
+		}
+		switch in.Kind {
+		case KindMessage:
+			switch {
+			case isHTTP:
+				return nil, ferr(i, "message line in a streamablehttp cassette")
+			case in.From != FromClient && in.From != FromServer:
+				return nil, ferr(i, "from %q, want %q or %q", in.From, FromClient, FromServer)
+			case in.Text != "" || in.HTTP != nil || in.Ending != nil:
+				return nil, ferr(i, "message line with text, HTTP fields or an ending")
+			case in.Message == nil:
+				return nil, ferr(i, "message line without a message")
+			case sessionEnded >= 0 && in.From == FromServer:
+				return nil, ferr(i, "server message after the session's end at line %d", c.Line(sessionEnded))
+			}
+		case KindRequest, KindResponse, KindEvent:
+			if !isHTTP {
+				return nil, ferr(i, "%s line in a %s cassette", in.Kind, kind)
+			}
+			if err := streams.line(i, in); err != nil {
+				return nil, ferr(i, "%v", err)
+			}
+		case KindClose:
+			if in.From != "" || in.Message != nil || in.Text != "" || in.Ending == nil {
+				return nil, ferr(i, "close line without an ending, or with a message")
+			}
+			if err := checkEnding(in, isHTTP); err != nil {
+				return nil, ferr(i, "%v", err)
+			}
+			if in.HTTP == nil {
+				sessionEnded = i
+				continue
+			}
+			if !isHTTP {
+				return nil, ferr(i, "stream close line in a %s cassette", kind)
+			}
+			if err := streams.line(i, in); err != nil {
+				return nil, ferr(i, "%v", err)
+			}
+		default:
+			return nil, ferr(i, "unknown kind %q", in.Kind)
+		}
+	}
+	if k, err := streams.done(); err != nil {
+		return nil, &FormatError{File: c.File, Line: c.Line(k), Err: err}
+	}
+	if err := link(c, infos); err != nil {
+		return nil, err
+	}
+	return infos, nil
+}
+
+// checkEnding checks an ending's fields against where it is.
+func checkEnding(in *Interaction, isHTTP bool) error {
+	e := in.Ending
+	if e.Class != "" && !slices.ContainsFunc(classes, func(c struct {
+		name string
+		err  error
+	}) bool {
+		return c.name == e.Class
+	}) {
+		return fmt.Errorf("ending class %q, want start, policy, auth, protocol, timeout or broken", e.Class)
+	}
+	session := in.HTTP == nil
+	switch {
+	case session && isHTTP && e.End != EndClient:
+		return fmt.Errorf("session ending %q in a streamablehttp cassette, want %q", e.End, EndClient)
+	case session && !isHTTP && e.End != EndEOF && e.End != EndError && e.End != EndClient:
+		return fmt.Errorf("session ending %q, want eof, error or client", e.End)
+	case !session && (e.Exit != nil || e.Stderr != "" || e.Pending != nil):
+		return errors.New("stream close with an exit, stderr or pending calls")
+	case e.Pending != nil && e.End != EndClient:
+		return errors.New("pending calls in an ending other than the client's")
+	case e.Written && (session || e.End != EndError):
+		return errors.New("written in an ending other than a failed request's")
+	}
+	for _, id := range e.Pending {
+		if _, err := idKey(id); err != nil {
+			return fmt.Errorf("pending: %v", err)
+		}
+	}
+	return nil
+}
+
+// link pairs every response with the request it answers, and checks that the
+// header agrees with the initialize exchange.
+func link(c *Cassette, infos []lineInfo) error {
+	type key struct {
+		from string
+		id   string
+	}
+	pending := map[key]int{}
+	for i := range c.Interactions {
+		m := &infos[i].msg
+		if infos[i].canon == nil {
+			continue
+		}
+		from := side(&c.Interactions[i])
+		switch m.kind {
+		case kindCall:
+			k := key{from, m.id}
+			if j, dup := pending[k]; dup {
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("request id %s is already pending since line %d", m.rawID, c.Line(j))}
+			}
+			pending[k] = i
+		case kindResponse:
+			other := FromClient
+			if from == FromClient {
+				other = FromServer
+			}
+			k := key{other, m.id}
+			j, ok := pending[k]
+			if !ok {
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("response id %s answers no pending %s request", m.rawID, other)}
+			}
+			delete(pending, k)
+			infos[i].pair, infos[j].pair = j, i
+			if infos[j].msg.method == "initialize" && m.error == nil {
+				if err := checkInit(c, i, m.result); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// side returns who sent a line's message.
+func side(in *Interaction) string {
+	switch in.Kind {
+	case KindRequest:
+		return FromClient
+	case KindResponse, KindEvent:
+		return FromServer
+	}
+	return in.From
+}
+
+func checkInit(c *Cassette, i int, result []byte) error {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("initialize result: %v", err)}
+	}
+	if r.ProtocolVersion != c.Header.Protocol || r.ServerInfo.Name != c.Header.Server {
+		return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("initialize result (protocol %q, server %q) disagrees with the header (protocol %q, server %q)",
+			r.ProtocolVersion, r.ServerInfo.Name, c.Header.Protocol, c.Header.Server)}
+	}
+	return nil
+}
+
+// streamCheck checks the HTTP lines of a cassette in order.
+type streamCheck struct {
+	last    int // the last stream opened
+	streams map[int]*streamState
+}
+
+type streamState struct {
+	req      int // the request's line index
+	response bool
+	sse      bool
+	closed   bool
+}
+
+func newStreamCheck() *streamCheck { return &streamCheck{streams: map[int]*streamState{}} }
+
+func (sc *streamCheck) line(i int, in *Interaction) error {
+	h := in.HTTP
+	if in.From != "" {
+		return fmt.Errorf("%s line with from", in.Kind)
+	}
+	if h == nil || h.Stream <= 0 {
+		return fmt.Errorf("%s line without a stream number", in.Kind)
+	}
+	only := func(ok bool, what string) error {
+		if !ok {
+			return fmt.Errorf("%s line with %s", in.Kind, what)
+		}
+		return nil
+	}
+	if in.Kind != KindClose && in.Ending != nil {
+		return fmt.Errorf("%s line with an ending", in.Kind)
+	}
+	s := sc.streams[h.Stream]
+	if in.Kind == KindRequest {
+		if h.Stream <= sc.last {
+			return fmt.Errorf("request for stream %d after stream %d: streams are numbered in order", h.Stream, sc.last)
+		}
+		if !isToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
+			return fmt.Errorf("request with method %q and url %q, want a method and a path", h.Method, h.URL)
+		}
+		if err := only(h.Status == 0 && h.Event == "" && h.ID == "" && h.Retry == "", "response or event fields"); err != nil {
+			return err
+		}
+		sc.last = h.Stream
+		sc.streams[h.Stream] = &streamState{req: i}
+		return nil
+	}
+	if s == nil {
+		return fmt.Errorf("%s line for stream %d, which has no request", in.Kind, h.Stream)
+	}
+	if s.closed {
+		return fmt.Errorf("%s line for stream %d, which is closed", in.Kind, h.Stream)
+	}
+	if err := only(h.Method == "" && h.URL == "", "request fields"); err != nil {
+		return err
+	}
+	switch in.Kind {
+	case KindResponse:
+		if s.response {
+			return fmt.Errorf("second response for stream %d", h.Stream)
+		}
+		if h.Status < 100 || h.Status > 599 {
+			return fmt.Errorf("response status %d", h.Status)
+		}
+		if err := only(h.Event == "" && h.ID == "" && h.Retry == "", "event fields"); err != nil {
+			return err
+		}
+		s.response, s.sse = true, isSSE(h.Headers)
+		if s.sse && (in.Message != nil || in.Text != "") {
+			return errors.New("event-stream response with a body: its events are lines of their own")
+		}
+	case KindEvent:
+		if !s.sse {
+			return fmt.Errorf("event for stream %d, which has no event-stream response", h.Stream)
+		}
+		if err := only(h.Status == 0 && h.Headers == nil, "response fields"); err != nil {
+			return err
+		}
+	case KindClose:
+		if err := only(h.Status == 0 && h.Headers == nil && h.Event == "" && h.ID == "" && h.Retry == "", "other fields"); err != nil {
+			return err
+		}
+		switch end := in.Ending.End; end {
+		case EndError:
+			if s.response {
+				return fmt.Errorf("close %q for stream %d, which has a response", end, h.Stream)
+			}
+		case EndSession:
+		case EndEOF, EndDropped, EndClient:
+			if !s.sse {
+				return fmt.Errorf("close %q for stream %d, which has no event-stream response", end, h.Stream)
+			}
+		default:
+			return fmt.Errorf("close with end %q, want eof, dropped, client, session or error", end)
+		}
+		s.closed = true
+	}
+	return nil
+}
+
+// done checks that every stream was answered and every event stream
+// closed; it returns the offending stream's request.
+func (sc *streamCheck) done() (int, error) {
+	keys := make([]int, 0, len(sc.streams))
+	for k := range sc.streams {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		s := sc.streams[k]
+		switch {
+		case !s.response && !s.closed:
+			return s.req, fmt.Errorf("request of stream %d has no response and no close line", k)
+		case s.sse && !s.closed:
+			return s.req, fmt.Errorf("event stream %d has no close line", k)
+		}
+	}
+	return 0, nil
+}
+
+// isSSE reports whether h declares a text/event-stream body.
+func isSSE(h http.Header) bool {
+	ct, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return ct == "text/event-stream"
+}
+
+// canonicalHeader returns h with canonical keys, values of keys that
+// canonicalise alike joined in sorted key order.
+func canonicalHeader(h http.Header) http.Header {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make(http.Header, len(h))
+	for _, k := range keys {
+		ck := http.CanonicalHeaderKey(k)
+		if h[k] == nil {
+			if _, ok := out[ck]; !ok {
+				out[ck] = nil
+			}
+			continue
+		}
+		out[ck] = append(out[ck], h[k]...)
+	}
+	return out
+}
+
+// isToken reports whether s is an HTTP token (a method or header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r >= 0x7f || r == '(' || r == ')' || r == '<' || r == '>' || r == '@' || r == ',' || r == ';' ||
+			r == ':' || r == '\\' || r == '"' || r == '/' || r == '[' || r == ']' || r == '?' || r == '=' || r == '{' || r == '}' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,93 @@
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrMismatch is matched (errors.Is) by every *MismatchError.
+var ErrMismatch = errors.New("cassette: no recorded message matches")
+
+// CodeMismatch is the JSON-RPC error code of the response replay sends to a
+// request that matches no recorded request (or that a MismatchError ends).
+const CodeMismatch = -32050
+
+// A MismatchError reports a message the client sent that the cassette does
+// not hold at this point of the session, a recorded request with nothing to
+// answer it, or an answer held past Options.Wait. The request it concerns is
+// answered with a JSON-RPC error (code CodeMismatch) carrying this error's
+// text, and the factory's Close returns the first one.
+type MismatchError struct {
+	Cassette string // the cassette's file
+	Position int    // line of the nearest recorded message; 0 if there is none
+	Method   string // the live message's method (for a response: the method it answers)
+	Diff     string // cmp.Diff of the nearest recorded message against the live one (-recorded +live)
+	Reason   string // why the nearest recorded message was not served
+}
+
+func (e *MismatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cassette %s", e.Cassette)
+	if e.Position > 0 {
+		fmt.Fprintf(&b, ":%d", e.Position)
+	}
+	fmt.Fprintf(&b, ": %s: %s", e.Method, e.Reason)
+	if e.Diff != "" {
+		fmt.Fprintf(&b, "; diff (-recorded +live):\n%s", e.Diff)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrMismatch.
+func (e *MismatchError) Unwrap() error { return ErrMismatch }
+
+// An UnusedError reports recorded client messages that the client never
+// sent. The replaying factory's Close returns it in strict mode.
+type UnusedError struct {
+	Cassette string
+	Unused   []Unused
+}
+
+// Unused is one recorded client message that was never matched.
+type Unused struct {
+	Line   int
+	Method string // "" for a response
+}
+
+func (e *UnusedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cassette %s: %d recorded client message(s) never sent:", e.Cassette, len(e.Unused))
+	for _, u := range e.Unused {
+		m := u.Method
+		if m == "" {
+			m = "response"
+		}
+		fmt.Fprintf(&b, " line %d (%s);", u.Line, m)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+var (
+	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
+	// not exist.
+	ErrNotRecorded = errors.New("cassette not recorded")
+
+	// ErrNoLive is returned (inside an *OptionsError) by Open when the mode
+	// needs the live server and none was given.
+	ErrNoLive = errors.New("no live transport to record from")
+
+	// ErrUsed is returned by a cassette factory's Transport when its one
+	// session has already been made: a cassette holds exactly one session.
+	ErrUsed = errors.New("cassette: factory already made its session")
+
+	// ErrIncomplete is returned by a recording factory's Close, and nothing
+	// is written, when the session never told its protocol revision and
+	// server: no initialize exchange and no server/discover (or _meta) that
+	// names them.
+	ErrIncomplete = errors.New("session has no handshake: no protocol revision or server name to record")
+
+	// ErrTooLarge is returned by a recording factory's Close, and nothing is
+	// written, when the recording grew past MaxSize.
+	ErrTooLarge = errors.New("cassette: recording larger than the cassette bound")
+)

@@ -1,0 +1,250 @@
+package cassette_test
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
+)
+
+// dropWriter passes the first `after` server-sent events through, then
+// sends a retry: field and cuts the connection.
+type dropWriter struct {
+	http.ResponseWriter
+	after   int
+	events  int
+	dropped bool
+}
+
+func (d *dropWriter) Write(p []byte) (int, error) {
+	if d.dropped {
+		return len(p), nil
+	}
+	if d.events >= d.after {
+		d.dropped = true
+		rc := http.NewResponseController(d.ResponseWriter)
+		d.ResponseWriter.Write([]byte("retry: 10\n\n"))
+		rc.Flush()
+		if conn, _, err := rc.Hijack(); err == nil {
+			conn.Close()
+		}
+		return len(p), nil
+	}
+	d.events += bytes.Count(p, []byte("\n\n"))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *dropWriter) Flush() {
+	if !d.dropped {
+		http.NewResponseController(d.ResponseWriter).Flush()
+	}
+}
+
+// dropFirstCall cuts the first tools/call response stream after its first
+// event (the priming event, which carries an id).
+func dropFirstCall(next http.Handler) http.Handler {
+	var fired atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isToolCall(r) && fired.CompareAndSwap(false, true) {
+			next.ServeHTTP(&dropWriter{ResponseWriter: w, after: 1}, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// spyFactory records the requests its connections make, below the
+// cassette, by wrapping the base the cassette wraps in turn.
+type spyFactory struct {
+	cassette.HTTPFactory
+	seen *[]string
+}
+
+func (s spyFactory) WithBase(wrap func(http.RoundTripper) http.RoundTripper) transport.Factory {
+	return s.HTTPFactory.WithBase(func(base http.RoundTripper) http.RoundTripper {
+		inner := wrap(base)
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			*s.seen = append(*s.seen, req.Method+" "+req.Header.Get("Last-Event-ID"))
+			return inner.RoundTrip(req)
+		})
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestDroppedStreamReplaysAsDropAndResume: a call's stream that broke after
+// an event id, resumed with GET and Last-Event-ID, replays the same way: the
+// replayed stream breaks, the client resumes with the recorded id, and the
+// answer comes on the resumed stream; the tool ran once, live.
+func TestDroppedStreamReplaysAsDropAndResume(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "drop.jsonl")
+	c := statefulCounter()
+	s := newHTTPServer(t, c, false, dropFirstCall)
+	live := httpLive(t, s.url(), nil)
+	_, outs := record(t, path, live, nil, rev2025, script[0])
+	if outs[0].Err != "" || c.calls.Load() != 1 {
+		t.Fatalf("live call: %+v, executed %d times; want one success", outs[0], c.calls.Load())
+	}
+	var resumes []string
+	for _, r := range s.seen() {
+		if strings.HasPrefix(r, "GET ") && r != "GET " {
+			resumes = append(resumes, r)
+		}
+	}
+	if len(resumes) != 1 {
+		t.Fatalf("live server saw %q, want one GET with Last-Event-ID", s.seen())
+	}
+	data, _ := os.ReadFile(path)
+	mustContain(t, "the cassette", string(data), `"end":"dropped"`, `"Last-Event-Id":["s`)
+	s.Close()
+
+	var seen []string
+	got := replay(t, path, spyFactory{live, &seen}, &cassette.Options{Strict: true}, rev2025, script[0])
+	if diff := cmp.Diff(outs, got); diff != "" {
+		t.Errorf("replayed outcomes mismatch (-live +replayed):\n%s", diff)
+	}
+	var gets []string
+	for _, r := range seen {
+		if strings.HasPrefix(r, "GET ") && r != "GET " {
+			gets = append(gets, r)
+		}
+	}
+	if len(gets) != 1 || !strings.HasPrefix(gets[0], "GET s") {
+		t.Errorf("replayed requests %q, want one resume with the recorded id", seen)
+	}
+	if got := c.calls.Load(); got != 1 {
+		t.Errorf("tool executed %d times, want 1", got)
+	}
+}
+
+// TestHTTPMismatchNamesPositionAndDiff sends a call the cassette does not
+// hold, then one it holds twice.
+func TestHTTPMismatchNamesPositionAndDiff(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "diff.jsonl")
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	record(t, path, httpLive(t, s.url(), nil), nil, rev2025, script[0])
+	f := replaying(t, path, nil)
+	outs, _ := session(t, f, rev2025, call{Tool: "count", Args: map[string]any{"label": "other"}}, script[0], script[0])
+	mustContain(t, "call error", outs[0].Err, path, "tools/call", `-`, `"first"`, `+`, `"other"`)
+	if outs[1].Err != "" {
+		t.Errorf("the recorded call failed: %s", outs[1].Err)
+	}
+	mustContain(t, "second call error", outs[2].Err, "already served", "tools/call")
+	var merr *cassette.MismatchError
+	if err := f.Close(); !errors.As(err, &merr) || merr.Cassette != path || merr.Position == 0 {
+		t.Fatalf("Close = %v, want a *MismatchError naming the cassette and a line", err)
+	}
+	mustContain(t, "diff", merr.Diff, `"first"`, `"other"`)
+}
+
+// TestMcpHeadersRecordedAndReplayed: the 2026-07-28 request headers
+// (Mcp-Method, Mcp-Name, …) are recorded, and replay matches on them: a
+// cassette whose recorded Mcp-Name differs from what the client sends does
+// not answer.
+func TestMcpHeadersRecordedAndReplayed(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "headers.jsonl")
+	s := newHTTPServer(t, statefulCounter(), true, nil)
+	data, outs := record(t, path, httpLive(t, s.url(), nil), nil, rev2026, script2026[0])
+	mustContain(t, "the cassette", string(data), `"Mcp-Method":["tools/call"]`, `"Mcp-Name":["count"]`, `"Mcp-Method":["server/discover"]`)
+	if got := replay(t, path, nil, &cassette.Options{Strict: true}, rev2026, script2026[0]); !cmp.Equal(outs, got) {
+		t.Errorf("replayed %v, want %v", got, outs)
+	}
+	edited := tempPath(t, "edited.jsonl")
+	os.WriteFile(edited, bytes.Replace(data, []byte(`"Mcp-Name":["count"]`), []byte(`"Mcp-Name":["other"]`), 1), 0o644)
+	f := replaying(t, edited, nil)
+	got, _ := session(t, f, rev2026, script2026[0])
+	mustContain(t, "the call's error", got[0].Err, "Mcp-Name")
+	if f.Close() == nil {
+		t.Error("Close reported no mismatch")
+	}
+}
+
+// TestHooks: go-vcr hooks see each exchange after redaction when the
+// recording is written (and may discard one), and before replay serves it.
+func TestHooks(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "hooks.jsonl")
+	tok := auth.NewToken("hook-secret")
+	var sawSecret atomic.Bool
+	save := recorder.NewHook(func(i *vcr.Interaction) error {
+		if strings.Contains(i.Request.Headers.Get("Authorization"), "hook-secret") {
+			sawSecret.Store(true)
+		}
+		i.Response.Body = strings.ReplaceAll(i.Response.Body, "first #1", "FIRST")
+		return nil
+	}, recorder.BeforeSaveHook)
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	live := httpLive(t, s.url(), &streamablehttp.Options{Credentials: auth.Bearer(tok)})
+	record(t, path, live, &cassette.Options{Hooks: []*recorder.Hook{save}}, rev2025, script[0])
+	if sawSecret.Load() {
+		t.Error("a hook saw the credential")
+	}
+	replayHook := recorder.NewHook(func(i *vcr.Interaction) error {
+		i.Response.Body = strings.ReplaceAll(i.Response.Body, "FIRST", "replayed")
+		return nil
+	}, recorder.BeforeResponseReplayHook)
+	got := replay(t, path, nil, &cassette.Options{Hooks: []*recorder.Hook{replayHook}}, rev2025, script[0])
+	if want := []outcome{{Text: "replayed"}}; !cmp.Equal(want, got) {
+		t.Errorf("replayed %v, want %v", got, want)
+	}
+}
+
+// TestRecorderKeepsToItsOrigin: the recording round tripper refuses a
+// request to another origin than the recorded factory's, and records
+// nothing of it.
+func TestRecorderKeepsToItsOrigin(t *testing.T) {
+	leakcheck.Check(t)
+	var rt http.RoundTripper
+	p := &proxyFactory{origin: mustOrigin(t, "http://127.0.0.1:1"), capture: func(r http.RoundTripper) { rt = r }}
+	f := open(t, tempPath(t, "origin.jsonl"), p, withMode(nil, cassette.ModeRecord))
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.2:1/mcp", strings.NewReader("{}"))
+	if _, err := rt.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "not the recorded origin") {
+		t.Errorf("request to another origin: %v, want it refused", err)
+	}
+	if err := f.Close(); !errors.Is(err, cassette.ErrIncomplete) {
+		t.Errorf("Close = %v, want ErrIncomplete (nothing recorded)", err)
+	}
+}
+
+// proxyFactory is an HTTPFactory that hands out the round tripper the
+// cassette gives it, as mcprig's proxies do.
+type proxyFactory struct {
+	origin  auth.Origin
+	capture func(http.RoundTripper)
+}
+
+func (p *proxyFactory) Kind() transport.Kind { return transport.KindStreamableHTTP }
+func (p *proxyFactory) Transport() (mcp.Transport, error) {
+	return nil, errors.New("a proxy makes no transport")
+}
+func (p *proxyFactory) Origin() auth.Origin { return p.origin }
+func (p *proxyFactory) WithBase(wrap func(http.RoundTripper) http.RoundTripper) transport.Factory {
+	p.capture(wrap(http.DefaultTransport))
+	return p
+}
+
+func mustOrigin(t testing.TB, s string) auth.Origin {
+	o, err := auth.ParseOrigin(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -1,0 +1,389 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Message kinds, as the scheduler and the match keys tell them apart.
+const (
+	kindCall     = 'c' // a request with an id
+	kindNote     = 'n' // a notification
+	kindResponse = 'r' // a response
+)
+
+// A msgInfo is what this package reads of a canonical JSON-RPC message
+// without decoding it: the rules of jsonrpc.DecodeMessage, applied to the
+// bytes in one pass over the top-level members.
+type msgInfo struct {
+	kind   byte   // kindCall, kindNote, kindResponse
+	id     string // the id as a key ("n:7", "s:abc"); "" for none
+	rawID  []byte // the id as written
+	method string
+	params []byte // the raw params, result and error; nil when absent
+	result []byte
+	error  []byte
+}
+
+var errNotMessage = errors.New("not a JSON-RPC 2.0 message")
+
+// scanMessage reads a canonical JSON-RPC message.
+func scanMessage(canon []byte) (msgInfo, error) {
+	var m msgInfo
+	var version, method []byte
+	hasMethod := false
+	err := members(canon, func(key, val []byte) error {
+		switch string(key) {
+		case "jsonrpc":
+			version = val
+		case "id":
+			if string(val) != "null" {
+				m.rawID = val
+			}
+		case "method":
+			method, hasMethod = val, true
+		case "params":
+			m.params = val
+		case "result":
+			m.result = val
+		case "error":
+			m.error = val
+		}
+		return nil
+	})
+	if err != nil {
+		return m, err
+	}
+	if string(version) != `"2.0"` {
+		return m, fmt.Errorf("%w: jsonrpc is %s, want \"2.0\"", errNotMessage, orNone(version))
+	}
+	if m.rawID != nil {
+		if m.id, err = idKey(m.rawID); err != nil {
+			return m, err
+		}
+	}
+	switch {
+	case hasMethod:
+		if len(method) == 0 || method[0] != '"' {
+			return m, fmt.Errorf("%w: method is %s", errNotMessage, method)
+		}
+		if bytes.IndexByte(method, '\\') < 0 {
+			m.method = string(method[1 : len(method)-1])
+		} else if err := json.Unmarshal(method, &m.method); err != nil {
+			return m, err
+		}
+		m.kind = kindNote
+		if m.id != "" {
+			m.kind = kindCall
+		}
+	case m.id == "":
+		return m, fmt.Errorf("%w: a response without an id", errNotMessage)
+	default:
+		m.kind = kindResponse
+		if m.error != nil {
+			var e jsonrpc.Error
+			if err := json.Unmarshal(m.error, &e); err != nil {
+				return m, fmt.Errorf("%w: error: %v", errNotMessage, err)
+			}
+		}
+	}
+	return m, nil
+}
+
+func orNone(b []byte) string {
+	if b == nil {
+		return "missing"
+	}
+	return string(b)
+}
+
+// idKey returns the key of a raw id, as jsonrpc.MakeID reads it: a number
+// (truncated to an integer) or a string.
+func idKey(raw []byte) (string, error) {
+	switch {
+	case len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
+		return "s:" + string(raw[1:len(raw)-1]), nil
+	case len(raw) > 0 && raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return "s:" + s, nil
+	case len(raw) > 0 && len(raw) < 16 && bytes.IndexAny(raw, ".eE") < 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return "n:" + strconv.FormatInt(n, 10), nil
+		}
+		fallthrough
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return "", err
+		}
+		return "n:" + strconv.FormatInt(int64(f), 10), nil
+	}
+	return "", fmt.Errorf("%w: id %s is neither a number nor a string", errNotMessage, raw)
+}
+
+// liveIDKey returns the key of a live message's id.
+func liveIDKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return "n:" + strconv.FormatInt(v, 10)
+	case string:
+		return "s:" + v
+	}
+	return ""
+}
+
+// toMessage builds the jsonrpc.Message that m describes, without decoding
+// its params or result.
+func (m *msgInfo) toMessage() jsonrpc.Message {
+	id := makeID(m.id)
+	if m.kind != kindResponse {
+		return &jsonrpc.Request{ID: id, Method: m.method, Params: json.RawMessage(m.params)}
+	}
+	r := &jsonrpc.Response{ID: id, Result: json.RawMessage(m.result)}
+	if m.error != nil {
+		e := new(jsonrpc.Error)
+		json.Unmarshal(m.error, e) // scanMessage checked it
+		r.Error = e
+	}
+	return r
+}
+
+// makeID returns the id whose key is k.
+func makeID(k string) jsonrpc.ID {
+	var v any
+	switch {
+	case len(k) > 2 && k[0] == 's':
+		v = k[2:]
+	case len(k) > 2 && k[0] == 'n':
+		n, _ := strconv.ParseInt(k[2:], 10, 64)
+		v = float64(n)
+	case k == "s:":
+		v = ""
+	default:
+		return jsonrpc.ID{}
+	}
+	id, _ := jsonrpc.MakeID(v)
+	return id
+}
+
+// canonicalMessage returns the canonical encoding of a live message.
+func canonicalMessage(m jsonrpc.Message) ([]byte, error) {
+	data, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return nil, err
+	}
+	return canonjson.Canonical(data)
+}
+
+// members calls f with the raw key (its text between the quotes) and raw
+// value of each member of the JSON object obj, which is canonical.
+func members(obj []byte, f func(key, val []byte) error) error {
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return fmt.Errorf("%w: not an object", errNotMessage)
+	}
+	i := 1
+	for i < len(obj)-1 {
+		kend, err := skipValue(obj, i)
+		if err != nil || obj[i] != '"' || kend >= len(obj) || obj[kend] != ':' {
+			return canonjson.ErrSyntax
+		}
+		vend, err := skipValue(obj, kend+1)
+		if err != nil {
+			return err
+		}
+		if err := f(unquote(obj[i:kend]), obj[kend+1:vend]); err != nil {
+			return err
+		}
+		i = vend
+		if i < len(obj)-1 {
+			if obj[i] != ',' {
+				return canonjson.ErrSyntax
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+// unquote returns a key's text: the bytes between its quotes, unescaped
+// when they hold an escape.
+func unquote(q []byte) []byte {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return q[1 : len(q)-1]
+	}
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return q[1 : len(q)-1]
+	}
+	return []byte(s)
+}
+
+// skipValue returns the end of the canonical JSON value that starts at i.
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, canonjson.ErrSyntax
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1, nil
+			}
+		}
+		return 0, canonjson.ErrSyntax
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipValue(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, canonjson.ErrSyntax
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+		j++
+	}
+	if j == i {
+		return 0, canonjson.ErrSyntax
+	}
+	return j, nil
+}
+
+// A matcher turns messages into match keys: two messages match when their
+// keys are equal. A key is the message's kind and its canonical JSON without
+// "jsonrpc", without the id of a request (ids are rewritten), without the
+// ignored paths ("params._meta", "result._meta" and Options.IgnorePaths),
+// with every placeholder spelled alike.
+type matcher struct {
+	ignore []path
+}
+
+var defaultIgnore = []string{"params._meta", "result._meta"}
+
+func newMatcher(o *Options) *matcher {
+	return &matcher{ignore: parsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
+}
+
+var (
+	pathJSONRPC = path{"jsonrpc"}
+	pathID      = path{"id"}
+)
+
+// key returns the match key of the canonical message canon of kind.
+func (mt *matcher) key(kind byte, canon []byte) []byte {
+	ps := make([]path, 0, len(mt.ignore)+2)
+	ps = append(ps, pathJSONRPC)
+	if kind != kindResponse {
+		ps = append(ps, pathID)
+	}
+	ps = append(ps, mt.ignore...)
+	return normalise(filter([]byte{kind}, canon, ps))
+}
+
+// filter appends the canonical value v to dst without the values at ps
+// (each relative to v): an object member is left out, an array element
+// becomes null.
+func filter(dst, v []byte, ps []path) []byte {
+	if len(ps) == 0 || len(v) == 0 || v[0] != '{' && v[0] != '[' {
+		return append(dst, v...)
+	}
+	sub := make([]path, 0, len(ps))
+	// matching returns the tails of the paths whose head matches key, and
+	// whether one of them ends there.
+	matching := func(key []byte, element bool) ([]path, bool) {
+		sub = sub[:0]
+		ends := false
+		for _, p := range ps {
+			if p[0] == "*" || !element && p[0] == string(key) {
+				if len(p) == 1 {
+					ends = true
+				} else {
+					sub = append(sub, p[1:])
+				}
+			}
+		}
+		return sub, ends
+	}
+	if v[0] == '{' {
+		dst = append(dst, '{')
+		first := true
+		members(v, func(key, val []byte) error {
+			tails, ends := matching(key, false)
+			if ends {
+				return nil
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = canonjson.AppendString(dst, string(key))
+			dst = append(dst, ':')
+			dst = filter(dst, val, append([]path(nil), tails...))
+			return nil
+		})
+		return append(dst, '}')
+	}
+	dst = append(dst, '[')
+	for i, first := 1, true; i < len(v)-1; {
+		end, err := skipValue(v, i)
+		if err != nil {
+			break
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		tails, ends := matching(nil, true)
+		if ends {
+			dst = append(dst, "null"...)
+		} else {
+			dst = filter(dst, v[i:end], append([]path(nil), tails...))
+		}
+		i = end + 1
+	}
+	return append(dst, ']')
+}
+
+var placeholderRE = regexp.MustCompile(`REDACTED-[0-9]+`)
+
+// normalise spells every placeholder in b alike, so that matching does not
+// depend on their numbers.
+func normalise(b []byte) []byte {
+	if !bytes.Contains(b, []byte(placeholderPrefix)) {
+		return b
+	}
+	return placeholderRE.ReplaceAll(b, []byte("REDACTED"))
+}
+
+func normaliseString(s string) string {
+	if !bytes.Contains([]byte(s), []byte(placeholderPrefix)) {
+		return s
+	}
+	return placeholderRE.ReplaceAllString(s, "REDACTED")
+}

@@ -1,0 +1,443 @@
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/atomicfile"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+)
+
+// An HTTPFactory is a transport.Factory whose requests go through an
+// http.RoundTripper the cassette can wrap: streamablehttp.Factory is one.
+// Open records and replays its sessions at the HTTP level, below the
+// factory's own policy and credentials, so a recorded session is exactly
+// what the transport sent and read.
+type HTTPFactory interface {
+	transport.Factory
+	// Origin returns the origin every request of the factory goes to.
+	Origin() auth.Origin
+	// WithBase returns a copy of the factory whose connections carry their
+	// requests through wrap(base), base being the round tripper that would
+	// have carried them, below the credentials.
+	WithBase(wrap func(base http.RoundTripper) http.RoundTripper) transport.Factory
+}
+
+// A Factory is what Open returns: a transport.Factory that records, replays
+// or passes through one session, and whose Close ends it the same way for
+// every transport: it writes the recording, reports what replay did not
+// use, and returns the first mismatch.
+type Factory struct {
+	path string
+	o    *Options
+	mode Mode
+	kind transport.Kind
+	live transport.Factory
+	fs   vcr.FS
+
+	p     *player       // replay
+	hrec  *httpRecorder // recording at the HTTP level
+	inner transport.Factory
+	rep   report
+
+	mu    sync.Mutex // guards the fields below
+	used  bool
+	conn  *playConn
+	rt    *playHTTP
+	rconn *recordConn
+
+	saveOnce  sync.Once // the recording is written once: when the session ends, or by Close
+	saveErr   error
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ transport.Classifier = (*Factory)(nil)
+
+// Open returns the factory that opts.Mode asks for, for the cassette at path:
+//
+//   - ModeReplay: a replay of the cassette; no server is started. live may
+//     be nil; if it is an HTTPFactory, the replay goes through it (its
+//     limits, headers and endpoint path; nothing leaves the process).
+//   - ModeRecord: live, recorded to path when the factory is closed.
+//   - ModeRecordOnce: replay if the cassette exists, record if not.
+//   - ModePassthrough: live, neither read nor written.
+//
+// Every transport is recorded at the message level but Streamable HTTP,
+// which is recorded at the HTTP level: live must then be an HTTPFactory (as
+// streamablehttp.New's result is). Open returns ErrNotRecorded (wrapped,
+// saying how to record it) for a missing cassette in ModeReplay, a
+// *FormatError for one that cannot be replayed, and an *OptionsError for
+// an option the cassette's transport cannot use or a missing live factory.
+func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
+	o := opts.orZero()
+	f := &Factory{path: path, o: o, live: live, fs: o.FS}
+	if f.fs == nil {
+		f.fs = diskFS{}
+	}
+	if path == "" {
+		return nil, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
+	}
+	if fi, err := os.Stat(path); o.FS == nil && err == nil && fi.IsDir() {
+		return nil, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
+	}
+	f.mode = o.Mode
+	exists := false
+	if f.mode == ModeRecordOnce || f.mode == ModeReplay {
+		exists = f.fs.IsFileExists(path)
+	}
+	if f.mode == ModeRecordOnce {
+		f.mode = ModeRecord
+		if exists {
+			f.mode = ModeReplay
+		}
+	}
+	switch f.mode {
+	case ModeReplay:
+		if !exists {
+			return nil, fmt.Errorf("cassette %s: %w; record it by running against the live server with %s=1", path, ErrNotRecorded, EnvRecord)
+		}
+		data, err := f.fs.ReadFile(path)
+		var ferr *FormatError
+		switch {
+		case errors.As(err, &ferr):
+			return nil, err
+		case err != nil:
+			return nil, fmt.Errorf("cassette %s: %w", path, err)
+		case len(data) > MaxSize:
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", MaxSize)}
+		}
+		c, err := parse(path, data)
+		if err != nil {
+			return nil, err
+		}
+		return f, f.replay(c, "Open")
+	case ModeRecord, ModePassthrough:
+		if live == nil {
+			return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: ErrNoLive}
+		}
+		f.kind = live.Kind()
+		if err := checkOptions("Open", o, f.kind); err != nil {
+			return nil, err
+		}
+		if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
+			hf, ok := live.(HTTPFactory)
+			if !ok {
+				return nil, &OptionsError{Func: "Open", Option: "live", Value: fmt.Sprintf("%T", live),
+					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
+			}
+			cl, _ := live.(transport.Classifier)
+			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.finish}
+			f.inner = hf.WithBase(f.hrec.wrap)
+		}
+		return f, nil
+	}
+	return nil, &OptionsError{Func: "Open", Option: "Mode", Value: f.mode.String(), Err: errors.New("unknown mode")}
+}
+
+// Replay returns a factory that replays c, a cassette already loaded or
+// built in code, as Open does in ModeReplay (live may be nil, or an
+// HTTPFactory to replay through). c must not change while it replays.
+func Replay(c *Cassette, live transport.Factory, opts *Options) (*Factory, error) {
+	f := &Factory{path: c.File, o: opts.orZero(), live: live, mode: ModeReplay}
+	return f, f.replay(c, "Replay")
+}
+
+// replay prepares f to replay c.
+func (f *Factory) replay(c *Cassette, fn string) error {
+	f.kind = c.Kind()
+	if err := checkOptions(fn, f.o, f.kind); err != nil {
+		return err
+	}
+	p, err := newPlayer(c, f.o)
+	if err != nil {
+		var oerr *OptionsError
+		if errors.As(err, &oerr) {
+			oerr.Func = fn
+		}
+		return err
+	}
+	f.p = p
+	if f.kind != transport.KindStreamableHTTP {
+		return nil
+	}
+	f.rt = newPlayHTTP(p, &f.rep)
+	if hf, ok := f.live.(HTTPFactory); ok {
+		f.inner = hf.WithBase(func(http.RoundTripper) http.RoundTripper { return f.rt })
+		return nil
+	}
+	inner, err := streamablehttp.New(ReplayOrigin+p.endpointPath(), &streamablehttp.Options{Base: f.rt, DisableStandaloneSSE: !p.hasStandalone()})
+	if err != nil {
+		return fmt.Errorf("cassette %s: %w", c.File, err)
+	}
+	f.inner = inner
+	return nil
+}
+
+// endpointPath returns the path and query the recording's first request
+// went to.
+func (p *player) endpointPath() string {
+	for i := range p.c.Interactions {
+		if in := &p.c.Interactions[i]; in.Kind == KindRequest {
+			return in.HTTP.URL
+		}
+	}
+	return "/"
+}
+
+// hasStandalone reports whether the recording opened the standalone stream.
+func (p *player) hasStandalone() bool {
+	for i := range p.c.Interactions {
+		if standalone(&p.c.Interactions[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Mode returns what the factory does: ModeReplay, ModeRecord or
+// ModePassthrough (ModeRecordOnce resolved).
+func (f *Factory) Mode() Mode { return f.mode }
+
+// Kind returns the kind of the recorded or live transport.
+func (f *Factory) Kind() transport.Kind { return f.kind }
+
+// Transport returns the transport of the factory's one session. It returns
+// ErrUsed when called a second time (but in ModePassthrough).
+func (f *Factory) Transport() (mcp.Transport, error) {
+	if f.mode == ModePassthrough {
+		return f.live.Transport()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.used {
+		return nil, ErrUsed
+	}
+	f.used = true
+	switch {
+	case f.inner != nil:
+		return f.inner.Transport()
+	case f.mode == ModeReplay:
+		f.conn = newPlayConn(f.p, &f.rep)
+		return playTransport{f.conn}, nil
+	}
+	inner, err := f.live.Transport()
+	if err != nil {
+		return nil, err
+	}
+	cl, _ := f.live.(transport.Classifier)
+	return &recordTransport{inner: inner, conn: func(c mcp.Connection) *recordConn {
+		rc := &recordConn{inner: c, cl: cl, done: f.finish}
+		f.mu.Lock()
+		f.rconn = rc
+		f.mu.Unlock()
+		return rc
+	}}, nil
+}
+
+// Classify implements transport.Classifier with the live (or replaying)
+// transport's classifier: a replayed ending's error needs none.
+func (f *Factory) Classify(err error) error {
+	for _, x := range []transport.Factory{f.inner, f.live} {
+		if cl, ok := x.(transport.Classifier); ok && x != nil {
+			return cl.Classify(err)
+		}
+	}
+	return nil
+}
+
+// PinnedProtocolVersion implements transport.ProtocolPinner. Recording, it
+// is the live transport's pin (legacy SSE speaks 2024-11-05 only).
+// Replaying, it is the recorded revision when the recorded client asked for
+// that revision alone (there is no server/discover in the cassette), so
+// that a client whose profile negotiates replays the session as recorded;
+// when the recorded client negotiated, there is no pin, and the client
+// negotiates again as it did.
+func (f *Factory) PinnedProtocolVersion() string {
+	if f.p == nil {
+		if p, ok := f.live.(transport.ProtocolPinner); ok {
+			return p.PinnedProtocolVersion()
+		}
+		return ""
+	}
+	if f.kind == transport.KindSSE || !f.p.discovers() {
+		return f.p.c.Header.Protocol
+	}
+	return ""
+}
+
+// discovers reports whether the recorded client sent server/discover.
+func (p *player) discovers() bool {
+	for _, i := range p.pl.clients {
+		if m, err := scanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.method == "server/discover" {
+			return true
+		}
+	}
+	return false
+}
+
+// Unused returns the recorded client messages the replayed session has not
+// sent so far (all of them before it starts; none when not replaying).
+func (f *Factory) Unused() []Unused {
+	if f.p == nil {
+		return nil
+	}
+	f.mu.Lock()
+	conn, rt := f.conn, f.rt
+	f.mu.Unlock()
+	var lines []int
+	switch {
+	case conn != nil:
+		lines = conn.unused()
+	case rt != nil:
+		lines = rt.unused()
+	default:
+		lines = newScheduler(f.p.pl).unused()
+	}
+	us := make([]Unused, len(lines))
+	for k, i := range lines {
+		us[k] = Unused{Line: f.p.c.Line(i), Method: f.p.method(i)}
+		if us[k].Method == "" && f.p.c.Interactions[i].HTTP != nil {
+			us[k].Method = "HTTP " + f.p.c.Interactions[i].HTTP.Method
+		}
+	}
+	return us
+}
+
+// Err returns the first mismatch of the replayed session so far, or nil.
+func (f *Factory) Err() error { return f.rep.first() }
+
+// Close ends the factory's session. Recording, it closes the session if the
+// client has not, and returns the result of writing the cassette
+// (atomically, or through Options.FS), which happens as soon as the
+// session ends (the client closes it, or deletes an HTTP session) or else
+// here (a stateless HTTP session): a recording that cannot be written
+// (ErrIncomplete, ErrTooLarge, a write error) is an error, and no earlier
+// cassette is overwritten. Replaying, it returns the first *MismatchError of the
+// session, or else, in strict mode, an *UnusedError naming the recorded
+// client messages never sent. Close may be called more than once; later
+// calls return the first result.
+func (f *Factory) Close() error {
+	f.closeOnce.Do(func() {
+		switch f.mode {
+		case ModeReplay:
+			f.mu.Lock()
+			if f.conn != nil {
+				f.conn.Close()
+			}
+			f.mu.Unlock()
+			f.closeErr = f.rep.first()
+			if us := f.Unused(); f.closeErr == nil && f.o.Strict && len(us) > 0 {
+				f.closeErr = &UnusedError{Cassette: f.path, Unused: us}
+			}
+		case ModeRecord:
+			f.mu.Lock()
+			rc := f.rconn
+			f.mu.Unlock()
+			if rc != nil {
+				rc.Close() // ends the session, which writes the recording
+			}
+			f.finish()
+			f.closeErr = f.saveErr
+		}
+	})
+	return f.closeErr
+}
+
+// finish writes the recording, once: when the session ends (the client
+// closes a message-level session, or deletes an HTTP one), or else when
+// the factory is closed.
+func (f *Factory) finish() {
+	f.saveOnce.Do(func() {
+		if err := f.save(); err != nil {
+			f.saveErr = fmt.Errorf("cassette %s: %w (nothing written)", f.path, err)
+		}
+	})
+}
+
+// save builds, checks and writes the recording.
+func (f *Factory) save() error {
+	c, err := f.recording()
+	if err != nil {
+		return err
+	}
+	c.File = f.path
+	if _, err := analyse(c); err != nil {
+		return fmt.Errorf("recorded session would not load: %w", err)
+	}
+	data, err := c.Marshal()
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxSize {
+		return ErrTooLarge
+	}
+	return f.fs.WriteFile(f.path, data)
+}
+
+// recording returns the cassette of the recorded session.
+func (f *Factory) recording() (*Cassette, error) {
+	if f.hrec != nil {
+		entries, err := f.hrec.close()
+		if err != nil {
+			return nil, err
+		}
+		return buildHTTP(entries, f.hrec.origin, f.o)
+	}
+	f.mu.Lock()
+	rc := f.rconn
+	f.mu.Unlock()
+	if rc == nil {
+		return nil, ErrIncomplete
+	}
+	var stderr []byte
+	if f.o.Stderr {
+		if d := rc.Diagnose(); d != nil {
+			stderr = d.Stderr
+		}
+	}
+	return buildMessages(f.kind, rc.taken(), f.o, stderr)
+}
+
+// A report keeps a session's mismatches.
+type report struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (r *report) add(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, err)
+}
+
+func (r *report) first() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errs) == 0 {
+		return nil
+	}
+	return r.errs[0]
+}
+
+// diskFS reads cassettes from disk, at most MaxSize bytes, and writes them
+// atomically.
+type diskFS struct{}
+
+func (diskFS) ReadFile(name string) ([]byte, error) { return readFile(name) }
+
+func (diskFS) WriteFile(name string, data []byte) error {
+	return atomicfile.WriteFile(name, data, 0o644)
+}
+
+func (diskFS) IsFileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}

@@ -1,0 +1,212 @@
+package cassette
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// buildPlan computes the scheduler's steps of c (which analyse accepted,
+// with what it learnt in infos), at the message level or the HTTP level.
+func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
+	n := len(c.Interactions)
+	pl := &plan{steps: make([]step, n)}
+	for i := range pl.steps {
+		pl.steps[i].after, pl.steps[i].call, pl.steps[i].answerAt, pl.steps[i].endsAt = -1, -1, -1, -1
+	}
+	var streams map[int]*streamLines
+	if c.Kind().String() == "streamablehttp" {
+		streams = planHTTP(c, infos, pl)
+	} else {
+		planMessages(c, infos, pl)
+	}
+	for i := range pl.steps {
+		st := &pl.steps[i]
+		if st.client {
+			pl.clients = append(pl.clients, int32(i))
+		}
+		if st.answer {
+			pl.answers = append(pl.answers, int32(i))
+		}
+	}
+	return pl, streams
+}
+
+// planMessages plans a message-level session: a client message is a client
+// line; a server response answers its call; any other server message, and
+// an ending the server caused, keeps its place.
+func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
+	gaveUp := map[string]bool{} // ids of calls the client cancelled or left pending at its close
+	endAt := int32(-1)          // the last session ending the server caused, scanning backwards
+	for i := len(c.Interactions) - 1; i >= 0; i-- {
+		in, st, info := &c.Interactions[i], &pl.steps[i], &infos[i]
+		switch {
+		case in.Kind == KindClose:
+			if in.Ending.End == EndClient {
+				for _, id := range in.Ending.Pending {
+					k, _ := idKey(id)
+					gaveUp[k] = true
+				}
+				continue
+			}
+			st.server, st.terminal = true, true
+			endAt = int32(i)
+		case in.Kind != KindMessage:
+		case in.From == FromClient:
+			st.client = true
+			switch info.msg.kind {
+			case kindNote:
+				st.skippable = true
+				if info.msg.method == "notifications/cancelled" {
+					if id := cancelledID(info.msg.params); id != "" {
+						gaveUp[id] = true
+					}
+				}
+			case kindCall:
+				st.answerAt = int32(info.pair)
+				if info.pair < 0 {
+					st.giveUp = gaveUp[info.msg.id]
+					st.endsAt = endAt
+				}
+			}
+		default:
+			st.server = true
+			if info.msg.kind == kindResponse {
+				st.answer = true
+				st.after = int32(info.pair)
+			}
+		}
+	}
+	// The client's answers to server requests made while a call ran, recorded
+	// before its answer, come before that answer.
+	for i := range pl.steps {
+		st := &pl.steps[i]
+		if !st.answer {
+			continue
+		}
+		for j := st.after + 1; j < int32(i); j++ {
+			if pl.steps[j].client && infos[j].msg.kind == kindResponse {
+				st.needs = append(st.needs, j)
+			}
+		}
+	}
+}
+
+// cancelledID returns the key of the request a notifications/cancelled
+// names, or "".
+func cancelledID(params []byte) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return ""
+	}
+	k, _ := idKey(p.RequestID)
+	return k
+}
+
+// streamLines indexes the lines of one HTTP stream.
+type streamLines struct {
+	req, resp, close int // -1 when absent
+	events           []int
+}
+
+// lines returns the stream's lines after its request, in order: the
+// response, the events, the close.
+func (sl *streamLines) lines() []int {
+	out := make([]int, 0, len(sl.events)+2)
+	if sl.resp >= 0 {
+		out = append(out, sl.resp)
+	}
+	out = append(out, sl.events...)
+	if sl.close >= 0 {
+		out = append(out, sl.close)
+	}
+	return out
+}
+
+// streamIndex indexes the HTTP lines of ins by stream.
+func streamIndex(ins []Interaction) map[int]*streamLines {
+	idx := map[int]*streamLines{}
+	for i := range ins {
+		in := &ins[i]
+		if in.HTTP == nil {
+			continue
+		}
+		s := idx[in.HTTP.Stream]
+		switch in.Kind {
+		case KindRequest:
+			idx[in.HTTP.Stream] = &streamLines{req: i, resp: -1, close: -1}
+		case KindResponse:
+			s.resp = i
+		case KindEvent:
+			s.events = append(s.events, i)
+		case KindClose:
+			s.close = i
+		}
+	}
+	return idx
+}
+
+// standalone reports whether a request opens the standalone GET stream,
+// whose messages relate to no request.
+func standalone(in *Interaction) bool {
+	return in.Kind == KindRequest && in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
+}
+
+// planHTTP plans a Streamable HTTP session: a request is a client line; the
+// lines of its stream are attached to it, but for the events and close of
+// the standalone GET stream, which keep their place; an answer on a resumed
+// stream waits for its call as well.
+func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
+	ins := c.Interactions
+	idx := streamIndex(ins)
+	for i := range ins {
+		in, st, info := &ins[i], &pl.steps[i], &infos[i]
+		if in.HTTP == nil {
+			continue // the session's end: nothing to serve
+		}
+		sl := idx[in.HTTP.Stream]
+		if in.Kind == KindRequest {
+			st.client = true
+			st.skippable = standalone(in) || info.canon != nil && info.msg.kind == kindNote
+			st.answerAt = int32(info.pair)
+			continue
+		}
+		st.server = true
+		req := &ins[sl.req]
+		st.after = int32(sl.req)
+		if standalone(req) && in.Kind != KindResponse {
+			st.after = -1
+		}
+		st.immediate = req.HTTP.Method == http.MethodDelete
+		if info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 && side(in) == FromServer {
+			st.answer = true
+			if int(info.pair) != sl.req {
+				st.call = int32(info.pair)
+			}
+		}
+	}
+	// A line of a stream waits for the client's answers, recorded before it,
+	// to the server requests the stream carried.
+	answersTo := map[int][]int32{} // stream → client answers to its server requests, in order
+	for j := range ins {
+		in, info := &ins[j], &infos[j]
+		if in.Kind == KindRequest && info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 {
+			if q := &ins[info.pair]; q.HTTP != nil {
+				answersTo[q.HTTP.Stream] = append(answersTo[q.HTTP.Stream], int32(j))
+			}
+		}
+	}
+	for stream, js := range answersTo {
+		k := 0
+		for _, l := range idx[stream].lines() {
+			for k < len(js) && int(js[k]) < l {
+				k++
+			}
+			if k > 0 && !pl.steps[l].immediate {
+				pl.steps[l].needs = js[:k:k]
+			}
+		}
+	}
+	return idx
+}

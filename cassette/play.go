@@ -1,0 +1,216 @@
+package cassette
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/looprig/mcp/transport"
+)
+
+// A player is what replay needs of one cassette, computed once from its
+// plain data: the scheduler's plan, every line's message in canonical form,
+// and the match keys of the client lines.
+type player struct {
+	c       *Cassette
+	o       *Options
+	mt      *matcher
+	pl      *plan
+	canon   [][]byte           // each line's message, canonical; nil without one
+	index   map[string][]int32 // match key → the client lines with it, in order
+	streams map[int]*streamLines
+}
+
+// newPlayer checks c as Parse does and indexes it. HTTP hooks
+// (BeforeResponseReplayHook) run on a copy first.
+func newPlayer(c *Cassette, o *Options) (*player, error) {
+	if c.Kind() == transport.KindStreamableHTTP && len(o.Hooks) > 0 {
+		cp := *c
+		cp.Interactions = cloneInteractions(c.Interactions)
+		if err := applyHooks(&cp, o.Hooks, false, beforeReplay); err != nil {
+			return nil, &OptionsError{Option: "Hooks", Err: err}
+		}
+		c = &cp
+	}
+	infos, err := analyse(c)
+	if err != nil {
+		return nil, err
+	}
+	pl, streams := buildPlan(c, infos)
+	p := &player{c: c, o: o, mt: newMatcher(o), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams}
+	for i := range infos {
+		p.canon[i] = infos[i].canon
+	}
+	for _, i := range pl.clients {
+		k := p.recordedKey(int(i), infos[i].msg.kind)
+		p.index[k] = append(p.index[k], i)
+	}
+	return p, nil
+}
+
+// recordedKey returns the match key of client line i.
+func (p *player) recordedKey(i int, kind byte) string {
+	in := &p.c.Interactions[i]
+	var body []byte
+	if p.canon[i] != nil {
+		body = p.mt.key(kind, p.canon[i])
+	}
+	if in.Kind == KindMessage {
+		return string(body)
+	}
+	h := in.HTTP
+	return httpKey(h.Method, h.URL, h.Headers, body, in.Text)
+}
+
+// httpKey is the match key of an HTTP request: its method, URL and Mcp-*
+// headers (Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-…) and Last-Event-ID, placeholders spelled alike, and its
+// body's key (a message's, or its text).
+func httpKey(method, url string, h http.Header, body []byte, text string) string {
+	var b strings.Builder
+	b.WriteString(method)
+	b.WriteByte(0)
+	b.WriteString(normaliseString(url))
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteByte(0)
+		b.WriteString(http.CanonicalHeaderKey(k))
+		for _, v := range h[k] {
+			b.WriteByte(1)
+			b.WriteString(normaliseString(v))
+		}
+	}
+	b.WriteByte(0)
+	if body != nil {
+		b.Write(body)
+	} else {
+		b.WriteString(strconv.Quote(normaliseString(text)))
+	}
+	return b.String()
+}
+
+func cloneInteractions(ins []Interaction) []Interaction {
+	out := slices.Clone(ins)
+	for i := range out {
+		if h := out[i].HTTP; h != nil {
+			cp := *h
+			cp.Headers = h.Headers.Clone()
+			out[i].HTTP = &cp
+		}
+	}
+	return out
+}
+
+// describe names recorded client line i for an error.
+func (p *player) describe(i int) string {
+	in := &p.c.Interactions[i]
+	s := ""
+	if in.HTTP != nil {
+		s = in.HTTP.Method + " "
+	}
+	if m := p.method(i); m != "" {
+		s += m + " "
+	}
+	return s + "at line " + strconv.Itoa(p.c.Line(i))
+}
+
+// method returns the method of line i's message, or of the request a
+// response answers; "" for none.
+func (p *player) method(i int) string {
+	if p.canon[i] == nil {
+		return ""
+	}
+	m, _ := scanMessage(p.canon[i])
+	if m.kind == kindResponse {
+		for j := range p.canon {
+			if p.canon[j] != nil && j != i {
+				if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == m.id && side(&p.c.Interactions[j]) != side(&p.c.Interactions[i]) {
+					return q.method
+				}
+			}
+		}
+	}
+	return m.method
+}
+
+// describeAll names the recorded client lines in is.
+func (p *player) describeAll(is []int) string {
+	if len(is) == 0 {
+		return "answers recorded before it that are themselves held"
+	}
+	s := make([]string, len(is))
+	for k, i := range is {
+		s[k] = p.describe(i)
+	}
+	return strings.Join(s, ", ")
+}
+
+// mismatch explains why a live message (live, canonical and redacted, of
+// kind, with match key key) matched no unserved recorded client line,
+// against the nearest one. For an HTTP request, req describes it.
+func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) *MismatchError {
+	info, _ := scanMessage(live)
+	e := &MismatchError{Cassette: p.c.File, Method: info.method}
+	if kind == kindResponse {
+		e.Method = p.requestMethod(info.id)
+	}
+	nearest := -1
+	if cands := p.index[string(key)]; len(cands) > 0 {
+		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded message is served at most once"
+	}
+	next := "none (end of cassette)"
+	if int(s.firstOpen) < len(p.pl.steps) {
+		next = p.describe(int(s.firstOpen))
+	}
+	for _, i := range p.pl.clients[s.openAt:] {
+		if nearest >= 0 {
+			break
+		}
+		if m, _ := scanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.kind == kind && m.method == info.method {
+			nearest = int(i)
+			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
+			if i == s.firstOpen {
+				e.Reason = "differs from the next recorded message"
+			}
+		}
+	}
+	switch {
+	case nearest >= 0:
+	case int(s.firstOpen) < len(p.pl.steps):
+		nearest, e.Reason = int(s.firstOpen), "no unserved recorded message is like it; the next recorded client message is "+next
+	default:
+		e.Reason = "the cassette has no more client messages"
+	}
+	var want []byte
+	if nearest >= 0 {
+		e.Position = p.c.Line(nearest)
+		if c := p.canon[nearest]; c != nil {
+			m, _ := scanMessage(c)
+			want = p.mt.key(m.kind, c)[1:]
+		}
+	}
+	if live != nil {
+		e.Diff = diff(want, key[1:])
+	}
+	return e
+}
+
+// requestMethod returns the method of the recorded server request with id,
+// which a client response answers.
+func (p *player) requestMethod(id string) string {
+	for j := range p.canon {
+		if p.canon[j] != nil && side(&p.c.Interactions[j]) == FromServer {
+			if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == id {
+				return q.method
+			}
+		}
+	}
+	return ""
+}

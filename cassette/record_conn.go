@@ -1,0 +1,151 @@
+package cassette
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// recordTransport records the one session of a message-level factory.
+type recordTransport struct {
+	inner mcp.Transport
+	conn  func(mcp.Connection) *recordConn
+}
+
+func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t.conn(c), nil
+}
+
+// recordConn passes every message through and keeps it, in the order the
+// client saw it, with how the session ended.
+type recordConn struct {
+	inner mcp.Connection
+	cl    transport.Classifier // the recorded factory's, if any
+	done  func()               // called once the connection is closed: the session ended
+
+	mu      sync.Mutex // guards the fields below
+	entries []recorded
+	closing bool // Close has begun: read errors are the client's doing
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// A recorded is one entry of a message-level recording: a message, or the
+// server's end of the session.
+type recorded struct {
+	from   string
+	msg    jsonrpc.Message
+	failed bool // a client message whose write failed: it may not have been sent
+
+	end   error                // the error that ended reading (io.EOF included), for the server's end
+	diag  *transport.Diagnosis // what the connection knew of the end then
+	class string
+}
+
+// shallow copies the message struct; params and results are immutable.
+func shallow(m jsonrpc.Message) jsonrpc.Message {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		c := *m
+		c.Extra = nil
+		return &c
+	case *jsonrpc.Response:
+		c := *m
+		c.Extra = nil
+		return &c
+	}
+	return m
+}
+
+func (c *recordConn) add(e recorded) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return -1
+	}
+	c.entries = append(c.entries, e)
+	return len(c.entries) - 1
+}
+
+func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.inner.Read(ctx)
+	switch {
+	case err == nil:
+		c.add(recorded{from: FromServer, msg: shallow(m)})
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		// The reader gave up; the session goes on.
+	default:
+		c.mu.Lock()
+		ended := c.closing
+		for _, e := range c.entries {
+			ended = ended || e.end != nil
+		}
+		c.mu.Unlock()
+		if !ended {
+			e := recorded{end: err, class: classOf(err, c.cl)}
+			if d, ok := c.inner.(transport.Diagnoser); ok {
+				e.diag = d.Diagnose()
+			}
+			if errors.Is(err, io.EOF) {
+				e.class = ""
+			}
+			c.add(e)
+		}
+	}
+	return m, err
+}
+
+// Write records the message before writing it, so that a reply the peer
+// sends at once cannot be recorded ahead of it.
+func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	i := c.add(recorded{from: FromClient, msg: shallow(m)})
+	err := c.inner.Write(ctx, m)
+	if err != nil && i >= 0 {
+		c.mu.Lock()
+		c.entries[i].failed = true
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *recordConn) SessionID() string { return c.inner.SessionID() }
+
+// Diagnose forwards to the inner connection.
+func (c *recordConn) Diagnose() *transport.Diagnosis {
+	if d, ok := c.inner.(transport.Diagnoser); ok {
+		return d.Diagnose()
+	}
+	return nil
+}
+
+// Close closes the inner connection; the recording is written by the
+// factory's Close.
+func (c *recordConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
+		c.closeErr = c.inner.Close()
+		if c.done != nil {
+			c.done()
+		}
+	})
+	return c.closeErr
+}
+
+// taken returns the recording, once the connection is closed.
+func (c *recordConn) taken() []recorded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries
+}

@@ -1,0 +1,283 @@
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/transport"
+)
+
+// httpRecorder records one Streamable HTTP session below the transport's
+// credential: the cassette factory puts it under the live factory's base
+// round tripper (HTTPFactory.WithBase), so it sees every request as sent,
+// Authorization included, which it redacts. Bodies are teed as the client
+// reads them, never buffered before the client gets them, so a long-lived
+// stream (the standalone GET) holds nothing up.
+type httpRecorder struct {
+	origin   auth.Origin
+	cl       transport.Classifier
+	onDelete func() // called once the session's DELETE has been answered
+
+	mu      sync.Mutex // guards the fields below
+	entries []hEntry
+	streams []*recStream
+	size    int   // bytes captured
+	closed  bool  // the recording ended: requests pass through unrecorded
+	err     error // the first capture error
+}
+
+// An hEntry is one captured line, its body still raw.
+type hEntry struct {
+	in    Interaction
+	raw   []byte // body or event data as captured; nil when there was none
+	after int    // close lines: the entry they follow (the stream's last); responses: their request
+	err   error  // a failed request's error
+}
+
+type recStream struct {
+	n     int
+	req   int  // index of its request entry
+	last  int  // index of the stream's last entry
+	resp  int  // index of its response entry; -1 before the response
+	sse   bool // its response is an event stream
+	ended bool // no more lines are recorded for it
+}
+
+// wrap returns the recording round tripper over base.
+func (r *httpRecorder) wrap(base http.RoundTripper) http.RoundTripper {
+	return &recordRT{r: r, base: base}
+}
+
+type recordRT struct {
+	r    *httpRecorder
+	base http.RoundTripper
+}
+
+var errOtherOrigin = errors.New("not the recorded origin")
+
+// RoundTrip records req, sends it with the base round tripper and records
+// the response as the client reads it.
+func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := t.r
+	if !r.origin.Matches(req.URL) {
+		closeRequestBody(req)
+		return nil, fmt.Errorf("cassette: request to %s: %w", req.URL.Redacted(), errOtherOrigin)
+	}
+	body, err := requestBody(req)
+	if err != nil {
+		return nil, fmt.Errorf("cassette: request body: %w", err)
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return t.base.RoundTrip(req)
+	}
+	if req.Method == http.MethodDelete {
+		r.endOpen(EndSession)
+	}
+	s := &recStream{n: len(r.streams) + 1, resp: -1}
+	r.streams = append(r.streams, s)
+	s.req = r.add(hEntry{raw: body, in: Interaction{Kind: KindRequest, HTTP: &HTTP{
+		Stream: s.n, Method: req.Method, URL: req.URL.RequestURI(), Headers: req.Header.Clone(),
+	}}})
+	s.last = s.req
+	r.mu.Unlock()
+
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+	}))
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		r.mu.Lock()
+		r.endLocked(s, &Ending{End: EndError, Written: wrote.Load(), Class: classOf(err, r.cl)}, err)
+		r.mu.Unlock()
+		return nil, err
+	}
+	r.mu.Lock()
+	if r.closed || s.ended {
+		r.mu.Unlock()
+		return resp, nil
+	}
+	s.sse = isSSE(resp.Header)
+	s.resp = r.add(hEntry{after: s.req, in: Interaction{Kind: KindResponse, HTTP: &HTTP{Stream: s.n, Status: resp.StatusCode, Headers: resp.Header.Clone()}}})
+	s.last = s.resp
+	r.mu.Unlock()
+	if s.sse {
+		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: MaxSize}}
+	} else {
+		tb := &teeBody{r: r, s: s, rc: resp.Body}
+		if req.Method == http.MethodDelete {
+			tb.done = r.onDelete
+		}
+		resp.Body = tb
+	}
+	return resp, nil
+}
+
+// add appends e and returns its index. r.mu is held.
+func (r *httpRecorder) add(e hEntry) int {
+	r.entries = append(r.entries, e)
+	r.size += len(e.raw) + 128
+	if r.size > MaxSize && r.err == nil {
+		r.err = ErrTooLarge
+	}
+	return len(r.entries) - 1
+}
+
+// events records events of s.
+func (r *httpRecorder) events(s *recStream, evs []sse.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || s.ended {
+		return
+	}
+	for _, e := range evs {
+		s.last = r.add(hEntry{raw: e.Data, in: Interaction{Kind: KindEvent, HTTP: &HTTP{Stream: s.n, Event: e.Name, ID: e.ID, Retry: e.Retry}}})
+	}
+}
+
+// end records the end of s, unless it has ended already.
+func (r *httpRecorder) end(s *recStream, how string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endLocked(s, &Ending{End: how}, nil)
+}
+
+// endLocked records the end of s. r.mu is held.
+func (r *httpRecorder) endLocked(s *recStream, e *Ending, err error) {
+	if r.closed || s.ended {
+		return
+	}
+	s.ended = true
+	if e.End != EndError && !s.sse {
+		return // a JSON body is complete in its response line
+	}
+	r.add(hEntry{after: s.last, err: err, in: Interaction{Kind: KindClose, HTTP: &HTTP{Stream: s.n}, Ending: e}})
+}
+
+// endOpen ends every open event stream (and request still without a
+// response) as ended by the session. r.mu is held.
+func (r *httpRecorder) endOpen(how string) {
+	for _, s := range r.streams {
+		if !s.ended && (s.sse || s.resp < 0) {
+			r.endLocked(s, &Ending{End: how}, nil)
+		}
+	}
+}
+
+func (r *httpRecorder) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// close ends the recording: streams still open ended with the session, and
+// the session ended by the client. It returns what was captured.
+func (r *httpRecorder) close() ([]hEntry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.endOpen(EndSession)
+		r.add(hEntry{after: -1, in: Interaction{Kind: KindClose, Ending: &Ending{End: EndClient}}})
+		r.closed = true
+	}
+	return r.entries, r.err
+}
+
+// teeSSE passes an event stream through to the client, recording each event
+// as it completes.
+type teeSSE struct {
+	r   *httpRecorder
+	s   *recStream
+	req *http.Request
+	rc  io.ReadCloser
+	ps  sse.Parser // used by Read only
+	evs []sse.Event
+}
+
+func (t *teeSSE) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	if n > 0 {
+		t.evs = t.evs[:0]
+		perr := t.ps.Feed(p[:n], func(e sse.Event) error { t.evs = append(t.evs, e); return nil })
+		t.r.events(t.s, t.evs)
+		if perr != nil {
+			t.r.fail(fmt.Errorf("%w: %w", ErrTooLarge, perr))
+		}
+	}
+	switch {
+	case err == io.EOF:
+		// An unfinished last event is discarded, as every reader does.
+		t.r.end(t.s, EndEOF)
+	case err != nil && t.req.Context().Err() != nil:
+		t.r.end(t.s, EndClient)
+	case err != nil:
+		t.r.end(t.s, EndDropped)
+	}
+	return n, err
+}
+
+func (t *teeSSE) Close() error {
+	t.r.end(t.s, EndClient)
+	return t.rc.Close()
+}
+
+// teeBody passes a non-stream body through, appending what the client
+// reads to the response line.
+type teeBody struct {
+	r    *httpRecorder
+	s    *recStream
+	rc   io.ReadCloser
+	done func() // if set, called once the body has been read or closed
+	once sync.Once
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	if n > 0 {
+		t.r.appendBody(t.s, p[:n])
+	}
+	if err != nil && t.done != nil {
+		t.once.Do(t.done)
+	}
+	return n, err
+}
+
+func (t *teeBody) Close() error {
+	err := t.rc.Close()
+	if t.done != nil {
+		t.once.Do(t.done)
+	}
+	return err
+}
+
+// appendBody adds p to the body of s's response.
+func (r *httpRecorder) appendBody(s *recStream, p []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || s.resp < 0 {
+		return
+	}
+	e := &r.entries[s.resp]
+	r.size += len(p)
+	if r.size > MaxSize {
+		if r.err == nil {
+			r.err = ErrTooLarge
+		}
+		return
+	}
+	e.raw = append(e.raw, p...)
+}

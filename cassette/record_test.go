@@ -1,0 +1,136 @@
+package cassette_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
+)
+
+// TestFailedRecordingKeepsOldFile: a recording that cannot be written says
+// so from Close, and the cassette recorded before it is left as it was: a
+// session without a handshake, a write that fails, and a session that was
+// never made.
+func TestFailedRecordingKeepsOldFile(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "kept.jsonl")
+	old, _ := record(t, path, inprocess.New(newCounter().srv), nil, rev2025, script[0])
+	for _, tc := range []struct {
+		name string
+		run  func(f *cassette.Factory)
+		opts *cassette.Options
+		is   error
+	}{
+		{"no handshake", func(f *cassette.Factory) {
+			tr, _ := f.Transport()
+			conn, err := tr.Connect(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+		}, nil, cassette.ErrIncomplete},
+		{"no session", func(*cassette.Factory) {}, nil, cassette.ErrIncomplete},
+		{"the write fails", func(f *cassette.Factory) { session(t, f, rev2025, script[0]) }, &cassette.Options{FS: failingFS{}}, errDiskFull},
+	} {
+		f := open(t, path, inprocess.New(newCounter().srv), withMode(tc.opts, cassette.ModeRecord))
+		tc.run(f)
+		err := f.Close()
+		if !errors.Is(err, tc.is) {
+			t.Errorf("%s: Close = %v, want %v", tc.name, err, tc.is)
+		}
+		mustContain(t, tc.name+": Close's error", err.Error(), path, "nothing written")
+		if now, _ := os.ReadFile(path); string(now) != string(old) {
+			t.Errorf("%s: the earlier cassette changed", tc.name)
+		}
+	}
+}
+
+var errDiskFull = errors.New("disk full")
+
+// failingFS fails every write.
+type failingFS struct{}
+
+func (failingFS) ReadFile(string) ([]byte, error) { return nil, os.ErrNotExist }
+func (failingFS) WriteFile(string, []byte) error  { return errDiskFull }
+func (failingFS) IsFileExists(string) bool        { return false }
+
+// TestStderrRecordedWhenAsked: the stderr tail of a stdio server the client
+// closed is recorded (redacted) only when Options.Stderr asks, in the
+// session's ending; replay reports it once the session has ended.
+func TestStderrRecordedWhenAsked(t *testing.T) {
+	leakcheck.Check(t)
+	for _, asked := range []bool{false, true} {
+		path := tempPath(t, "stderr.jsonl")
+		opts := &cassette.Options{Stderr: asked, Secrets: []string{"s3cr3t"}}
+		record(t, path, stdioCounter(t, nil), opts, rev2025, script[0])
+		c, err := cassette.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := c.Interactions[len(c.Interactions)-1].Ending
+		want := ""
+		if asked {
+			want = "listening with key REDACTED-1\n"
+		}
+		if end == nil || end.End != cassette.EndClient || end.Stderr != want {
+			t.Fatalf("Stderr=%v: ending %+v, want the client's with stderr %q", asked, end, want)
+		}
+		if !asked {
+			continue
+		}
+		f := replaying(t, path, opts)
+		tr, _ := f.Transport()
+		conn, _ := tr.Connect(context.Background())
+		d := conn.(transport.Diagnoser)
+		if got := d.Diagnose(); got != nil {
+			t.Errorf("diagnosis before the end = %v, want none", got)
+		}
+		conn.Close()
+		if got := d.Diagnose(); got == nil || !cmp.Equal(string(got.Stderr), want) {
+			t.Errorf("diagnosis after the end = %v, want the recorded stderr", got)
+		}
+	}
+}
+
+// TestWrittenWhenTheSessionEnds: a session the client closed (a
+// message-level one, or a stateful HTTP one, ended with DELETE) is written
+// at once; a stateless HTTP session, which nothing ends on the wire, when
+// the factory is closed. Either way Close returns the write's result.
+func TestWrittenWhenTheSessionEnds(t *testing.T) {
+	leakcheck.Check(t)
+	for _, tc := range []struct {
+		name    string
+		live    func(t *testing.T) transport.Factory
+		atClose bool // written only at the factory's Close
+	}{
+		{"inprocess", func(t *testing.T) transport.Factory { return inprocess.New(newCounter().srv) }, false},
+		{"http stateful", func(t *testing.T) transport.Factory {
+			return httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil)
+		}, false},
+		{"http stateless", func(t *testing.T) transport.Factory {
+			return httpLive(t, newHTTPServer(t, statefulCounter(), true, nil).url(), nil)
+		}, true},
+	} {
+		path := tempPath(t, "ended.jsonl")
+		f := open(t, path, tc.live(t), withMode(nil, cassette.ModeRecord))
+		if _, err := session(t, f, rev2025, script[0]); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(path)
+		if written := err == nil; written == tc.atClose {
+			t.Errorf("%s: written before the factory's Close: %v, want %v", tc.name, written, !tc.atClose)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatalf("%s: Close: %v", tc.name, err)
+		}
+		if _, err := cassette.Load(path); err != nil {
+			t.Errorf("%s: after Close: %v", tc.name, err)
+		}
+	}
+}
