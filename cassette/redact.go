@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"sort"
@@ -81,14 +82,63 @@ func (r *redactor) tree(v any) any {
 			return r.placeholder(string(encodeTree(old))), false
 		})
 	}
-	return mapStrings(v, r.text)
+	return mapStrings(mapNumbers(v, r.number), r.text)
 }
 
-// text redacts one string.
+// number redacts a number whose text holds a secret: it becomes the
+// redacted text, a string.
+func (r *redactor) number(n json.Number) any {
+	if t := r.text(n.String()); t != n.String() {
+		return t
+	}
+	return n
+}
+
+// mapNumbers replaces each number in a decoded tree by f's result.
+func mapNumbers(v any, f func(json.Number) any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return f(v)
+	case map[string]any:
+		for k, c := range v {
+			v[k] = mapNumbers(c, f)
+		}
+	case []any:
+		for i, c := range v {
+			v[i] = mapNumbers(c, f)
+		}
+	}
+	return v
+}
+
+// maxLiteralPasses bounds the passes that replace literal secrets in one
+// string: a replacement can make a new occurrence out of a placeholder and
+// the text beside it (secret "1abc" in "1abcabc" leaves "REDACTED-1abc").
+const maxLiteralPasses = 8
+
+// text redacts one string. No literal secret is left in it: the literals
+// are replaced again until none is, and a string where replacing never
+// ends is replaced whole.
 func (r *redactor) text(s string) string {
-	for _, l := range r.literals {
-		if strings.Contains(s, l.value) {
-			s = strings.ReplaceAll(s, l.value, l.placeholder)
+	for pass := 0; ; pass++ {
+		found := false
+		for _, l := range r.literals {
+			if strings.Contains(s, l.value) {
+				s = strings.ReplaceAll(s, l.value, l.placeholder)
+				found = true
+			}
+		}
+		if !found {
+			break
+		}
+		if pass == maxLiteralPasses {
+			for _, l := range r.literals {
+				if strings.Contains(s, l.value) {
+					s = l.placeholder
+					break
+				}
+			}
+			break
 		}
 	}
 	for _, re := range r.patterns {

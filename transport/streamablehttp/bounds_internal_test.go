@@ -1,6 +1,7 @@
 package streamablehttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -156,4 +159,86 @@ func TestJSONBodyMustAnswerTheCall(t *testing.T) {
 			t.Errorf("body %s: the call got %v, want ErrResponseMismatch", tc.body, err)
 		}
 	}
+}
+
+// FuzzSSEBody checks a call's response stream against any server bytes,
+// read in any chunking: the go-sdk is handed only whole events, each within
+// MaxEventBytes, the same events the server sent (as internal/sse reads
+// them), in order; and the call always gets an answer, its own or an error
+// response (a stream that ends or passes a bound first cannot leave it
+// waiting).
+func FuzzSSEBody(f *testing.F) {
+	for _, seed := range []string{
+		sseEvent(response(60)),
+		sseEvent(notification(120)) + sseEvent(response(60)),
+		"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\r\n\r\n",
+		sseEvent(notification(120)),
+		"data: " + strings.Repeat("x", 300) + "\n\n",
+		": comment\n\nretry: 10\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n",
+	} {
+		f.Add([]byte(seed), 200, 7)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, maxEvent, chunk int) {
+		maxEvent = 16 + abs(maxEvent)%512
+		chunk = 1 + abs(chunk)%64
+		b := newBodyBase(t, "")
+		b.rc = io.NopCloser(&chunked{data: in, n: chunk})
+		body := &sseBody{bodyBase: b, call: testCall, maxEvent: int64(maxEvent), maxTotal: 1 << 20}
+		out, err := io.ReadAll(body)
+		body.Close()
+		if err != nil {
+			t.Fatalf("reading the body: %v", err)
+		}
+		got, perr := sse.Parse(out)
+		if perr != nil {
+			t.Fatalf("what the go-sdk reads does not parse: %v\n%q", perr, out)
+		}
+		answered := false
+		for _, e := range got {
+			if id, method := idAndMethod(e.Data); method == "" && string(bytes.TrimSpace(id)) == "7" {
+				answered = true
+			}
+		}
+		if !answered {
+			t.Fatalf("the call got no answer from %q", out)
+		}
+		var p sse.Parser
+		var sent []sse.Event
+		p.Feed(in, func(e sse.Event) error { sent = append(sent, e); return nil })
+		for i, e := range got {
+			if i < len(sent) && cmp.Equal(e, sent[i]) {
+				if len(e.Data) > maxEvent {
+					t.Fatalf("event %d handed over holds %d bytes of data, over the bound %d", i, len(e.Data), maxEvent)
+				}
+				continue
+			}
+			// Past what the server sent: only the error answer may follow.
+			if i != len(got)-1 || !bytes.Contains(e.Data, []byte(`"error"`)) {
+				t.Fatalf("event %d handed over is %+v; the server sent %+v", i, e, sent)
+			}
+		}
+	})
+}
+
+// chunked reads data n bytes at a time.
+type chunked struct {
+	data []byte
+	n    int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[k:]
+	return k, nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
