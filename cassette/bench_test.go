@@ -93,23 +93,27 @@ func BenchmarkSession(b *testing.B) {
 			ss.Wait()
 		}
 	})
-	b.Run("replay", func(b *testing.B) {
-		path, _ := synthetic(b, n)
-		c, err := cassette.Load(path)
+	b.Run("replay", func(b *testing.B) { replayLoop(b, n) })
+}
+
+// replayLoop replays a synthetic n-call session, loaded once, in every
+// iteration (Replay included).
+func replayLoop(b *testing.B, n int) {
+	path, _ := synthetic(b, n)
+	c, err := cassette.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		f, err := cassette.Replay(c, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for b.Loop() {
-			f, err := cassette.Replay(c, nil, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			factorySession(b, f, n)
-			if err := f.Close(); err != nil {
-				b.Fatal(err)
-			}
+		factorySession(b, f, n)
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
 		}
-	})
+	}
 }
 
 // BenchmarkReplayPerCall replays sessions of 10^3 and 10^5 calls and
@@ -117,19 +121,7 @@ func BenchmarkSession(b *testing.B) {
 func BenchmarkReplayPerCall(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		b.Run("calls="+strconv.Itoa(n), func(b *testing.B) {
-			path, _ := synthetic(b, n)
-			c, err := cassette.Load(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				f, err := cassette.Replay(c, nil, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				factorySession(b, f, n)
-				f.Close()
-			}
+			replayLoop(b, n)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
@@ -247,4 +248,22 @@ func mustOrigin(t testing.TB, s string) auth.Origin {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestHTTPHeldAnswerIsBounded: over HTTP too, an answer held for a request
+// the live client never makes fails its call after Options.Wait, naming
+// what it waited for.
+func TestHTTPHeldAnswerIsBounded(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "held.jsonl")
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	a, b := call{Tool: "count", Args: map[string]any{"label": "a"}}, call{Tool: "count", Args: map[string]any{"label": "b"}}
+	record(t, path, httpLive(t, s.url(), nil), nil, rev2025, a, b)
+	f := replaying(t, path, &cassette.Options{Wait: 50 * time.Millisecond})
+	got, _ := session(t, f, rev2025, b)
+	mustContain(t, "the held call's error", got[0].Err, "held 50ms", "tools/call at line")
+	var merr *cassette.MismatchError
+	if err := f.Close(); !errors.As(err, &merr) || merr.Method != "tools/call" {
+		t.Errorf("Close = %v, want the hold's *MismatchError", err)
+	}
 }
