@@ -12,7 +12,8 @@ import (
 // in the mode the environment asks for (cassette.ModeFromEnv):
 //
 //   - MCPRIG_RECORD=1 (or any cassette.Mode name): record the session against
-//     the live server, rewriting the cassette when the session ends;
+//     the live server, rewriting the cassette when the session ends (a
+//     stateless HTTP session, which nothing ends on the wire, at cleanup);
 //   - else, when CI is set: replay, with no server; a missing cassette fails
 //     the test with the command that records it;
 //   - else: replay the cassette if it exists, record it if not.

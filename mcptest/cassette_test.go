@@ -86,3 +86,28 @@ func TestCassetteReplayMismatchFailsTheTest(t *testing.T) {
 		t.Errorf("failures = %q, want the replay mismatch", failures)
 	}
 }
+
+// TestCassetteHTTPDefinition: a plain streamablehttp Definition records
+// and replays through mcptest.Cassette, stateful and stateless, and the
+// replay needs no server. (A stateless session is written when its
+// factory is closed, at the end of the test that recorded it: each phase
+// is a test of its own here.)
+func TestCassetteHTTPDefinition(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "http.cassette")
+		live := mcptest.HTTP(t, &mcptest.FakeOptions{Stateless: stateless})
+		var recorded, replayed string
+		t.Run("record", func(t *testing.T) {
+			t.Setenv(cassette.EnvRecord, "1")
+			recorded = lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), &cassette.Options{Strict: true}))
+		})
+		t.Run("replay", func(t *testing.T) {
+			t.Setenv(cassette.EnvRecord, "")
+			t.Setenv("CI", "true")
+			replayed = lookupOnce(t, mcptest.Cassette(t, path, client.Definition{Name: "docs"}, &cassette.Options{Strict: true}))
+		})
+		if recorded == "" || recorded != replayed || live.Executions("lookup") != 1 {
+			t.Errorf("stateless=%v: recorded %q, replayed %q, %d executions; want the same answer and one execution", stateless, recorded, replayed, live.Executions("lookup"))
+		}
+	}
+}
