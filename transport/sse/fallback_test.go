@@ -1,7 +1,6 @@
 package sse_test
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -50,7 +49,7 @@ func TestStreamableServerIsNotFallenBackTo(t *testing.T) {
 			}))
 			defer srv.Close()
 
-			_, err := client.Connect(context.Background(), client.Definition{
+			_, err := client.Connect(testCtx(t), client.Definition{
 				Name: "streamable", Profile: client.ProfileLegacy, Transport: newFactory(t, srv.URL, nil),
 			}, nil)
 			if err == nil || !strings.Contains(err.Error(), "transport/streamablehttp") {
@@ -80,7 +79,7 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 			http.Error(w, "no", http.StatusUnauthorized)
 		})
 	})
-	_, err := client.Connect(context.Background(), client.Definition{
+	_, err := client.Connect(testCtx(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy, Transport: newFactory(t, r.url(), nil),
 	}, nil)
 	var ce *client.Error

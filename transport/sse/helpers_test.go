@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -133,19 +134,19 @@ func newFactory(t testing.TB, endpoint string, opts *sse.Options) *sse.Factory {
 }
 
 // connectErr opens a go-sdk session over f at 2024-11-05.
-func connectErr(f *sse.Factory) (*mcp.ClientSession, error) {
+func connectErr(t testing.TB, f *sse.Factory) (*mcp.ClientSession, error) {
 	tr, err := f.Transport()
 	if err != nil {
 		return nil, err
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	return c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: sse.ProtocolVersion})
+	return c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: sse.ProtocolVersion})
 }
 
 // connect opens a go-sdk session over f and closes it at cleanup.
 func connect(t testing.TB, f *sse.Factory) *mcp.ClientSession {
 	t.Helper()
-	cs, err := connectErr(f)
+	cs, err := connectErr(t, f)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -153,8 +154,16 @@ func connect(t testing.TB, f *sse.Factory) *mcp.ClientSession {
 	return cs
 }
 
-func callCount(cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
-	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
+func callCount(t testing.TB, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
+}
+
+// testCtx bounds what a test waits for, so that a broken guard fails the
+// test at this deadline instead of hanging it until go test's timeout.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -1,7 +1,6 @@
 package sse_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -26,7 +25,7 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 			leakcheck.Check(t)
 			r := newRig(t, nil)
 			cs := connect(t, newFactory(t, r.url(), &sse.Options{Limits: tc.limits}))
-			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big", Arguments: bigArgs{N: 1 << 20}})
+			_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "big", Arguments: bigArgs{N: 1 << 20}})
 			var le *transport.LimitError
 			if !errors.As(err, &le) || !errors.Is(err, transport.ErrLimit) {
 				t.Fatalf("CallTool error = %v, want a *LimitError", err)
@@ -37,7 +36,7 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 			// The session stream is gone, and with it the session: nothing
 			// more is POSTed.
 			before := len(r.seen())
-			if _, err := callCount(cs); err == nil {
+			if _, err := callCount(t, cs); err == nil {
 				t.Error("CallTool after the limit succeeded, want an error")
 			}
 			if got := r.seen()[before:]; len(got) != 0 {
@@ -50,7 +49,7 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 func TestOversizeEventIsAPolicyFailure(t *testing.T) {
 	leakcheck.Check(t)
 	r := newRig(t, nil)
-	c, err := client.Connect(context.Background(), client.Definition{
+	c, err := client.Connect(testCtx(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy,
 		Transport: newFactory(t, r.url(), &sse.Options{Limits: sse.Limits{MaxEventBytes: 64 << 10}}),
 	}, nil)
@@ -58,7 +57,7 @@ func TestOversizeEventIsAPolicyFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.CallTool(context.Background(), "big", bigArgs{N: 1 << 20})
+	_, err = c.CallTool(testCtx(t), "big", bigArgs{N: 1 << 20})
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrLimit) {
 		t.Errorf("CallTool error = %v, want a policy failure wrapping ErrLimit", err)

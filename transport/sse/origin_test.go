@@ -1,7 +1,6 @@
 package sse_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,7 +44,7 @@ func TestEndpointOnAnotherOriginRefused(t *testing.T) {
 			leakcheck.Check(t)
 			r := endpointServer(t, endpoint)
 			f := newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))})
-			_, err := connectErr(f)
+			_, err := connectErr(t, f)
 			if !errors.Is(err, sse.ErrCrossOriginEndpoint) {
 				t.Fatalf("Connect error = %v, want ErrCrossOriginEndpoint", err)
 			}
@@ -65,7 +64,7 @@ func TestEndpointOnAnotherOriginIsAPolicyFailure(t *testing.T) {
 	leakcheck.Check(t)
 	other := newOtherOrigin(t)
 	r := endpointServer(t, func(string) string { return other.srv.URL + "/messages" })
-	_, err := client.Connect(context.Background(), client.Definition{
+	_, err := client.Connect(testCtx(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy,
 		Transport: newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}),
 	}, nil)
@@ -90,7 +89,7 @@ func TestEndpointEventRequired(t *testing.T) {
 					fmt.Fprint(w, body)
 				})
 			})
-			_, err := connectErr(newFactory(t, r.url(), nil))
+			_, err := connectErr(t, newFactory(t, r.url(), nil))
 			if !errors.Is(err, sse.ErrNoEndpoint) {
 				t.Errorf("Connect error = %v, want ErrNoEndpoint", err)
 			}
@@ -118,7 +117,7 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					})
 				})
 				cs := connect(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
-				_, err := callCount(cs)
+				_, err := callCount(t, cs)
 				if !errors.Is(err, transport.ErrRedirectedPOST) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
@@ -148,7 +147,7 @@ func TestRedirectedGETToAnotherOriginRefused(t *testing.T) {
 					http.Redirect(w, req, other.srv.URL+"/sse", status)
 				})
 			})
-			_, err := connectErr(newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
+			_, err := connectErr(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
 			if !errors.Is(err, transport.ErrCrossOriginRedirect) {
 				t.Errorf("Connect error = %v, want ErrCrossOriginRedirect", err)
 			}
@@ -169,7 +168,7 @@ func TestRedirectedGETWithinOriginFollowed(t *testing.T) {
 		})
 	})
 	cs := connect(t, newFactory(t, r.srv.URL+"/old", nil))
-	if res, err := callCount(cs); err != nil || text(res) != "done" {
+	if res, err := callCount(t, cs); err != nil || text(res) != "done" {
 		t.Errorf("CallTool = %q, %v; want done", text(res), err)
 	}
 }

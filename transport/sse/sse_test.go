@@ -1,7 +1,6 @@
 package sse_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -35,7 +34,7 @@ func TestToolCallThroughClient(t *testing.T) {
 	if f.Kind() != transport.KindSSE {
 		t.Errorf("Kind() = %v, want %v", f.Kind(), transport.KindSSE)
 	}
-	c, err := client.Connect(context.Background(), client.Definition{
+	c, err := client.Connect(testCtx(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy, Transport: f,
 	}, nil)
 	if err != nil {
@@ -44,7 +43,7 @@ func TestToolCallThroughClient(t *testing.T) {
 	if got := c.ProtocolVersion(); got != sse.ProtocolVersion {
 		t.Errorf("ProtocolVersion() = %q, want %q", got, sse.ProtocolVersion)
 	}
-	res, err := c.CallTool(context.Background(), "count", map[string]any{})
+	res, err := c.CallTool(testCtx(t), "count", map[string]any{})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
@@ -84,7 +83,7 @@ func TestProfileMismatchRefused(t *testing.T) {
 	r := newRig(t, nil)
 	f := newFactory(t, r.url(), nil)
 	for _, p := range []client.Profile{client.Profile20251125, client.Profile20250326, client.Profile20260728} {
-		_, err := client.Connect(context.Background(), client.Definition{Name: "rig", Profile: p, Transport: f}, nil)
+		_, err := client.Connect(testCtx(t), client.Definition{Name: "rig", Profile: p, Transport: f}, nil)
 		var ce *client.Error
 		if !errors.As(err, &ce) || ce.Class != client.ClassPolicy {
 			t.Errorf("client.Connect with profile %v: error = %v, want a policy *client.Error", p, err)
@@ -119,7 +118,7 @@ func TestCloseEndsTheSession(t *testing.T) {
 		})
 	})
 	cs := connect(t, newFactory(t, r.url(), nil))
-	if _, err := callCount(cs); err != nil {
+	if _, err := callCount(t, cs); err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
 	if err := cs.Close(); err != nil {
@@ -151,7 +150,7 @@ func TestCloseClosesTheConnections(t *testing.T) {
 	defer srv.Close()
 
 	cs := connect(t, newFactory(t, srv.URL, nil))
-	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+	if _, err := cs.ListTools(testCtx(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	if open.Load() < 2 {

@@ -45,7 +45,7 @@ func TestConnectTimeouts(t *testing.T) {
 			leakcheck.Check(t)
 			r := newRig(t, tc.server)
 			start := time.Now()
-			_, err := connectErr(newFactory(t, r.url(), &sse.Options{Timeouts: tc.timeouts}))
+			_, err := connectErr(t, newFactory(t, r.url(), &sse.Options{Timeouts: tc.timeouts}))
 			var te *transport.TimeoutError
 			if !errors.As(err, &te) || !errors.Is(err, transport.ErrTimeout) {
 				t.Fatalf("Connect error = %v, want a *TimeoutError", err)
@@ -64,7 +64,7 @@ func TestSilentCallTimesOut(t *testing.T) {
 	leakcheck.Check(t)
 	r := newRig(t, nil)
 	cs := connect(t, newFactory(t, r.url(), &sse.Options{Timeouts: sse.Timeouts{IdleRead: 200 * time.Millisecond}}))
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
+	_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "block"})
 	var te *transport.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "idle read" {
 		t.Errorf("CallTool error = %v, want an idle read *TimeoutError", err)
@@ -79,11 +79,11 @@ func TestIdleSessionNotTimedOut(t *testing.T) {
 	r := newRig(t, nil)
 	const idle = 50 * time.Millisecond
 	cs := connect(t, newFactory(t, r.url(), &sse.Options{Timeouts: sse.Timeouts{IdleRead: idle}}))
-	if _, err := callCount(cs); err != nil {
+	if _, err := callCount(t, cs); err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
 	<-time.After(5 * idle)
-	if _, err := callCount(cs); err != nil {
+	if _, err := callCount(t, cs); err != nil {
 		t.Errorf("CallTool after %v of silence: %v", 5*idle, err)
 	}
 }

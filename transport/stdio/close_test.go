@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"context"
 	"runtime"
 	"strconv"
 	"strings"
@@ -183,7 +182,7 @@ func TestCloseUnblocksRead(t *testing.T) {
 	c := connect(t, newFactory(t, "hang", &stdio.Options{CloseGrace: 10 * time.Millisecond, TermGrace: 10 * time.Millisecond}))
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Read(context.Background())
+		_, err := c.Read(testCtx(t))
 		errc <- err
 	}()
 	if err := c.Close(); err != nil {

@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"runtime"
@@ -111,7 +110,7 @@ func TestCloseEndsDoubleForkedGrandchild(t *testing.T) {
 	gpid := recordedPid(t, path, "grandchild")
 	pollUntil(t, "the connection has seen the grandchild", func() bool { return slices.Contains(c.Descendants(), gpid) })
 	// The child's first input line makes the intermediate exit.
-	if err := c.Write(context.Background(), &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
+	if err := c.Write(testCtx(t), &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
 		t.Fatal(err)
 	}
 	pollUntil(t, "the grandchild is orphaned", func() bool {

@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -22,14 +21,14 @@ func TestFrameTooLarge(t *testing.T) {
 		MaxFrameBytes: limit,
 		Env:           map[string]string{sizeEnv: strconv.Itoa(limit)},
 	}))
-	msg, err := c.Read(context.Background())
+	msg, err := c.Read(testCtx(t))
 	if err != nil {
 		t.Fatalf("Read() of a frame of exactly %d bytes: %v", limit, err)
 	}
 	if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "notifications/test" {
 		t.Errorf("Read() = %#v, want the test notification", msg)
 	}
-	_, err = c.Read(context.Background())
+	_, err = c.Read(testCtx(t))
 	var fe *stdio.FrameError
 	if !errors.Is(err, stdio.ErrFrameTooLarge) || !errors.As(err, &fe) {
 		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError wrapping ErrFrameTooLarge", err)
@@ -37,7 +36,7 @@ func TestFrameTooLarge(t *testing.T) {
 	if !errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrProtocol) {
 		t.Errorf("Read() error = %v, want it to match transport.ErrPolicy only", err)
 	}
-	if _, again := c.Read(context.Background()); again != err {
+	if _, again := c.Read(testCtx(t)); again != err {
 		t.Errorf("Read() after the frame error = %v, want the same error %v", again, err)
 	}
 	d := c.Diagnose()
@@ -50,7 +49,7 @@ func TestFrameTooLarge(t *testing.T) {
 func TestMalformedFrame(t *testing.T) {
 	leakcheck.Check(t)
 	c := connect(t, newFactory(t, "malformed", nil))
-	_, err := c.Read(context.Background())
+	_, err := c.Read(testCtx(t))
 	var fe *stdio.FrameError
 	var se *json.SyntaxError
 	if !errors.As(err, &fe) || !errors.As(err, &se) {

@@ -68,6 +68,14 @@ func recordFile(t testing.TB) (string, map[string]string) {
 	return path, map[string]string{recordEnv: path}
 }
 
+// testCtx bounds what a test waits for, so that a broken guard fails the
+// test at this deadline instead of hanging it until go test's timeout.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // pollUntil polls cond until it holds, failing t after a deadline.
 func pollUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
@@ -84,7 +92,7 @@ func pollUntil(t testing.TB, what string, cond func() bool) {
 func readUntilError(t testing.TB, c *stdio.Conn) error {
 	t.Helper()
 	for {
-		if _, err := c.Read(context.Background()); err != nil {
+		if _, err := c.Read(testCtx(t)); err != nil {
 			return err
 		}
 	}

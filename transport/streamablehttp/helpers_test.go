@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,7 +109,7 @@ func connectAt(t testing.TB, f *streamablehttp.Factory, version string) *mcp.Cli
 		t.Fatal(err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -120,13 +121,13 @@ func connectAt(t testing.TB, f *streamablehttp.Factory, version string) *mcp.Cli
 }
 
 // connectErr opens a session over f, returning Connect's error.
-func connectErr(f *streamablehttp.Factory) (*mcp.ClientSession, error) {
+func connectErr(t testing.TB, f *streamablehttp.Factory) (*mcp.ClientSession, error) {
 	tr, err := f.Transport()
 	if err != nil {
 		return nil, err
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	return c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	return c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
 }
 
 func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *streamablehttp.Factory {
@@ -140,7 +141,15 @@ func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *st
 
 func callCount(t testing.TB, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
+	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
+}
+
+// testCtx bounds what a test waits for, so that a broken guard fails the
+// test at this deadline instead of hanging it until go test's timeout.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -16,7 +16,7 @@ import (
 
 func callBig(t testing.TB, cs *mcp.ClientSession, n int) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"n": n}})
+	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"n": n}})
 }
 
 func TestOversizeResponseFailsAtLimit(t *testing.T) {
@@ -99,7 +99,7 @@ func TestConcurrentStreamsLimit(t *testing.T) {
 	}))
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
+		_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "block"})
 		done <- err
 	}()
 	<-r.entered // the first call's stream holds the only slot

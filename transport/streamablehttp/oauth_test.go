@@ -115,7 +115,7 @@ func TestUnauthorizedWithoutAuthorizer(t *testing.T) {
 	gate.valid.Store("right")
 	r := newRig(t, rigConfig{middleware: gate.middleware})
 	f := newFactory(t, r.url(), &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken("wrong"))})
-	cs, err := connectErr(f)
+	cs, err := connectErr(t, f)
 	if err == nil {
 		cs.Close()
 		t.Fatal("Connect succeeded with a refused credential")
@@ -136,7 +136,7 @@ func TestUnauthorizedListIsResent(t *testing.T) {
 	src := &rotatingSource{next: []string{"t1", "t2"}}
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{Credentials: src, DisableStandaloneSSE: true}))
 	gate.valid.Store("t2")
-	res, err := cs.ListTools(context.Background(), nil)
+	res, err := cs.ListTools(testCtx(t), nil)
 	if err != nil {
 		t.Fatalf("ListTools after the server revoked the token: %v", err)
 	}

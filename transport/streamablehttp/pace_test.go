@@ -52,17 +52,17 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
 		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {},
 	})
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+	if err := cs.SetLoggingLevel(testCtx(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "chatty"})
+		_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "chatty"})
 		done <- err
 	}()
 	<-held

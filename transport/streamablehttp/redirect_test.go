@@ -1,7 +1,6 @@
 package streamablehttp_test
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -127,7 +126,7 @@ func TestRedirectedGETToOtherOriginRefused(t *testing.T) {
 	// Connect; what matters is that nothing, credential or otherwise,
 	// reached the other origin.
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
-		Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+		Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	} else if !strings.Contains(err.Error(), "redirect to another origin") {
