@@ -167,3 +167,33 @@ func TestPOSTBodyLimit(t *testing.T) {
 		t.Errorf("read %d bytes, want at most 1000", len(got))
 	}
 }
+
+// A POST's answer of exactly MaxBodyBytes is read whole; one byte more is
+// refused at the bound.
+func TestPOSTBodyLimitIsExact(t *testing.T) {
+	leakcheck.Check(t)
+	const max = 1000
+	for _, n := range []int{max, max + 1} {
+		srv, _ := counting(t, strings.Repeat("x", n))
+		f, err := New(srv.URL, &Options{Limits: Limits{MaxBodyBytes: max}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newConnState(f)
+		resp, err := st.client.Post(srv.URL, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		st.shutdown()
+		switch {
+		case n == max && (err != nil || len(got) != max):
+			t.Errorf("answer of %d bytes: read %d, %v; want it whole", n, len(got), err)
+		case n > max && !errors.Is(err, transport.ErrLimit):
+			t.Errorf("answer of %d bytes: read %d, %v; want ErrLimit at %d", n, len(got), err, max)
+		case n > max && len(got) > max:
+			t.Errorf("answer of %d bytes: read %d, want at most %d", n, len(got), max)
+		}
+	}
+}

@@ -66,3 +66,28 @@ func TestFrameReader(t *testing.T) {
 		}
 	}
 }
+
+// The stderr ring holds exactly the last StderrBytes bytes written, whatever
+// the sizes of the writes: a write of N-1, N and N+1 bytes included.
+func TestRingKeepsExactlyTheTail(t *testing.T) {
+	for size := 1; size <= 6; size++ {
+		for _, writes := range [][]int{{size - 1}, {size}, {size + 1}, {1, size}, {size - 1, 1}, {size - 1, 2}, {3, 3, 3, 3}, {0, 1, 0, 2 * size, 1}, {2*size + 1, size - 1}} {
+			r := newRing(size)
+			var all []byte
+			for i, n := range writes {
+				p := make([]byte, max(n, 0))
+				for j := range p {
+					p[j] = byte('a' + (i*7+j)%26)
+				}
+				all = append(all, p...)
+				if got, err := r.Write(p); got != len(p) || err != nil {
+					t.Fatalf("Write(%d bytes) = %d, %v", len(p), got, err)
+				}
+			}
+			want := all[max(0, len(all)-size):]
+			if got := r.Bytes(); string(got) != string(want) {
+				t.Errorf("ring of %d after writes %v holds %q, want %q", size, writes, got, want)
+			}
+		}
+	}
+}
