@@ -91,6 +91,11 @@
 // closed, so a stateless session, which has no DELETE, is recorded as fully
 // as one that has.
 //
+// A call the client cancels is a race between the go-sdk's cancellation
+// notification and the end of the call: a recorded notifications/cancelled
+// the live client does not send is not reported as unused, and a live one
+// for a call the recording shows given up is accepted.
+//
 // Replay never hangs on the recording. A recorded call with neither an
 // answer nor an ending after it (its answer removed by hand, say) fails the
 // moment it is made, with a [*MismatchError]; every other wait is for the

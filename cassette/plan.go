@@ -57,6 +57,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 			case kindNote:
 				st.skippable = true
 				if info.msg.method == "notifications/cancelled" {
+					st.optional = true
 					if id := cancelledID(info.msg.params); id != "" {
 						gaveUp[id] = true
 					}
@@ -169,6 +170,7 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 		if in.Kind == KindRequest {
 			st.client = true
 			st.skippable = standalone(in) || info.canon != nil && info.msg.kind == kindNote
+			st.optional = info.canon != nil && info.msg.kind == kindNote && info.msg.method == "notifications/cancelled"
 			st.answerAt = int32(info.pair)
 			continue
 		}

@@ -59,6 +59,10 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	h.mu.Lock()
 	live := h.live(req, body)
 	i, ok := h.s.match(h.p.index[live.key])
+	if !ok && h.givesUp(live.msg) {
+		h.mu.Unlock()
+		return refuse(req, live, nil), nil
+	}
 	if !ok {
 		merr := h.mismatch(live)
 		h.rep.add(merr)
@@ -98,6 +102,28 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, context.Cause(req.Context())
 	}
 	return h.response(req, sl), nil
+}
+
+// givesUp reports whether m cancels a served call whose recorded stream the
+// client gave up (it stopped reading, or the session ended): the go-sdk
+// sends the cancellation as the call returns, and the recording may or may
+// not have caught it. h.mu is held.
+func (h *playHTTP) givesUp(m jsonrpc.Message) bool {
+	r, ok := m.(*jsonrpc.Request)
+	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
+		return false
+	}
+	id := cancelledID(r.Params)
+	for line, live := range h.liveID {
+		if liveIDKey(live) != id {
+			continue
+		}
+		if sl := h.p.streams[h.p.c.Interactions[line].HTTP.Stream]; sl.close >= 0 {
+			end := h.p.c.Interactions[sl.close].Ending.End
+			return end == EndClient || end == EndSession
+		}
+	}
+	return false
 }
 
 // live reads a request as the replayer compares it. h.mu is held.

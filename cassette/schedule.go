@@ -21,6 +21,7 @@ type step struct {
 	terminal  bool  // a session's end: delivered once every server line before it was
 	immediate bool  // ready once `after` is served, whatever else (the responses of DELETE)
 	giveUp    bool  // an unanswered client call the recording shows the client gave up (it cancelled it, or closed the session with it pending)
+	optional  bool  // a client line whose absence is not reported as unused: a cancellation, which the go-sdk sends as the call returns, in a race with the session's end
 	after     int32 // a server line attached to a client line: its call, or its stream's request; -1 for a line that keeps its place (a notification, a server request, an ending)
 	call      int32 // an answer on another stream than its call's (a resumed stream): the call, which must be served too; -1
 	answerAt  int32 // a client call: the line of its answer; -1
@@ -223,11 +224,11 @@ func (s *scheduler) verdict(i int) (wait bool) {
 	return st.answerAt >= 0 || st.giveUp || st.endsAt >= 0
 }
 
-// unused returns the client lines never served.
+// unused returns the client lines never served (but optional ones).
 func (s *scheduler) unused() []int {
 	var out []int
 	for _, i := range s.pl.clients {
-		if !s.served[i] {
+		if !s.served[i] && !s.pl.steps[i].optional {
 			out = append(out, int(i))
 		}
 	}
