@@ -157,9 +157,30 @@ func TestCloseBoundedWhenEscapedProcessHoldsStderr(t *testing.T) {
 	}
 }
 
-// subreaperEnv runs TestCloseEndsAdoptedOrphan's body in a child test
-// process that is a subreaper.
+// subreaperEnv runs a test's body in a child test process that is a
+// subreaper (see inSubreaper).
 const subreaperEnv = "STDIO_TEST_SUBREAPER"
+
+// inSubreaper reports whether t runs in a test process that is a
+// subreaper. If it does not, it runs t alone in a fresh test process that
+// becomes one (a subreaper stays one until it exits), reports that run's
+// result as t's, and returns false.
+func inSubreaper(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(subreaperEnv) == "" {
+		cmd := exec.Command(testExe(t), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), subreaperEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+			t.Fatalf("in a subreaper process: %v\n%s", err, out)
+		}
+		return false
+	}
+	if err := stdio.BecomeSubreaper(); err != nil {
+		t.Skipf("no subreaper: %v", err)
+	}
+	return true
+}
 
 // With BecomeSubreaper, the quick double fork that no scan saw is adopted by
 // this process instead of init, and Close ends and reaps it. The test runs
@@ -167,17 +188,8 @@ const subreaperEnv = "STDIO_TEST_SUBREAPER"
 // exits.
 func TestCloseEndsAdoptedOrphan(t *testing.T) {
 	requireProc(t)
-	if os.Getenv(subreaperEnv) == "" {
-		cmd := exec.Command(testExe(t), "-test.run=^TestCloseEndsAdoptedOrphan$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), subreaperEnv+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestCloseEndsAdoptedOrphan") {
-			t.Fatalf("in a subreaper process: %v\n%s", err, out)
-		}
+	if !inSubreaper(t) {
 		return
-	}
-	if err := stdio.BecomeSubreaper(); err != nil {
-		t.Skipf("no subreaper: %v", err)
 	}
 	leakcheck.Check(t)
 	stdio.SetTrackInterval(t, 0) // no scan sees the escape
@@ -195,5 +207,49 @@ func TestCloseEndsAdoptedOrphan(t *testing.T) {
 		p, err := proctree.Stat(gpid)
 		self, _ := proctree.Stat(os.Getpid())
 		t.Errorf("adopted orphan %d after Close is in state %q, want ended and reaped (ppid %d, session %d; this process %d, session %d; %v)", gpid, s, p.PPid, p.Sid, self.Pid, self.Sid, err)
+	}
+}
+
+// A line of descendants that never stands still (each starts the next in a
+// session of its own and exits at once, so no scan sees one beside its
+// parent) is ended by Close in a subreaper: each orphan comes back to this
+// process, and Close stops every process it finds, looking again until no
+// new one appears, before it kills them. Counted in /proc: no hop the line
+// recorded runs after Close. (Without the subreaper the line escapes: the
+// package documentation says so.)
+func TestCloseEndsADescendantThatKeepsMoving(t *testing.T) {
+	requireProc(t)
+	if !inSubreaper(t) {
+		return
+	}
+	leakcheck.Check(t)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "hopper", &stdio.Options{Env: env}))
+	pollUntil(t, "the line has moved a few times", func() bool {
+		n := 0
+		for _, l := range readRecord(path) {
+			if strings.HasPrefix(l, "hop ") {
+				n++
+			}
+		}
+		return n >= 5
+	})
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var alive []int
+	for _, l := range readRecord(path) {
+		s, ok := strings.CutPrefix(l, "hop ")
+		if !ok {
+			continue
+		}
+		pid, _ := strconv.Atoi(s)
+		if p, err := proctree.Stat(pid); err == nil && p.Running() && p.Name == "stdio.test" {
+			alive = append(alive, pid)
+			proctree.Signal(p, syscall.SIGKILL)
+		}
+	}
+	if len(alive) > 0 {
+		t.Errorf("hops %v run after Close", alive)
 	}
 }

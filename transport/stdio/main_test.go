@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,6 +157,29 @@ var children = map[string]func() int{
 			return 1
 		}
 		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// hopper starts a "hop" in a session of its own and waits for stdin to
+	// end.
+	"hopper": func() int {
+		pid, err := spawn("hop", nil, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("hop %d", pid))
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// hop keeps moving: every millisecond it starts another hop in a new
+	// session, records it, and exits, so that its line is never still.
+	"hop": func() int {
+		time.Sleep(time.Millisecond)
+		pid, err := spawn("hop", nil, true)
+		if err != nil {
+			return 1
+		}
+		record(fmt.Sprintf("hop %d", pid))
 		return 0
 	},
 	// escape starts a "hang" grandchild with setsid, records it, and exits.

@@ -161,24 +161,49 @@ func (p *proc) signalAll(sig syscall.Signal) {
 // freeze stops (SIGSTOP) the group and every descendant outside it, looking
 // again after each round for descendants started meanwhile, so that none is
 // started between the last look and SIGKILL, and none is re-parented out of
-// sight by its parent's death.
+// sight by its parent's death. A round ends once what it signalled has
+// stopped: a process stopped in the middle of a fork has a child by then,
+// which the next round finds.
 func (p *proc) freeze() {
 	syscall.Kill(-p.pid, syscall.SIGSTOP)
+	if members, err := proctree.Group(p.pid); err == nil {
+		waitStopped(members)
+	}
 	stopped := map[int]bool{}
 	for range maxFreezeRounds {
-		fresh := false
+		var fresh []proctree.Proc
 		for _, d := range p.outside() {
 			if !stopped[d.Pid] {
 				stopped[d.Pid] = true
-				fresh = true
+				fresh = append(fresh, d)
 				proctree.Signal(d, syscall.SIGSTOP)
 			}
 		}
-		if !fresh {
+		if len(fresh) == 0 {
 			return
+		}
+		waitStopped(fresh)
+	}
+}
+
+// waitStopped waits, up to stopTimeout, until each of ps has stopped or
+// died.
+func waitStopped(ps []proctree.Proc) {
+	deadline := time.Now().Add(stopTimeout)
+	for _, d := range ps {
+		for delay := 50 * time.Microsecond; ; delay = min(2*delay, 5*time.Millisecond) {
+			cur, err := proctree.Stat(d.Pid)
+			if err != nil || !cur.Same(d) || !cur.Running() || cur.State == 'T' || cur.State == 't' || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(delay) // polling with a deadline: nothing notifies us of a stop
 		}
 	}
 }
+
+// stopTimeout bounds freeze's wait for the processes it stopped to stop:
+// only one in an uninterruptible system call takes that long.
+const stopTimeout = 500 * time.Millisecond
 
 // maxFreezeRounds bounds freeze's rounds: a tree that outgrows it while it
 // is being stopped (each round stops what the last one found) is killed as
@@ -211,10 +236,15 @@ func (p *proc) outsideAlive() bool {
 	if p.tree == nil {
 		return false
 	}
-	for _, d := range p.tree.Live() {
-		if d.Pgid != p.pid {
-			return true
-		}
+	alive := false
+	for _, d := range p.outside() {
+		// One found only now (an orphan adopted as its parent died) is
+		// killed too.
+		proctree.Signal(d, syscall.SIGKILL)
+		alive = true
+	}
+	if alive {
+		return true
 	}
 	// All dead: reap the adopted ones. A dead leader of threads that are
 	// still exiting cannot be reaped yet: it counts as alive until it can.
