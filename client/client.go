@@ -40,6 +40,9 @@ type Client struct {
 	inflight   sync.WaitGroup // calls
 	notes      *notifier      // runs the handlers of what the server sends
 	progress   atomic.Int64   // last progress token issued
+	// logLevel, once set, is the level every request carries in its _meta
+	// (2026-07-28 has no logging/setLevel; see logLevelMeta).
+	logLevel atomic.Pointer[mcp.LoggingLevel]
 
 	mu       sync.Mutex // guards the fields below
 	closing  bool
@@ -106,6 +109,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		sdk.AddRoots(h.Roots...)
 	}
 	sdk.AddReceivingMiddleware(c.watchAcks)
+	sdk.AddSendingMiddleware(c.logLevelMeta)
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
 	// and falls back to initialize at 2025-11-25; offered an older
 	// revision, it initializes. What it settles on is checked against the
@@ -121,12 +125,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s; profile %s accepts %s",
 			transport.ErrProtocol, got, def.Profile, strings.Join(o.accept, " or ")), false)
 	}
-	if caps := cs.InitializeResult().Capabilities; h.Logging != nil && caps != nil && caps.Logging != nil {
-		level := h.LogLevel
-		if level == "" {
-			level = "info"
-		}
-		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+	if h.Logging != nil {
+		if err := c.askForLogs(ctx, h.LogLevel); err != nil {
 			cs.Close()
 			return fail(OpConnect, err, false)
 		}

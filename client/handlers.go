@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"maps"
+	"reflect"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,8 +32,11 @@ type Handlers struct {
 	// Roots are the roots the client offers (roots/list). Nil offers none and
 	// does not advertise the roots capability.
 	Roots []*mcp.Root
-	// Logging receives notifications/message. When it is set and the server
-	// offers logging, Connect asks for messages at LogLevel and above.
+	// Logging receives notifications/message. When it is set, the client
+	// asks for messages at LogLevel and above: on 2025-11-25 and earlier
+	// with logging/setLevel at Connect, when the server offers logging; on
+	// 2026-07-28, which has no logging/setLevel, in the _meta of every
+	// request it sends (io.modelcontextprotocol/logLevel).
 	Logging func(context.Context, *mcp.LoggingMessageParams)
 	// LogLevel is the least severe level Logging receives. Zero means "info".
 	LogLevel mcp.LoggingLevel
@@ -105,4 +111,41 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		}
 	}
 	return opts
+}
+
+// askForLogs asks the server for log messages at level and above (zero
+// means "info"), as the negotiated revision allows.
+func (c *Client) askForLogs(ctx context.Context, level mcp.LoggingLevel) error {
+	if level == "" {
+		level = "info"
+	}
+	if c.session.InitializeResult().ProtocolVersion >= "2026-07-28" {
+		c.logLevel.Store(&level)
+		return nil
+	}
+	if caps := c.session.InitializeResult().Capabilities; caps == nil || caps.Logging == nil {
+		return nil
+	}
+	return c.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}
+
+// logLevelMeta is a sending middleware: once askForLogs has chosen the
+// per-request form, every request (not notifications) carries the level
+// in its _meta, unless the caller put one there.
+func (c *Client) logLevelMeta(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if level := c.logLevel.Load(); level != nil && !strings.HasPrefix(method, "notifications/") {
+			if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+				meta := maps.Clone(p.GetMeta())
+				if meta == nil {
+					meta = map[string]any{}
+				}
+				if _, ok := meta[mcp.MetaKeyLogLevel]; !ok {
+					meta[mcp.MetaKeyLogLevel] = *level
+					p.SetMeta(meta)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }

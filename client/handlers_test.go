@@ -146,3 +146,36 @@ func receive(t *testing.T, ch <-chan string, n int) []string {
 	}
 	return got
 }
+
+// Logging works on both revisions: on 2025-11-25 through logging/setLevel,
+// on 2026-07-28 (which has no logging/setLevel and drops a request's logs
+// unless its _meta names a level) through every request's _meta. The level
+// is honoured on both: the server logs debug, info and error, in order, so
+// once "error" has arrived nothing below the level can still come.
+func TestLoggingOnBothRevisions(t *testing.T) {
+	leakcheck.Check(t)
+	for _, profile := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
+		for _, tc := range []struct {
+			level mcp.LoggingLevel
+			want  []string
+		}{
+			{"", []string{"info", "error"}},
+			{"error", []string{"error"}},
+			{"debug", []string{"debug", "info", "error"}},
+		} {
+			t.Run(fmt.Sprintf("%s/%q", profile, tc.level), func(t *testing.T) {
+				logs := make(chan string, 10)
+				h := &client.Handlers{LogLevel: tc.level, Logging: func(ctx context.Context, p *mcp.LoggingMessageParams) {
+					logs <- fmt.Sprint(p.Data)
+				}}
+				c := connect(t, askingServer(), client.Definition{Name: "rich", Profile: profile}, h)
+				if _, err := c.CallTool(t.Context(), "log", map[string]any{}); err != nil {
+					t.Fatalf("log: %v", err)
+				}
+				if diff := cmp.Diff(tc.want, receive(t, logs, len(tc.want))); diff != "" {
+					t.Errorf("logs at %s (-want +got):\n%s", c.ProtocolVersion(), diff)
+				}
+			})
+		}
+	}
+}
