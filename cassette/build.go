@@ -1,11 +1,13 @@
 package cassette
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // buildMessages turns a message-level recording into a redacted cassette:
@@ -28,7 +31,16 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	pending := map[string][]byte{} // client calls not yet answered, by id key
 	var order []string
 	serverEnded := false
-	for _, e := range entries {
+	skip := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
+		if entries[i].end != nil || entries[i].failed {
+			return "", nil
+		}
+		return entries[i].from, entries[i].msg
+	})
+	for i, e := range entries {
+		if skip[i] {
+			continue
+		}
 		if e.end != nil {
 			c.Interactions = append(c.Interactions, Interaction{Kind: KindClose, Ending: serverEnding(e, red)})
 			serverEnded = true
@@ -76,6 +88,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	floatNotifications(c)
 	return c, nil
 }
 
@@ -110,11 +123,31 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	secret := secretHeaderSet(o)
 	var hs headerScan
 	ids := eventIDs{}
+	sessions := sessionIDs(entries)
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
 	calls := map[int]string{}  // stream → the id of the call its request carries
 	answered := map[int]bool{} // streams whose call was answered on them
+	skip := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
+		in := &entries[i].in
+		if in.Kind != KindRequest || len(entries[i].raw) == 0 {
+			return "", nil
+		}
+		m, err := jsonrpc.DecodeMessage(entries[i].raw)
+		if err != nil {
+			return "", nil
+		}
+		return FromClient, m
+	})
+	skipStream := map[int]bool{}
+	for i := range skip {
+		skipStream[entries[i].in.HTTP.Stream] = true
+	}
+	lastReq := lastRequest(entries, skip)
 	for _, i := range lineOrder(entries) {
 		e := entries[i]
+		if e.in.HTTP != nil && skipStream[e.in.HTTP.Stream] {
+			continue
+		}
 		in := e.in
 		if in.HTTP == nil {
 			c.Interactions = append(c.Interactions, in) // the session's end
@@ -125,24 +158,35 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		if in.Ending != nil {
 			end := *in.Ending
 			in.Ending = &end
-			if answered[h.Stream] && end.End != EndError {
+			switch {
+			case answered[h.Stream] && end.End != EndError:
 				// Once a POST stream has carried the answer to its call, the
 				// client reads nothing more from it: how it ended after that
 				// (the server's end, the client's drain, the session's end) is
 				// timing, not behaviour.
 				end.End = EndEOF
+			case end.End == EndClient && i > lastReq:
+				// A stream the client stopped reading once it had made its
+				// last request (a standalone GET, a 2026-07-28
+				// subscriptions/listen, closed as the client closes) was
+				// open until the session ended: whether the client's close or
+				// the session's end came first is timing, and replay waits
+				// for the client either way.
+				end.End = EndSession
 			}
 			if e.err != nil {
 				end.Error = red.text(strings.ReplaceAll(e.err.Error(), net.JoinHostPort(origin.Host, strconv.Itoa(origin.Port)), "ORIGIN"))
 			}
 		}
-		h.URL = red.text(h.URL)
-		h.Event, h.ID, h.Retry = red.text(h.Event), red.text(ids.alias(h.ID)), red.text(h.Retry)
+		h.URL = red.text(sessions.in(h.URL))
+		h.Event, h.ID, h.Retry = red.text(h.Event), red.text(ids.alias(sessions.in(h.ID))), red.text(h.Retry)
+		h.Headers = sessions.headers(h.Headers)
 		if v := h.Headers.Get("Last-Event-ID"); v != "" {
 			h.Headers = h.Headers.Clone()
 			h.Headers.Set("Last-Event-ID", ids.alias(v))
 		}
 		h.Headers = redactHeaders(red, secret, h.Headers)
+		e.raw = sessions.bytes(e.raw)
 		if len(e.raw) > 0 {
 			if canon, info, ok := asMessage(e.raw); ok {
 				hs.scan(side(&in), &info)
@@ -166,10 +210,143 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	floatNotifications(c)
 	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// closingCancels returns the entries (of n; msg returns who sent each and
+// its message, nil for none) that are a client's notifications/cancelled
+// of its subscriptions/listen requests sent after its last other message:
+// a 2026-07-28 client ends its subscription so as it closes the session,
+// and the go-sdk sends that cancellation best-effort, off the closing
+// path, sometimes after the session is gone. It is the session's close,
+// which the cassette records, and is left out, or re-recordings would
+// differ by it.
+func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) map[int]bool {
+	listens := map[string]bool{}
+	last := -1 // the last client message that is not such a cancellation
+	cancels := map[int]bool{}
+	for i := 0; i < n; i++ {
+		from, m := msg(i)
+		if from != FromClient || m == nil {
+			continue
+		}
+		r, ok := m.(*jsonrpc.Request)
+		switch {
+		case ok && r.IsCall() && r.Method == "subscriptions/listen":
+			listens[liveIDKey(r.ID)] = true
+			last = i
+		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[cancelledID(r.Params)]:
+			cancels[i] = true
+		default:
+			last = i
+		}
+	}
+	for i := range cancels {
+		if i < last {
+			delete(cancels, i)
+		}
+	}
+	return cancels
+}
+
+// sessionIDs collects the session ids the server handed out
+// (Mcp-Session-Id on a response), in order.
+func sessionIDs(entries []hEntry) *sessionNames {
+	n := &sessionNames{alias: map[string]string{}}
+	for i := range entries {
+		in := &entries[i].in
+		if in.Kind != KindResponse || in.HTTP == nil {
+			continue
+		}
+		for _, v := range in.HTTP.Headers.Values("Mcp-Session-Id") {
+			if _, ok := n.alias[v]; !ok && v != "" {
+				n.alias[v] = "session-" + strconv.Itoa(len(n.alias)+1)
+				n.order = append(n.order, v)
+			}
+		}
+	}
+	return n
+}
+
+// sessionNames renames session ids, as eventIDs renames event ids: a
+// session id is an opaque token the client only hands back, and most
+// servers make it random, which would change every request's line of
+// every re-recording. The n-th id the server handed out becomes
+// "session-<n>", in the Mcp-Session-Id headers of requests and responses
+// and wherever else it appears whole (an id that is not plain visible
+// ASCII is renamed in headers only). Replay hands out the new name, which
+// the client sends back.
+type sessionNames struct {
+	alias map[string]string
+	order []string
+}
+
+// in renames the session ids in s.
+func (n *sessionNames) in(s string) string {
+	for _, id := range n.order {
+		if plainToken(id) && strings.Contains(s, id) {
+			s = strings.ReplaceAll(s, id, n.alias[id])
+		}
+	}
+	return s
+}
+
+// bytes renames the session ids in a body.
+func (n *sessionNames) bytes(b []byte) []byte {
+	for _, id := range n.order {
+		if plainToken(id) && bytes.Contains(b, []byte(id)) {
+			b = bytes.ReplaceAll(b, []byte(id), []byte(n.alias[id]))
+		}
+	}
+	return b
+}
+
+// headers returns h with its Mcp-Session-Id renamed.
+func (n *sessionNames) headers(h http.Header) http.Header {
+	vs := h.Values("Mcp-Session-Id")
+	if len(vs) == 0 || len(n.order) == 0 {
+		return h
+	}
+	h = h.Clone()
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v
+		if a, ok := n.alias[v]; ok {
+			out[i] = a
+		}
+	}
+	h[http.CanonicalHeaderKey("Mcp-Session-Id")] = out
+	return h
+}
+
+// plainToken reports whether id can be renamed inside JSON text and URLs
+// as it is: at least 4 characters, none that JSON or a URL escapes.
+func plainToken(id string) bool {
+	if len(id) < 4 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastRequest returns the index of the last request captured that is not
+// the session's DELETE or skipped; -1 for none.
+func lastRequest(entries []hEntry, skip map[int]bool) int {
+	last := -1
+	for i := range entries {
+		if in := &entries[i].in; in.Kind == KindRequest && in.HTTP.Method != http.MethodDelete && !skip[i] {
+			last = i
+		}
+	}
+	return last
 }
 
 // asMessage reports whether raw is a JSON-RPC message, and returns it

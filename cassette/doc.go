@@ -107,9 +107,12 @@
 // equal: the message without "jsonrpc", without the id of a request (ids
 // are rewritten: a replayed answer carries the live request's id), without
 // "params._meta" and "result._meta" (progress tokens, the 2026-07-28
-// per-request metadata) and [Options].IgnorePaths, with every placeholder
+// per-request metadata, which carries the client's identity too), without
+// initialize's "params.clientInfo" (the client's name and version: a
+// cassette recorded by an older release of this library, or by another
+// client, still replays) and [Options].IgnorePaths, with every placeholder
 // spelled alike; live messages are redacted with the recording's rules
-// first. At the HTTP level the key adds the method, the URL's path and
+// first. The client's capabilities and requested revision are matched. At the HTTP level the key adds the method, the URL's path and
 // query, and the Mcp-* headers (Mcp-Session-Id, Mcp-Protocol-Version,
 // Mcp-Method, Mcp-Name, Mcp-Param-…) and Last-Event-ID. Each recorded line
 // is served at most once: a recorded tools/call is never answered twice. A

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/looprig/mcp/transport"
 )
 
-// ErrMismatch is matched (errors.Is) by every *MismatchError.
+// ErrMismatch is matched (errors.Is) by every *MismatchError, as
+// transport.ErrMismatch is.
 var ErrMismatch = errors.New("cassette: no recorded message matches")
 
 // CodeMismatch is the JSON-RPC error code of the response replay sends to a
@@ -17,12 +20,15 @@ const CodeMismatch = -32050
 // not hold at this point of the session, a recorded request with nothing to
 // answer it, or an answer held past Options.Wait. The request it concerns is
 // answered with a JSON-RPC error (code CodeMismatch) carrying this error's
-// text, and the factory's Close returns the first one.
+// text, which the factory's Classify turns back into this error: with this
+// module's client, errors.As finds it on the call's error itself, whose
+// class is client.ClassMismatch. The factory's Close returns the first
+// one too, for callers that swallow errors.
 type MismatchError struct {
 	Cassette string // the cassette's file
 	Position int    // line of the nearest recorded message; 0 if there is none
 	Method   string // the live message's method (for a response: the method it answers)
-	Diff     string // cmp.Diff of the nearest recorded message against the live one (-recorded +live)
+	Diff     string // a unified line diff of the nearest recorded message's indented JSON against the live one's (-recorded +live); "" when there is nothing to compare
 	Reason   string // why the nearest recorded message was not served
 }
 
@@ -34,13 +40,17 @@ func (e *MismatchError) Error() string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", e.Method, e.Reason)
 	if e.Diff != "" {
-		fmt.Fprintf(&b, "; diff (-recorded +live):\n%s", e.Diff)
+		fmt.Fprintf(&b, "; diff:\n%s", e.Diff)
 	}
 	return b.String()
 }
 
 // Unwrap returns ErrMismatch.
 func (e *MismatchError) Unwrap() error { return ErrMismatch }
+
+// Is reports whether target is transport.ErrMismatch, the sentinel a client
+// classifies replay mismatches by.
+func (e *MismatchError) Is(target error) bool { return target == transport.ErrMismatch }
 
 // An UnusedError reports recorded client messages that the client never
 // sent. The replaying factory's Close returns it in strict mode.

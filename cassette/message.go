@@ -278,13 +278,18 @@ func skipValue(b []byte, i int) (int, error) {
 // A matcher turns messages into match keys: two messages match when their
 // keys are equal. A key is the message's kind and its canonical JSON without
 // "jsonrpc", without the id of a request (ids are rewritten), without the
-// ignored paths ("params._meta", "result._meta" and Options.IgnorePaths),
-// with every placeholder spelled alike.
+// ignored paths (defaultIgnore and Options.IgnorePaths), with every
+// placeholder spelled alike.
 type matcher struct {
 	ignore []path
 }
 
-var defaultIgnore = []string{"params._meta", "result._meta"}
+// defaultIgnore are the paths matching always ignores: per-request
+// metadata (progress tokens; in 2026-07-28 the client's identity,
+// capabilities and revision ride in "_meta" too) and the client's identity
+// in initialize, so that a cassette recorded by another version of this
+// library, or another client, still replays.
+var defaultIgnore = []string{"params._meta", "result._meta", "params.clientInfo"}
 
 func newMatcher(o *Options) *matcher {
 	return &matcher{ignore: parsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}

@@ -11,6 +11,7 @@ import (
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
@@ -242,9 +243,18 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	}}, nil
 }
 
-// Classify implements transport.Classifier with the live (or replaying)
-// transport's classifier: a replayed ending's error needs none.
+// Classify implements transport.Classifier. The JSON-RPC error (code
+// CodeMismatch) a replayed request was answered with stands for its
+// *MismatchError, which Classify returns (it matches ErrMismatch and
+// transport.ErrMismatch): this module's client puts it in the error its
+// call returns, where errors.As finds it, with the class
+// client.ClassMismatch. (A go-sdk client's caller can ask Classify the
+// same.) Other errors get the live (or replaying) transport's classifier:
+// a replayed ending's error needs none.
 func (f *Factory) Classify(err error) error {
+	if merr := f.rep.mismatch(err); merr != nil {
+		return merr
+	}
 	for _, x := range []transport.Factory{f.inner, f.live} {
 		if cl, ok := x.(transport.Classifier); ok && x != nil {
 			return cl.Classify(err)
@@ -416,6 +426,27 @@ func (r *report) add(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs = append(r.errs, err)
+}
+
+// mismatch returns the *MismatchError that err, a JSON-RPC error replay
+// answered a request with, stands for; nil if err is none.
+func (r *report) mismatch(err error) *MismatchError {
+	var merr *MismatchError
+	if errors.As(err, &merr) {
+		return merr
+	}
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != CodeMismatch {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.errs {
+		if errors.As(e, &merr) && merr.Error() == wire.Message {
+			return merr
+		}
+	}
+	return nil
 }
 
 func (r *report) first() error {

@@ -43,8 +43,9 @@ type Options struct {
 	RedactPaths []string
 
 	// IgnorePaths name values (same syntax as RedactPaths) that replay
-	// matching and Verify ignore, in addition to "params._meta" and
-	// "result._meta" (which hold progress tokens and other per-run data).
+	// matching, Compare and Verify ignore, in addition to "params._meta"
+	// and "result._meta" (which hold progress tokens and other per-run
+	// data) and "params.clientInfo" (the client's name and version).
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request
 	// for the recorded requests it was ordered after (see the package

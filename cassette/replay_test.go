@@ -86,9 +86,43 @@ func TestMismatchErrorNamesCassettePositionMethodAndDiff(t *testing.T) {
 	if merr.Cassette != path || merr.Position != 5 || merr.Method != "tools/call" {
 		t.Errorf("MismatchError names %s:%d %s, want %s:5 tools/call", merr.Cassette, merr.Position, merr.Method, path)
 	}
-	mustContain(t, "diff", merr.Diff, `-`, `"recorded"`, `+`, `"live"`)
+	// A unified line diff of indented JSON, -recorded +live, the same
+	// bytes every time (go-cmp's output varies on purpose).
+	want := `--- recorded
++++ live
+@@ -2,7 +2,7 @@
+   "method": "tools/call",
+   "params": {
+     "arguments": {
+-      "label": "recorded"
++      "label": "live"
+     },
+     "name": "count"
+   }
+`
+	if merr.Diff != want {
+		t.Errorf("MismatchError.Diff =\n%s\nwant\n%s", merr.Diff, want)
+	}
 	// The caller sees the same text as the JSON-RPC error of its call.
-	mustContain(t, "the call's error", got[0].Err, path+":5", "tools/call", "(-recorded +live)", `"recorded"`, `"live"`)
+	mustContain(t, "the call's error", got[0].Err, path+":5", "tools/call", "--- recorded\n+++ live\n", `-      "label": "recorded"`, `+      "label": "live"`)
+}
+
+// TestMismatchDiffShowsNumbersAsWritten: a number in a diff is the JSON
+// number, not go-cmp's s"2".
+func TestMismatchDiffShowsNumbersAsWritten(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "numbers.jsonl")
+	recordCounter(t, path, call{Tool: "count", Args: map[string]any{"label": "x", "n": 2}})
+	f := replaying(t, path, nil)
+	session(t, f, rev2025, call{Tool: "count", Args: map[string]any{"label": "x", "n": 3}})
+	var merr *cassette.MismatchError
+	if err := f.Close(); !errors.As(err, &merr) {
+		t.Fatalf("Close = %v, want a *MismatchError", err)
+	}
+	mustContain(t, "diff", merr.Diff, "-      \"n\": 2\n", "+      \"n\": 3\n")
+	if strings.Contains(merr.Diff, `s"2"`) {
+		t.Errorf("diff shows a number as go-cmp does:\n%s", merr.Diff)
+	}
 }
 
 func TestUnmatchedMethodDiffsAgainstNextRecorded(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/internal/jsondiff"
 )
 
 // decodeTree decodes JSON into a tree of map[string]any, []any, string,
@@ -134,15 +134,9 @@ func mapStrings(v any, f func(string) string) any {
 	return v
 }
 
-// diff shows how a live message differs from a recorded one (-recorded
-// +live), both canonical JSON.
+// diff shows how a live message differs from a recorded one: a unified
+// line diff (-recorded +live) of their indented JSON, both canonical JSON
+// (nil for none), the same text every time.
 func diff(recorded, live []byte) string {
-	var a, b any
-	if recorded != nil {
-		a, _ = decodeTree(recorded)
-	}
-	if live != nil {
-		b, _ = decodeTree(live)
-	}
-	return cmp.Diff(a, b)
+	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

@@ -7,54 +7,64 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A DriftError reports where a live server's answers differ from a
-// cassette's.
+// A DriftError reports how a live server's answers differ from a
+// cassette's (Verify).
 type DriftError struct {
 	Cassette string
 	Drifts   []Drift
-}
-
-// A Drift is one recorded server message the live server answered
-// differently.
-type Drift struct {
-	Line   int    // line of the recorded server message
-	Method string // the method it answers or calls
-	Diff   string // cmp.Diff (-recorded +live); "" when the live server sent nothing
-	Reason string
+	// Live is the live session as Verify drove it, recorded at the message
+	// level (its Header.Transport the live transport's) and redacted with
+	// the same options: the drifts' NewLine are its lines. Save it
+	// (Marshal) to see the whole live session, or to re-record.
+	Live *Cassette
 }
 
 func (e *DriftError) Error() string {
+	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", e.Cassette, len(e.Drifts),
+		strings.TrimSuffix(FormatDrifts(e.Drifts, "recorded", "live"), "\n"))
+}
+
+// FormatDrifts writes drifts as mcprig diff and verify print them: grouped
+// by kind ("session drift:", "catalog drift:", "result drift:"), one line
+// each naming what drifted, how and where (oldName and newName label the
+// lines: "OLD", "recorded"), its diff indented below.
+func FormatDrifts(ds []Drift, oldName, newName string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s: live server drifted at %d message(s)", e.Cassette, len(e.Drifts))
-	for _, d := range e.Drifts {
-		fmt.Fprintf(&b, "\nline %d: %s: %s", d.Line, d.Method, d.Reason)
-		if d.Diff != "" {
-			fmt.Fprintf(&b, " (-recorded +live):\n%s", d.Diff)
-		}
-	}
+	transcript.Format(&b, toTranscriptDrifts(ds), oldName, newName)
 	return b.String()
 }
 
+func toTranscriptDrifts(ds []Drift) []transcript.Drift {
+	out := make([]transcript.Drift, len(ds))
+	for i, d := range ds {
+		out[i] = transcript.Drift{Kind: d.Kind, Subject: d.Subject, OldLine: d.Line, NewLine: d.NewLine, Reason: d.Reason, Diff: d.Diff}
+	}
+	return out
+}
+
 // Verify drives a live server with the client messages recorded in c, in
-// order, and compares the server's responses and server-to-client requests
-// with the recorded ones, ignoring what replay matching ignores (ids,
-// "_meta", opts.IgnorePaths; live messages are redacted first). Recorded
-// client responses answer the live server's requests. Server notifications
-// are not compared: their number and timing are rarely deterministic.
-// Requests are sent as recorded, redacted values as their placeholders.
+// order, waiting for each recorded answer before going on, and reports
+// where the live session drifted from the recorded one, as Compare does:
+// session drift, catalog drift, result drift, by messages, whatever the
+// transports (a stdio cassette verifies against an HTTP server and the
+// other way round). Recorded client responses answer the live server's
+// requests (sampling, elicitation, roots); requests are sent as recorded,
+// redacted values as their placeholders. What Compare ignores is ignored
+// (ids, "_meta", the client's identity, opts.IgnorePaths; live messages
+// are redacted first).
 //
-// A Streamable HTTP cassette is verified by its JSON-RPC messages (request
-// bodies, response bodies and events), in the order of its lines; live is
-// then a streamablehttp factory.
-//
-// It returns nil when nothing drifted, a *DriftError listing every drift,
-// or the error that stopped the session (ctx's included).
+// It returns nil when nothing drifted, a *DriftError listing every drift
+// (with the live session), or the error that stopped the session (ctx's
+// included).
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) (err error) {
-	if err := checkOptions("Verify", opts, c.Kind()); err != nil {
+	if err := checkOptions("Verify", opts, 0); err != nil {
 		return err
 	}
 	o := opts.orZero()
@@ -62,7 +72,11 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	if err != nil {
 		return err
 	}
-	tr, err := live.Transport()
+	rec, err := newLiveRecorder(live)
+	if err != nil {
+		return err
+	}
+	tr, err := rec.factory.Transport()
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", c.File, err)
 	}
@@ -70,7 +84,8 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", c.File, err)
 	}
-	v := &verifier{c: c, infos: infos, mt: newMatcher(o), red: newRedactor(o), msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}}
+	conn = rec.conn(conn)
+	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}}
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(rctx, conn) })
@@ -78,11 +93,11 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		cancel()
 		cerr := conn.Close()
 		wg.Wait()
-		if err == nil && len(v.drifts) > 0 {
-			err = &DriftError{Cassette: c.File, Drifts: v.drifts}
-		}
 		if err == nil && cerr != nil {
 			err = fmt.Errorf("verify %s: closing: %w", c.File, cerr)
+		}
+		if err == nil {
+			err = v.drift(rec, o)
 		}
 	}()
 	for i := range c.Interactions {
@@ -93,20 +108,119 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 			return fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err)
 		}
 	}
+	if serverEnded(c) {
+		// The recorded server ended the session: wait for the live one to
+		// end it too (or not, until ctx ends), so that the endings compare.
+		v.awaitEnd(ctx)
+	}
 	return nil
+}
+
+// A liveRecorder records the session Verify drives, as Open would: at the
+// HTTP level for Streamable HTTP, else at the message level.
+type liveRecorder struct {
+	factory transport.Factory
+	kind    transport.Kind
+	hrec    *httpRecorder
+	origin  auth.Origin
+	rconn   *recordConn
+}
+
+func newLiveRecorder(live transport.Factory) (*liveRecorder, error) {
+	r := &liveRecorder{factory: live, kind: live.Kind()}
+	if r.kind != transport.KindStreamableHTTP {
+		return r, nil
+	}
+	hf, ok := live.(HTTPFactory)
+	if !ok {
+		return nil, &OptionsError{Func: "Verify", Option: "live", Value: fmt.Sprintf("%T", live),
+			Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
+	}
+	cl, _ := live.(transport.Classifier)
+	r.origin = hf.Origin()
+	r.hrec = &httpRecorder{origin: r.origin, cl: cl, onDelete: func() {}}
+	r.factory = hf.WithBase(r.hrec.wrap)
+	return r, nil
+}
+
+// conn returns the connection Verify drives: c, recorded at the message
+// level unless the HTTP recorder is under it.
+func (r *liveRecorder) conn(c mcp.Connection) mcp.Connection {
+	if r.hrec != nil {
+		return c
+	}
+	cl, _ := r.factory.(transport.Classifier)
+	r.rconn = &recordConn{inner: c, cl: cl}
+	return r.rconn
+}
+
+// cassette returns the recorded live session, redacted with o.
+func (r *liveRecorder) cassette(o *Options) (*Cassette, error) {
+	if r.hrec != nil {
+		entries, err := r.hrec.close()
+		if err != nil {
+			return nil, err
+		}
+		return buildHTTP(entries, r.origin, o)
+	}
+	return buildMessages(r.kind, r.rconn.taken(), o, nil)
+}
+
+// serverEnded reports whether the server ended c's session.
+func serverEnded(c *Cassette) bool {
+	for i := len(c.Interactions) - 1; i >= 0; i-- {
+		if in := &c.Interactions[i]; in.Kind == KindClose && in.HTTP == nil {
+			return in.Ending.End != EndClient
+		}
+	}
+	return false
+}
+
+// drift compares the live session with the recorded one.
+func (v *verifier) drift(rec *liveRecorder, o *Options) error {
+	lc, err := rec.cassette(o)
+	if err != nil {
+		return fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err)
+	}
+	lc.File = "live"
+	mt := newMatcher(o)
+	a, err := readTranscript(v.c, mt)
+	if err != nil {
+		return err
+	}
+	b, err := readTranscript(lc, mt)
+	if err != nil {
+		return fmt.Errorf("verify %s: the live session: %w", v.c.File, err)
+	}
+	ds := compareTranscripts(v.c, lc, a, b, "recorded", "live")
+	if len(ds) == 0 {
+		return nil
+	}
+	return &DriftError{Cassette: v.c.File, Drifts: ds, Live: lc}
 }
 
 type verifier struct {
 	c           *Cassette
 	infos       []lineInfo
-	mt          *matcher
-	red         *redactor
 	msgs        chan jsonrpc.Message
 	readErr     error // set when msgs is closed
 	buf         []jsonrpc.Message
 	serverIDs   map[int]jsonrpc.ID  // recorded server request → its live id
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
-	drifts      []Drift
+}
+
+// awaitEnd waits until the live connection ends, or ctx does.
+func (v *verifier) awaitEnd(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-v.msgs:
+			if !ok {
+				return
+			}
+		}
+	}
 }
 
 func (v *verifier) read(ctx context.Context, conn interface {
@@ -136,11 +250,6 @@ func (v *verifier) step(ctx context.Context, conn interface {
 }, i int) error {
 	info := &v.infos[i]
 	from := side(&v.c.Interactions[i])
-	method := info.msg.method
-	if info.msg.kind == kindResponse && info.pair >= 0 {
-		method = v.infos[info.pair].msg.method
-	}
-	line := v.c.Line(i)
 	switch m := info.msg.toMessage().(type) {
 	case *jsonrpc.Request:
 		if from == FromClient {
@@ -151,7 +260,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			return conn.Write(ctx, &cp)
 		}
 		if !m.IsCall() {
-			return nil // server notifications are not compared
+			return nil // server notifications are not awaited
 		}
 		got, err := v.await(ctx, true, func(g jsonrpc.Message) bool {
 			r, ok := g.(*jsonrpc.Request)
@@ -161,11 +270,10 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			return err
 		}
 		if got == nil {
-			v.drifts = append(v.drifts, Drift{Line: line, Method: method, Reason: "the live server did not send this request"})
-			return nil
+			return nil // the live server did not ask: Compare reports it
 		}
 		v.serverIDs[i] = got.(*jsonrpc.Request).ID
-		return v.compare(i, got, method)
+		return nil
 	case *jsonrpc.Response:
 		if from == FromClient {
 			id, ok := v.serverIDs[info.pair]
@@ -176,15 +284,14 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			cp.ID = id
 			return conn.Write(ctx, &cp)
 		}
-		got, err := v.await(ctx, false, func(g jsonrpc.Message) bool {
+		if _, err := v.await(ctx, false, func(g jsonrpc.Message) bool {
 			r, ok := g.(*jsonrpc.Response)
 			return ok && r.ID == m.ID
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
 		delete(v.outstanding, m.ID)
-		return v.compare(i, got, method)
+		return nil
 	}
 	return nil
 }
@@ -227,19 +334,3 @@ func (v *verifier) await(ctx context.Context, forRequest bool, want func(jsonrpc
 }
 
 var errEnded = errors.New("connection closed")
-
-func (v *verifier) compare(i int, got jsonrpc.Message, method string) error {
-	canon, err := canonicalMessage(got)
-	if err != nil {
-		return err
-	}
-	if canon, err = v.red.message(canon); err != nil {
-		return err
-	}
-	kind := liveKind(got)
-	gotKey, wantKey := v.mt.key(kind, canon), v.mt.key(v.infos[i].msg.kind, v.infos[i].canon)
-	if string(gotKey) != string(wantKey) {
-		v.drifts = append(v.drifts, Drift{Line: v.c.Line(i), Method: method, Diff: diff(wantKey[1:], gotKey[1:]), Reason: "differs"})
-	}
-	return nil
-}

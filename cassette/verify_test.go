@@ -3,9 +3,11 @@ package cassette_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
@@ -58,7 +60,17 @@ func TestVerifyReportsDrift(t *testing.T) {
 	if len(derr.Drifts) != 2 || derr.Drifts[0].Line != 6 || derr.Drifts[1].Line != 16 {
 		t.Fatalf("drifts = %+v, want lines 6 and 16 (the two count results)", derr.Drifts)
 	}
-	mustContain(t, "drift error", err.Error(), path, "line 6: tools/call", "(-recorded +live)", `-`, `"first #1"`, `+`, `"counted first"`)
+	for _, d := range derr.Drifts {
+		if d.Kind != cassette.DriftResult || d.Reason != "answered differently" {
+			t.Errorf("drift %+v, want a result drift", d)
+		}
+		// NewLine is the live answer's line in the live session's cassette.
+		if d.NewLine < 2 || d.NewLine-2 >= len(derr.Live.Interactions) || !strings.Contains(string(derr.Live.Interactions[d.NewLine-2].Message), `"counted `) {
+			t.Errorf("drift %+v does not point at the live answer in DriftError.Live", d)
+		}
+	}
+	mustContain(t, "drift error", err.Error(), path, "result drift:", `tools/call count {"label":"first"}: answered differently (recorded line 6, live line`,
+		"--- recorded\n", "+++ live\n", `-        "text": "first #1",`, `+        "text": "counted first",`)
 	// Ignoring the drifting value makes it pass.
 	if err := verify(t, path, inprocess.New(drifting().srv), &cassette.Options{IgnorePaths: []string{"result.content"}}); err != nil {
 		t.Errorf("Verify ignoring result.content: %v", err)
@@ -78,7 +90,8 @@ func TestVerifyServerStopsAsking(t *testing.T) {
 	if !errors.As(err, &derr) {
 		t.Fatalf("Verify = %v, want a *DriftError", err)
 	}
-	mustContain(t, "drift error", err.Error(), "line 8: roots/list: the live server did not send this request")
+	mustContain(t, "drift error", err.Error(), "(server asks) roots/list: not called in live (recorded line 8)",
+		"(server asks) elicitation/create", `tools/call ask: answered differently`)
 }
 
 func TestVerifyHTTP(t *testing.T) {
@@ -99,4 +112,38 @@ func TestVerifyHTTP(t *testing.T) {
 		t.Fatalf("Verify = %v, want a *DriftError with the two count results", err)
 	}
 	mustContain(t, "drift error", err.Error(), path, "tools/call", `"first #1"`, `"counted first"`, `"second #3"`, `"counted second"`)
+}
+
+// TestVerifyAcrossTransports: a cassette is verified by its messages, so an
+// in-process recording verifies against the same server over HTTP, and an
+// HTTP recording against it in-process, with the same drifts.
+func TestVerifyAcrossTransports(t *testing.T) {
+	leakcheck.Check(t)
+	inproc := tempPath(t, "inprocess.jsonl")
+	recordCounter(t, inproc, script...)
+	overHTTP := tempPath(t, "http.jsonl")
+	record(t, overHTTP, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), nil, rev2025, script...)
+
+	if err := verify(t, inproc, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), nil); err != nil {
+		t.Errorf("in-process cassette against the server over HTTP: %v", err)
+	}
+	if err := verify(t, overHTTP, inprocess.New(newCounter().srv), nil); err != nil {
+		t.Errorf("HTTP cassette against the server in-process: %v", err)
+	}
+	subjects := func(err error) []string {
+		var derr *cassette.DriftError
+		if !errors.As(err, &derr) {
+			t.Fatalf("Verify = %v, want a *DriftError", err)
+		}
+		var out []string
+		for _, d := range derr.Drifts {
+			out = append(out, d.Kind+" "+d.Subject+": "+d.Reason+"\n"+d.Diff)
+		}
+		return out
+	}
+	a := subjects(verify(t, inproc, httpLive(t, newHTTPServer(t, drifting(), false, nil).url(), nil), nil))
+	b := subjects(verify(t, overHTTP, inprocess.New(drifting().srv), nil))
+	if diff := cmp.Diff(a, b); diff != "" || len(a) != 2 {
+		t.Errorf("drifts differ across transports (-in-process cassette +HTTP cassette):\n%s", diff)
+	}
 }

@@ -118,6 +118,11 @@ func (c *Client) AcceptCatalog() {
 // change not yet handled: changes that arrive while one waits are one.
 func (c *Client) listChanged(what string) {
 	c.mu.Lock()
+	c.handled[what]++
+	if c.handled[what] <= c.absorbed[what] { // Connect re-discovered after it already
+		c.mu.Unlock()
+		return
+	}
 	if c.catalog == nil { // Connect is still discovering; it re-discovers after
 		if !slices.Contains(c.pending, what) {
 			c.pending = append(c.pending, what)
@@ -147,4 +152,26 @@ func (c *Client) rediscover(ctx context.Context, what string) {
 	if drift != nil && c.handlers.CatalogChanged != nil {
 		c.handlers.CatalogChanged(drift)
 	}
+}
+
+// listKinds are the lists a list_changed notification names.
+var listKinds = []string{"tools", "resources", "prompts"}
+
+// listMethods maps the list_changed notifications to their lists.
+var listMethods = map[string]string{
+	"notifications/tools/list_changed":     "tools",
+	"notifications/resources/list_changed": "resources",
+	"notifications/prompts/list_changed":   "prompts",
+}
+
+// announce counts a notification the connection has just read, before
+// the go-sdk hands it on: a list change, for Connect (see Connect).
+func (c *Client) announce(method string) {
+	what, ok := listMethods[method]
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	c.announced[what]++
+	c.mu.Unlock()
 }

@@ -150,3 +150,63 @@ func TestConnectOverInprocessFactoryTwice(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestListChangedDuringConnectRediscoversBeforeReturn: a list change the
+// server announces while Connect discovers (as servers that set their
+// tools up as the session starts do) is discovered again before Connect
+// returns, so the re-listing has a fixed place, before the caller's first
+// call: recordings of such servers are the same every time.
+func TestListChangedDuringConnectRediscoversBeforeReturn(t *testing.T) {
+	leakcheck.Check(t)
+	srv := toolsServer(map[string]string{"a": "first"}, []string{"a"})
+	sent := make(chan struct{})
+	var once sync.Once
+	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "notifications/tools/list_changed" {
+				once.Do(func() { close(sent) })
+			}
+			return res, err
+		}
+	})
+	var mu sync.Mutex
+	lists := 0
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				mu.Lock()
+				lists++
+				first := lists == 1
+				mu.Unlock()
+				if first {
+					// The server changes its tools as the first listing
+					// arrives, and announces it before answering.
+					mcp.AddTool(srv, &mcp.Tool{Name: "b", Description: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+						return &mcp.CallToolResult{}, nil, nil
+					})
+					<-sent
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	changed := make(chan string, 4)
+	c := connect(t, srv, client.Definition{Name: "s"}, &client.Handlers{ListChanged: func(what string, _ *client.Catalog) { changed <- what }})
+	mu.Lock()
+	n := lists
+	mu.Unlock()
+	if n != 2 {
+		t.Errorf("Connect returned after %d tools/list, want 2: the change announced during discovery is discovered before Connect returns", n)
+	}
+	var names []string
+	for _, tl := range c.Catalog().Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Equal(names, []string{"a", "b"}) {
+		t.Errorf("Connect's catalog = %v, want [a b]", names)
+	}
+	if what := <-changed; what != "tools" {
+		t.Errorf("ListChanged(%q), want tools", what)
+	}
+}

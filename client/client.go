@@ -53,9 +53,13 @@ type Client struct {
 	models   map[string]string // model name by tool name
 	tools    map[string]string // tool name by model name
 	drift    *Drift
-	subs     map[string]bool            // resource URIs subscribed to
-	pending  []string                   // lists that changed before Connect finished
-	acks     map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
+	subs     map[string]bool // resource URIs subscribed to
+	pending  []string        // lists that changed before Connect finished
+	// announced counts the list changes the connection has read, by list,
+	// as it reads them; absorbed, those Connect re-discovered before it
+	// returned; handled, those the go-sdk has handed to listChanged.
+	announced, absorbed, handled map[string]int
+	acks                         map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
 
 	closeOnce sync.Once
 	closeErr  error
@@ -75,11 +79,12 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		h = &Handlers{}
 	}
 	c := &Client{
-		def:      def,
-		limits:   def.Limits.withDefaults(),
-		handlers: *h,
-		disabled: map[string]bool{},
-		subs:     map[string]bool{},
+		def:       def,
+		limits:    def.Limits.withDefaults(),
+		handlers:  *h,
+		disabled:  map[string]bool{},
+		subs:      map[string]bool{},
+		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
 	}
 	for _, t := range def.Disabled {
 		c.disabled[t] = true
@@ -90,7 +95,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		c.cancelBase()
 		waitFor(c.notes.stop(), HandlerGrace)
 		d := c.conn.diagnose()
-		return nil, &Error{Class: classify(err, d, connecting, c.classifier()), Op: op, Server: def.Name, Err: err, Diagnosis: d}
+		return nil, &Error{Class: classify(err, d, connecting, c.classifier()), Op: op, Server: def.Name, Err: explain(err, c.classifier()), Diagnosis: d}
 	}
 
 	tr, err := def.Transport.Transport()
@@ -136,6 +141,30 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		cs.Close()
 		return fail(OpDiscover, err, false)
 	}
+	// A list change the server announced while Connect discovered (servers
+	// that set their lists up as the session starts announce one) is
+	// discovered again before Connect returns, once: the catalog Connect
+	// returns is the changed one, and the re-listing has a fixed place in
+	// the session, before the caller's first call, so that a recording of
+	// it is the same every time. The connection counts announcements as it
+	// reads them, before the go-sdk hands them on, so that one read before
+	// the last listing's answer is never missed. Changes announced during
+	// that second listing are handled after Connect, as every later one is.
+	c.mu.Lock()
+	changed := slices.Clone(c.pending)
+	for _, what := range listKinds {
+		if c.announced[what] > 0 && !slices.Contains(changed, what) {
+			changed = append(changed, what)
+		}
+	}
+	c.absorbed = maps.Clone(c.announced)
+	c.pending = nil
+	c.mu.Unlock()
+	if len(changed) > 0 {
+		if again, err := discover(ctx, cs, c.limits); err == nil {
+			cat = again
+		}
+	}
 	c.mu.Lock()
 	c.install(cat, true)
 	drift, pending := c.drift, c.pending
@@ -143,6 +172,11 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	c.mu.Unlock()
 	if drift != nil && h.CatalogChanged != nil {
 		h.CatalogChanged(drift)
+	}
+	for _, what := range changed {
+		if h.ListChanged != nil {
+			c.notes.postList(what, func(context.Context) { h.ListChanged(what, cat) })
+		}
 	}
 	for _, what := range pending {
 		c.listChanged(what)
@@ -288,6 +322,7 @@ func (c *Client) fail(op, tool string, err error) error {
 	if executes[op] && lostReply(err, d, c.classifier()) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
+	err = explain(err, c.classifier())
 	return &Error{Class: class, Op: op, Server: c.def.Name, Tool: tool, Err: err, Diagnosis: d}
 }
 

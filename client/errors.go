@@ -43,6 +43,12 @@ const (
 	ClassTool
 	// ClassClosed: the client was closed.
 	ClassClosed
+	// ClassMismatch: a replay mismatch. The session is replayed from a
+	// recording (a cassette) that does not hold what the client sent at
+	// this point, or that held its answer past the replay's bound; the
+	// request was not executed. errors.As finds the *cassette.MismatchError
+	// (naming the cassette, its line and a diff) in the error.
+	ClassMismatch
 )
 
 var classNames = map[FailureClass]string{
@@ -55,6 +61,7 @@ var classNames = map[FailureClass]string{
 	ClassServer:    "server",
 	ClassTool:      "tool",
 	ClassClosed:    "closed",
+	ClassMismatch:  "mismatch",
 }
 
 // String returns the class's short name, such as "policy".
@@ -100,9 +107,34 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": %v", e.Err)
 	}
 	if d := e.Diagnosis; d != nil {
+		if e.Err != nil {
+			if rest, ok := saysTail(e.Err.Error(), d.Stderr); ok {
+				// The transport's error quotes the tail's last line already
+				// (a stdio exit error does, though the go-sdk keeps only its
+				// text): each line is said once. Stderr returns the whole
+				// tail.
+				cp := *d
+				cp.Stderr = rest
+				d = &cp
+			}
+		}
 		fmt.Fprintf(&b, " (server %s)", d)
 	}
 	return b.String()
+}
+
+// saysTail reports whether msg quotes the last line of a stderr tail, and
+// returns the tail without it.
+func saysTail(msg string, tail []byte) ([]byte, bool) {
+	t := strings.TrimRight(string(tail), "\r\n\t ")
+	rest, last := "", t
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		rest, last = t[:i+1], t[i+1:]
+	}
+	if last == "" || !strings.Contains(msg, last) {
+		return nil, false
+	}
+	return []byte(rest), true
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -212,6 +244,8 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 	switch {
 	case errors.Is(err, ErrClosed):
 		return ClassClosed
+	case errors.Is(err, transport.ErrMismatch):
+		return ClassMismatch
 	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrDisabled), errors.Is(err, ErrHeld),
 		errors.Is(err, ErrCatalogLimit), errors.Is(err, ErrNoHandler), errors.Is(err, ErrHandler),
 		errors.Is(err, ErrInputRounds), errors.Is(err, transport.ErrPolicy):
@@ -245,6 +279,26 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 	}
 	return ClassTransport
 }
+
+// explain returns err with what the transport's classifier says it stands
+// for in its chain (see transport.Classifier), its text unchanged: a
+// replaying cassette's *MismatchError for the JSON-RPC error the go-sdk
+// made of it.
+func explain(err error, cl transport.Classifier) error {
+	if cl == nil || err == nil {
+		return err
+	}
+	if s := cl.Classify(err); s != nil && !errors.Is(err, s) {
+		return &explained{err: err, as: s}
+	}
+	return err
+}
+
+// explained is an error and what it stands for.
+type explained struct{ err, as error }
+
+func (e *explained) Error() string   { return e.err.Error() }
+func (e *explained) Unwrap() []error { return []error{e.err, e.as} }
 
 // lostReply reports whether err, from a request the client sent, means
 // that its reply was lost: the request may have been executed. A request

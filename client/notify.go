@@ -272,6 +272,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 	}
 	if p, ok := tr.(transport.Pacer); ok {
 		p.SetPacer(func(ctx context.Context, method string) {
+			c.announce(method)
 			if paced[method] {
 				c.notes.admit(ctx)
 			}
@@ -282,21 +283,27 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		return nil // the go-sdk's own connection: see above
 	}
 	return func(conn mcp.Connection) mcp.Connection {
-		return &pacedConn{Connection: conn, n: c.notes, paced: paced}
+		return &pacedConn{Connection: conn, n: c.notes, paced: paced, announce: c.announce}
 	}
 }
 
 // pacedConn holds the go-sdk's reader back; see pacer.
 type pacedConn struct {
 	mcp.Connection
-	n     *notifier
-	paced map[string]bool // the notifications the go-sdk hands to the client's handlers
+	n        *notifier
+	paced    map[string]bool // the notifications the go-sdk hands to the client's handlers
+	announce func(method string)
 }
 
 func (p *pacedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := p.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && p.paced[r.Method] {
-		p.n.admit(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() {
+		if p.announce != nil {
+			p.announce(r.Method)
+		}
+		if p.paced[r.Method] {
+			p.n.admit(ctx)
+		}
 	}
 	return msg, err
 }

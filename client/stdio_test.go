@@ -164,6 +164,11 @@ func TestStdioStartFailures(t *testing.T) {
 		if errors.As(err, &e) && !strings.Contains(e.Stderr(), "no-such-flag") {
 			t.Errorf("stderr tail %q does not say what was wrong", e.Stderr())
 		}
+		// The stdio error quotes the tail's last line and the diagnosis
+		// holds the whole tail: the message says it once.
+		if n := strings.Count(err.Error(), "no-such-flag"); n != 1 {
+			t.Errorf("the error says the stderr tail %d times, want once:\n%v", n, err)
+		}
 	})
 }
 

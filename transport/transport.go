@@ -31,15 +31,26 @@ var (
 	// with a failure of its own, outside JSON-RPC: an HTTP 5xx, a 404 for a
 	// session it no longer has.
 	ErrServer = errors.New("transport: server failed the request")
+	// ErrMismatch is matched by errors from a replaying transport (a
+	// cassette) whose recording does not hold what the client sent at this
+	// point of the session, or held its answer past the replay's bound: a
+	// replay mismatch (cassette.MismatchError). Nothing was executed.
+	ErrMismatch = errors.New("transport: replay mismatch")
 )
 
 // A Classifier is implemented by a Factory whose errors reach the client in
 // a form the go-sdk chose (for example as JSON-RPC errors it synthesised),
 // where errors.Is against the sentinels above cannot see them.
+//
+// Classify may return, in place of a bare sentinel, an error of the
+// transport's own that matches one (errors.Is) and says more: a replaying
+// cassette returns its *cassette.MismatchError, which matches ErrMismatch.
+// A client puts what Classify returns in the chain of the error it reports
+// (its text unchanged), so that errors.Is and errors.As find it there.
 type Classifier interface {
 	// Classify returns the sentinel (ErrStart, ErrPolicy, ErrAuth,
-	// ErrProtocol, ErrTimeout, ErrBroken, ErrServer) that err stands for,
-	// or nil.
+	// ErrProtocol, ErrTimeout, ErrBroken, ErrServer, ErrMismatch) that err
+	// stands for, or an error matching one, or nil.
 	Classify(err error) error
 }
 

@@ -4,83 +4,127 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/transcript"
 )
 
-const inspectUsage = `usage: mcprig inspect FILE
+const inspectUsage = `usage: mcprig inspect [--format text] [-o FILE] FILE
 
-Prints a readable summary of the cassette FILE: its transport and protocol
-revision, the server, the catalog it published (tools with their
-descriptions, resources, prompts), every call in order (method, tool, short
-arguments, and a summary of the result or the error), the notifications by
-method, and the recorded stderr. Cassettes hold no clocks, so there are no
-timings to show.
+Shows the cassette FILE, whatever its transport and revision:
+
+  --format text (the default): its transport and protocol revision, the
+    server and client, the catalog it published (tools with their
+    descriptions, resources, templates, prompts), every call in order
+    (method, tool, short arguments, and a summary of the answer), the
+    notifications by method, how the session ended, the recorded stderr
+    and, for Streamable HTTP, its streams (drops, resumes, statuses).
+
+Messages are numbered (#N) in line order, as cassette.Message numbers
+them. Cassettes hold no clocks, so there
+are no timings to show.
 
 Exit status: 0, or 2 when FILE does not load (the error names the line).
+
+Flags:
 `
 
 func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcprig inspect", inspectUsage, stderr)
+	format := fs.String("format", "text", "what to print: `text`")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		return usageExit(err)
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "mcprig inspect", "want exactly one cassette FILE")
 	}
+	write, ok := formats[*format]
+	if !ok {
+		return usageError(stderr, "mcprig inspect", fmt.Sprintf("--format %q: want text", *format))
+	}
 	c, err := cassette.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "mcprig inspect: %v\n", err)
 		return 2
 	}
-	s, err := readSession(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcprig inspect: %v\n", err)
-		return 2
+	var b strings.Builder
+	write(&b, c)
+	if *out == "" {
+		io.WriteString(stdout, b.String())
+		return 0
 	}
-	s.print(stdout)
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintf(stderr, "mcprig inspect: %v\n", err)
+		return 1
+	}
 	return 0
 }
 
-// print writes the summary.
-func (s *session) print(w io.Writer) {
-	fmt.Fprintf(w, "cassette:  %s\n", s.file)
-	fmt.Fprintf(w, "transport: %s\n", s.header.Transport)
-	fmt.Fprintf(w, "protocol:  %s\n", s.header.Protocol)
-	fmt.Fprintf(w, "server:    %s\n", strings.TrimSpace(s.header.Server+" "+s.serverVersion))
-	if s.clientName != "" {
-		fmt.Fprintf(w, "client:    %s\n", s.clientName)
+// formats are inspect's outputs.
+var formats = map[string]func(*strings.Builder, *cassette.Cassette){
+	"text": writeText,
+}
+
+// readCassette reads what c's messages say.
+func readCassette(c *cassette.Cassette) *transcript.Session {
+	ms := c.Messages()
+	msgs := make([]transcript.Message, len(ms))
+	for i, m := range ms {
+		msgs[i] = transcript.Message{Number: m.Number, Line: m.Line, From: m.From, Raw: m.Message}
 	}
-	if len(s.capabilities) > 0 {
-		fmt.Fprintf(w, "capabilities: %s\n", strings.Join(s.capabilities, ", "))
+	s := transcript.Read(msgs, nil)
+	s.Protocol = c.Header.Protocol
+	if s.ServerName == "" {
+		s.ServerName = c.Header.Server
 	}
-	fmt.Fprintf(w, "messages:  %d\n", s.messages)
-	for _, k := range catalogKinds {
-		items, listed := s.catalog[k]
+	return s
+}
+
+// writeText writes the readable summary.
+func writeText(w *strings.Builder, c *cassette.Cassette) {
+	s := readCassette(c)
+	fmt.Fprintf(w, "cassette:  %s\n", c.File)
+	fmt.Fprintf(w, "transport: %s\n", c.Header.Transport)
+	fmt.Fprintf(w, "protocol:  %s\n", c.Header.Protocol)
+	fmt.Fprintf(w, "server:    %s\n", strings.TrimSpace(s.ServerName+" "+s.ServerVersion))
+	if s.ClientName != "" {
+		fmt.Fprintf(w, "client:    %s\n", strings.TrimSpace(s.ClientName+" "+s.ClientVersion))
+	}
+	if len(s.Capabilities) > 0 {
+		fmt.Fprintf(w, "capabilities: %s\n", strings.Join(s.Capabilities, ", "))
+	}
+	fmt.Fprintf(w, "messages:  %d\n", s.Messages)
+	for _, k := range transcript.Kinds {
+		items, listed := s.Catalog[k]
 		if !listed {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%d):\n", k, len(items))
 		for _, it := range items {
-			line := "  " + it.key
-			if d, _ := it.tree["description"].(string); d != "" {
-				line += ": " + short(d, 100)
+			line := "  " + it.Key
+			if d, _ := it.Tree["description"].(string); d != "" {
+				line += ": " + transcript.Short(d, 100)
 			}
 			fmt.Fprintln(w, line)
 		}
 	}
-	fmt.Fprintf(w, "\ncalls (%d):\n", len(s.calls))
-	for _, c := range s.calls {
-		fmt.Fprintf(w, "  line %d: %s\n", c.line, c.describe())
-		fmt.Fprintf(w, "    -> %s\n", c.summary())
+	fmt.Fprintf(w, "\ncalls (%d):\n", len(s.Calls))
+	for _, call := range s.Calls {
+		fmt.Fprintf(w, "  #%d line %d: %s\n", call.Number, call.Line, call.Describe())
+		answer := call.Summary()
+		if call.Answered {
+			answer = fmt.Sprintf("#%d %s", call.AnswerNumber, answer)
+		}
+		fmt.Fprintf(w, "    -> %s\n", answer)
 	}
-	if len(s.notifications) > 0 {
+	if len(s.Notifications) > 0 {
 		n := 0
-		keys := make([]string, 0, len(s.notifications))
-		for k, v := range s.notifications {
+		keys := make([]string, 0, len(s.Notifications))
+		for k, v := range s.Notifications {
 			keys = append(keys, k)
 			n += v
 		}
@@ -88,127 +132,157 @@ func (s *session) print(w io.Writer) {
 		fmt.Fprintf(w, "\nnotifications (%d):\n", n)
 		for _, k := range keys {
 			from, method, _ := strings.Cut(k, " ")
-			fmt.Fprintf(w, "  %-6s %s: %d\n", from, method, s.notifications[k])
+			fmt.Fprintf(w, "  %-6s %s: %d\n", from, method, s.Notifications[k])
 		}
 	}
-	if len(s.other) > 0 {
-		keys := make([]string, 0, len(s.other))
-		for k := range s.other {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		fmt.Fprintln(w, "\nother interactions:")
-		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %d\n", k, s.other[k])
-		}
+	if h := readHTTP(c); h != nil {
+		h.write(w)
 	}
-	if s.stderr != "" {
-		fmt.Fprintf(w, "\nstderr (%d bytes), last lines:\n", len(s.stderr))
-		lines := strings.Split(strings.TrimRight(s.stderr, "\n"), "\n")
-		for _, l := range lines[max(0, len(lines)-5):] {
-			fmt.Fprintf(w, "  %s\n", short(l, 120))
-		}
-	}
-}
-
-// describe says what was called: the method, and for the usual methods
-// their subject and short arguments.
-func (c *call) describe() string {
-	d := c.method
-	if c.from == cassette.FromServer {
-		d = "(server asks) " + d
-	}
-	switch c.method {
-	case "tools/call":
-		d += " " + c.tool()
-		if args, ok := c.params["arguments"]; ok {
-			d += " " + short(compact(args), 80)
-		}
-	case "prompts/get":
-		name, _ := c.params["name"].(string)
-		d += " " + name
-		if args, ok := c.params["arguments"]; ok {
-			d += " " + short(compact(args), 80)
-		}
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		uri, _ := c.params["uri"].(string)
-		d += " " + uri
-	default:
-		if len(c.params) > 0 {
-			d += " " + short(compact(c.params), 80)
-		}
-	}
-	return d
-}
-
-// summary says what the call returned.
-func (c *call) summary() string {
-	switch {
-	case !c.answered:
-		return "no answer recorded"
-	case c.err != nil:
-		return fmt.Sprintf("error %d: %s", c.err.Code, short(c.err.Message, 100))
-	}
-	res, _ := c.result.(map[string]any)
-	switch c.method {
-	case "tools/call":
-		s := contentSummary(res["content"])
-		if _, ok := res["structuredContent"]; ok {
-			s += " +structured"
-		}
-		if isErr, _ := res["isError"].(bool); isErr {
-			s = "tool error: " + s
-		}
-		return s
-	case "prompts/get":
-		msgs, _ := res["messages"].([]any)
-		return fmt.Sprintf("%d message(s)", len(msgs))
-	case "resources/read":
-		contents, _ := res["contents"].([]any)
-		var parts []string
-		for _, it := range contents {
-			obj, _ := it.(map[string]any)
-			if t, ok := obj["text"].(string); ok {
-				parts = append(parts, fmt.Sprintf("%q", short(t, 60)))
-			} else {
-				parts = append(parts, "[blob]")
+	if e, line := sessionEnding(c); e != nil {
+		fmt.Fprintf(w, "\nending (line %d): %s\n", line, describeEnding(e))
+		if e.Stderr != "" {
+			fmt.Fprintf(w, "\nstderr (%d bytes), last lines:\n", len(e.Stderr))
+			lines := strings.Split(strings.TrimRight(e.Stderr, "\n"), "\n")
+			for _, l := range lines[max(0, len(lines)-5):] {
+				fmt.Fprintf(w, "  %s\n", transcript.Short(l, 120))
 			}
 		}
-		return strings.Join(parts, ", ")
 	}
-	if len(res) == 0 {
-		return "ok"
-	}
-	return short(compact(res), 100)
 }
 
-// contentSummary summarises a content list: text quoted and shortened,
-// other kinds by type.
-func contentSummary(v any) string {
-	items, _ := v.([]any)
-	if len(items) == 0 {
-		return "no content"
+// sessionEnding returns the session's ending and its line.
+func sessionEnding(c *cassette.Cassette) (*cassette.Ending, int) {
+	for i := len(c.Interactions) - 1; i >= 0; i-- {
+		if in := &c.Interactions[i]; in.Kind == cassette.KindClose && in.HTTP == nil {
+			return in.Ending, c.Line(i)
+		}
 	}
-	var parts []string
-	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		typ, _ := obj["type"].(string)
-		if t, ok := obj["text"].(string); ok && typ == "text" {
-			parts = append(parts, fmt.Sprintf("%q", short(t, 60)))
+	return nil, 0
+}
+
+// describeEnding says how a session or stream ended.
+func describeEnding(e *cassette.Ending) string {
+	var s string
+	switch e.End {
+	case cassette.EndClient:
+		s = "closed by the client"
+		if len(e.Pending) > 0 {
+			ids := make([]string, len(e.Pending))
+			for i, id := range e.Pending {
+				ids[i] = string(id)
+			}
+			s += fmt.Sprintf(", %d call(s) unanswered (id %s)", len(ids), strings.Join(ids, ", "))
+		}
+	case cassette.EndEOF:
+		s = "the server ended it"
+	case cassette.EndError:
+		s = "reading failed"
+	case cassette.EndDropped:
+		s = "dropped"
+	case cassette.EndSession:
+		s = "open when the session ended"
+	default:
+		s = e.End
+	}
+	if x := e.Exit; x != nil {
+		if x.Signal != "" {
+			s += ", killed by " + x.Signal
+		} else {
+			s += fmt.Sprintf(", exit status %d", x.Code)
+		}
+	}
+	if e.Class != "" {
+		s += ", class " + e.Class
+	}
+	if e.Error != "" {
+		s += ": " + transcript.Short(e.Error, 120)
+	}
+	return s
+}
+
+// httpStats is what inspect shows of a Streamable HTTP session's streams.
+type httpStats struct {
+	streams  int
+	methods  map[string]int // requests by HTTP method
+	statuses map[int]int    // responses by status
+	drops    []int          // lines of dropped streams
+	resumes  []int          // lines of GETs with Last-Event-ID
+	failed   []int          // lines of requests that failed before any response
+	sessions []string       // Mcp-Session-Id values, in order of first appearance
+}
+
+func readHTTP(c *cassette.Cassette) *httpStats {
+	if c.Kind().String() != "streamablehttp" {
+		return nil
+	}
+	h := &httpStats{methods: map[string]int{}, statuses: map[int]int{}}
+	for i := range c.Interactions {
+		in := &c.Interactions[i]
+		if in.HTTP == nil {
 			continue
 		}
-		parts = append(parts, "["+typ+"]")
+		switch in.Kind {
+		case cassette.KindRequest:
+			h.streams++
+			h.methods[in.HTTP.Method]++
+			if in.HTTP.Headers.Get("Last-Event-ID") != "" {
+				h.resumes = append(h.resumes, c.Line(i))
+			}
+		case cassette.KindResponse:
+			h.statuses[in.HTTP.Status]++
+			if id := in.HTTP.Headers.Get("Mcp-Session-Id"); id != "" && !contains(h.sessions, id) {
+				h.sessions = append(h.sessions, id)
+			}
+		case cassette.KindClose:
+			switch in.Ending.End {
+			case cassette.EndDropped:
+				h.drops = append(h.drops, c.Line(i))
+			case cassette.EndError:
+				h.failed = append(h.failed, c.Line(i))
+			}
+		}
 	}
-	return strings.Join(parts, ", ")
+	return h
 }
 
-// short cuts s to at most n runes, marking the cut with "…", and puts it on
-// one line.
-func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+func (h *httpStats) write(w *strings.Builder) {
+	var methods []string
+	for m, n := range h.methods {
+		methods = append(methods, fmt.Sprintf("%s %d", m, n))
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	sort.Strings(methods)
+	var statuses []string
+	for s, n := range h.statuses {
+		statuses = append(statuses, fmt.Sprintf("%d: %d", s, n))
+	}
+	sort.Strings(statuses)
+	fmt.Fprintf(w, "\nhttp: %d streams (%s); statuses %s\n", h.streams, strings.Join(methods, ", "), strings.Join(statuses, ", "))
+	if len(h.sessions) > 0 {
+		fmt.Fprintf(w, "  session: %s\n", strings.Join(h.sessions, ", "))
+	}
+	for _, f := range []struct {
+		name  string
+		lines []int
+	}{{"dropped", h.drops}, {"resumed", h.resumes}, {"failed before a response", h.failed}} {
+		if len(f.lines) > 0 {
+			fmt.Fprintf(w, "  %s: line %s\n", f.name, joinInts(f.lines))
+		}
+	}
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

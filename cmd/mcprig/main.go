@@ -6,8 +6,11 @@
 //	mcprig record -o FILE --upstream URL --listen ADDR   a recording Streamable HTTP proxy
 //	mcprig replay FILE [--listen ADDR]                serve a cassette as an MCP server (stdio or HTTP)
 //	mcprig inspect FILE                               a readable summary of a cassette
-//	mcprig diff OLD NEW                               catalog and result drift; exit 1 on drift
+//	mcprig diff OLD NEW                               session, catalog and result drift; exit 1 on drift
+//	mcprig verify FILE -- CMD ARGS…                   re-drive a live server with the cassette's requests; exit 1 on drift
+//	mcprig verify FILE --upstream URL                 the same against a Streamable HTTP server
 //	mcprig upgrade FILE…                              rewrite version-1 cassettes as version 2
+//	mcprig --version                                  this build's version
 //
 // Run `mcprig help` for the full list and `mcprig COMMAND --help` for each.
 package main
@@ -18,7 +21,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -30,12 +35,13 @@ type command struct {
 
 var commands = map[string]command{
 	"demo":       {"run the adoption proof against the built-in fake server", runDemo},
-	"diff":       {"report catalog and result drift between two cassettes", runDiff},
+	"diff":       {"report session, catalog and result drift between two cassettes", runDiff},
 	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver},
-	"inspect":    {"summarise a cassette: server, catalog, calls", runInspect},
+	"inspect":    {"summarise a cassette: server, catalog, calls, ending", runInspect},
 	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord},
 	"replay":     {"serve a recorded session as an MCP server", runReplay},
 	"upgrade":    {"rewrite cassettes in the current format", runUpgrade},
+	"verify":     {"re-drive a live server with a cassette's requests and report drift", runVerify},
 }
 
 func main() {
@@ -50,6 +56,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		if len(args) > 1 {
+			return usageError(stderr, "mcprig", fmt.Sprintf("unexpected argument %q after %s", args[1], args[0]))
+		}
+		fmt.Fprintln(stdout, version())
+		return 0
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "mcprig: unknown command %q\n\n", args[0])
@@ -62,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: mcprig COMMAND [ARGS]\n\nCommands:")
+	fmt.Fprintln(w, "usage: mcprig COMMAND [ARGS]\n       mcprig --version\n\nCommands:")
 	names := make([]string, 0, len(commands))
 	for name := range commands {
 		names = append(names, name)
@@ -71,4 +84,45 @@ func usage(w io.Writer) {
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
+}
+
+// version describes this build: mcprig's module version (the tag it was
+// installed at, or "(devel)" when built from a checkout), the VCS revision
+// it was built from, the go-sdk it speaks MCP with and the Go release.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "mcprig (unknown build)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var parts []string
+	var rev string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if modified {
+			rev += ", modified"
+		}
+		parts = append(parts, "revision "+rev)
+	}
+	for _, d := range bi.Deps {
+		if d.Path == "github.com/modelcontextprotocol/go-sdk" {
+			parts = append(parts, "go-sdk "+d.Version)
+		}
+	}
+	parts = append(parts, bi.GoVersion)
+	return fmt.Sprintf("mcprig %s (%s)", v, strings.Join(parts, "; "))
 }

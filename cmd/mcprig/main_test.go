@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +45,61 @@ func TestUsage(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"help"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "fakeserver") {
 		t.Errorf("help exited %d with %q", code, stdout.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, flag := range []string{"--version", "-version"} {
+		code, stdout, stderr := runMcprig(flag)
+		if code != 0 || !strings.HasPrefix(stdout, "mcprig ") || !strings.Contains(stdout, "go-sdk v") || stderr != "" {
+			t.Errorf("mcprig %s: exit %d, stdout %q, stderr %q; want 0 and the version with the go-sdk's", flag, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runMcprig("--version", "extra"); code != 2 || !strings.Contains(stderr, `unexpected argument "extra"`) {
+		t.Errorf("mcprig --version extra: exit %d, stderr %q; want 2", code, stderr)
+	}
+}
+
+// TestUnexpectedArguments: every command refuses arguments it does not
+// take, at once, with exit status 2, before starting anything.
+func TestUnexpectedArguments(t *testing.T) {
+	docs := filepath.Join("testdata", "docs.jsonl")
+	for _, args := range [][]string{
+		{"demo", "extra"},
+		{"demo", "-profile", "2025-11-25", "extra"},
+		{"fakeserver", "extra"},
+		{"inspect", docs, "extra"},
+		{"diff", docs, docs, "extra"},
+		{"replay", docs, "extra"},
+		{"verify", docs},
+		{"verify", docs, "extra", "--", "prog"},
+		{"record", "-o", filepath.Join(t.TempDir(), "x.jsonl"), "--upstream", "http://127.0.0.1:1/mcp", "extra"},
+	} {
+		code, stdout, stderr := runMcprig(args...)
+		if code != 2 || stderr == "" && args[0] != "fakeserver" { // fakeserver.Main writes to the process's stderr
+			t.Errorf("mcprig %s: exit %d, stdout %q, stderr %q; want 2 and a usage error", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runMcprig("demo", "-profile", "1999-01-01"); code != 2 || !strings.Contains(stderr, "1999-01-01") {
+		t.Errorf("demo with an unknown profile: exit %d, stderr %q; want 2 naming it", code, stderr)
+	}
+}
+
+// TestDemoProfile: demo connects with the profile it is given.
+func TestDemoProfile(t *testing.T) {
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		code, stdout, stderr := runMcprig("demo", "-profile", rev)
+		if code != 0 || !strings.Contains(stdout, "(protocol "+rev+")") {
+			t.Errorf("demo -profile %s: exit %d\nstdout:\n%s\nstderr:\n%s", rev, code, stdout, stderr)
+		}
+	}
+}
+
+// TestStartErrorSaidOnce: a server that cannot be started is named once.
+func TestStartErrorSaidOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	code, _, stderr := runMcprig("record", "-o", filepath.Join(t.TempDir(), "x.jsonl"), "--", missing)
+	if code != 1 || strings.Count(stderr, "starting") != 1 || !strings.Contains(stderr, "stdio: starting "+missing+": ") {
+		t.Errorf("record of a missing server: exit %d, stderr %q; want 1 and the start error said once", code, stderr)
 	}
 }

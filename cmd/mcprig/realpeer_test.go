@@ -323,3 +323,75 @@ func startEverythingHTTP(t *testing.T, everything string) string {
 	waitListening(t, "127.0.0.1:"+port, logPath)
 	return "http://127.0.0.1:" + port + "/mcp"
 }
+
+// linesChanged counts the lines of b that are not in a, in a line diff,
+// and b's lines.
+func linesChanged(a, b []byte) (changed, total int) {
+	al := strings.SplitAfter(string(a), "\n")
+	bl := strings.SplitAfter(string(b), "\n")
+	// Longest common subsequence, by dynamic programming: cassettes are
+	// small.
+	dp := make([][]int, len(al)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(bl)+1)
+	}
+	for i := len(al) - 1; i >= 0; i-- {
+		for j := len(bl) - 1; j >= 0; j-- {
+			if al[i] == bl[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return len(bl) - dp[0][0], len(bl)
+}
+
+// TestRealPeerEverythingRerecord records server-everything twice over
+// stdio and twice over Streamable HTTP: each pair is byte for byte the
+// same, so a cassette's git diff shows what the server changed and
+// nothing else.
+func TestRealPeerEverythingRerecord(t *testing.T) {
+	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
+	leakcheck.Check(t)
+	t.Run("stdio", func(t *testing.T) {
+		var runs [2][]byte
+		for i := range runs {
+			path := filepath.Join(t.TempDir(), "everything.jsonl")
+			driveEverything(t, mcprig(t, nil, "record", "-o", path, "--", everything, "stdio"))
+			runs[i] = readFile(t, path)
+		}
+		n, total := linesChanged(runs[0], runs[1])
+		t.Logf("stdio: %d of %d lines changed between two recordings", n, total)
+		if diff := cmp.Diff(string(runs[0]), string(runs[1])); diff != "" {
+			t.Errorf("two recordings over stdio differ (-first +second):\n%s", diff)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		var runs [2][]byte
+		for i := range runs {
+			upstream := startEverythingHTTP(t, everything)
+			path := filepath.Join(t.TempDir(), "everything-http.jsonl")
+			rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream)
+			driveEverything(t, httpFactory(t, rec.url))
+			if code := rec.wait(t); code != 0 {
+				t.Fatalf("mcprig record exited %d\nstderr:\n%s", code, rec.stderr)
+			}
+			runs[i] = readFile(t, path)
+		}
+		n, total := linesChanged(runs[0], runs[1])
+		t.Logf("http: %d of %d lines changed between two recordings", n, total)
+		if diff := cmp.Diff(string(runs[0]), string(runs[1])); diff != "" {
+			t.Errorf("two recordings over HTTP differ (-first +second):\n%s", diff)
+		}
+	})
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -44,11 +44,9 @@ Flags:
 // recordFlags are the flags of mcprig record.
 type recordFlags struct {
 	out         string
-	env         multiFlag
-	inherit     string
+	child       childFlags
 	stderr      bool
 	progress    int64
-	maxFrame    int
 	redact      redactFlags
 	upstream    string
 	listen      string
@@ -57,11 +55,9 @@ type recordFlags struct {
 
 func (f *recordFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "o", "", "write the cassette to `FILE` (required)")
-	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
-	fs.StringVar(&f.inherit, "inherit", "", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none")
+	f.child.define(fs)
 	fs.BoolVar(&f.stderr, "stderr", false, "also record the tail of the child's standard error")
 	fs.Int64Var(&f.progress, "progress", 1000, "print a progress line to stderr every `N` messages (0: never)")
-	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
 	f.redact.define(fs)
 	fs.StringVar(&f.upstream, "upstream", "", "record the Streamable HTTP server at `URL` (with --listen)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
@@ -105,8 +101,22 @@ func (f *redactFlags) apply(o *cassette.Options) error {
 	return nil
 }
 
+// childFlags are the flags of a command that starts the server as a stdio
+// child.
+type childFlags struct {
+	env      multiFlag
+	inherit  string
+	maxFrame int
+}
+
+func (f *childFlags) define(fs *flag.FlagSet) {
+	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
+	fs.StringVar(&f.inherit, "inherit", "", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none")
+	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
+}
+
 // stdioOptions returns the child's options.
-func (f *recordFlags) stdioOptions(stderr io.Writer) (*stdio.Options, error) {
+func (f *childFlags) stdioOptions(stderr io.Writer) (*stdio.Options, error) {
 	o := &stdio.Options{Env: map[string]string{}, MaxFrameBytes: f.maxFrame, Stderr: stderr}
 	switch f.inherit {
 	case "":
@@ -172,7 +182,7 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 			fmt.Fprintf(stderr, "mcprig record: %d bytes of the server's stderr dropped (stderr not read fast enough)\n", n)
 		}
 	}()
-	so, err := f.stdioOptions(childErr)
+	so, err := f.child.stdioOptions(childErr)
 	if err != nil {
 		return err
 	}
@@ -192,9 +202,9 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	up, err := t.Connect(ctx)
 	if err != nil {
 		rec.Close()
-		return fmt.Errorf("starting %s: %w", cmd[0], err)
+		return err // the transport's error names the command
 	}
-	down, err := stdioConn(ctx, in, out, f.maxFrame)
+	down, err := stdioConn(ctx, in, out, f.child.maxFrame)
 	if err != nil {
 		up.Close()
 		rec.Close()

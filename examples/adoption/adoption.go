@@ -23,6 +23,9 @@ type Server struct {
 	Path string
 	Args []string
 	Env  map[string]string
+	// Profile is the protocol profile the client connects with; the zero
+	// value is client.ProfileDefault.
+	Profile client.Profile
 }
 
 // A Call is what the scripted model asks for in one turn.
@@ -61,7 +64,7 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 	if err != nil {
 		return err
 	}
-	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: srv.Profile, Transport: f}, nil)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,176 @@
+package cassette
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/looprig/mcp/internal/transcript"
+)
+
+// A Message is one JSON-RPC message of a cassette, whatever its transport:
+// a message line, or the body or event data of an HTTP line that is one.
+type Message struct {
+	// Number is the message's place among the cassette's messages, from 1,
+	// in line order: what Options.Faults and mcprig inspect number.
+	Number  int
+	Line    int    // the cassette line it is on
+	From    string // FromClient or FromServer
+	Message json.RawMessage
+}
+
+// Messages returns the cassette's JSON-RPC messages in order. A stdio and
+// an HTTP recording of the same session hold the same messages: Compare,
+// Verify and mcprig compare cassettes by them.
+func (c *Cassette) Messages() []Message {
+	var out []Message
+	for i := range c.Interactions {
+		in := &c.Interactions[i]
+		if in.Message == nil {
+			continue
+		}
+		out = append(out, Message{Number: len(out) + 1, Line: c.Line(i), From: side(in), Message: in.Message})
+	}
+	return out
+}
+
+// Kinds of Drift.
+const (
+	// DriftSession: the protocol revision, the server's name, version,
+	// capabilities or instructions, or how the session ended.
+	DriftSession = transcript.DriftSession
+	// DriftCatalog: a tool, resource, resource template or prompt was added,
+	// removed or changed.
+	DriftCatalog = transcript.DriftCatalog
+	// DriftResult: the same call (sender, method and params) was answered
+	// differently, or was made in one session only.
+	DriftResult = transcript.DriftResult
+)
+
+// A Drift is one way a session differs from another (Compare), or a live
+// server from a cassette (Verify).
+type Drift struct {
+	Kind    string // DriftSession, DriftCatalog or DriftResult
+	Subject string // what drifted: "server version", `tool "lookup"`, `tools/call lookup {"query":"x"}`
+	Line    int    // its line in the old (recorded) cassette; 0 when that has none
+	NewLine int    // its line in the new cassette (for Verify, in DriftError.Live); 0 when that has none
+	Reason  string // "changed", "added", "removed", "answered differently", "not called in NEW", `"v1" -> "v2"`, …
+	Diff    string // a unified line diff of indented JSON (--- OLD +++ NEW; Verify's --- recorded +++ live); "" when there is none to show
+}
+
+// Compare reports how the session recorded in new differs from old's, by
+// their messages (see Messages), so that cassettes of any transports
+// compare alike: session drift (the revision, the server's identity,
+// capabilities and instructions, how the session ended), catalog drift
+// (the last listing of each kind, item by item) and result drift (each
+// call of old paired with the first unpaired call of new by sender,
+// method and params, their answers compared; calls made in one only).
+// Request ids, "_meta", the client's identity, opts.IgnorePaths and the
+// numbering of placeholders are ignored; which transport carried a
+// session is not drift. It returns no drifts for equivalent sessions, and
+// an error for options it cannot use or a cassette that would not load.
+func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
+	o := opts.orZero()
+	if err := checkOptions("Compare", o, 0); err != nil {
+		return nil, err
+	}
+	mt := newMatcher(o)
+	a, err := readTranscript(old, mt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readTranscript(new, mt)
+	if err != nil {
+		return nil, err
+	}
+	return compareTranscripts(old, new, a, b, "OLD", "NEW"), nil
+}
+
+// compareTranscripts compares two read cassettes, endings included.
+func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, newName string) []Drift {
+	ds := transcript.Compare(a, b, oldName, newName)
+	// How the session ended goes with the session drift.
+	var end []transcript.Drift
+	if eo, en := endingOf(old), endingOf(new); eo.text != en.text {
+		end = append(end, transcript.Drift{Kind: DriftSession, Subject: "ending", OldLine: eo.line, NewLine: en.line, Reason: fmt.Sprintf("%s -> %s", eo.text, en.text)})
+	}
+	k := 0
+	for k < len(ds) && ds[k].Kind == DriftSession {
+		k++
+	}
+	ds = append(ds[:k:k], append(end, ds[k:]...)...)
+	out := make([]Drift, len(ds))
+	for i, d := range ds {
+		out[i] = Drift{Kind: d.Kind, Subject: d.Subject, Line: d.OldLine, NewLine: d.NewLine, Reason: d.Reason, Diff: d.Diff}
+	}
+	return out
+}
+
+// readTranscript reads c's messages, as matching sees them: canonical,
+// without the ignored paths, placeholders spelled alike.
+func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
+	infos, err := analyse(c)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []transcript.Message
+	for i := range c.Interactions {
+		if infos[i].canon == nil {
+			continue
+		}
+		msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
+	}
+	s := transcript.Read(msgs, func(raw []byte) []byte { return normalise(filter(nil, raw, mt.ignore)) })
+	s.Protocol = c.Header.Protocol
+	if s.ServerName == "" {
+		s.ServerName = c.Header.Server
+	}
+	return s, nil
+}
+
+// An ending is how a session ended, as Compare compares it.
+type ending struct {
+	line int
+	text string
+}
+
+// endingOf describes the session's end: who ended it, and how.
+func endingOf(c *Cassette) ending {
+	for i := len(c.Interactions) - 1; i >= 0; i-- {
+		in := &c.Interactions[i]
+		if in.Kind != KindClose || in.HTTP != nil {
+			continue
+		}
+		return ending{line: c.Line(i), text: describeEnding(in.Ending)}
+	}
+	return ending{text: "no ending"}
+}
+
+// describeEnding says how a session ended, in a few words.
+func describeEnding(e *Ending) string {
+	var parts []string
+	switch e.End {
+	case EndClient:
+		parts = append(parts, "closed by the client")
+	case EndEOF:
+		parts = append(parts, "ended by the server")
+	case EndError:
+		parts = append(parts, "reading failed")
+	default:
+		parts = append(parts, e.End)
+	}
+	if x := e.Exit; x != nil {
+		if x.Signal != "" {
+			parts = append(parts, "killed by "+x.Signal)
+		} else {
+			parts = append(parts, fmt.Sprintf("exit status %d", x.Code))
+		}
+	}
+	if e.Class != "" {
+		parts = append(parts, "class "+e.Class)
+	}
+	if e.Error != "" {
+		parts = append(parts, fmt.Sprintf("%q", normaliseString(e.Error)))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,156 @@
+package cassette
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// readOnly are the requests that change nothing at the server and so cause
+// no notification: a server notification that arrives while they are made
+// owes them nothing.
+var readOnly = map[string]bool{
+	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "ping": true,
+}
+
+// floatNotifications writes each server notification that the server sent
+// of its own accord (at the message level, any; at the HTTP level, those
+// of the standalone GET stream and of a 2026-07-28 subscriptions/listen
+// stream) before the read-only exchanges (listings,
+// pings: requests and their answers) recorded just before it. Whether such
+// a notification reached the client before or after a listing that ran
+// meanwhile is timing, not behaviour (a listing causes no notification),
+// and where its line goes must not be, or re-recording a server that
+// announces changes as the session starts would not give the same bytes.
+// Replay is only freed by it: a notification goes out once the client
+// messages recorded before it are served. Nothing else moves, and
+// notifications keep their order.
+func floatNotifications(c *Cassette) {
+	ins := c.Interactions
+	n := len(ins)
+	floatable := make([]bool, n)  // a line of a read-only exchange
+	movable := make([]bool, n)    // a server notification that may float
+	calls := map[string]string{}  // client call id → method
+	reqMethod := map[int]string{} // HTTP stream → the method its request carries
+	standaloneStream := map[int]bool{}
+	for i := range ins {
+		in := &ins[i]
+		var m msgInfo
+		if in.Message != nil {
+			m, _ = scanMessage(in.Message)
+		}
+		if in.HTTP != nil {
+			st := in.HTTP.Stream
+			if in.Kind == KindRequest {
+				if in.Message != nil && m.kind == kindCall {
+					reqMethod[st] = m.method
+				}
+				standaloneStream[st] = in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
+			}
+			switch {
+			case readOnly[reqMethod[st]]:
+				floatable[i] = true
+			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == KindEvent && in.Message != nil && m.kind == kindNote:
+				movable[i] = true
+			}
+			continue
+		}
+		if in.Kind != KindMessage {
+			continue
+		}
+		switch {
+		case in.From == FromClient && m.kind == kindCall:
+			calls[m.id] = m.method
+			floatable[i] = readOnly[m.method]
+		case in.From == FromServer && m.kind == kindResponse:
+			floatable[i] = readOnly[calls[m.id]]
+		case in.From == FromServer && m.kind == kindNote:
+			movable[i] = true
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !movable[i] {
+			continue
+		}
+		j := i
+		if at, ok := ackOf(ins, i); ok {
+			// An acknowledgement of a subscription answers its request
+			// alone: it goes right after the request (at HTTP, after the
+			// lines of its stream before it).
+			for j > 0 && j-1 > at && !sameStream(&ins[j-1], &ins[i]) {
+				j--
+			}
+		} else {
+			for j > 0 && floatable[j-1] {
+				j--
+			}
+		}
+		if j == i {
+			continue
+		}
+		// The close lines that follow the event on its stream go with it.
+		k := i + 1
+		for k < n && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[i].HTTP != nil && ins[k].HTTP.Stream == ins[i].HTTP.Stream {
+			k++
+		}
+		rotate(ins[j:k], i-j)
+		rotate(floatable[j:k], i-j)
+		rotate(movable[j:k], i-j)
+		for x := j; x < j+k-i; x++ {
+			floatable[x], movable[x] = false, false
+		}
+		i = k - 1
+	}
+}
+
+// rotate moves s[m:] before s[:m].
+func rotate[T any](s []T, m int) {
+	tail := append([]T(nil), s[m:]...)
+	copy(s[len(tail):], s[:m])
+	copy(s, tail)
+}
+
+// ackOf reports whether line i is a notifications/subscriptions/acknowledged
+// and returns the line of the subscriptions/listen request it acknowledges
+// (at HTTP, its stream's request).
+func ackOf(ins []Interaction, i int) (int, bool) {
+	m, err := scanMessage(ins[i].Message)
+	if err != nil || m.method != "notifications/subscriptions/acknowledged" {
+		return 0, false
+	}
+	if h := ins[i].HTTP; h != nil {
+		for k := i - 1; k >= 0; k-- {
+			if ins[k].Kind == KindRequest && ins[k].HTTP.Stream == h.Stream {
+				return k, true
+			}
+		}
+		return 0, false
+	}
+	id := subscriptionID(m.params)
+	for k := i - 1; k >= 0 && id != ""; k-- {
+		if in := &ins[k]; in.Kind == KindMessage && in.From == FromClient {
+			if q, err := scanMessage(in.Message); err == nil && q.kind == kindCall && q.method == "subscriptions/listen" && q.id == id {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// subscriptionID returns the key of the request an acknowledgement's
+// "_meta" names.
+func subscriptionID(params []byte) string {
+	var p struct {
+		Meta struct {
+			ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta.ID == nil {
+		return ""
+	}
+	k, _ := idKey(p.Meta.ID)
+	return k
+}
+
+func sameStream(a, b *Interaction) bool {
+	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
+}
