@@ -187,8 +187,36 @@
 // stream's last line and an empty response (202, 204) its request, which
 // keeps re-recordings byte-identical. Event ids, random in most servers,
 // are renamed ("<random>_3" becomes "s1_3"), alike in events and in
-// Last-Event-ID; session ids are kept (give the recorded server a
-// deterministic generator, the go-sdk's ServerOptions.GetSessionID).
+// Last-Event-ID; so are session ids: the n-th Mcp-Session-Id the server
+// handed out is "session-<n>" in every header and wherever else it
+// appears, and replay hands that name out.
+//
+// # Re-recording
+//
+// Recording the same session twice gives the same bytes, also against
+// servers that make ids up and clients that work concurrently. What only
+// timing decides is written the same way every time:
+//
+//   - a notification the server sent of its own accord (at the message
+//     level, any; at the HTTP level, those of the standalone GET stream and
+//     of a subscriptions/listen stream) is written before the read-only
+//     exchanges (listings, pings: requests and answers) recorded just
+//     before it: a listing causes no notification, so whether it reached
+//     the client before or after one that ran meanwhile is timing. It never
+//     passes a call or a client notification. An acknowledgement of a
+//     subscription is written right after the subscription's request.
+//   - a stream the client stopped reading once it had made its last
+//     request is "session": open until the session ended.
+//   - a 2026-07-28 client's notifications/cancelled of its
+//     subscriptions/listen, sent as it closes the session (the go-sdk sends
+//     it best-effort, sometimes after the session is gone), is the
+//     session's close and is not written.
+//
+// Replay is only freed by these: a line that keeps its place goes out once
+// the client messages recorded before it are served. This module's
+// client does its part: a list change announced while Connect discovers
+// is discovered again before Connect returns, so the re-listing has one
+// place in the session.
 //
 // A replayed HTTP session goes through the live factory when Open is given
 // one (its limits, headers and endpoint path; nothing leaves the process),
@@ -205,6 +233,18 @@
 // rewrite events, not add or remove them); [Options].FS takes go-vcr's
 // storage interface, for every read and write of the cassette; and
 // [Mode.VCRMode] and [ModeFromVCR] map the modes.
+//
+// # Compare and Verify
+//
+// [Compare] reports how two cassettes' sessions differ, by their messages
+// ([Cassette.Messages]), so that a stdio and an HTTP recording of one
+// session do not drift: session drift (revision, server identity,
+// capabilities, instructions, the ending), catalog drift (each listed
+// item) and result drift (calls paired by sender, method and params).
+// [Verify] drives a live server with a cassette's client messages,
+// records the live session as it goes and compares it the same way. Both
+// are what mcprig diff and mcprig verify print ([FormatDrifts]); diffs are
+// unified line diffs of indented JSON, the same text every time.
 //
 // # Errors
 //
