@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +27,12 @@ const reapTimeout = 2 * time.Second
 // stack and each leaked process by pid and command; leaked processes are then
 // killed so that they do not outlive the test binary.
 //
+// A test that leaves nothing behind is not held up: the check returns as
+// soon as the goroutines it waits for have ended. Idle keep-alive
+// connections of http.DefaultTransport (the go-sdk's own client, http.Get)
+// are closed first, as httptest.Server.Close does, so that a connection
+// pooled to a server that outlives the test is not waited for or reported.
+//
 // Call it first in a test that does not call t.Parallel (its siblings'
 // goroutines would be reported); helpers such as [Connect] and [Stdio]
 // check their own processes and sessions whether or not LeakCheck is called.
@@ -33,6 +40,17 @@ func LeakCheck(t testing.TB) {
 	t.Helper()
 	leakcheck.Check(t)
 	trackerOf(t)
+	// Registered after the goroutine check, so run before it, once the
+	// test's own cleanups have closed its clients.
+	t.Cleanup(closeIdleConnections)
+}
+
+// closeIdleConnections closes the idle connections of http.DefaultTransport:
+// their goroutines wait for the next request, or the idle timeout.
+func closeIdleConnections() {
+	if tr, ok := http.DefaultTransport.(interface{ CloseIdleConnections() }); ok {
+		tr.CloseIdleConnections()
+	}
 }
 
 // proc is one running process of a group.
