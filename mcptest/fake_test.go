@@ -1,6 +1,7 @@
 package mcptest_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -8,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/transport/stdio"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestInProcessCountsEveryExecution(t *testing.T) {
@@ -141,4 +144,58 @@ func TestLeaksAreReported(t *testing.T) {
 			t.Errorf("failures = %q, want one report of an open session", failures)
 		}
 	})
+}
+
+// The rich profile's log tool honours the client's level on every
+// transport and both revisions: on 2025-11-25 the client sets it with
+// logging/setLevel, on 2026-07-28 it carries it in every request's _meta.
+// A 2025-11-25 client served statelessly has no session to hold the level,
+// and the go-sdk logs at "info" for it.
+func TestRichLogOnEveryTransport(t *testing.T) {
+	mcptest.LeakCheck(t)
+	rich := &mcptest.FakeOptions{Profile: fakeserver.ProfileRich}
+	for _, tr := range []struct {
+		name  string
+		start func(testing.TB) *mcptest.Fake
+	}{
+		{"inprocess", func(t testing.TB) *mcptest.Fake { return mcptest.InProcess(t, rich) }},
+		{"stdio", func(t testing.TB) *mcptest.Fake { return mcptest.Stdio(t, rich) }},
+		{"http", func(t testing.TB) *mcptest.Fake { return mcptest.HTTP(t, rich) }},
+		{"http-stateless", func(t testing.TB) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.FakeOptions{Profile: fakeserver.ProfileRich, Stateless: true})
+		}},
+	} {
+		for _, profile := range []client.Profile{client.Profile20260728, client.Profile20251125} {
+			t.Run(tr.name+"/"+profile.String(), func(t *testing.T) {
+				logs := make(chan string, 8)
+				h := &client.Handlers{LogLevel: "notice", Logging: func(_ context.Context, m *mcp.LoggingMessageParams) {
+					logs <- fmt.Sprintf("%s %v", m.Level, m.Data)
+				}}
+				def := tr.start(t).Definition()
+				def.Profile = profile
+				c := mcptest.Connect(t, def, h)
+				if _, err := c.CallTool(t.Context(), "log", map[string]any{"count": 5}); err != nil {
+					t.Fatal(err)
+				}
+				// In order, so once "error" has come, nothing below the
+				// level can still come.
+				want := []string{"notice message 3 of 5", "warning message 4 of 5", "error message 5 of 5"}
+				if tr.name == "http-stateless" && profile == client.Profile20251125 {
+					want = append([]string{"info message 2 of 5"}, want...)
+				}
+				var got []string
+				for range want {
+					select {
+					case m := <-logs:
+						got = append(got, m)
+					case <-time.After(5 * time.Second):
+						t.Fatalf("log messages = %q, want %q", got, want)
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("log messages mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
 }
