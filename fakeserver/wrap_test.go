@@ -155,3 +155,62 @@ func TestWrapDetach(t *testing.T) {
 		t.Errorf("executions: first %d, second %d; want 1 and 1", a, b)
 	}
 }
+
+// askingServers are a server under test whose tool "confirm" asks the user
+// with an input-required result before it answers, in both forms Wrap
+// takes.
+func askingServers(t *testing.T) map[string]func() (*Server, error) {
+	ask := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ok": &mcp.ElicitParams{Message: "sure?", RequestedSchema: emptySchema}}}
+	return map[string]func() (*Server, error){
+		"go-sdk": func() (*Server, error) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "mine", Version: "v0"}, nil)
+			srv.AddTool(&mcp.Tool{Name: "confirm", InputSchema: emptySchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if res, ok := req.Params.InputResponses["ok"].(*mcp.ElicitResult); ok {
+					return text("confirmed: " + res.Action), nil
+				}
+				return ask, nil
+			})
+			return Wrap(srv, nil)
+		},
+		"server": func() (*Server, error) {
+			srv := server.New("mine", "v0", nil)
+			err := srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: emptySchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if res, ok := server.ElicitResponse(req.Params.InputResponses, "ok"); ok {
+					return text("confirmed: " + res.Action), nil
+				}
+				return ask, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Wrap(srv, nil)
+		},
+	}
+}
+
+// A wrapped server's tool that asks for input completes with one
+// execution on both revisions. On 2026-07-28 each round is a request, so
+// the call is counted as two rounds; on 2025-11-25 the go-sdk runs both
+// inside one request, below any middleware, and it is counted as one (see
+// Wrap).
+func TestWrapInputRequired(t *testing.T) {
+	leakcheck.Check(t)
+	for name, wrap := range askingServers(t) {
+		for version, rounds := range map[string]int{"2025-11-25": 1, "2026-07-28": 2} {
+			t.Run(name+"/"+version, func(t *testing.T) {
+				fs, err := wrap()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs := connectRichAt(t, fs, newRichClient(), version)
+				if diff := cmp.Diff(outcome{Text: "confirmed: accept"}, call(t, cs, "confirm", `{}`)); diff != "" {
+					t.Errorf("confirm mismatch (-want +got):\n%s", diff)
+				}
+				want := Counts{Executions: map[string]int{"confirm": 1}, Rounds: map[string]int{"confirm": rounds}}
+				if diff := cmp.Diff(want, fs.Counts()); diff != "" {
+					t.Errorf("Counts mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
