@@ -20,14 +20,15 @@ import (
 const MaxCheckPages = 1000
 
 // A CheckError is one protocol problem CheckServer found: the check that
-// found it ("initialize", "tools/list", "schema lookup", …) and what is
-// wrong.
+// found it ("initialize", "tools/list", "schema lookup", …), the protocol
+// revision of the session it found it in, and what is wrong.
 type CheckError struct {
-	Check string
-	Err   error
+	Check    string
+	Revision string
+	Err      error
 }
 
-func (e *CheckError) Error() string { return e.Check + ": " + e.Err.Error() }
+func (e *CheckError) Error() string { return e.Check + " at " + e.Revision + ": " + e.Err.Error() }
 func (e *CheckError) Unwrap() error { return e.Err }
 
 // A serverCheck looks at one aspect of a connected server and returns every
@@ -40,6 +41,7 @@ type serverCheck struct {
 // checkSession is the session every check shares.
 type checkSession struct {
 	cs    *mcp.ClientSession
+	rev   string      // the revision negotiated
 	tools []*mcp.Tool // from the tools/list check, for the schema checks
 }
 
@@ -55,69 +57,101 @@ var serverChecks = []serverCheck{
 	{"prompts/list", checkPromptsList},
 }
 
-// CheckServer connects to the server f makes, at this project's stable
-// protocol revision, and checks that it keeps the protocol's rules, in the
-// manner of testing/fstest.TestFS: the handshake completes and names the
-// server; ping answers; every list it advertises pages consistently (no
-// repeated cursor, no null or duplicate item, the same items when listed
-// twice) within MaxCheckPages; tool names are valid; every input and output
-// schema is a JSON Schema object of type "object" that resolves; a call to
-// an unknown tool is an error; the session closes cleanly. It returns nil,
-// or one errors.Join of a *CheckError per problem.
+// checkRevisions are the revisions CheckServer checks a server at, in
+// order: the current one, which a server serves when it answers
+// server/discover, and 2025-11-25, which every server meets from older
+// clients.
+var checkRevisions = []string{"2026-07-28", "2025-11-25"}
+
+// CheckServer checks that the server f makes keeps the protocol's rules, in
+// the manner of testing/fstest.TestFS, at each revision in turn: on
+// 2026-07-28 when the server serves it (it answers server/discover; a server
+// that does not is checked at 2025-11-25 only), then on 2025-11-25, each in
+// a session of its own. In each: the handshake (server/discover or
+// initialize) completes and names the server; ping answers; every list it
+// advertises pages consistently (no repeated cursor, no null or duplicate
+// item, the same items when listed twice) within MaxCheckPages; tool names
+// are valid; every input and output schema is a JSON Schema object of type
+// "object" that resolves; a call to an unknown tool is an error; the session
+// closes cleanly. It returns nil, or one errors.Join of a *CheckError per
+// problem.
 func CheckServer(ctx context.Context, f transport.Factory) error {
-	s, err := openCheck(ctx, f)
-	if err != nil {
-		return err
-	}
 	var errs []error
-	for _, c := range serverChecks {
-		for _, e := range c.run(ctx, s) {
-			errs = append(errs, &CheckError{c.name, e})
+	for _, rev := range checkRevisions {
+		s, err := openCheck(ctx, f, rev)
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
-	}
-	if err := s.cs.Close(); err != nil {
-		errs = append(errs, &CheckError{"close", err})
+		if s == nil {
+			continue // the server does not serve rev
+		}
+		for _, c := range serverChecks {
+			for _, e := range c.run(ctx, s) {
+				errs = append(errs, &CheckError{c.name, s.rev, e})
+			}
+		}
+		if err := s.cs.Close(); err != nil {
+			errs = append(errs, &CheckError{"close", s.rev, err})
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// RunServerChecks runs each of CheckServer's checks as a subtest of t, on one
-// session, closed at cleanup.
+// RunServerChecks runs CheckServer's checks as subtests of t, one per
+// revision offered and check ("2026-07-28/tools/list"), on one session per
+// revision, closed at cleanup. 2026-07-28 is a skipped subtest for a server
+// that does not serve it.
 func RunServerChecks(t *testing.T, f transport.Factory) {
 	t.Helper()
-	s, err := openCheck(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.cs.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	for _, c := range serverChecks {
-		t.Run(c.name, func(t *testing.T) {
-			for _, e := range c.run(t.Context(), s) {
-				t.Error(e)
+	for _, rev := range checkRevisions {
+		t.Run(rev, func(t *testing.T) {
+			s, err := openCheck(context.Background(), f, rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s == nil {
+				t.Skipf("the server does not serve %s (it does not answer server/discover)", rev)
+			}
+			t.Cleanup(func() {
+				if err := s.cs.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			})
+			for _, c := range serverChecks {
+				t.Run(c.name, func(t *testing.T) {
+					for _, e := range c.run(t.Context(), s) {
+						t.Error(e)
+					}
+				})
 			}
 		})
 	}
 }
 
-func openCheck(ctx context.Context, f transport.Factory) (*checkSession, error) {
+// openCheck opens a session offering rev. It returns nil when rev is
+// 2026-07-28 and the server fell back to an older revision (it does not
+// serve 2026-07-28, and the next session checks what it serves); a server
+// that answers 2025-11-25 with an older revision is checked at that one.
+func openCheck(ctx context.Context, f transport.Factory, rev string) (*checkSession, error) {
 	tr, err := f.Transport()
 	if err != nil {
-		return nil, &CheckError{"initialize", err}
+		return nil, &CheckError{"initialize", rev, err}
 	}
 	impl := &mcp.Implementation{Name: "mcptest-check", Version: client.DefaultImplementation().Version}
-	cs, err := mcp.NewClient(impl, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: stableProtocol})
+	cs, err := mcp.NewClient(impl, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
-		return nil, &CheckError{"initialize", err}
+		return nil, &CheckError{"initialize", rev, err}
 	}
-	return &checkSession{cs: cs}, nil
+	got := cs.InitializeResult().ProtocolVersion
+	if rev >= "2026-07-28" && got < rev {
+		if err := cs.Close(); err != nil {
+			return nil, &CheckError{"close", got, err}
+		}
+		return nil, nil
+	}
+	return &checkSession{cs: cs, rev: got}, nil
 }
-
-// stableProtocol is the revision of client.Profile20251125.
-const stableProtocol = "2025-11-25"
 
 func checkInitialize(_ context.Context, s *checkSession) []error {
 	r := s.cs.InitializeResult()

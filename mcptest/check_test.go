@@ -231,3 +231,45 @@ func TestCheckServerPassesTheFakeServers(t *testing.T) {
 		mcptest.RunServerChecks(t, mcptest.Stdio(t, nil).Factory())
 	})
 }
+
+// A server is checked at each revision it serves, each in its own session:
+// a problem it has only on 2026-07-28 is found, and named with that
+// revision; a server without server/discover is checked at 2025-11-25
+// alone (the raw servers above).
+func TestCheckServerChecksEachRevision(t *testing.T) {
+	mcptest.LeakCheck(t)
+	tool := map[string]any{"name": "lookup", "inputSchema": map[string]any{"type": "object"}}
+	srv := &rawServer{reply: func(method string, params json.RawMessage) any {
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		json.Unmarshal(params, &p)
+		current := p.Meta[mcp.MetaKeyProtocolVersion] == "2026-07-28"
+		switch {
+		case method == "server/discover":
+			return map[string]any{
+				"supportedVersions": []string{"2026-07-28", "2025-11-25"},
+				"capabilities":      map[string]any{"tools": map[string]any{}},
+				"_meta":             map[string]any{mcp.MetaKeyServerInfo: map[string]any{"name": "raw", "version": "v0"}},
+			}
+		case method == "tools/list" && current:
+			return map[string]any{"tools": []any{tool, tool}}
+		}
+		return wellBehaved(nil)(method, params)
+	}}
+	err := mcptest.CheckServer(t.Context(), srv)
+	var revs []string
+	for _, e := range unjoin(err) {
+		var ce *mcptest.CheckError
+		if errors.As(e, &ce) {
+			revs = append(revs, ce.Check+" at "+ce.Revision)
+		}
+	}
+	if diff := cmp.Diff([]string{"tools/list at 2026-07-28"}, revs); diff != "" {
+		t.Errorf("CheckServer problems mismatch (-want +got):\n%s\nerror: %v", diff, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `tools/list at 2026-07-28: page 1: "lookup" listed twice`) {
+		t.Errorf("CheckServer error %v does not say what, where and at which revision", err)
+	}
+	<-srv.done
+}

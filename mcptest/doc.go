@@ -109,9 +109,10 @@
 // # Checkers
 //
 // [CheckServer] checks a server under test against the protocol's rules,
-// as testing/fstest.TestFS checks a file system, and returns one
-// errors.Join of a [*CheckError] per problem; [RunServerChecks] runs each
-// check as a subtest.
+// as testing/fstest.TestFS checks a file system, in a session at each
+// revision it serves (2026-07-28 and 2025-11-25), and returns one
+// errors.Join of a [*CheckError] per problem, naming the check and the
+// revision; [RunServerChecks] runs each check as a subtest.
 //
 // # Scenario files
 //
