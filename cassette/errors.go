@@ -52,8 +52,9 @@ func (e *MismatchError) Unwrap() error { return ErrMismatch }
 // classifies replay mismatches by.
 func (e *MismatchError) Is(target error) bool { return target == transport.ErrMismatch }
 
-// An UnusedError reports recorded client messages that the client never
-// sent. The replaying factory's Close returns it in strict mode.
+// An UnusedError reports recorded client requests that the client never
+// made. The replaying factory's Close returns it unless
+// Options.AllowUnused.
 type UnusedError struct {
 	Cassette string
 	Unused   []Unused
@@ -67,7 +68,7 @@ type Unused struct {
 
 func (e *UnusedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s: %d recorded client message(s) never sent:", e.Cassette, len(e.Unused))
+	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", e.Cassette, len(e.Unused))
 	for _, u := range e.Unused {
 		m := u.Method
 		if m == "" {

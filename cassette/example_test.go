@@ -84,7 +84,7 @@ func ExampleOpen_streamableHTTP() {
 	fmt.Println(lookup(f))
 	srv.Close()
 
-	f, _ = cassette.Open(path, live, &cassette.Options{Mode: cassette.ModeReplay, Strict: true})
+	f, _ = cassette.Open(path, live, &cassette.Options{Mode: cassette.ModeReplay})
 	fmt.Println(lookup(f))
 	// Output:
 	// found cassettes <nil>
@@ -109,7 +109,7 @@ func ExampleReplay() {
 			{Kind: cassette.KindClose, Ending: &cassette.Ending{End: cassette.EndClient}},
 		},
 	}
-	f, err := cassette.Replay(c, nil, &cassette.Options{Strict: true})
+	f, err := cassette.Replay(c, nil, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -116,7 +116,7 @@ func TestDroppedStreamReplaysAsDropAndResume(t *testing.T) {
 	s.Close()
 
 	var seen []string
-	got := replay(t, path, spyFactory{live, &seen}, &cassette.Options{Strict: true}, rev2025, script[0])
+	got := replay(t, path, spyFactory{live, &seen}, nil, rev2025, script[0])
 	if diff := cmp.Diff(outs, got); diff != "" {
 		t.Errorf("replayed outcomes mismatch (-live +replayed):\n%s", diff)
 	}
@@ -135,7 +135,9 @@ func TestDroppedStreamReplaysAsDropAndResume(t *testing.T) {
 }
 
 // TestHTTPMismatchNamesPositionAndDiff sends a call the cassette does not
-// hold, then one it holds twice.
+// hold, then the one it holds, twice. The mismatched call stood for the
+// recorded one, which it consumed (nothing waits for its answer), so the
+// recorded call is not served after it.
 func TestHTTPMismatchNamesPositionAndDiff(t *testing.T) {
 	leakcheck.Check(t)
 	path := tempPath(t, "diff.jsonl")
@@ -144,10 +146,8 @@ func TestHTTPMismatchNamesPositionAndDiff(t *testing.T) {
 	f := replaying(t, path, nil)
 	outs, _ := session(t, f, rev2025, call{Tool: "count", Args: map[string]any{"label": "other"}}, script[0], script[0])
 	mustContain(t, "call error", outs[0].Err, path, "tools/call", `-`, `"first"`, `+`, `"other"`)
-	if outs[1].Err != "" {
-		t.Errorf("the recorded call failed: %s", outs[1].Err)
-	}
-	mustContain(t, "second call error", outs[2].Err, "already served", "tools/call")
+	mustContain(t, "second call error", outs[1].Err, "already served", "tools/call")
+	mustContain(t, "third call error", outs[2].Err, "already served", "tools/call")
 	var merr *cassette.MismatchError
 	if err := f.Close(); !errors.As(err, &merr) || merr.Cassette != path || merr.Position == 0 {
 		t.Fatalf("Close = %v, want a *MismatchError naming the cassette and a line", err)
@@ -165,7 +165,7 @@ func TestMcpHeadersRecordedAndReplayed(t *testing.T) {
 	s := newHTTPServer(t, statefulCounter(), true, nil)
 	data, outs := record(t, path, httpLive(t, s.url(), nil), nil, rev2026, script2026[0])
 	mustContain(t, "the cassette", string(data), `"Mcp-Method":["tools/call"]`, `"Mcp-Name":["count"]`, `"Mcp-Method":["server/discover"]`)
-	if got := replay(t, path, nil, &cassette.Options{Strict: true}, rev2026, script2026[0]); !cmp.Equal(outs, got) {
+	if got := replay(t, path, nil, nil, rev2026, script2026[0]); !cmp.Equal(outs, got) {
 		t.Errorf("replayed %v, want %v", got, outs)
 	}
 	edited := tempPath(t, "edited.jsonl")

@@ -321,6 +321,21 @@ func (f *Factory) Unused() []Unused {
 	return us
 }
 
+// unusedRequests returns the recorded client requests (calls with an id)
+// the replayed session never made.
+func (f *Factory) unusedRequests() []Unused {
+	var out []Unused
+	for _, u := range f.Unused() {
+		i := u.Line - 2
+		if c := f.p.canon[i]; c != nil {
+			if m, err := scanMessage(c); err == nil && m.kind == kindCall {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
 // Err returns the first mismatch of the replayed session so far, or nil.
 func (f *Factory) Err() error { return f.rep.first() }
 
@@ -331,8 +346,8 @@ func (f *Factory) Err() error { return f.rep.first() }
 // here (a stateless HTTP session): a recording that cannot be written
 // (ErrIncomplete, ErrTooLarge, a write error) is an error, and no earlier
 // cassette is overwritten. Replaying, it returns the first *MismatchError of the
-// session, or else, in strict mode, an *UnusedError naming the recorded
-// client messages never sent. Close may be called more than once; later
+// session, or else (unless Options.AllowUnused) an *UnusedError naming the
+// recorded client requests never made. Close may be called more than once; later
 // calls return the first result.
 func (f *Factory) Close() error {
 	f.closeOnce.Do(func() {
@@ -344,7 +359,7 @@ func (f *Factory) Close() error {
 			}
 			f.mu.Unlock()
 			f.closeErr = f.rep.first()
-			if us := f.Unused(); f.closeErr == nil && f.o.Strict && len(us) > 0 {
+			if us := f.unusedRequests(); f.closeErr == nil && !f.o.AllowUnused && len(us) > 0 {
 				f.closeErr = &UnusedError{Cassette: f.path, Unused: us}
 			}
 		case ModeRecord:

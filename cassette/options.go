@@ -52,10 +52,14 @@ type Options struct {
 	// documentation, "Order"): past it, the request fails with a
 	// *MismatchError naming them. If zero, DefaultWait.
 	Wait time.Duration
-	// Strict makes the replaying factory's Close report recorded client
-	// messages that were never sent, as an *UnusedError. If false they are
-	// only available from Factory.Unused.
-	Strict bool
+	// AllowUnused lets a replayed session leave recorded requests unmade.
+	// By default (in every replay, and so in the replay mode ModeFromEnv
+	// selects in CI) the replaying factory's Close returns an *UnusedError
+	// naming the recorded client requests (calls with an id) the client
+	// never made: an agent that stops making a call it made when the
+	// cassette was recorded fails its test. Factory.Unused lists them (and
+	// unsent client notifications) either way.
+	AllowUnused bool
 
 	// RedactHeaders names HTTP headers whose values are replaced by
 	// placeholders, in addition to Authorization, Proxy-Authorization,

@@ -168,7 +168,7 @@ func TestOpenModes(t *testing.T) {
 	live := inprocess.New(srv.srv)
 	run := func(mode cassette.Mode, want cassette.Mode) outcome {
 		t.Helper()
-		f := open(t, path, live, &cassette.Options{Mode: mode, Strict: true})
+		f := open(t, path, live, &cassette.Options{Mode: mode})
 		if f.Mode() != want {
 			t.Errorf("Open(%v).Mode() = %v, want %v", mode, f.Mode(), want)
 		}
@@ -251,7 +251,7 @@ func TestFSServesEveryReadAndWrite(t *testing.T) {
 	one := call{Tool: "count", Args: map[string]any{"label": "m"}}
 	live := inprocess.New(newCounter().srv)
 	for _, want := range []cassette.Mode{cassette.ModeRecord, cassette.ModeReplay} {
-		f := open(t, path, live, &cassette.Options{Mode: cassette.ModeRecordOnce, FS: fs, Strict: true})
+		f := open(t, path, live, &cassette.Options{Mode: cassette.ModeRecordOnce, FS: fs})
 		if f.Mode() != want {
 			t.Fatalf("Mode = %v, want %v", f.Mode(), want)
 		}

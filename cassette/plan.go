@@ -62,6 +62,8 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 						gaveUp[id] = true
 					}
 				}
+			case kindResponse:
+				st.reply = true
 			case kindCall:
 				st.answerAt = int32(info.pair)
 				if info.pair < 0 {
@@ -171,6 +173,7 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 			st.client = true
 			st.skippable = standalone(in) || info.canon != nil && info.msg.kind == kindNote
 			st.optional = info.canon != nil && info.msg.kind == kindNote && info.msg.method == "notifications/cancelled"
+			st.reply = info.canon != nil && info.msg.kind == kindResponse
 			st.answerAt = int32(info.pair)
 			continue
 		}

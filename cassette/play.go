@@ -155,13 +155,18 @@ func (p *player) describeAll(is []int) string {
 // mismatch explains why a live message (live, canonical and redacted, of
 // kind, with match key key) matched no unserved recorded client line,
 // against the nearest one. For an HTTP request, req describes it.
-func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) *MismatchError {
+//
+// It also returns the recorded call the live one stood for, when the live
+// message is a call and the nearest recorded message an unserved call of
+// the same method: replay voids it (see scheduler.void), so that nothing
+// waits for its answer; else -1.
+func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchError, int) {
 	info, _ := scanMessage(live)
 	e := &MismatchError{Cassette: p.c.File, Method: info.method}
 	if kind == kindResponse {
 		e.Method = p.requestMethod(info.id)
 	}
-	nearest := -1
+	nearest, void := -1, -1
 	if cands := p.index[string(key)]; len(cands) > 0 {
 		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded message is served at most once"
 	}
@@ -175,6 +180,9 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) *MismatchEr
 		}
 		if m, _ := scanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.kind == kind && m.method == info.method {
 			nearest = int(i)
+			if kind == kindCall {
+				void = nearest
+			}
 			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
 			if i == s.firstOpen {
 				e.Reason = "differs from the next recorded message"
@@ -199,7 +207,7 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) *MismatchEr
 	if live != nil {
 		e.Diff = diff(want, key[1:])
 	}
-	return e
+	return e, void
 }
 
 // requestMethod returns the method of the recorded server request with id,

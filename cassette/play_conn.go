@@ -29,7 +29,8 @@ type playConn struct {
 	s        *scheduler
 	red      *redactor
 	liveID   map[int]jsonrpc.ID  // served recorded call → the live request's id
-	timers   map[int]*time.Timer // held answers → their bound
+	held     map[int]bool        // answers of served calls not yet released
+	timers   map[int]*time.Timer // held answers → their bound, while they wait for requests the client has not made
 	extra    []jsonrpc.Message   // error responses (mismatches, expired holds), delivered first
 	ending   error               // the recorded ending, once delivered: Read returns it
 	diag     *transport.Diagnosis
@@ -41,7 +42,7 @@ type playConn struct {
 
 func newPlayConn(p *player, rep *report) *playConn {
 	return &playConn{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o),
-		liveID: map[int]jsonrpc.ID{}, timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
+		liveID: map[int]jsonrpc.ID{}, held: map[int]bool{}, timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (c *playConn) signal() {
@@ -70,7 +71,12 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		if c.givesUp(m) {
 			return nil
 		}
-		c.fail(m, c.p.mismatch(c.s, kind, key, live))
+		merr, void := c.p.mismatch(c.s, kind, key, live)
+		c.fail(m, merr)
+		if void >= 0 {
+			c.s.void(void)
+			c.settle()
+		}
 		c.signal()
 		return nil
 	}
@@ -82,7 +88,7 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.fail(m, &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(i), Method: c.p.method(i),
 				Reason: "the recorded request has no answer and no ending after it: nothing will answer it"})
 		case a >= 0 && !c.s.ready(a):
-			c.timers[a] = time.AfterFunc(c.p.o.wait(), func() { c.expire(a) })
+			c.held[a] = true
 		}
 	}
 	c.settle()
@@ -115,13 +121,24 @@ func (c *playConn) fail(m jsonrpc.Message, err *MismatchError) {
 	}
 }
 
-// settle stops the bounds of answers that were released, and wakes Read.
-// c.mu is held.
+// settle keeps the bound running for exactly the answers held for client
+// requests the live client has not made (not while it owes the server an
+// answer it is working on), stops the bounds of answers released, and
+// wakes Read. c.mu is held.
 func (c *playConn) settle() {
-	for a, t := range c.timers {
-		if c.s.ready(a) {
-			t.Stop()
-			delete(c.timers, a)
+	for a := range c.held {
+		t := c.timers[a]
+		switch {
+		case c.s.ready(a):
+			delete(c.held, a)
+			fallthrough
+		case !c.s.heldForRequests(a):
+			if t != nil {
+				t.Stop()
+				delete(c.timers, a)
+			}
+		case t == nil:
+			c.timers[a] = time.AfterFunc(c.p.o.wait(), func() { c.expire(a) })
 		}
 	}
 	c.signal()
@@ -136,6 +153,7 @@ func (c *playConn) expire(a int) {
 		return
 	}
 	delete(c.timers, a)
+	delete(c.held, a)
 	waited, ok := c.s.expire(a)
 	if !ok {
 		return

@@ -64,8 +64,12 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		return refuse(req, live, nil), nil
 	}
 	if !ok {
-		merr := h.mismatch(live)
+		merr, void := h.mismatch(live)
 		h.rep.add(merr)
+		if void >= 0 {
+			h.s.void(void)
+			h.signal()
+		}
 		h.mu.Unlock()
 		return refuse(req, live, merr), nil
 	}
@@ -166,18 +170,30 @@ func (h *playHTTP) signal() {
 // for Close) naming what it waited for. A line that keeps its place (the
 // standalone stream's) waits as long as the client reads.
 func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) error {
+	var timer *time.Timer
 	var timeout <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		h.mu.Lock()
 		ok, wake := h.s.ready(i), h.wake
+		// The bound runs only while the line is held for requests the live
+		// client has not made, not while it owes the server an answer.
+		held := !ok && h.p.pl.steps[i].after >= 0 && h.s.heldForRequests(i)
 		h.mu.Unlock()
 		if ok {
 			return nil
 		}
-		if timeout == nil && h.p.pl.steps[i].after >= 0 {
-			t := time.NewTimer(h.p.o.wait())
-			defer t.Stop()
-			timeout = t.C
+		switch {
+		case held && timer == nil:
+			timer = time.NewTimer(h.p.o.wait())
+			timeout = timer.C
+		case !held && timer != nil:
+			timer.Stop()
+			timer, timeout = nil, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -186,6 +202,7 @@ func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) err
 			return errBodyClosed
 		case <-wake:
 		case <-timeout:
+			timer, timeout = nil, nil
 			if err := h.expire(i); err != nil {
 				return err
 			}
@@ -302,16 +319,22 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 
 // mismatch explains why live matched nothing, against the nearest unserved
 // recorded request. h.mu is held.
-func (h *playHTTP) mismatch(live *liveReq) *MismatchError {
+// It also returns the recorded request the live one stood for (a call of
+// the same method), which replay voids; else -1.
+func (h *playHTTP) mismatch(live *liveReq) (*MismatchError, int) {
 	p := h.p
 	e := &MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
 	liveMethod := ""
 	if r, ok := live.msg.(*jsonrpc.Request); ok {
 		e.Method, liveMethod = r.Method, r.Method
 	}
-	nearest := -1
+	nearest, void := -1, -1
 	if cands := p.index[live.key]; len(cands) > 0 {
 		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded request is served at most once"
+	}
+	isCall := false
+	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
+		isCall = true
 	}
 	for _, i := range p.pl.clients[h.s.openAt:] {
 		if nearest >= 0 {
@@ -319,6 +342,11 @@ func (h *playHTTP) mismatch(live *liveReq) *MismatchError {
 		}
 		if in := &p.c.Interactions[i]; !h.s.served[i] && in.HTTP.Method == live.method && p.method(int(i)) == liveMethod {
 			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
+			if isCall && p.canon[i] != nil {
+				if m, _ := scanMessage(p.canon[i]); m.kind == kindCall {
+					void = nearest
+				}
+			}
 		}
 	}
 	switch {
@@ -336,7 +364,7 @@ func (h *playHTTP) mismatch(live *liveReq) *MismatchError {
 		want = shape(in.HTTP.Method, in.HTTP.URL, in.HTTP.Headers, p.canon[nearest], in.Text, p.mt)
 	}
 	e.Diff = diff(want, shape(live.method, live.url, live.headers, live.body, string(live.body), p.mt))
-	return e
+	return e, void
 }
 
 // shape is the comparable form of a request, for a mismatch's diff.

@@ -147,21 +147,50 @@ func TestUnmatchedMethodDiffsAgainstNextRecorded(t *testing.T) {
 	}
 }
 
-func TestStrictReportsUnused(t *testing.T) {
+// TestUnusedRequestsFail: by default, Close reports the recorded requests
+// the client never made (the calls, not the answers to the server's
+// requests, which were never asked); AllowUnused allows them. Unused lists
+// every unsent client message either way.
+func TestUnusedRequestsFail(t *testing.T) {
 	leakcheck.Check(t)
 	path := tempPath(t, "unused.jsonl")
 	recordCounter(t, path, script...)
-	for _, strict := range []bool{false, true} {
-		f := replaying(t, path, &cassette.Options{Strict: strict})
+	for _, allow := range []bool{false, true} {
+		f := replaying(t, path, &cassette.Options{AllowUnused: allow})
 		session(t, f, rev2025, script[0])
 		want := []cassette.Unused{{Line: 7, Method: "tools/call"}, {Line: 9, Method: "roots/list"}, {Line: 11, Method: "sampling/createMessage"}, {Line: 13, Method: "elicitation/create"}, {Line: 15, Method: "tools/call"}}
 		if diff := cmp.Diff(want, f.Unused()); diff != "" {
-			t.Errorf("strict=%v: Unused mismatch (-want +got):\n%s", strict, diff)
+			t.Errorf("AllowUnused=%v: Unused mismatch (-want +got):\n%s", allow, diff)
 		}
 		var uerr *cassette.UnusedError
-		if got := errors.As(f.Close(), &uerr); got != strict {
-			t.Errorf("strict=%v: Close returned an *UnusedError: %v", strict, got)
+		err := f.Close()
+		if got := errors.As(err, &uerr); got == allow {
+			t.Errorf("AllowUnused=%v: Close = %v", allow, err)
 		}
+		if !allow {
+			if diff := cmp.Diff([]cassette.Unused{{Line: 7, Method: "tools/call"}, {Line: 15, Method: "tools/call"}}, uerr.Unused); diff != "" {
+				t.Errorf("UnusedError mismatch (-want +got):\n%s", diff)
+			}
+			mustContain(t, "unused error", err.Error(), "2 recorded request(s) never made", "line 7 (tools/call)", "line 15 (tools/call)", "AllowUnused")
+		}
+	}
+}
+
+// replay of a session that skips a recorded call fails.
+func TestUnusedModeFromEnvInCI(t *testing.T) {
+	t.Setenv("CI", "true")
+	t.Setenv(cassette.EnvRecord, "")
+	mode, err := cassette.ModeFromEnv()
+	if err != nil || mode != cassette.ModeReplay {
+		t.Fatalf("ModeFromEnv in CI = %v, %v; want replay", mode, err)
+	}
+	path := tempPath(t, "ci.jsonl")
+	recordCounter(t, path, script[0], script[2])
+	f := open(t, path, nil, &cassette.Options{Mode: mode})
+	session(t, f, rev2025, script[0])
+	var uerr *cassette.UnusedError
+	if err := f.Close(); !errors.As(err, &uerr) || len(uerr.Unused) != 1 {
+		t.Errorf("Close = %v, want the skipped call as an *UnusedError", err)
 	}
 }
 

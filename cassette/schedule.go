@@ -22,6 +22,7 @@ type step struct {
 	immediate bool  // ready once `after` is served, whatever else (the responses of DELETE)
 	giveUp    bool  // an unanswered client call the recording shows the client gave up (it cancelled it, or closed the session with it pending)
 	optional  bool  // a client line whose absence is not reported as unused: a cancellation, which the go-sdk sends as the call returns, in a race with the session's end
+	reply     bool  // a client line answering a server request (sampling, elicitation, roots): what a held line waits for when the live client is still working on it
 	after     int32 // a server line attached to a client line: its call, or its stream's request; -1 for a line that keeps its place (a notification, a server request, an ending)
 	call      int32 // an answer on another stream than its call's (a resumed stream): the call, which must be served too; -1
 	answerAt  int32 // a client call: the line of its answer; -1
@@ -213,6 +214,36 @@ func (s *scheduler) blockers(i int) []int {
 		}
 	}
 	return out
+}
+
+// heldForRequests reports whether server line i, not ready, waits for a
+// client message the live client has not sent that is not merely its
+// answer to a server request it was given (which it is still working on):
+// the hold that Options.Wait bounds.
+func (s *scheduler) heldForRequests(i int) bool {
+	for _, j := range s.blockers(i) {
+		if !s.pl.steps[j].reply {
+			return true
+		}
+	}
+	return false
+}
+
+// void records that a live client message stood for client line i but
+// differed from it (a mismatch): the line counts as sent, and the server
+// lines attached to it (its answer, the lines of its stream) fail, so that
+// nothing waits for them and none is delivered.
+func (s *scheduler) void(i int) {
+	if s.served[i] {
+		return
+	}
+	s.serve(i)
+	for k := range s.pl.steps {
+		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
+			s.failed[k] = true
+		}
+	}
+	s.advance()
 }
 
 // verdict says what becomes of client call i, just served, that has no

@@ -59,7 +59,11 @@ type Client struct {
 	// as it reads them; absorbed, those Connect re-discovered before it
 	// returned; handled, those the go-sdk has handed to listChanged.
 	announced, absorbed, handled map[string]int
-	acks                         map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
+	// listAcked is closed once the server acknowledged the go-sdk's
+	// subscriptions/listen for list changes (2026-07-28).
+	listAcked   chan struct{}
+	listAckOnce sync.Once
+	acks        map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
 
 	closeOnce sync.Once
 	closeErr  error
@@ -113,6 +117,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	if h.Roots != nil {
 		sdk.AddRoots(h.Roots...)
 	}
+	c.listAcked = make(chan struct{})
 	sdk.AddReceivingMiddleware(c.watchAcks)
 	sdk.AddSendingMiddleware(c.logLevelMeta)
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
@@ -136,6 +141,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 			return fail(OpConnect, err, false)
 		}
 	}
+	c.awaitListAck(ctx, cs.InitializeResult())
 	cat, err := discover(ctx, cs, c.limits)
 	if err != nil {
 		cs.Close()
@@ -449,5 +455,33 @@ func (c *Client) unsubscribeAll(deadline time.Time) {
 		// The session ends next; an unsubscribe the server does not answer
 		// in time is moot.
 		_ = c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+}
+
+// ListAckWait bounds how long Connect waits, on 2026-07-28, for the server
+// to acknowledge the client's subscription to list changes (within
+// Limits.ConnectTimeout).
+const ListAckWait = 2 * time.Second
+
+// awaitListAck waits, on 2026-07-28 and when the server lists changes of
+// its catalog, for the server to acknowledge the subscriptions/listen the
+// go-sdk opened for them, before Connect discovers: once Connect returns,
+// a change is announced to the client, and the acknowledgement has one
+// place in the session. A server that does not acknowledge within
+// ListAckWait is not waited for longer.
+func (c *Client) awaitListAck(ctx context.Context, res *mcp.InitializeResult) {
+	if res == nil || res.ProtocolVersion < protocol20260728 || res.Capabilities == nil {
+		return
+	}
+	caps := res.Capabilities
+	if !(caps.Tools != nil && caps.Tools.ListChanged || caps.Prompts != nil && caps.Prompts.ListChanged || caps.Resources != nil && caps.Resources.ListChanged) {
+		return
+	}
+	t := time.NewTimer(ListAckWait)
+	defer t.Stop()
+	select {
+	case <-c.listAcked:
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }

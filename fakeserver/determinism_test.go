@@ -2,8 +2,11 @@ package fakeserver
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
@@ -35,6 +38,25 @@ func (r *recorder) add(dir string, msg jsonrpc.Message) {
 	r.mu.Lock()
 	r.log = append(r.log, dir+" "+string(b))
 	r.mu.Unlock()
+}
+
+// await polls the transcript until a message holds what, for up to 5s:
+// nothing else says when the go-sdk has read it.
+func (r *recorder) await(t *testing.T, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.log, func(l string) bool { return strings.Contains(l, what) })
+		r.mu.Unlock()
+		if found {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the transcript within 5s", what)
+		}
+		time.Sleep(time.Millisecond) // polling with a deadline: see above
+	}
 }
 
 type recordingConn struct {
@@ -72,6 +94,12 @@ func session(t *testing.T, version string) []string {
 	cs, err := c.Connect(ctx, rec, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if version >= "2026-07-28" {
+		// The go-sdk opens subscriptions/listen as it connects and goes on;
+		// when the server's acknowledgement reaches it is timing. Wait for
+		// it, so that it has one place in the transcript.
+		rec.await(t, "notifications/subscriptions/acknowledged")
 	}
 	for _, err := range cs.Tools(ctx, nil) {
 		if err != nil {

@@ -25,7 +25,7 @@ import (
 // opts configures redaction and matching (its Mode is ignored); nil means
 // defaults. The cassette holds one session: connect the returned Definition
 // once. At cleanup the cassette's factory is closed: a recording that could
-// not be written, the first replay mismatch and (with opts.Strict) a
+// not be written, the first replay mismatch and (unless opts.AllowUnused) a
 // recorded request never sent fail the test.
 func Cassette(t testing.TB, path string, live client.Definition, opts *cassette.Options) client.Definition {
 	t.Helper()

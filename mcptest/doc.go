@@ -159,7 +159,9 @@
 //		text of each text content, one per line; on failure stderr holds
 //		"class: CLASS" (the client.FailureClass) and "error: …" with the
 //		error (and, for a child, its exit status and stderr tail). A tool
-//		that reports an error (isError) is a failure, of class tool.
+//		that reports an error (isError) is a failure, of class tool; a call
+//		a replayed cassette does not hold is one of class mismatch, its
+//		error naming the cassette's line (cassette.MismatchError).
 //
 //	catalog CLIENT
 //		Print the client's catalog as indented JSON: fingerprint, tools,
@@ -212,7 +214,9 @@
 //		-no-standalone (no standalone GET stream), -max-resume-attempts N.
 //		-record FILE writes the session to the cassette FILE when the client
 //		closes (http: recorded at the HTTP level; the token is redacted).
-//		Closing a replay client reports the replay's first mismatch.
+//		Closing a replay client reports the replay's first mismatch that
+//		no call reported already, and the recorded requests never made
+//		(cassette.UnusedError).
 //		-timeout bounds the handshake and discovery.
 //
 //	diagnose CLIENT

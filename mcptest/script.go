@@ -1,12 +1,15 @@
 package mcptest
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -105,13 +108,21 @@ type scriptClient struct {
 	groups *tracker // the process groups of its stdio child
 	closed bool
 	after  func() error // run after Close (an HTTP cassette recorder's Close), if set
+	// mismatches are the replay mismatches calls have reported already:
+	// close does not report them again.
+	mismatches []*cassette.MismatchError
 }
 
 // close closes the client, then runs after.
 func (sc *scriptClient) close() error {
 	err := sc.c.Close()
 	if sc.after != nil {
-		if aerr := sc.after(); err == nil {
+		aerr := sc.after()
+		var merr *cassette.MismatchError
+		if errors.As(aerr, &merr) && slices.Contains(sc.mismatches, merr) {
+			aerr = nil // the call that caused it reported it
+		}
+		if err == nil {
 			err = aerr
 		}
 	}

@@ -229,6 +229,9 @@ func cmdCall(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		printError(ts.Stderr(), err)
 	}
+	if merr := (*cassette.MismatchError)(nil); errors.As(err, &merr) {
+		sc.mismatches = append(sc.mismatches, merr)
+	}
 	expect(ts, neg, "call "+args[1], err)
 }
 

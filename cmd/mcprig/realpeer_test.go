@@ -192,7 +192,7 @@ func jsonOf(t *testing.T, s string) any {
 // with no Node.js, server or network: it runs in every plain go test.
 func TestEverythingCassette(t *testing.T) {
 	leakcheck.Check(t)
-	got := driveEverything(t, mcprig(t, map[string]string{"PATH": noNodePATH(t)}, "replay", "--strict", everythingCassette))
+	got := driveEverything(t, mcprig(t, map[string]string{"PATH": noNodePATH(t)}, "replay", everythingCassette))
 	if got.Protocol != "2025-11-25" || len(got.Tools) == 0 {
 		t.Errorf("replayed session: protocol %q, %d tools", got.Protocol, len(got.Tools))
 	}

@@ -25,7 +25,8 @@ ids are rewritten and "_meta" is ignored); each recorded answer is served
 once, in order, so a recorded tool call is never answered twice. A request
 that matches nothing gets a JSON-RPC error (code -32050) saying where the
 session departed from the recording, with a diff; mcprig then exits 1 at the
-end of the session and prints the mismatches to stderr.
+end of the session and prints the mismatches to stderr. So it does, unless
+--allow-unused, when the client did not make every recorded request.
 
 Flags:
 `
@@ -33,7 +34,7 @@ Flags:
 type replayFlags struct {
 	listen      string
 	allowRemote bool
-	strict      bool
+	allowUnused bool
 	maxFrame    int
 	ignore      multiFlag
 	redact      redactFlags
@@ -42,14 +43,14 @@ type replayFlags struct {
 func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "serve over Streamable HTTP on `ADDR` (loopback only, unless --allow-remote) instead of stdio")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address")
-	fs.BoolVar(&f.strict, "strict", false, "exit 1 if the client did not send every recorded message")
+	fs.BoolVar(&f.allowUnused, "allow-unused", false, "do not exit 1 when the client did not make every recorded request")
 	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
 }
 
 func (f *replayFlags) options() (*cassette.Options, error) {
-	o := &cassette.Options{Mode: cassette.ModeReplay, Strict: f.strict, IgnorePaths: f.ignore}
+	o := &cassette.Options{Mode: cassette.ModeReplay, AllowUnused: f.allowUnused, IgnorePaths: f.ignore}
 	return o, f.redact.apply(o)
 }
 
