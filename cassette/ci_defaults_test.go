@@ -135,4 +135,3 @@ func TestWaitSpentOnlyWhileHeld(t *testing.T) {
 		f.Close()
 	})
 }
-

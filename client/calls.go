@@ -193,7 +193,7 @@ func (c *Client) dropAck(uri string, ch chan struct{}) {
 func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && method == "notifications/subscriptions/acknowledged" {
-			if n := p.Notifications; (n.ToolsListChanged || n.PromptsListChanged || n.ResourcesListChanged) {
+			if n := p.Notifications; n.ToolsListChanged || n.PromptsListChanged || n.ResourcesListChanged {
 				c.listAckOnce.Do(func() { close(c.listAcked) })
 			}
 			c.mu.Lock()
