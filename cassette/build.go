@@ -23,8 +23,16 @@ import (
 // whose write failed), and how the session ended: where the server ended
 // it, or, at the end, the client's close, naming the calls it left
 // unanswered.
-func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr []byte) (*Cassette, error) {
+//
+// learned are the credential headers sent below the transport (an HTTP
+// factory recorded at the message level), whose values are redacted
+// wherever they appear.
+func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr []byte, learned ...http.Header) (*Cassette, error) {
 	red := newRedactor(o)
+	secret := secretHeaderSet(o)
+	for _, h := range learned {
+		red.learnHeaders(secret, h)
+	}
 	var hs headerScan
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: kind.String()}}
 	c.Interactions = make([]Interaction, 0, len(entries)+1)
@@ -121,6 +129,13 @@ func serverEnding(e recorded, red *redactor) *Ending {
 func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, error) {
 	red := newRedactor(o)
 	secret := secretHeaderSet(o)
+	// Every credential the transport sent, and every cookie the server set,
+	// is redacted wherever it appears, not only in its header.
+	for i := range entries {
+		if h := entries[i].in.HTTP; h != nil {
+			red.learnHeaders(secret, h.Headers)
+		}
+	}
 	var hs headerScan
 	ids := eventIDs{}
 	sessions := sessionIDs(entries)

@@ -158,13 +158,31 @@
 //
 // # Redaction
 //
-// Nothing is written before it is redacted: every configured literal secret
-// ([Options].Secrets, [Options].Revealers) found in any string, every match
-// of [Options].Patterns, every value at [Options].RedactPaths, and at the
-// HTTP level the Authorization, Proxy-Authorization, Cookie and Set-Cookie
-// headers and [Options].RedactHeaders (an authorization scheme is kept:
-// "Bearer REDACTED-1"), each replaced by a placeholder "REDACTED-<n>". A
-// value always gets the same placeholder.
+// Nothing is written before it is redacted, in headers, bodies, URLs,
+// events, error texts and the stderr tail alike. Without any option:
+//
+//   - every credential the transport sends, whatever its source (a static
+//     token, an OAuth flow, a refreshed token): the Authorization and
+//     Proxy-Authorization headers are seen below the transport's
+//     credentials (at the HTTP level, and for legacy SSE through its base
+//     round tripper too), and their credential (its scheme kept:
+//     "Bearer REDACTED-1") is redacted wherever else it appears;
+//   - cookies: Cookie and Set-Cookie whole, and each cookie's value
+//     wherever it appears;
+//   - every value the live factory hands its peer (transport.SecretHolder:
+//     a stdio child's Options.Env), wherever it appears.
+//
+// Values learnt by themselves (environment values, cookie values) are
+// redacted from [MinAutoSecret] bytes: shorter ones are ordinary words.
+// With options: every literal secret ([Options].Secrets,
+// [Options].Revealers) found in any string, every match of
+// [Options].Patterns, every value at [Options].RedactPaths, and the
+// values of [Options].RedactHeaders (wherever they appear, too). Each is
+// replaced by a placeholder "REDACTED-<n>"; a value always gets the same
+// placeholder, the configured secrets first, then what the recorder
+// learnt, in order of first appearance. Placeholders keep matching
+// working: live messages are redacted with the same rules before they are
+// matched, and placeholders match whatever their numbers.
 //
 // # HTTP
 //

@@ -17,6 +17,9 @@ import (
 // larger than the tests let stdio read.
 const childEnv = "CASSETTE_TEST_CHILD"
 
+// secretEnv is a variable the child's "env" tool and stderr tell.
+const secretEnv = "CASSETTE_TEST_SECRET"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "counter" {
 		fmt.Fprintln(os.Stderr, "listening with key s3cr3t")
@@ -25,6 +28,12 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "boom: config missing")
 			os.Exit(3)
 			return nil, nil, nil
+		})
+		if v := os.Getenv(secretEnv); v != "" {
+			fmt.Fprintln(os.Stderr, "using the key "+v)
+		}
+		mcp.AddTool(c.srv, &mcp.Tool{Name: "env", Description: "Tells the value of " + secretEnv + "."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return text("the key is " + os.Getenv(secretEnv)), nil, nil
 		})
 		mcp.AddTool(c.srv, &mcp.Tool{Name: "big", Description: "Answers with 1 MiB."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return text(strings.Repeat("x", 1<<20)), nil, nil

@@ -45,6 +45,8 @@ type Factory struct {
 
 	p     *player       // replay
 	hrec  *httpRecorder // recording at the HTTP level
+	sniff   *sniffer          // recording an HTTP factory at the message level: its credentials
+	recLive transport.Factory // live, wrapped for sniff
 	inner transport.Factory
 	rep   report
 
@@ -78,7 +80,7 @@ var _ transport.Classifier = (*Factory)(nil)
 // *FormatError for one that cannot be replayed, and an *OptionsError for
 // an option the cassette's transport cannot use or a missing live factory.
 func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
-	o := opts.orZero()
+	o := opts.withLive(live)
 	f := &Factory{path: path, o: o, live: live, fs: o.FS}
 	if f.fs == nil {
 		f.fs = diskFS{}
@@ -138,6 +140,14 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.finish}
 			f.inner = hf.WithBase(f.hrec.wrap)
 		}
+		if hf, ok := live.(HTTPFactory); ok && f.mode == ModeRecord && f.hrec == nil {
+			// A message-level session over HTTP (legacy SSE): what is
+			// recorded is the messages, but the credentials the transport
+			// sends are learned below it, to be redacted wherever they
+			// appear.
+			f.sniff = &sniffer{secret: secretHeaderSet(o)}
+			f.recLive = hf.WithBase(f.sniff.wrap)
+		}
 		return f, nil
 	}
 	return nil, &OptionsError{Func: "Open", Option: "Mode", Value: f.mode.String(), Err: errors.New("unknown mode")}
@@ -147,7 +157,7 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 // built in code, as Open does in ModeReplay (live may be nil, or an
 // HTTPFactory to replay through). c must not change while it replays.
 func Replay(c *Cassette, live transport.Factory, opts *Options) (*Factory, error) {
-	f := &Factory{path: c.File, o: opts.orZero(), live: live, mode: ModeReplay}
+	f := &Factory{path: c.File, o: opts.withLive(live), live: live, mode: ModeReplay}
 	return f, f.replay(c, "Replay")
 }
 
@@ -229,7 +239,11 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 		f.conn = newPlayConn(f.p, &f.rep)
 		return playTransport{f.conn}, nil
 	}
-	inner, err := f.live.Transport()
+	live := f.live
+	if f.recLive != nil {
+		live = f.recLive
+	}
+	inner, err := live.Transport()
 	if err != nil {
 		return nil, err
 	}
@@ -428,8 +442,55 @@ func (f *Factory) recording() (*Cassette, error) {
 			stderr = d.Stderr
 		}
 	}
-	return buildMessages(f.kind, rc.taken(), f.o, stderr)
+	var learned []http.Header
+	if f.sniff != nil {
+		learned = f.sniff.taken()
+	}
+	return buildMessages(f.kind, rc.taken(), f.o, stderr, learned...)
 }
+
+// A sniffer passes requests through, keeping the credential headers they
+// carry.
+type sniffer struct {
+	secret map[string]bool
+	mu     sync.Mutex // guards seen
+	seen   []http.Header
+}
+
+func (s *sniffer) wrap(base http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		h := http.Header{}
+		for k, vs := range req.Header {
+			if s.secret[http.CanonicalHeaderKey(k)] {
+				h[k] = vs
+			}
+		}
+		resp, err := base.RoundTrip(req)
+		if resp != nil {
+			for k, vs := range resp.Header {
+				if s.secret[http.CanonicalHeaderKey(k)] {
+					h[k] = append(h[k], vs...)
+				}
+			}
+		}
+		if len(h) > 0 {
+			s.mu.Lock()
+			s.seen = append(s.seen, h)
+			s.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+func (s *sniffer) taken() []http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // A report keeps a session's mismatches.
 type report struct {

@@ -79,6 +79,11 @@ type Options struct {
 	// leaves the old file).
 	FS vcr.FS
 
+	// auto are the secrets the recorder learnt from the live factory
+	// (transport.SecretHolder: a stdio child's Env), after Revealers; Open,
+	// Replay and Verify set it on their copy.
+	auto []string
+
 	// Stderr records the tail of a stdio server's standard error in the
 	// ending of a session the client closed. (A session the server ended
 	// has its tail recorded always.) Off by default: stderr is rarely
@@ -103,6 +108,16 @@ func (o *Options) orZero() *Options {
 		return &Options{}
 	}
 	return o
+}
+
+// withLive returns a copy of o that also redacts what live hands its peer
+// (transport.SecretHolder).
+func (o *Options) withLive(live transport.Factory) *Options {
+	cp := *o.orZero()
+	if h, ok := live.(transport.SecretHolder); ok && live != nil {
+		cp.auto = append([]string(nil), h.Secrets()...)
+	}
+	return &cp
 }
 
 // Mode says whether a cassette is recorded, replayed or bypassed.

@@ -33,12 +33,13 @@ type playHTTP struct {
 	mu     sync.Mutex // guards the fields below
 	s      *scheduler
 	red    *redactor
+	secret map[string]bool // the headers whose values are credentials
 	liveID map[int]jsonrpc.ID
 	wake   chan struct{}
 }
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
-	return &playHTTP{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o), liveID: map[int]jsonrpc.ID{}, wake: make(chan struct{})}
+	return &playHTTP{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o), secret: secretHeaderSet(p.o), liveID: map[int]jsonrpc.ID{}, wake: make(chan struct{})}
 }
 
 // A liveReq is a request as the replayer compares it.
@@ -132,6 +133,7 @@ func (h *playHTTP) givesUp(m jsonrpc.Message) bool {
 
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
+	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
 	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {

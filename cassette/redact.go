@@ -39,6 +39,11 @@ func newRedactor(o *Options) *redactor {
 	for _, rv := range o.Revealers {
 		values = append(values, rv.Reveal())
 	}
+	for _, v := range o.auto {
+		if len(v) >= MinAutoSecret {
+			values = append(values, v)
+		}
+	}
 	for i, v := range values {
 		r.n = i + 1
 		if v == "" {
@@ -53,6 +58,65 @@ func newRedactor(o *Options) *redactor {
 	}
 	sort.SliceStable(r.literals, func(i, j int) bool { return len(r.literals[i].value) > len(r.literals[j].value) })
 	return r
+}
+
+// MinAutoSecret is the length from which a value the recorder learns by
+// itself (an environment value handed to a stdio child, a cookie's value)
+// is redacted: shorter ones ("1", "docs", "en") are ordinary words, which
+// redacting everywhere would garble. Name them in Options.Secrets to
+// redact them anyway. Credentials sent in Authorization, and values of
+// Options.RedactHeaders, are learned whatever their length.
+const MinAutoSecret = 8
+
+// learn adds v, a credential seen on the wire, to the literal secrets,
+// numbered after the others by first appearance. It returns v's
+// placeholder.
+func (r *redactor) learn(v string) {
+	if v == "" || placeholderRE.FindString(v) == v {
+		return
+	}
+	for _, l := range r.literals {
+		if l.value == v {
+			return
+		}
+	}
+	r.literals = append(r.literals, literal{v, r.placeholder(v)})
+	sort.SliceStable(r.literals, func(i, j int) bool { return len(r.literals[i].value) > len(r.literals[j].value) })
+}
+
+// learnHeaders learns the credentials in the secret headers of h: the
+// credential of an Authorization (its scheme left out), a Cookie or
+// Set-Cookie whole and each cookie's value (of MinAutoSecret bytes or
+// more), a RedactHeaders value whole.
+func (r *redactor) learnHeaders(secret map[string]bool, h http.Header) {
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if !secret[ck] {
+			continue
+		}
+		for _, v := range vs {
+			switch ck {
+			case "Authorization", "Proxy-Authorization":
+				if scheme, rest, ok := strings.Cut(v, " "); ok && isToken(scheme) && strings.TrimSpace(rest) != "" {
+					v = strings.TrimSpace(rest)
+				}
+				r.learn(v)
+			case "Cookie", "Set-Cookie":
+				r.learn(v)
+				parts := strings.Split(v, ";")
+				if ck == "Set-Cookie" {
+					parts = parts[:1]
+				}
+				for _, p := range parts {
+					if _, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && len(val) >= MinAutoSecret {
+						r.learn(strings.Trim(val, `"`))
+					}
+				}
+			default:
+				r.learn(v)
+			}
+		}
+	}
 }
 
 func (r *redactor) active() bool {

@@ -67,7 +67,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	if err := checkOptions("Verify", opts, 0); err != nil {
 		return err
 	}
-	o := opts.orZero()
+	o := opts.withLive(live)
 	infos, err := analyse(c)
 	if err != nil {
 		return err

@@ -182,6 +182,15 @@ func (f tracked) Transport() (mcp.Transport, error) {
 	return trackedTransport{t, f.tr}, nil
 }
 
+// Secrets passes the wrapped factory's transport.SecretHolder through, so
+// that a recording redacts what it would have.
+func (f tracked) Secrets() []string {
+	if h, ok := f.Factory.(transport.SecretHolder); ok {
+		return h.Secrets()
+	}
+	return nil
+}
+
 // Classify passes the wrapped factory's transport.Classifier through, so
 // that tracking changes no error's class.
 func (f tracked) Classify(err error) error {

@@ -116,6 +116,16 @@ type ProtocolPinner interface {
 	PinnedProtocolVersion() string
 }
 
+// A SecretHolder is implemented by a Factory that hands its peer values a
+// recording of the session must not keep: a stdio child's explicit
+// environment (stdio.Options.Env). A cassette recorder redacts them
+// wherever they appear, with no second listing; a wrapper of a factory
+// passes its Secrets through.
+type SecretHolder interface {
+	// Secrets returns the values, in a fixed order.
+	Secrets() []string
+}
+
 // A Pacer is implemented by a transport (the mcp.Transport a Factory
 // returns) whose connections can hold their reading back for the client: a
 // client that hands notifications to slower handlers than the peer sends

@@ -3,6 +3,7 @@ package sse
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
@@ -22,6 +23,7 @@ type Factory struct {
 	ep       *httpguard.Endpoint
 	opts     Options            // with defaults applied
 	phases   httpguard.Timeouts // the http.Transport's share of opts.Timeouts
+	wrap     func(http.RoundTripper) http.RoundTripper
 }
 
 // pkg prefixes this package's errors.
@@ -69,6 +71,22 @@ func (*Factory) PinnedProtocolVersion() string { return ProtocolVersion }
 
 // Origin returns the pinned origin.
 func (f *Factory) Origin() auth.Origin { return f.ep.Origin }
+
+// WithBase returns a copy of f whose connections carry their requests
+// through wrap(base), base being what would have carried them
+// (Options.Base, or the connection's own pool), below the credentials and
+// this package's policy. A cassette recording a legacy SSE session puts
+// itself there to learn the credentials the transport sends, which it
+// redacts wherever they appear.
+func (f *Factory) WithBase(wrap func(base http.RoundTripper) http.RoundTripper) transport.Factory {
+	g := *f
+	if prev := f.wrap; prev != nil {
+		g.wrap = func(base http.RoundTripper) http.RoundTripper { return wrap(prev(base)) }
+	} else {
+		g.wrap = wrap
+	}
+	return &g
+}
 
 // Transport returns a new transport for one connection.
 func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, nil }

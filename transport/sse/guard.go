@@ -42,7 +42,7 @@ type connState struct {
 func newConnState(f *Factory) *connState {
 	st := &connState{f: f, pending: make(map[jsonrpc.ID]bool)}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
-	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, nil, f.opts.Credentials, f.phases, maxIdlePerHost)
+	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, maxIdlePerHost)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }

@@ -135,6 +135,18 @@ func (o *Options) resolve() error {
 	return nil
 }
 
+// Secrets implements transport.SecretHolder: the values of Options.Env,
+// ordered by name, which a cassette recording the child's session redacts
+// wherever they appear.
+func (f *Factory) Secrets() []string {
+	names := slices.Sorted(maps.Keys(f.opts.Env))
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, f.opts.Env[n])
+	}
+	return out
+}
+
 // Kind returns [transport.KindStdio].
 func (f *Factory) Kind() transport.Kind { return transport.KindStdio }
 
