@@ -43,12 +43,12 @@ type Factory struct {
 	live transport.Factory
 	fs   vcr.FS
 
-	p     *player       // replay
-	hrec  *httpRecorder // recording at the HTTP level
+	p       *player           // replay
+	hrec    *httpRecorder     // recording at the HTTP level
 	sniff   *sniffer          // recording an HTTP factory at the message level: its credentials
 	recLive transport.Factory // live, wrapped for sniff
-	inner transport.Factory
-	rep   report
+	inner   transport.Factory
+	rep     report
 
 	mu    sync.Mutex // guards the fields below
 	used  bool

@@ -235,4 +235,3 @@ func TestSSEBearerRedactedByDefault(t *testing.T) {
 		t.Errorf("the echoed token has no placeholder:\n%s", data)
 	}
 }
-
