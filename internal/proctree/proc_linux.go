@@ -41,7 +41,7 @@ func mounted() bool {
 
 // parseStat parses one /proc/PID/stat line:
 // "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt
-// cmajflt utime stime cutime cstime priority nice threads itrealvalue
+// cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
 // starttime …", where comm may hold spaces and parentheses.
 func parseStat(b []byte) (Proc, bool) {
 	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
@@ -62,13 +62,14 @@ func parseStat(b []byte) (Proc, bool) {
 		return Proc{}, false
 	}
 	return Proc{
-		Pid:   pid,
-		State: f[0][0],
-		PPid:  num(1),
-		Pgid:  num(2),
-		Sid:   num(3),
-		Start: start,
-		Name:  string(b[open+1 : end]),
+		Pid:     pid,
+		State:   f[0][0],
+		PPid:    num(1),
+		Pgid:    num(2),
+		Sid:     num(3),
+		Threads: num(17),
+		Start:   start,
+		Name:    string(b[open+1 : end]),
 	}, true
 }
 

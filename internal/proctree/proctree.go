@@ -13,18 +13,24 @@ var ErrUnsupported = errors.ErrUnsupported
 
 // A Proc is one process as /proc/PID/stat shows it.
 type Proc struct {
-	Pid   int
-	PPid  int    // parent
-	Pgid  int    // process group
-	Sid   int    // session
-	State byte   // 'R', 'S', 'D', 'T', 'Z' (zombie), 'X' (dead), …
-	Start uint64 // start time, in clock ticks after boot: with Pid, the process's identity
-	Name  string // the command name (comm), at most 15 bytes
+	Pid     int
+	PPid    int    // parent
+	Pgid    int    // process group
+	Sid     int    // session
+	State   byte   // its leader thread's: 'R', 'S', 'D', 'T', 'Z' (zombie), 'X' (dead), …
+	Threads int    // its threads, an exited leader counted until reaped: a zombie with more than one still runs
+	Start   uint64 // start time, in clock ticks after boot: with Pid, the process's identity
+	Name    string // the command name (comm), at most 15 bytes
 }
 
-// Running reports whether p had not exited when it was read: it is neither a
-// zombie nor dead.
-func (p Proc) Running() bool { return p.State != 'Z' && p.State != 'X' && p.State != 0 }
+// Running reports whether p had not exited when it was read: it is neither
+// dead nor a zombie, but for a zombie leader whose other threads still run
+// (its leader thread exited alone, or the process is exiting and its
+// threads are not all gone): that process runs, and its threads' children
+// are still its own.
+func (p Proc) Running() bool {
+	return p.State != 'X' && p.State != 0 && (p.State != 'Z' || p.Threads > 1)
+}
 
 // Same reports whether p and q are the same process: the same pid and the
 // same start time.
@@ -92,7 +98,7 @@ func (t *Tracker) Scan() []Proc {
 		p := queue[0]
 		queue = queue[1:]
 		if !p.Running() {
-			continue // a zombie's children were re-parented when it exited
+			continue // a zombie's children were re-parented when its last thread exited
 		}
 		kids, err := Children(p.Pid)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"syscall"
 	"testing"
@@ -23,26 +24,52 @@ import (
 
 // childEnv makes the test binary a child that waits for its stdin to end;
 // with childEnv=fork it first starts a child of its own that blocks until
-// killed, in a new session, and prints its pid.
+// killed, in a new session, and prints its pid; with childEnv=leader-exits
+// it does the same from a thread other than its leader, whose thread then
+// exits alone, leaving the process to its other threads.
 const childEnv = "PROCTREE_TEST_CHILD"
+
+func init() {
+	if os.Getenv(childEnv) == "leader-exits" {
+		runtime.LockOSThread() // main runs on the leader thread
+	}
+}
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
 		os.Exit(leakcheck.Main(m))
 	case "fork":
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childEnv+"=block")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			os.Exit(1)
-		}
-		fmt.Println(cmd.Process.Pid)
+		fmt.Println(forkBlock())
+	case "leader-exits":
+		// Once the leader thread is gone the runtime cannot stop the
+		// world: no collection may start.
+		debug.SetGCPercent(-1)
+		pid := make(chan int)
+		go func() {
+			pid <- forkBlock() // on another thread: main holds the leader
+			io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		fmt.Println(<-pid)
+		syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0) // this thread alone
 	case "block":
 		time.Sleep(time.Hour) // until killed
 	}
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
+}
+
+// forkBlock starts the test binary as a child that blocks until killed, in
+// a new session, and returns its pid.
+func forkBlock() int {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=block")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		os.Exit(1)
+	}
+	return cmd.Process.Pid
 }
 
 func requireLinux(t *testing.T) {
@@ -79,13 +106,13 @@ func TestStatSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := proctree.Proc{Pid: os.Getpid(), PPid: os.Getppid(), Pgid: syscall.Getpgrp(), State: p.State, Start: p.Start, Name: p.Name}
+	want := proctree.Proc{Pid: os.Getpid(), PPid: os.Getppid(), Pgid: syscall.Getpgrp(), State: p.State, Threads: p.Threads, Start: p.Start, Name: p.Name}
 	want.Sid, _ = unix.Getsid(0)
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("Stat(self) mismatch (-want +got):\n%s", diff)
 	}
-	if !p.Running() || p.Start == 0 {
-		t.Errorf("Stat(self) = %+v, want running with a start time", p)
+	if !p.Running() || p.Start == 0 || p.Threads < 2 {
+		t.Errorf("Stat(self) = %+v, want running with a start time and the runtime's threads", p)
 	}
 	if _, err := proctree.Stat(1 << 30); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Stat(no such pid) error = %v, want fs.ErrNotExist", err)
@@ -177,6 +204,52 @@ func TestTrackerKeepsOrphans(t *testing.T) {
 	}
 	if ok, err := proctree.Signal(g, syscall.SIGKILL); !ok || err != nil {
 		t.Fatalf("Signal(grandchild) = %v, %v", ok, err)
+	}
+}
+
+// A process whose leader thread has exited while its other threads run
+// shows as a zombie in /proc, yet it runs, and its threads' children are
+// still its own: it counts as running, and a scan finds its children (they
+// are listed under the threads that forked them). Without that, such a
+// process and everything it starts escape the tracker until its last
+// thread exits, which for a process exiting under load is exactly when
+// its children are re-parented out of sight.
+func TestTrackerSeesChildrenOfAnExitedLeader(t *testing.T) {
+	requireLinux(t)
+	cmd, _, out := start(t, "leader-exits")
+	tr, err := proctree.NewTracker(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpid int
+	if _, err := fmt.Fscan(out, &gpid); err != nil {
+		t.Fatal(err)
+	}
+	g, err := proctree.Stat(gpid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proctree.Signal(g, syscall.SIGKILL) })
+	deadline := time.Now().Add(10 * time.Second)
+	p, _ := proctree.Stat(cmd.Process.Pid)
+	for ; p.State != 'Z'; p, _ = proctree.Stat(cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the leader thread did not exit: %+v", p)
+		}
+		time.Sleep(time.Millisecond) // polling with a deadline: the thread's exit is the kernel's doing
+	}
+	if !p.Running() {
+		t.Errorf("Stat(process whose leader alone exited) = %+v: Running() false, want true (%d threads run)", p, p.Threads)
+	}
+	if added := tr.Scan(); len(added) != 1 || !added[0].Same(g) {
+		t.Errorf("Scan() added %v, want the child %v of a thread that still runs", added, g)
+	}
+	members, err := proctree.Group(syscall.Getpgrp())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(members, p.Same) {
+		t.Errorf("Group(own group) = %v, want it to hold %v, which runs", members, p)
 	}
 }
 

@@ -97,6 +97,29 @@ func TestCloseEndsSetsidGrandchild(t *testing.T) {
 	}
 }
 
+// A child whose leader thread has exited while its other threads run shows
+// as a zombie in /proc; a setsid grandchild that one of those threads
+// started is still the child's, and Close ends it. The scans while the
+// child runs are off, so that only what Close sees counts.
+func TestCloseEndsSetsidGrandchildOfAnExitedLeader(t *testing.T) {
+	requireProc(t)
+	leakcheck.Check(t)
+	stdio.SetTrackInterval(t, 0)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "leaderexits", &stdio.Options{Env: env}))
+	gpid := recordedPid(t, path, "grandchild")
+	pollUntil(t, "the child's leader thread has exited", func() bool {
+		p, err := proctree.Stat(c.Pid())
+		return err == nil && p.State == 'Z'
+	})
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !dead(t, gpid) {
+		t.Errorf("setsid grandchild %d of a child whose leader exited is still running after Close (state %s)", gpid, procState(t, gpid))
+	}
+}
+
 // A double fork: the intermediate starts a grandchild with setsid and exits,
 // so the grandchild is re-parented to init, out of the child's group and
 // ancestry. The child's parentage was tracked while it ran: Close still ends

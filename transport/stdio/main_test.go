@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +29,12 @@ const (
 	recordEnv = "STDIO_TEST_RECORD" // a file the child appends what it observes to, one line each
 	sizeEnv   = "STDIO_TEST_SIZE"   // a size in bytes, for the modes that need one
 )
+
+func init() {
+	if os.Getenv(childEnv) == "leaderexits" {
+		runtime.LockOSThread() // main runs on the leader thread
+	}
+}
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(childEnv); mode != "" {
@@ -180,6 +188,27 @@ var children = map[string]func() int{
 			return 1
 		}
 		record(fmt.Sprintf("hop %d", pid))
+		return 0
+	},
+	// leaderexits starts a "hang" grandchild with setsid from a thread other
+	// than its leader and records it; then its leader thread exits alone,
+	// and the rest of the process waits for stdin to end.
+	"leaderexits": func() int {
+		debug.SetGCPercent(-1) // the world cannot be stopped without the leader
+		done := make(chan struct{})
+		go func() {
+			pid, err := spawn("hang", nil, true)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			record(fmt.Sprintf("grandchild %d", pid))
+			close(done)
+			io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		<-done
+		syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0) // this thread alone
 		return 0
 	},
 	// escape starts a "hang" grandchild with setsid, records it, and exits.

@@ -187,13 +187,14 @@ func (p *proc) freeze() {
 }
 
 // waitStopped waits, up to stopTimeout, until each of ps has stopped or
-// died.
+// died. A process whose leader thread has exited (a zombie leader whose
+// other threads run) shows no stop: it is not waited for.
 func waitStopped(ps []proctree.Proc) {
 	deadline := time.Now().Add(stopTimeout)
 	for _, d := range ps {
 		for delay := 50 * time.Microsecond; ; delay = min(2*delay, 5*time.Millisecond) {
 			cur, err := proctree.Stat(d.Pid)
-			if err != nil || !cur.Same(d) || !cur.Running() || cur.State == 'T' || cur.State == 't' || time.Now().After(deadline) {
+			if err != nil || !cur.Same(d) || !cur.Running() || cur.State == 'T' || cur.State == 't' || cur.State == 'Z' || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(delay) // polling with a deadline: nothing notifies us of a stop
