@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
@@ -101,12 +102,14 @@ func TestPinnedFingerprintWithoutToolsHoldsAll(t *testing.T) {
 	assertClass(t, err, client.ClassPolicy, client.ErrHeld)
 }
 
+// A list_changed re-discovers the catalog: ListChanged gets the new one,
+// the added tool is bound but held against the pin, and CatalogChanged (which
+// the client calls after ListChanged, on the same goroutine) reports it.
 func TestListChangedRediscovers(t *testing.T) {
 	leakcheck.Check(t)
 	srv := toolsServer(map[string]string{"a": "first"}, []string{"a"})
 	changed := make(chan *client.Catalog, 4)
-	var mu sync.Mutex
-	var drifts []*client.Drift
+	drifts := make(chan *client.Drift, 4)
 	pin := fingerprint(t, toolsServer(map[string]string{"a": "first"}, []string{"a"}))
 	c := connect(t, srv, client.Definition{Name: "s", Fingerprint: pin.Fingerprint}, &client.Handlers{
 		ListChanged: func(what string, cat *client.Catalog) {
@@ -114,12 +117,12 @@ func TestListChangedRediscovers(t *testing.T) {
 				changed <- cat
 			}
 		},
-		CatalogChanged: func(d *client.Drift) { mu.Lock(); drifts = append(drifts, d); mu.Unlock() },
+		CatalogChanged: func(d *client.Drift) { drifts <- d },
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "b", Description: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
-	cat := <-changed
+	cat := next(t, changed, "ListChanged")
 	var names []string
 	for _, tl := range cat.Tools {
 		names = append(names, tl.Name)
@@ -132,10 +135,27 @@ func TestListChangedRediscovers(t *testing.T) {
 	}
 	_, err := c.CallTool(context.Background(), "b", map[string]any{})
 	assertClass(t, err, client.ClassPolicy, client.ErrHeld)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(drifts) != 1 || !slices.Equal(drifts[0].Added, []string{"b"}) {
-		t.Errorf("drifts = %v, want one adding b", drifts)
+	if d := next(t, drifts, "CatalogChanged"); !slices.Equal(d.Added, []string{"b"}) {
+		t.Errorf("drift = %+v, want one adding b", d)
+	}
+	select {
+	case d := <-drifts:
+		t.Errorf("a second drift: %+v", d)
+	default:
+	}
+}
+
+// next returns what ch carries next, failing t if nothing comes within
+// 10 seconds (what is the handler awaited).
+func next[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s was not called within 10s", what)
+		var zero T
+		return zero
 	}
 }
 
