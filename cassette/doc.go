@@ -151,7 +151,9 @@
 //   - Bounds: an answer held for requests the live client does not make is
 //     held at most [Options].Wait ([DefaultWait] if zero); then its request
 //     fails with a [*MismatchError] naming the recorded requests it waited
-//     for, and nothing else waits for it.
+//     for, and nothing else waits for it. So is the session's end that a
+//     call died with: the calls that wait for it fail, and it is not
+//     delivered.
 //
 // The scheduler that applies them is pure (no locks, no timers, no I/O);
 // testdata/schedule holds its transcripts.

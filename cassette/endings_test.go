@@ -313,3 +313,31 @@ func TestGivenUpCallWaitsForTheClient(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	mustContain(t, "the cassette", string(data), `{"kind":"close","end":"client","pending":[2]}`)
 }
+
+// TestHeldEndingIsBounded: a call that died with the server, recorded after
+// another call the live client does not make, waits for the recorded ending,
+// which keeps its place behind that call. That wait is bounded as a held
+// answer's is: after Options.Wait the call fails with a *MismatchError
+// naming the recorded call it waited for, instead of waiting for the
+// client's own timeout (CallTimeout, five minutes by default).
+func TestHeldEndingIsBounded(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "held-ending.jsonl")
+	rec := open(t, path, stdioCounter(t, nil), &cassette.Options{Mode: cassette.ModeRecord})
+	outs, _ := session(t, rec, rev2025, call{Tool: "count", Args: map[string]any{"label": "a"}}, call{Tool: "crash"})
+	if outs[0].Err != "" || outs[1].Err == "" {
+		t.Fatalf("recorded session: %+v, want count answered and crash failed", outs)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatalf("recording Close: %v", err)
+	}
+	f := open(t, path, nil, &cassette.Options{Wait: 50 * time.Millisecond})
+	start := time.Now()
+	got, _ := session(t, f, rev2025, call{Tool: "crash"})
+	t.Logf("the call failed in %v: %s", time.Since(start), got[0].Err)
+	mustContain(t, "the held call's error", got[0].Err, "held 50ms", "tools/call at line 5")
+	var merr *cassette.MismatchError
+	if err := f.Close(); !errors.As(err, &merr) || merr.Position != 7 {
+		t.Errorf("Close = %v, want a *MismatchError at line 7", err)
+	}
+}

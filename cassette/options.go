@@ -47,8 +47,9 @@ type Options struct {
 	// and "result._meta" (which hold progress tokens and other per-run
 	// data) and "params.clientInfo" (the client's name and version).
 	IgnorePaths []string
-	// Wait bounds how long replay holds the answer to a matched request
-	// for the recorded requests it was ordered after (see the package
+	// Wait bounds how long replay holds the answer to a matched request (or
+	// the session's end it died with) for the recorded requests it was
+	// ordered after (see the package
 	// documentation, "Order"): past it, the request fails with a
 	// *MismatchError naming them. If zero, DefaultWait.
 	Wait time.Duration

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,7 +30,7 @@ type playConn struct {
 	s        *scheduler
 	red      *redactor
 	liveID   map[int]jsonrpc.ID  // served recorded call → the live request's id
-	held     map[int]bool        // answers of served calls not yet released
+	held     map[int]bool        // answers (and endings) served calls wait for, not yet released
 	timers   map[int]*time.Timer // held answers → their bound, while they wait for requests the client has not made
 	extra    []jsonrpc.Message   // error responses (mismatches, expired holds), delivered first
 	ending   error               // the recorded ending, once delivered: Read returns it
@@ -83,12 +84,15 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.s.serve(i)
 	if kind == kindCall {
 		c.liveID[i] = m.(*jsonrpc.Request).ID
-		switch a := int(c.p.pl.steps[i].answerAt); {
+		switch h := c.s.awaits(i); {
 		case !c.s.verdict(i):
 			c.fail(m, &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(i), Method: c.p.method(i),
 				Reason: "the recorded request has no answer and no ending after it: nothing will answer it"})
-		case a >= 0 && !c.s.ready(a):
-			c.held[a] = true
+		case h >= 0 && c.s.failed[h]:
+			c.fail(m, &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(i), Method: c.p.method(i),
+				Reason: "the session's recorded end, which it waits for, was held past the bound: nothing will answer it"})
+		case h >= 0 && !c.s.ready(h):
+			c.held[h] = true
 		}
 	}
 	c.settle()
@@ -144,26 +148,41 @@ func (c *playConn) settle() {
 	c.signal()
 }
 
-// expire fails held answer a: its call gets a JSON-RPC error carrying a
-// *MismatchError that names what it waited for.
-func (c *playConn) expire(a int) {
+// expire fails held line h, an answer or the session's end: each served
+// call that waits for it gets a JSON-RPC error carrying a *MismatchError
+// that names what it waited for.
+func (c *playConn) expire(h int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.isClosed || c.timers[a] == nil {
+	if c.isClosed || c.timers[h] == nil {
 		return
 	}
-	delete(c.timers, a)
-	delete(c.held, a)
-	waited, ok := c.s.expire(a)
+	delete(c.timers, h)
+	delete(c.held, h)
+	waited, ok := c.s.expire(h)
 	if !ok {
 		return
 	}
-	call := int(c.p.pl.steps[a].after)
-	merr := &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(call), Method: c.p.method(call),
-		Reason: fmt.Sprintf("held %v for recorded messages the live client did not send: %s", c.p.o.wait(), c.p.describeAll(waited))}
-	c.rep.add(merr)
-	c.extra = append(c.extra, &jsonrpc.Response{ID: c.liveID[call], Error: &jsonrpc.Error{Code: CodeMismatch, Message: merr.Error()}})
+	reason := fmt.Sprintf("held %v for recorded messages the live client did not send: %s", c.p.o.wait(), c.p.describeAll(waited))
+	for _, call := range c.waiting(h) {
+		merr := &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(call), Method: c.p.method(call), Reason: reason}
+		c.rep.add(merr)
+		c.extra = append(c.extra, &jsonrpc.Response{ID: c.liveID[call], Error: &jsonrpc.Error{Code: CodeMismatch, Message: merr.Error()}})
+	}
 	c.settle()
+}
+
+// waiting returns the served calls that wait for server line h, in
+// recorded order. c.mu is held.
+func (c *playConn) waiting(h int) []int {
+	var calls []int
+	for call := range c.liveID {
+		if c.s.awaits(call) == h {
+			calls = append(calls, call)
+		}
+	}
+	slices.Sort(calls)
+	return calls
 }
 
 func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {

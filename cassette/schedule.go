@@ -255,6 +255,20 @@ func (s *scheduler) verdict(i int) (wait bool) {
 	return st.answerAt >= 0 || st.giveUp || st.endsAt >= 0
 }
 
+// awaits returns the server line client call i waits for once served: its
+// answer, or else the session's end the server caused after it; -1 for a
+// call that waits for the client (it gave it up) or for nothing.
+func (s *scheduler) awaits(i int) int {
+	st := &s.pl.steps[i]
+	switch {
+	case st.answerAt >= 0:
+		return int(st.answerAt)
+	case st.giveUp:
+		return -1
+	}
+	return int(st.endsAt)
+}
+
 // unused returns the client lines never served (but optional ones).
 func (s *scheduler) unused() []int {
 	var out []int

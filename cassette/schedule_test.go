@@ -46,8 +46,9 @@ var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want secti
 // "client call 2 a"); "expire" (every awaited line past the bound). After
 // each, the harness plays the adapters' part: the message level's reader
 // takes what next releases; at the HTTP level one reader per served
-// stream reads its lines in order while they are ready. A line awaited and
-// not ready is held; "expire" fails the held lines that are bounded.
+// stream reads its lines in order while they are ready. A line awaited (an
+// answer, or the ending a served call died with) and not ready is held;
+// "expire" fails the held lines that are bounded.
 func TestSchedule(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "schedule", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -118,8 +119,8 @@ func runSchedule(transcript, script string) (string, error) {
 			h.s.serve(i)
 			fmt.Fprintf(&out, "served %d\n", c.Line(i))
 			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == KindMessage {
-				if a := st.answerAt; a >= 0 {
-					h.held[int(a)] = true
+				if a := h.s.awaits(i); a >= 0 {
+					h.held[a] = true
 				} else if m, _ := scanMessage(p.canon[i]); m.kind == kindCall && !h.s.verdict(i) {
 					fmt.Fprintf(&out, "no answer for %d\n", c.Line(i))
 				}
