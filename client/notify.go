@@ -250,8 +250,11 @@ func (c *Client) DroppedNotifications() int64 { return c.notes.droppedCount() }
 // Transports that can, pace themselves (transport.Pacer: Streamable HTTP,
 // whose connection is the go-sdk's own and cannot be wrapped without hiding
 // the unexported methods the go-sdk calls on it); the client wraps the
-// connections of the others. A Streamable HTTP connection that is not this
-// module's (a cassette's replay) is not paced.
+// connections of the others. A cassette replays Streamable HTTP through
+// this module's transport, so its replay is paced too; only a Streamable
+// HTTP transport from elsewhere, which is no transport.Pacer, is not (its
+// notifications are still queued and dropped within
+// Limits.MaxQueuedNotifications).
 const (
 	pacingWindow = 256
 	// pacingStall is how long the reader waits for a hand-over before it

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
@@ -33,16 +35,28 @@ func (f floodFigures) String() string {
 // the live heap once the answer has arrived, and Close.
 func flood(t testing.TB, kind transport.Kind, n int, delay time.Duration, limits client.Limits) floodFigures {
 	t.Helper()
-	if os.Getenv("HOSTILE_HEAP_PROFILE") != "" {
-		runtime.MemProfileRate = 1
-	}
+	return floodDef(t, floodPeer(t, kind), n, delay, limits)
+}
+
+// floodPeer is sdkPeer at the revision the flood is measured at.
+func floodPeer(t testing.TB, kind transport.Kind) client.Definition {
+	t.Helper()
 	def := sdkPeer(t, kind, nil)
-	def.Limits = limits
 	if kind != transport.KindSSE {
 		// Logging at 2026-07-28 is asked for per request, which the client
 		// does not do yet; 2025-11-25 sets the level once.
 		def.Profile = client.Profile20251125
 	}
+	return def
+}
+
+// floodDef is flood through def.
+func floodDef(t testing.TB, def client.Definition, n int, delay time.Duration, limits client.Limits) floodFigures {
+	t.Helper()
+	if os.Getenv("HOSTILE_HEAP_PROFILE") != "" {
+		runtime.MemProfileRate = 1
+	}
+	def.Limits = limits
 	var handled atomic.Int64
 	c, err := client.Connect(context.Background(), def, &client.Handlers{
 		Logging: func(context.Context, *mcp.LoggingMessageParams) {
@@ -118,18 +132,76 @@ func TestNotificationFloodBounded(t *testing.T) {
 		t.Run(kind.String(), func(t *testing.T) {
 			leakcheck.Check(t)
 			f := flood(t, kind, n, 100*time.Microsecond, client.Limits{DrainTimeout: drain})
-			t.Logf("%d notifications: %v", n, f)
-			if limit := int64(8 << 20); f.heap > limit {
-				t.Errorf("live heap grew by %d bytes under the flood, want at most %d", f.heap, limit)
-			}
-			// The drain bound, HandlerGrace and the child's exit at the
-			// end of its input, ten times over.
-			if limit := 10 * (drain + client.HandlerGrace + 200*time.Millisecond); f.close > limit {
-				t.Errorf("Close took %v, want well under %v", f.close, limit)
-			}
-			if f.handled+f.dropped != n {
-				t.Errorf("%d handled + %d dropped = %d, want every one of the %d sent", f.handled, f.dropped, f.handled+f.dropped, n)
-			}
+			checkFlood(t, f, n, drain)
 		})
+	}
+	// A cassette's replay of a recorded flood over Streamable HTTP is a
+	// Streamable HTTP connection the go-sdk reads as fast as the cassette
+	// hands it events: it is paced as a live one is, since it replays
+	// through this module's streamablehttp transport (transport.Pacer).
+	t.Run("cassette replay", func(t *testing.T) {
+		leakcheck.Check(t)
+		path := filepath.Join(t.TempDir(), "flood.jsonl")
+		def := floodPeer(t, transport.KindStreamableHTTP)
+		rec, err := cassette.Open(path, def.Transport, &cassette.Options{Mode: cassette.ModeRecord})
+		if err != nil {
+			t.Fatal(err)
+		}
+		def.Transport = rec
+		floodDef(t, def, n, 0, client.Limits{MaxQueuedNotifications: n})
+		if err := rec.Close(); err != nil {
+			t.Fatalf("recording Close: %v", err)
+		}
+		play, err := cassette.Open(path, nil, &cassette.Options{Mode: cassette.ModeReplay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		def.Transport = play
+		if tr := replayTransport(t, path); !isPacer(tr) {
+			t.Errorf("the replaying factory's transport is a %T, not a transport.Pacer: the go-sdk reads it unpaced", tr)
+		}
+		f := floodDef(t, def, n, 100*time.Microsecond, client.Limits{DrainTimeout: drain})
+		checkFlood(t, f, n, drain)
+		if err := play.Close(); err != nil {
+			t.Errorf("replaying Close: %v", err)
+		}
+	})
+}
+
+// replayTransport returns the transport of a replay of the cassette at
+// path, in a factory of its own (a factory makes one session).
+func replayTransport(t *testing.T, path string) mcp.Transport {
+	t.Helper()
+	f, err := cassette.Open(path, nil, &cassette.Options{Mode: cassette.ModeReplay, AllowUnused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func isPacer(tr mcp.Transport) bool {
+	_, ok := tr.(transport.Pacer)
+	return ok
+}
+
+// checkFlood checks a flood's figures against its bounds.
+func checkFlood(t *testing.T, f floodFigures, n int, drain time.Duration) {
+	t.Helper()
+	t.Logf("%d notifications: %v", n, f)
+	if limit := int64(8 << 20); f.heap > limit {
+		t.Errorf("live heap grew by %d bytes under the flood, want at most %d", f.heap, limit)
+	}
+	// The drain bound, HandlerGrace and the child's exit at the end of its
+	// input, ten times over.
+	if limit := 10 * (drain + client.HandlerGrace + 200*time.Millisecond); f.close > limit {
+		t.Errorf("Close took %v, want well under %v", f.close, limit)
+	}
+	if f.handled+f.dropped != int64(n) {
+		t.Errorf("%d handled + %d dropped = %d, want every one of the %d sent", f.handled, f.dropped, f.handled+f.dropped, n)
 	}
 }
