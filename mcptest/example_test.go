@@ -2,6 +2,7 @@ package mcptest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -251,4 +252,38 @@ func ExampleNewAuthServer() {
 	// Output:
 	// docs: oauth
 	// {Registrations:0 Authorizations:0 TokensIssued:1 Refreshes:0 Refusals:0 ResourceRefusals:1}
+}
+
+// A tool that needs a further scope: the first call is refused 403
+// insufficient_scope, the credential steps up (a second token) but the
+// call is not sent again, since it might have run; the caller calls
+// again, and the tool runs once.
+func ExampleProtection() {
+	runTest(func(t testing.TB) {
+		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Scopes: []string{"mcp", "docs:write"}})
+		src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+			ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+			Auth: &mcptest.Protection{Server: as, Scopes: []string{"mcp"}, ToolScopes: map[string][]string{"lookup": {"docs:write"}}},
+			HTTP: &streamablehttp.Options{Credentials: src},
+		})
+		c := fake.Client(nil)
+		args := map[string]any{"query": "scopes"}
+		_, err = c.CallTool(t.Context(), "lookup", args)
+		fmt.Println("first call re-sent:", !errors.Is(err, streamablehttp.ErrReauthorized))
+		res, err := c.CallTool(t.Context(), "lookup", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(text(res))
+		fmt.Println("tokens issued:", as.Counts().TokensIssued, "executions:", fake.Executions("lookup"))
+	})
+	// Output:
+	// first call re-sent: false
+	// docs: scopes
+	// tokens issued: 2 executions: 1
 }
