@@ -13,16 +13,17 @@ import (
 // A tool that asks the user to confirm, written once, called by clients on
 // both protocol revisions: on 2026-07-28 the client continues the call
 // with the answer; on 2025-11-25 the server asks the client during the
-// call. The handler runs twice either way: once to ask, once to finish.
+// call. The handler runs twice either way, two rounds of one call: once to
+// ask, once to finish.
 func ExampleElicitResponse() {
 	srv := server.New("files", "v1.0.0", nil)
 	type target struct {
 		Path string `json:"path"`
 	}
-	executions := 0
+	rounds := 0
 	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "remove", Description: "Remove a file, once the user confirms."},
 		func(_ context.Context, req *mcp.CallToolRequest, in target) (*mcp.CallToolResult, any, error) {
-			executions++
+			rounds++
 			if r, ok := server.ElicitResponse(req.Params.InputResponses, "confirm"); ok {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s", in.Path, r.Action)}}}, nil, nil
 			}
@@ -51,20 +52,20 @@ func ExampleElicitResponse() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		executions = 0
+		rounds = 0
 		fmt.Println(version)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remove", Arguments: map[string]any{"path": "/tmp/old"}})
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("  %s (%d executions)\n", res.Content[0].(*mcp.TextContent).Text, executions)
+		fmt.Printf("  %s (%d rounds)\n", res.Content[0].(*mcp.TextContent).Text, rounds)
 		cs.Close()
 	}
 	// Output:
 	// 2026-07-28
 	//   the user is asked: Remove /tmp/old?
-	//   /tmp/old: accept (2 executions)
+	//   /tmp/old: accept (2 rounds)
 	// 2025-11-25
 	//   the user is asked: Remove /tmp/old?
-	//   /tmp/old: accept (2 executions)
+	//   /tmp/old: accept (2 rounds)
 }
