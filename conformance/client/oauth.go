@@ -48,7 +48,7 @@ var authScenarios = []string{
 }
 
 // authProfiles are the auth scenarios of an older specification revision,
-// played at that revision. The rest use the stable profile.
+// played at that revision. The rest use the default profile.
 var authProfiles = map[string]client.Profile{
 	"auth/2025-03-26-oauth-endpoint-fallback":   client.Profile20250326,
 	"auth/2025-03-26-oauth-metadata-backcompat": client.Profile20250326,
