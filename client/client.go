@@ -147,15 +147,21 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		cs.Close()
 		return fail(OpDiscover, err, false)
 	}
-	// A list change the server announced while Connect discovered (servers
-	// that set their lists up as the session starts announce one) is
-	// discovered again before Connect returns, once: the catalog Connect
-	// returns is the changed one, and the re-listing has a fixed place in
-	// the session, before the caller's first call, so that a recording of
-	// it is the same every time. The connection counts announcements as it
-	// reads them, before the go-sdk hands them on, so that one read before
-	// the last listing's answer is never missed. Changes announced during
-	// that second listing are handled after Connect, as every later one is.
+	c.settle(ctx, cs, cat, h)
+	return c, nil
+}
+
+// settle installs cat, the catalog Connect discovered, and hands on the
+// list changes the server announced meanwhile (servers that set their
+// lists up as the session starts announce one): such a change is
+// discovered again before Connect returns, once, so that the catalog
+// Connect returns is the changed one, and the re-listing has a fixed place
+// in the session, before the caller's first call, so that a recording of
+// it is the same every time. The connection counts announcements as it
+// reads them, before the go-sdk hands them on, so that one read before the
+// last listing's answer is never missed. Changes announced during that
+// second listing are handled after Connect, as every later one is.
+func (c *Client) settle(ctx context.Context, cs *mcp.ClientSession, cat *Catalog, h *Handlers) {
 	c.mu.Lock()
 	changed := slices.Clone(c.pending)
 	for _, what := range listKinds {
@@ -187,7 +193,6 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	for _, what := range pending {
 		c.listChanged(what)
 	}
-	return c, nil
 }
 
 // capture is the transport handed to the go-sdk: it keeps the connection
