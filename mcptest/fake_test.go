@@ -3,9 +3,6 @@ package mcptest_test
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +10,6 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
-	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,105 +41,6 @@ func TestStdioCrashRunsOnceAndIsReaped(t *testing.T) {
 	if got := f.Executions("lookup"); got != 1 {
 		t.Errorf("Executions = %d, want 1", got)
 	}
-}
-
-// recT is a testing.TB that records failures and runs its cleanups when
-// told, so that a test can check what a helper reports.
-type recT struct {
-	testing.TB // the real test: TempDir, Name
-	mu         sync.Mutex
-	failures   []string
-	cleanups   []func()
-}
-
-func (r *recT) Helper() {}
-func (r *recT) Cleanup(f func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cleanups = append(r.cleanups, f)
-}
-func (r *recT) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failures = append(r.failures, fmt.Sprintf(format, args...))
-}
-func (r *recT) Fatalf(format string, args ...any) { r.Errorf(format, args...); runtime.Goexit() }
-func (r *recT) Fatal(args ...any)                 { r.Errorf("%s", fmt.Sprint(args...)); runtime.Goexit() }
-func (r *recT) Logf(string, ...any)               {}
-
-// run runs f as a test body on its own goroutine, then the cleanups, and
-// returns the failures.
-func (r *recT) run(f func(testing.TB)) []string {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f(r)
-	}()
-	<-done
-	for i := len(r.cleanups) - 1; i >= 0; i-- {
-		r.cleanups[i]()
-	}
-	return r.failures
-}
-
-// runWithin runs r.run(f) and fails t if it takes longer than d: a leak
-// report that waits for a timeout it need not wait for.
-func runWithin(t *testing.T, d time.Duration, r *recT, f func(testing.TB)) []string {
-	t.Helper()
-	done := make(chan []string, 1)
-	go func() { done <- r.run(f) }()
-	select {
-	case failures := <-done:
-		return failures
-	case <-time.After(d):
-		t.Fatalf("the leak report took longer than %v", d)
-		return nil
-	}
-}
-
-// Leaks are reported, and at once: a client never closed leaves a child
-// running, or a session open, that will not end by itself, so the checks
-// do not wait for GroupTimeout (an hour here).
-func TestLeaksAreReported(t *testing.T) {
-	mcptest.LeakCheck(t)
-	mcptest.SetGroupTimeout(t, time.Hour)
-
-	t.Run("child process", func(t *testing.T) {
-		var leaked *client.Client
-		r := &recT{TB: t}
-		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
-			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild}}})
-			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
-			if err != nil {
-				t.Fatal(err)
-			}
-			leaked = c
-		})
-		defer leaked.Close()
-		if len(failures) != 1 || !strings.Contains(failures[0], "process group") || strings.Count(failures[0], "\n    ") != 2 {
-			t.Errorf("failures = %q, want one report naming the child and its grandchild", failures)
-		}
-		if stdio.GroupAlive(leaked.Conn().(*stdio.Conn).Pid()) {
-			t.Errorf("the leaked group was not killed after the report")
-		}
-	})
-
-	t.Run("in-process session", func(t *testing.T) {
-		var leaked *client.Client
-		r := &recT{TB: t}
-		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
-			f := mcptest.InProcess(tb, nil)
-			c, err := client.Connect(t.Context(), f.Definition(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			leaked = c
-		})
-		leaked.Close()
-		if len(failures) != 1 || !strings.Contains(failures[0], "1 open session") {
-			t.Errorf("failures = %q, want one report of an open session", failures)
-		}
-	})
 }
 
 // The rich profile's log tool honours the client's level on every

@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -99,3 +102,63 @@ func getShared(tb testing.TB, url string) {
 // newConnections makes the next requests of http.DefaultClient dial anew,
 // as they do in a package's first test.
 func newConnections() { http.DefaultTransport.(*http.Transport).CloseIdleConnections() }
+
+// runWithin runs r.run(f) and fails t if it takes longer than d: a leak
+// report that waits for a timeout it need not wait for.
+func runWithin(t *testing.T, d time.Duration, r *recT, f func(testing.TB)) []string {
+	t.Helper()
+	done := make(chan []string, 1)
+	go func() { done <- r.run(f) }()
+	select {
+	case failures := <-done:
+		return failures
+	case <-time.After(d):
+		t.Fatalf("the leak report took longer than %v", d)
+		return nil
+	}
+}
+
+// Leaks are reported, and at once: a client never closed leaves a child
+// running, or a session open, that will not end by itself, so the checks
+// do not wait for GroupTimeout (an hour here).
+func TestLeaksAreReported(t *testing.T) {
+	mcptest.LeakCheck(t)
+	mcptest.SetGroupTimeout(t, time.Hour)
+
+	t.Run("child process", func(t *testing.T) {
+		var leaked *client.Client
+		r := &recT{TB: t}
+		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
+			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild}}})
+			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
+			if err != nil {
+				tb.Fatal(err)
+			}
+			leaked = c
+		})
+		defer leaked.Close()
+		if len(failures) != 1 || !strings.Contains(failures[0], "process group") || strings.Count(failures[0], "\n    ") != 2 {
+			t.Errorf("failures = %q, want one report naming the child and its grandchild", failures)
+		}
+		if stdio.GroupAlive(leaked.Conn().(*stdio.Conn).Pid()) {
+			t.Errorf("the leaked group was not killed after the report")
+		}
+	})
+
+	t.Run("in-process session", func(t *testing.T) {
+		var leaked *client.Client
+		r := &recT{TB: t}
+		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
+			f := mcptest.InProcess(tb, nil)
+			c, err := client.Connect(t.Context(), f.Definition(), nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			leaked = c
+		})
+		leaked.Close()
+		if len(failures) != 1 || !strings.Contains(failures[0], "1 open session") {
+			t.Errorf("failures = %q, want one report of an open session", failures)
+		}
+	})
+}
