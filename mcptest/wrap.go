@@ -23,12 +23,7 @@ import (
 // by several tests may be wrapped by each.
 func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fake {
 	t.Helper()
-	o := wrapOptions(t, "mcptest.Wrap", opts)
-	fs, err := fakeserver.Wrap(srv, &fakeserver.WrapOptions{Faults: o.Faults})
-	if err != nil {
-		t.Fatalf("mcptest.Wrap: %v", err)
-	}
-	t.Cleanup(fs.Detach) // registered first, run last: after the session check
+	fs, o := wrap(t, "mcptest.Wrap", srv, opts)
 	return inProcess(t, fs, o)
 }
 
@@ -37,20 +32,22 @@ func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fake {
 // sessions, and opts.HTTP configures the client side.
 func WrapHTTP[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fake {
 	t.Helper()
-	o := wrapOptions(t, "mcptest.WrapHTTP", opts)
-	fs, err := fakeserver.Wrap(srv, &fakeserver.WrapOptions{Faults: o.Faults})
-	if err != nil {
-		t.Fatalf("mcptest.WrapHTTP: %v", err)
-	}
-	t.Cleanup(fs.Detach)
+	fs, o := wrap(t, "mcptest.WrapHTTP", srv, opts)
 	return serveHTTP(t, "mcptest.WrapHTTP", fs, o)
 }
 
-func wrapOptions(t testing.TB, what string, opts *FakeOptions) FakeOptions {
+// wrap checks opts and wraps srv with its faults for t, for what (the
+// caller's name in failures); the faults come off srv at t's cleanup.
+func wrap[S fakeserver.Servable](t testing.TB, what string, srv S, opts *FakeOptions) (*fakeserver.Server, FakeOptions) {
 	t.Helper()
 	o := fakeOptions(opts)
 	if o.Profile != "" || o.Definition != nil || o.Stdio != nil {
 		t.Fatalf("%s: Profile, Definition and Stdio are a fake's options: a wrapped server has its own catalog and runs in this process", what)
 	}
-	return o
+	fs, err := fakeserver.Wrap(srv, &fakeserver.WrapOptions{Faults: o.Faults})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	t.Cleanup(fs.Detach) // registered first, run last: after the session check
+	return fs, o
 }
