@@ -254,6 +254,18 @@
 // storage interface, for every read and write of the cassette; and
 // [Mode.VCRMode] and [ModeFromVCR] map the modes.
 //
+// # Faults
+//
+// A replay can inject faults ([Options].Faults, [ParseFault]), so that one
+// recorded real session exercises a client's failure paths: drop the
+// response stream before message N (resumed on 2025-11-25 as a server with
+// an event store allows, message N served once), delay message N, end the
+// session at message N, answer the request of message N with 401, 403 or
+// 5xx. Messages are numbered as [Cassette.Messages] and mcprig inspect
+// number them. Faults act in the adapters, not in the scheduler's rules:
+// a recorded tools/call is still never answered twice, and what a fault
+// answered or prevented is not reported unused.
+//
 // # Compare and Verify
 //
 // [Compare] reports how two cassettes' sessions differ, by their messages

@@ -130,6 +130,9 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 		if err := checkOptions("Open", o, f.kind); err != nil {
 			return nil, err
 		}
+		if len(o.Faults) > 0 {
+			return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", ErrBadFault)}
+		}
 		if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
 			hf, ok := live.(HTTPFactory)
 			if !ok {
@@ -338,9 +341,15 @@ func (f *Factory) Unused() []Unused {
 // unusedRequests returns the recorded client requests (calls with an id)
 // the replayed session never made.
 func (f *Factory) unusedRequests() []Unused {
+	f.mu.Lock()
+	conn, rt := f.conn, f.rt
+	f.mu.Unlock()
 	var out []Unused
 	for _, u := range f.Unused() {
 		i := u.Line - 2
+		if conn != nil && conn.excused(i) || rt != nil && rt.excused(i) {
+			continue // a fault answered it, or ended the session before it
+		}
 		if c := f.p.canon[i]; c != nil {
 			if m, err := scanMessage(c); err == nil && m.kind == kindCall {
 				out = append(out, u)

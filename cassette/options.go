@@ -62,6 +62,14 @@ type Options struct {
 	// unsent client notifications) either way.
 	AllowUnused bool
 
+	// Faults are injected into a replayed session: a stream dropped before
+	// a message, a message delayed, the session ended at a message, a
+	// request answered with an HTTP status (see FaultKind). They act in
+	// replay only; a fault the cassette cannot take (a message it lacks, a
+	// kind its transport has not) is an *OptionsError wrapping
+	// ErrBadFault.
+	Faults []Fault
+
 	// RedactHeaders names HTTP headers whose values are replaced by
 	// placeholders, in addition to Authorization, Proxy-Authorization,
 	// Cookie and Set-Cookie, which always are. A value "Scheme credential"

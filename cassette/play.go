@@ -20,6 +20,7 @@ type player struct {
 	canon   [][]byte           // each line's message, canonical; nil without one
 	index   map[string][]int32 // match key → the client lines with it, in order
 	streams map[int]*streamLines
+	faults  *faults
 }
 
 // newPlayer checks c as Parse does and indexes it. HTTP hooks
@@ -38,7 +39,11 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		return nil, err
 	}
 	pl, streams := buildPlan(c, infos)
-	p := &player{c: c, o: o, mt: newMatcher(o), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams}
+	fs, err := planFaults(c, infos, o)
+	if err != nil {
+		return nil, err
+	}
+	p := &player{c: c, o: o, mt: newMatcher(o), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams, faults: fs}
 	for i := range infos {
 		p.canon[i] = infos[i].canon
 	}

@@ -38,12 +38,16 @@ type playConn struct {
 	isClosed bool
 	wake     chan struct{} // closed and replaced whenever Read may have something new
 
+	delayed  map[int]bool // lines a FaultDelay held back
+	holds    []*time.Timer
+	endFired bool // FaultEnd ended the session
+
 	closed chan struct{} // closed by Close
 }
 
 func newPlayConn(p *player, rep *report) *playConn {
 	return &playConn{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o),
-		liveID: map[int]jsonrpc.ID{}, held: map[int]bool{}, timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
+		liveID: map[int]jsonrpc.ID{}, held: map[int]bool{}, delayed: map[int]bool{}, timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (c *playConn) signal() {
@@ -79,6 +83,10 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.settle()
 		}
 		c.signal()
+		return nil
+	}
+	if i >= c.p.faults.end {
+		c.endByFault() // the server is gone before it reads this message
 		return nil
 	}
 	c.s.serve(i)
@@ -203,7 +211,18 @@ func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, c.ending
 		}
 		if i, ok := c.s.next(); ok {
+			if i >= c.p.faults.end {
+				c.endByFault()
+				err := c.ending
+				c.mu.Unlock()
+				return nil, err
+			}
 			m, err := c.deliver(i)
+			if d := c.p.faults.delay[i]; d > 0 && !c.delayed[i] && err == nil {
+				c.hold(i, m, d)
+				c.mu.Unlock()
+				continue
+			}
 			c.mu.Unlock()
 			return m, err
 		}
@@ -241,6 +260,41 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 	return m, nil
 }
 
+// endByFault ends the session as FaultEnd asks: the server's output
+// ends. c.mu is held.
+func (c *playConn) endByFault() {
+	c.endFired = true
+	if c.ending == nil {
+		// The connection broke under the calls in flight: their outcome
+		// is unknown, as when a server dies mid-call.
+		c.ending = &RecordedError{Cassette: c.p.c.File, Line: c.p.c.Line(min(c.p.faults.end, len(c.p.c.Interactions)-1)),
+			Text: "injected fault " + c.p.faults.endText + ": the server ended the session", Class: ClassBroken}
+		c.diag = &transport.Diagnosis{Err: c.ending}
+	}
+	c.signal()
+}
+
+// hold delivers m, recorded line i, d later (FaultDelay). c.mu is held.
+func (c *playConn) hold(i int, m jsonrpc.Message, d time.Duration) {
+	c.delayed[i] = true
+	c.holds = append(c.holds, time.AfterFunc(d, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.isClosed && c.ending == nil {
+			c.extra = append(c.extra, m)
+			c.signal()
+		}
+	}))
+}
+
+// excused reports whether client line i could not be sent because a fault
+// ended the session before it.
+func (c *playConn) excused(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endFired && i >= c.p.faults.end
+}
+
 func (c *playConn) SessionID() string { return "" }
 
 // Diagnose returns what the recording knows of the server's end, once the
@@ -270,6 +324,9 @@ func (c *playConn) Close() error {
 			t.Stop()
 		}
 		c.timers = nil
+		for _, t := range c.holds {
+			t.Stop()
+		}
 	}
 	return nil
 }

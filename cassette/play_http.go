@@ -36,10 +36,24 @@ type playHTTP struct {
 	secret map[string]bool // the headers whose values are credentials
 	liveID map[int]jsonrpc.ID
 	wake   chan struct{}
+
+	// Injected faults (Options.Faults).
+	ended    bool         // FaultEnd: the session is gone
+	statused map[int]bool // FaultStatus lines answered with their status (and voided)
+	retried  map[int]bool // of those, the ones the client sent again (and revived)
+	dropped  *dropped     // FaultDrop: the stream that broke, until resumed
+}
+
+// dropped is a stream FaultDrop broke.
+type dropped struct {
+	sl      *streamLines
+	next    int // the index in sl.events of the event it broke before
+	resumed bool
 }
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
-	return &playHTTP{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o), secret: secretHeaderSet(p.o), liveID: map[int]jsonrpc.ID{}, wake: make(chan struct{})}
+	return &playHTTP{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o), secret: secretHeaderSet(p.o), liveID: map[int]jsonrpc.ID{},
+		wake: make(chan struct{}), statused: map[int]bool{}, retried: map[int]bool{}}
 }
 
 // A liveReq is a request as the replayer compares it.
@@ -59,7 +73,27 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	h.mu.Lock()
 	live := h.live(req, body)
+	if h.ended {
+		h.mu.Unlock()
+		return status(req, http.StatusNotFound), nil
+	}
+	if resp := h.resume(req); resp != nil {
+		h.mu.Unlock()
+		return resp, nil
+	}
 	i, ok := h.s.match(h.p.index[live.key])
+	retry := false
+	if !ok {
+		for _, j := range h.p.index[live.key] {
+			if h.statused[int(j)] && !h.retried[int(j)] {
+				// The request a fault answered, sent again: the recording's
+				// answer.
+				h.retried[int(j)], i, ok, retry = true, int(j), true, true
+				h.s.revive(i)
+				break
+			}
+		}
+	}
 	if !ok && h.givesUp(live.msg) {
 		h.mu.Unlock()
 		return refuse(req, live, nil), nil
@@ -74,18 +108,35 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.mu.Unlock()
 		return refuse(req, live, merr), nil
 	}
-	h.s.serve(i)
-	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
-		h.liveID[i] = r.ID
-	}
-	h.signal()
 	sl := h.p.streams[h.p.c.Interactions[i].HTTP.Stream]
-	h.mu.Unlock()
-
 	first := sl.resp
 	if first < 0 {
 		first = sl.close
 	}
+	if i >= h.p.faults.end || first >= h.p.faults.end {
+		h.ended = true // FaultEnd: the server forgot the session
+		h.signal()
+		h.mu.Unlock()
+		return status(req, http.StatusNotFound), nil
+	}
+	if code := h.p.faults.status[i]; code != 0 && !h.statused[i] {
+		// FaultStatus, once. The recorded request is voided, so nothing
+		// waits for its answer; sent again, it is revived.
+		h.statused[i] = true
+		h.s.void(i)
+		h.signal()
+		h.mu.Unlock()
+		return status(req, code), nil
+	}
+	if !retry {
+		h.s.serve(i)
+	}
+	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
+		h.liveID[i] = r.ID
+	}
+	h.signal()
+	h.mu.Unlock()
+
 	if err := h.await(req.Context(), first, nil); err != nil {
 		var merr *MismatchError
 		if errors.As(err, &merr) {
@@ -106,7 +157,76 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		<-req.Context().Done()
 		return nil, context.Cause(req.Context())
 	}
+	if err := h.hold(req.Context(), first, nil); err != nil {
+		return nil, err
+	}
 	return h.response(req, sl), nil
+}
+
+// hold waits the extra time FaultDelay gives line i, if any.
+func (h *playHTTP) hold(ctx context.Context, i int, closed <-chan struct{}) error {
+	d := h.p.faults.delay[i]
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-closed:
+		return errBodyClosed
+	}
+}
+
+// resume answers a GET that resumes the stream FaultDrop broke, as a
+// server with an event store would on 2025-11-25 and earlier: with the
+// rest of the stream after the event whose id it names. h.mu is held.
+func (h *playHTTP) resume(req *http.Request) *http.Response {
+	d := h.dropped
+	last := req.Header.Get("Last-Event-ID")
+	if d == nil || d.resumed || req.Method != http.MethodGet || last == "" {
+		return nil
+	}
+	if h.p.c.Header.Protocol >= "2026-07-28" {
+		return status(req, http.StatusMethodNotAllowed) // no resumption in that revision
+	}
+	for k := d.next - 1; k >= 0; k-- {
+		if h.p.c.Interactions[d.sl.events[k]].HTTP.ID == last {
+			d.resumed = true
+			resp := h.response(req, d.sl)
+			resp.Body.(*playBody).next = k + 1
+			return resp
+		}
+	}
+	return nil
+}
+
+// status is a response with code and no recorded body, as a fault gives:
+// 401 and 403 with a Bearer challenge.
+func status(req *http.Request, code int) *http.Response {
+	resp := &http.Response{StatusCode: code, Status: strconv.Itoa(code) + " " + http.StatusText(code),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Request: req}
+	switch code {
+	case http.StatusUnauthorized:
+		resp.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	case http.StatusForbidden:
+		resp.Header.Set("WWW-Authenticate", `Bearer error="insufficient_scope"`)
+	}
+	text := "cassette: injected fault: " + http.StatusText(code) + "\n"
+	resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	resp.Body, resp.ContentLength = io.NopCloser(strings.NewReader(text)), int64(len(text))
+	return resp
+}
+
+// excused reports whether client line i was made but a fault answered it,
+// or could not be made because a fault ended the session before it.
+func (h *playHTTP) excused(i int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.statused[i] || h.ended && i >= h.p.faults.end
 }
 
 // givesUp reports whether m cancels a served call whose recorded stream the
@@ -409,7 +529,20 @@ func (b *playBody) Read(p []byte) (int, error) {
 		}
 		if b.next < len(b.sl.events) {
 			i := b.sl.events[b.next]
+			if err := b.fault(i); err != nil {
+				b.done = err
+				if err == io.ErrUnexpectedEOF {
+					// As a server that drops a stream on purpose does, it
+					// tells the client to come back soon.
+					b.buf, _ = sse.Append(nil, sse.Event{Retry: "10"})
+					break
+				}
+				continue
+			}
 			if err := b.h.await(b.ctx, i, b.closed); err != nil {
+				return 0, err
+			}
+			if err := b.h.hold(b.ctx, i, b.closed); err != nil {
 				return 0, err
 			}
 			in := &b.h.p.c.Interactions[i]
@@ -432,8 +565,29 @@ func (b *playBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// fault returns how FaultDrop or FaultEnd ends the stream before event
+// line i; nil if neither does.
+func (b *playBody) fault(i int) error {
+	h := b.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.ended || i >= h.p.faults.end:
+		h.ended = true
+		h.signal()
+		return io.EOF // the server ended the stream with the session
+	case h.p.faults.drop[i] && h.dropped == nil:
+		h.dropped = &dropped{sl: b.sl, next: b.next}
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
 // end returns how the stream ends, once its close line is due.
 func (b *playBody) end() error {
+	if b.sl.close >= b.h.p.faults.end {
+		return io.EOF
+	}
 	if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
 		return err
 	}

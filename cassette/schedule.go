@@ -246,6 +246,18 @@ func (s *scheduler) void(i int) {
 	s.advance()
 }
 
+// revive undoes void for client line i, sent again: its server lines may
+// go out after all (a request a fault answered in their place, which the
+// client made again).
+func (s *scheduler) revive(i int) {
+	for k := range s.pl.steps {
+		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
+			s.failed[k] = false
+		}
+	}
+	s.advance()
+}
+
 // verdict says what becomes of client call i, just served, that has no
 // recorded answer: it waits for the session's end the server caused
 // (wait), for the client, who gave it up (wait), or nothing will answer it

@@ -203,8 +203,14 @@
 //		                            streamablehttp; http only on loopback)
 //		  sse [HTTP FLAGS] URL      a legacy HTTP+SSE server (transport/sse,
 //		                            protocol 2024-11-05): chosen only by name
-//		  replay FILE               the session recorded in the cassette FILE,
-//		                            with no server at all
+//		  replay [FLAGS] FILE       the session recorded in the cassette FILE,
+//		                            with no server at all. FLAGS: -fault SPEC
+//		                            (repeatable) injects a fault
+//		                            (cassette.ParseFault: drop@N,
+//		                            delay@N:DURATION, end@N, status@N:CODE,
+//		                            N a message of mcprig inspect);
+//		                            -allow-unused lets the client leave
+//		                            recorded requests unmade
 //		HTTP FLAGS: -token-env VAR (send the value of the script's variable
 //		VAR as a static bearer token), -client-id ID with
 //		-client-secret-env VAR (obtain tokens with the client credentials

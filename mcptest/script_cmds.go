@@ -51,7 +51,7 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] [-elicit ACTION] [-sample TEXT] [-root URI]... CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay FILE)`
+const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] [-elicit ACTION] [-sample TEXT] [-root URI]... CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay [-fault SPEC]... [-allow-unused] FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
@@ -201,10 +201,19 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 		f, err := stdio.New(prog, sfs.Args()[1:], so)
 		return f, none, err
 	case "replay":
-		if len(rest) != 1 {
+		rfs := flags(ts, "connect replay", connectUsage)
+		allowUnused := rfs.Bool("allow-unused", false, "")
+		var faults []cassette.Fault
+		rfs.Func("fault", "", func(v string) error {
+			f, err := cassette.ParseFault(v)
+			faults = append(faults, f)
+			return err
+		})
+		parse(ts, rfs, rest)
+		if rfs.NArg() != 1 {
 			fs.Usage()
 		}
-		f, err := cassette.Open(ts.MkAbs(rest[0]), nil, &cassette.Options{Mode: cassette.ModeReplay})
+		f, err := cassette.Open(ts.MkAbs(rfs.Arg(0)), nil, &cassette.Options{Mode: cassette.ModeReplay, AllowUnused: *allowUnused, Faults: faults})
 		return f, none, err
 	case "http", "sse":
 		return remoteFactory(ts, kind, rest)

@@ -37,6 +37,7 @@ type replayFlags struct {
 	allowUnused bool
 	maxFrame    int
 	ignore      multiFlag
+	faults      multiFlag
 	redact      redactFlags
 }
 
@@ -45,12 +46,20 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address")
 	fs.BoolVar(&f.allowUnused, "allow-unused", false, "do not exit 1 when the client did not make every recorded request")
 	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
+	fs.Var(&f.faults, "fault", "inject a fault: drop@N, delay@N:DURATION, end@N or status@N:CODE, N a message number of mcprig inspect; repeatable")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
 }
 
 func (f *replayFlags) options() (*cassette.Options, error) {
 	o := &cassette.Options{Mode: cassette.ModeReplay, AllowUnused: f.allowUnused, IgnorePaths: f.ignore}
+	for _, s := range f.faults {
+		ft, err := cassette.ParseFault(s)
+		if err != nil {
+			return nil, fmt.Errorf("--fault: %w", err)
+		}
+		o.Faults = append(o.Faults, ft)
+	}
 	return o, f.redact.apply(o)
 }
 

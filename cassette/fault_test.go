@@ -1,0 +1,298 @@
+package cassette_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// counting is an HTTPFactory that counts the requests the client makes of
+// a replay: each "METHOD [rpc-method id] [last-event-id=ID]".
+type counting struct {
+	cassette.HTTPFactory
+	mu   *sync.Mutex
+	seen *[]string
+}
+
+func newCounting(t *testing.T) counting {
+	return counting{httpLive(t, "http://127.0.0.1:1/mcp", nil), &sync.Mutex{}, &[]string{}}
+}
+
+func (c counting) WithBase(wrap func(http.RoundTripper) http.RoundTripper) transport.Factory {
+	return c.HTTPFactory.WithBase(func(base http.RoundTripper) http.RoundTripper {
+		inner := wrap(base)
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			s := req.Method
+			if req.GetBody != nil {
+				b, _ := req.GetBody()
+				data, _ := io.ReadAll(b)
+				if m, err := jsonrpc.DecodeMessage(data); err == nil {
+					if r, ok := m.(*jsonrpc.Request); ok {
+						s += " " + r.Method
+						if r.IsCall() {
+							s += " " + idText(r.ID)
+						}
+					}
+				}
+			}
+			if id := req.Header.Get("Last-Event-ID"); id != "" {
+				s += " last-event-id=" + id
+			}
+			c.mu.Lock()
+			*c.seen = append(*c.seen, s)
+			c.mu.Unlock()
+			return inner.RoundTrip(req)
+		})
+	})
+}
+
+func idText(id jsonrpc.ID) string { return fmt.Sprint(id.Raw()) }
+
+// count returns how many requests start with prefix.
+func (c counting) count(prefix string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, s := range *c.seen {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// numberOf returns the number of the first message of the cassette at
+// path, from from, holding text.
+func numberOf(t *testing.T, path, from, text string) int {
+	t.Helper()
+	for _, m := range load(t, path).Messages() {
+		if m.From == from && bytes.Contains(m.Message, []byte(text)) {
+			return m.Number
+		}
+	}
+	t.Fatalf("%s has no %s message holding %s", path, from, text)
+	return 0
+}
+
+// faulted replays path with faults through live, with this module's
+// client at rev, and makes the calls; it returns each call's error and
+// the factory's Close error.
+func faulted(t *testing.T, path string, live transport.Factory, rev string, faults []cassette.Fault, calls ...call) ([]error, error) {
+	t.Helper()
+	f := open(t, path, live, &cassette.Options{Faults: faults})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prof, _ := client.ParseProfile(rev)
+	c, err := client.Connect(ctx, client.Definition{Name: "counter", Profile: prof, Transport: f}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	var errs []error
+	for _, cl := range calls {
+		_, err := c.CallTool(ctx, cl.Tool, cl.Args)
+		errs = append(errs, err)
+	}
+	c.Close()
+	return errs, f.Close()
+}
+
+// recordOurs records calls with this module's client.
+func recordOurs(t *testing.T, path string, live transport.Factory, rev string, calls ...call) {
+	t.Helper()
+	f := open(t, path, live, &cassette.Options{Mode: cassette.ModeRecord})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prof, _ := client.ParseProfile(rev)
+	c, err := client.Connect(ctx, client.Definition{Name: "counter", Profile: prof, Transport: f}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	for _, cl := range calls {
+		if _, err := c.CallTool(ctx, cl.Tool, cl.Args); err != nil {
+			t.Fatalf("recording %s: %v", cl.Tool, err)
+		}
+	}
+	c.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFaultDropResumedServedOnce: a recorded real session, replayed with
+// its call's stream dropped before the answer, is resumed by the client
+// with the event id it got (2025-11-25), and the answer comes once on the
+// resumed stream: the tools/call was POSTed once, one GET resumed, nothing
+// was left unused.
+func TestFaultDropResumedServedOnce(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "drop.jsonl")
+	recordOurs(t, path, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025, script[0])
+	n := numberOf(t, path, cassette.FromServer, `"first #1"`)
+	live := newCounting(t)
+	errs, err := faulted(t, path, live, rev2025, []cassette.Fault{{Kind: cassette.FaultDrop, Message: n}}, script[0])
+	if errs[0] != nil || err != nil {
+		t.Fatalf("the dropped call: %v; Close: %v", errs[0], err)
+	}
+	if got := live.count("POST tools/call"); got != 1 {
+		t.Errorf("the call was POSTed %d times, want 1", got)
+	}
+	if got := live.count("GET last-event-id="); got != 1 {
+		t.Errorf("%d resuming GETs, want 1: %q", got, *live.seen)
+	}
+	// Without the fault there is nothing to resume.
+	plain := newCounting(t)
+	if errs, err := faulted(t, path, plain, rev2025, nil, script[0]); errs[0] != nil || err != nil || plain.count("GET last-event-id=") != 0 {
+		t.Errorf("without the fault: %v, %v, %q", errs, err, *plain.seen)
+	}
+}
+
+// TestFaultDropWithoutResumption: on 2026-07-28 there is no resumption:
+// the dropped call's outcome is unknown, and it is never sent again.
+func TestFaultDropWithoutResumption(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "drop2026.jsonl")
+	recordOurs(t, path, httpLive(t, newHTTPServer(t, newCounter(), true, nil).url(), nil), rev2026, script[0])
+	n := numberOf(t, path, cassette.FromServer, `"first #1"`)
+	live := newCounting(t)
+	errs, _ := faulted(t, path, live, rev2026, []cassette.Fault{{Kind: cassette.FaultDrop, Message: n}}, script[0])
+	if !errors.Is(errs[0], client.ErrOutcomeUnknown) {
+		t.Errorf("the dropped call = %v, want ErrOutcomeUnknown", errs[0])
+	}
+	if got := live.count("POST tools/call"); got != 1 {
+		t.Errorf("the call was POSTed %d times, want 1", got)
+	}
+}
+
+// TestFaultStatus: the request of a message answered with an injected
+// status fails with its class, is not sent again, and counts as made.
+func TestFaultStatus(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "status.jsonl")
+	recordOurs(t, path, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025, script[0], script[2])
+	n := numberOf(t, path, cassette.FromClient, `"label":"first"`)
+	for _, tc := range []struct {
+		code  int
+		class client.FailureClass
+	}{{503, client.ClassServer}, {401, client.ClassAuth}} {
+		live := newCounting(t)
+		errs, err := faulted(t, path, live, rev2025, []cassette.Fault{{Kind: cassette.FaultStatus, Message: n, Status: tc.code}}, script[0], script[2])
+		var cerr *client.Error
+		if !errors.As(errs[0], &cerr) || cerr.Class != tc.class {
+			t.Errorf("status %d: the call = %v, want class %s", tc.code, errs[0], tc.class)
+		}
+		if errs[1] != nil || err != nil {
+			t.Errorf("status %d: the next call %v, Close %v", tc.code, errs[1], err)
+		}
+		if got := live.count("POST tools/call"); got != 2 {
+			t.Errorf("status %d: %d tools/call POSTed, want 2: the faulted call was sent again (%q)", tc.code, got, *live.seen)
+		}
+	}
+}
+
+// TestFaultEnd: the session ends at the message named: the call it
+// answers fails, the outcome unknown, as do the calls after it; what the
+// end prevented is not reported unused.
+func TestFaultEnd(t *testing.T) {
+	leakcheck.Check(t)
+	three := []call{script[0], script[2], {Tool: "count", Args: map[string]any{"label": "third"}}}
+	inproc := tempPath(t, "end.jsonl")
+	recordOurs(t, inproc, inprocess.New(newCounter().srv), rev2025, three...)
+	overHTTP := tempPath(t, "end-http.jsonl")
+	recordOurs(t, overHTTP, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025, three...)
+	for name, path := range map[string]string{"inprocess": inproc, "http": overHTTP} {
+		t.Run(name, func(t *testing.T) {
+			n := numberOf(t, path, cassette.FromServer, `"second #2"`)
+			var live transport.Factory
+			if name == "http" {
+				live = newCounting(t)
+			}
+			errs, err := faulted(t, path, live, rev2025, []cassette.Fault{{Kind: cassette.FaultEnd, Message: n}}, three...)
+			if errs[0] != nil || !errors.Is(errs[1], client.ErrOutcomeUnknown) && name == "inprocess" || errs[1] == nil || errs[2] == nil {
+				t.Errorf("errors %v, want the first call answered, the second's outcome unknown, the third failed", errs)
+			}
+			if err != nil {
+				t.Errorf("Close = %v: the calls the end prevented count as unused", err)
+			}
+		})
+	}
+}
+
+// TestFaultDelay: a delayed answer comes exactly the delay later (on
+// testing/synctest's clock), and the call succeeds.
+func TestFaultDelay(t *testing.T) {
+	path := tempPath(t, "delay.jsonl")
+	recordCounter(t, path, script[0])
+	n := numberOf(t, path, cassette.FromServer, `"first #1"`)
+	synctest.Test(t, func(t *testing.T) {
+		f, err := cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultDelay, Message: n, Delay: 3 * time.Second}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		outs, _ := session(t, f, rev2025, script[0])
+		if outs[0].Text != "first #1" || time.Since(start) != 3*time.Second {
+			t.Errorf("delayed call: %+v after %v, want the answer after exactly 3s", outs, time.Since(start))
+		}
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestFaultsRefused: a fault the cassette cannot take is an *OptionsError
+// wrapping ErrBadFault, at once.
+func TestFaultsRefused(t *testing.T) {
+	path := tempPath(t, "refused.jsonl")
+	recordCounter(t, path, script[0])
+	for _, f := range []cassette.Fault{
+		{Kind: cassette.FaultDrop, Message: 2}, // a message-level cassette has no streams
+		{Kind: cassette.FaultStatus, Message: 1, Status: 503},
+		{Kind: cassette.FaultEnd, Message: 99},                      // no such message
+		{Kind: cassette.FaultDelay, Message: 1, Delay: time.Second}, // a client message
+		{Kind: "explode", Message: 1},
+	} {
+		_, err := cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{f}})
+		var oerr *cassette.OptionsError
+		if !errors.As(err, &oerr) || !errors.Is(err, cassette.ErrBadFault) || oerr.Option != "Faults[0]" {
+			t.Errorf("fault %v: Open = %v, want an *OptionsError wrapping ErrBadFault", f, err)
+		}
+	}
+	_, err := cassette.Open(tempPath(t, "rec.jsonl"), inprocess.New(newCounter().srv), &cassette.Options{Mode: cassette.ModeRecord, Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: 1}}})
+	if !errors.Is(err, cassette.ErrBadFault) {
+		t.Errorf("faults when recording: %v, want ErrBadFault", err)
+	}
+}
+
+func TestParseFault(t *testing.T) {
+	for s, want := range map[string]cassette.Fault{
+		"drop@12":       {Kind: cassette.FaultDrop, Message: 12},
+		"delay@3:200ms": {Kind: cassette.FaultDelay, Message: 3, Delay: 200 * time.Millisecond},
+		"end@9":         {Kind: cassette.FaultEnd, Message: 9},
+		"status@4:401":  {Kind: cassette.FaultStatus, Message: 4, Status: 401},
+	} {
+		got, err := cassette.ParseFault(s)
+		if err != nil || got != want || got.String() != s {
+			t.Errorf("ParseFault(%q) = %+v, %v; String %q", s, got, err, got.String())
+		}
+	}
+	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1"} {
+		if _, err := cassette.ParseFault(s); !errors.Is(err, cassette.ErrBadFault) {
+			t.Errorf("ParseFault(%q) = %v, want ErrBadFault", s, err)
+		}
+	}
+}
