@@ -80,8 +80,8 @@
 // panic, oversize and env work in-process; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
 // in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
-// gone, no-get, redirect and foreign-endpoint act on HTTP requests and work
-// only over HTTP.
+// gone, server-error, no-get, redirect and foreign-endpoint act on HTTP
+// requests and work only over HTTP.
 //
 // # Over HTTP
 //

@@ -87,6 +87,10 @@ const (
 	// answers it 404 Not Found, as for a session the server forgot. The
 	// tool does not run.
 	FaultGone FaultKind = "gone"
+	// FaultServerError (http) answers with a server error of status Status
+	// (500 to 599; 500 when zero): every request, or only calls of Tool.
+	// The request never reaches the protocol: the tool does not run.
+	FaultServerError FaultKind = "server-error"
 	// FaultNoGet (http) answers every GET 405 Method Not Allowed: the server
 	// offers no standalone stream (and no resumption).
 	FaultNoGet FaultKind = "no-get"
@@ -124,6 +128,7 @@ const (
 //	unauthorized[=TOOL]
 //	forbidden[=TOOL]
 //	gone=TOOL
+//	server-error[=TOOL][:STATUS] STATUS defaults to 500
 //	no-get
 //	redirect[=TOOL][:STATUS] STATUS defaults to 307
 //	foreign-endpoint
@@ -143,8 +148,8 @@ type Fault struct {
 	// Events is the number of server-sent events FaultDrop and
 	// FaultDropNoID let through before the cut.
 	Events int
-	// Status is FaultRedirect's status code (301, 302, 303, 307 or 308);
-	// zero means 307.
+	// Status is FaultRedirect's status code (301, 302, 303, 307 or 308;
+	// zero means 307) and FaultServerError's (500 to 599; zero means 500).
 	Status int
 }
 
@@ -180,6 +185,7 @@ var kinds = map[FaultKind]arity{
 	FaultUnauthorized:    {tool: 1, http: true},
 	FaultForbidden:       {tool: 1, http: true},
 	FaultGone:            {tool: 2, http: true},
+	FaultServerError:     {tool: 1, arg: "status", argOK: 1, http: true},
 	FaultNoGet:           {http: true},
 	FaultRedirect:        {tool: 1, arg: "status", argOK: 1, http: true},
 	FaultForeignEndpoint: {http: true},
@@ -269,7 +275,9 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: negative or out-of-range parameter", ErrBadFault)
 	case (f.Kind == FaultDelay || f.Kind == FaultDelayHeaders) && f.Delay == 0:
 		return fmt.Errorf("%w: %s needs a positive duration", ErrBadFault, f.Kind)
-	case f.Status != 0 && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
+	case f.Status != 0 && f.Kind == FaultServerError && (f.Status < 500 || f.Status > 599):
+		return fmt.Errorf("%w: status %d: want 500 to 599 for server-error", ErrBadFault, f.Status)
+	case f.Status != 0 && f.Kind != FaultServerError && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
 		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", ErrBadFault, f.Status)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)

@@ -316,6 +316,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.endSession(rq.Session)
 			http.Error(lw, "fakeserver: session not found (scripted)", http.StatusNotFound)
 			return
+		case FaultServerError:
+			h.setFault(idx, f.Kind)
+			status := cmp0(f.Status, http.StatusInternalServerError)
+			http.Error(lw, fmt.Sprintf("fakeserver: %d %s (scripted)", status, http.StatusText(status)), status)
+			return
 		case FaultNoGet:
 			h.setFault(idx, f.Kind)
 			lw.Header().Set("Allow", "POST, DELETE")
@@ -342,7 +347,7 @@ func (h *HTTPHandler) matches(f Fault, r *http.Request, rq Request) bool {
 		return call
 	case FaultDelayHeaders:
 		return r.Method == http.MethodPost && (f.Tool == "" || call)
-	case FaultUnauthorized, FaultForbidden, FaultRedirect:
+	case FaultUnauthorized, FaultForbidden, FaultRedirect, FaultServerError:
 		return f.Tool == "" || call
 	case FaultNoGet:
 		return r.Method == http.MethodGet

@@ -21,6 +21,9 @@ func TestParseHTTPFault(t *testing.T) {
 		{"forbidden=lookup", Fault{Kind: FaultForbidden, Tool: "lookup"}},
 		{"gone=lookup", Fault{Kind: FaultGone, Tool: "lookup"}},
 		{"no-get", Fault{Kind: FaultNoGet}},
+		{"server-error", Fault{Kind: FaultServerError}},
+		{"server-error=lookup:503", Fault{Kind: FaultServerError, Tool: "lookup", Status: 503}},
+		{"server-error:599", Fault{Kind: FaultServerError, Status: 599}},
 		{"redirect", Fault{Kind: FaultRedirect}},
 		{"redirect:308", Fault{Kind: FaultRedirect, Status: 308}},
 		{"redirect=lookup:307", Fault{Kind: FaultRedirect, Tool: "lookup", Status: 307}},
@@ -45,7 +48,8 @@ func TestParseHTTPFaultErrors(t *testing.T) {
 	for _, in := range []string{
 		"drop", "drop=lookup", "drop=lookup:-1", "drop=lookup:x", "drop-no-id:1",
 		"delay-headers", "delay-headers:0s", "gone", "no-get=lookup", "no-get:1",
-		"redirect:200", "redirect:x", "foreign-endpoint=lookup",
+		"redirect:200", "redirect:503", "redirect:x", "foreign-endpoint=lookup",
+		"server-error:499", "server-error:600", "server-error:307", "server-error=lookup:x",
 	} {
 		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)

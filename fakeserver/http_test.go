@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,29 @@ func TestHTTPGoneSession(t *testing.T) {
 	calls := filter(hs.Requests(), isCall)
 	if len(calls) != 1 || calls[0].Status != http.StatusNotFound {
 		t.Errorf("tools/call POSTs = %v, want one answered 404", calls)
+	}
+}
+
+// A server error answers the call's POST before the protocol sees it: the
+// tool does not run, and the client fails the call as the server's
+// failure without sending it again.
+func TestHTTPServerError(t *testing.T) {
+	leakcheck.Check(t)
+	for _, status := range []int{0, http.StatusServiceUnavailable} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			fs, hs := startHTTP(t, nil, Fault{Kind: FaultServerError, Tool: "lookup", Status: status})
+			c := mustConnectHTTP(t, hs, nil)
+			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "down"})
+			wantClass(t, err, client.ClassServer)
+			if n := fs.Executions("lookup"); n != 0 {
+				t.Errorf("lookup ran %d times behind a server error, want 0", n)
+			}
+			want := cmp0(status, http.StatusInternalServerError)
+			calls := filter(hs.Requests(), isCall)
+			if len(calls) != 1 || calls[0].Status != want || calls[0].Fault != FaultServerError {
+				t.Errorf("tools/call POSTs = %v, want one answered %d", calls, want)
+			}
+		})
 	}
 }
 

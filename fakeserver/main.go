@@ -96,6 +96,7 @@ Flags:
                                 delay-headers[=TOOL]:DURATION
                                 unauthorized[=TOOL]   forbidden[=TOOL]
                                 gone=TOOL             no-get
+                                server-error[=TOOL][:STATUS]
                                 redirect[=TOOL][:STATUS]
                                 foreign-endpoint (with --sse)
   --stateless                 with --http, serve Streamable HTTP without

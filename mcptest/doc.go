@@ -267,7 +267,7 @@
 //		-stateless; or -sse over legacy HTTP+SSE) on a loopback port,
 //		where the HTTP faults apply too
 //		(drop, drop-no-id, delay-headers, unauthorized, forbidden, gone,
-//		no-get, redirect, foreign-endpoint). Then serve prints the URL and
+//		server-error, no-get, redirect, foreign-endpoint). Then serve prints the URL and
 //		sets $NAME_URL to it and $NAME_OTHER_URL to the other origin
 //		(NAME: SERVER in upper case), and requests shows what it saw.
 //		AUTH FLAGS make it a protected resource of an auth server

@@ -110,6 +110,7 @@ func TestUserFakeFaultsOnEveryTransport(t *testing.T) {
 		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: tool}, want{"", 0}},
 		{fakeserver.Fault{Kind: fakeserver.FaultForbidden, Tool: tool}, want{"", 0}},
 		{fakeserver.Fault{Kind: fakeserver.FaultGone, Tool: tool}, want{"", 0}},
+		{fakeserver.Fault{Kind: fakeserver.FaultServerError, Tool: tool, Status: 503}, want{"", 0}},
 		{fakeserver.Fault{Kind: fakeserver.FaultRedirect, Tool: tool}, want{"", 0}},
 	}
 	for _, tr := range fakeTransports {

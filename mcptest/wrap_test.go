@@ -82,6 +82,7 @@ func TestWrapYourOwnServer(t *testing.T) {
 		{fakeserver.Fault{Kind: fakeserver.FaultHang, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultGone, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultServerError, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultDropNoID, Tool: "search"}, "", 1},
 	}
 	for _, w := range wrappers {
