@@ -52,9 +52,10 @@ const (
 	// FaultIgnoreSIGTERM (stdio) records SIGTERM (see --stop-file) and
 	// otherwise ignores it.
 	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
-	// FaultGrandchild (stdio) starts a grandchild process at start, in the
-	// same process group, that sleeps until killed; its pid is written to
-	// --grandchild-pid-file.
+	// FaultGrandchild (stdio) starts a grandchild process at start that
+	// sleeps until killed, in the same process group, or with Setsid in a
+	// session and group of its own (as a daemon leaves its parent's); its
+	// pid is written to --grandchild-pid-file.
 	FaultGrandchild FaultKind = "grandchild"
 
 	// FaultDrop (http) cuts the response stream of the first call of Tool
@@ -121,7 +122,7 @@ const (
 //	flood-stderr:BYTES      at start; flood-stderr=TOOL:BYTES on each call
 //	ignore-eof
 //	ignore-sigterm
-//	grandchild
+//	grandchild[:setsid]
 //	drop=TOOL:EVENTS        e.g. drop=lookup:0
 //	drop-no-id=TOOL:EVENTS
 //	delay-headers[=TOOL]:DURATION
@@ -148,6 +149,8 @@ type Fault struct {
 	// Events is the number of server-sent events FaultDrop and
 	// FaultDropNoID let through before the cut.
 	Events int
+	// Setsid makes FaultGrandchild's grandchild leave the process group.
+	Setsid bool
 	// Status is FaultRedirect's status code (301, 302, 303, 307 or 308;
 	// zero means 307) and FaultServerError's (500 to 599; zero means 500).
 	Status int
@@ -177,7 +180,7 @@ var kinds = map[FaultKind]arity{
 	FaultFloodStderr:   {tool: 1, arg: "bytes", argOK: 2, stdio: true},
 	FaultIgnoreEOF:     {stdio: true},
 	FaultIgnoreSIGTERM: {stdio: true},
-	FaultGrandchild:    {stdio: true},
+	FaultGrandchild:    {arg: "setsid", argOK: 1, stdio: true},
 
 	FaultDrop:            {tool: 2, arg: "events", argOK: 2, http: true},
 	FaultDropNoID:        {tool: 2, arg: "events", argOK: 2, http: true},
@@ -250,6 +253,11 @@ func ParseFault(s string) (Fault, error) {
 				return bad("status: " + err.Error())
 			}
 			f.Status = n
+		case "setsid":
+			if arg != "setsid" {
+				return bad(`want no argument or "setsid"`)
+			}
+			f.Setsid = true
 		}
 	} else if a.argOK == 2 {
 		return bad("missing :" + strings.ToUpper(a.arg))
@@ -279,6 +287,8 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: status %d: want 500 to 599 for server-error", ErrBadFault, f.Status)
 	case f.Status != 0 && f.Kind != FaultServerError && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
 		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", ErrBadFault, f.Status)
+	case f.Setsid && f.Kind != FaultGrandchild:
+		return fmt.Errorf("%w: setsid is for grandchild only", ErrBadFault)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
 	}
@@ -309,6 +319,10 @@ func (f Fault) String() string {
 	case "status":
 		if f.Status != 0 {
 			s += ":" + strconv.Itoa(f.Status)
+		}
+	case "setsid":
+		if f.Setsid {
+			s += ":setsid"
 		}
 	}
 	return s

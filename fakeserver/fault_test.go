@@ -29,6 +29,7 @@ func TestParseFault(t *testing.T) {
 		{"ignore-eof", Fault{Kind: FaultIgnoreEOF}},
 		{"ignore-sigterm", Fault{Kind: FaultIgnoreSIGTERM}},
 		{"grandchild", Fault{Kind: FaultGrandchild}},
+		{"grandchild:setsid", Fault{Kind: FaultGrandchild, Setsid: true}},
 	}
 	for _, tt := range tests {
 		got, err := ParseFault(tt.in)
@@ -51,7 +52,7 @@ func TestParseFaultErrors(t *testing.T) {
 		"", "explode=lookup", "delay=lookup", "delay:1s", "delay=lookup:soon", "delay=lookup:0s",
 		"hang", "hang=lookup:1s", "oversize=lookup", "oversize=lookup:-1", "oversize=lookup:big",
 		"env=lookup", "crash=lookup:300", "crash=lookup:x", "ignore-eof:1", "ignore-sigterm=lookup",
-		"grandchild=lookup", "flood-stderr", "malformed=",
+		"grandchild=lookup", "grandchild:daemon", "flood-stderr", "malformed=",
 	} {
 		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)

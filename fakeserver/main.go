@@ -81,7 +81,7 @@ Flags:
                                 oversize=TOOL:BYTES   crash=TOOL[:CODE]
                                 malformed=TOOL        flood-stderr[=TOOL]:BYTES
                                 ignore-eof            ignore-sigterm
-                                grandchild            env
+                                grandchild[:setsid]   env
   --count-file PATH           rewrite PATH atomically with the tool execution
                               counts as JSON after each execution
   --stop-file PATH            append "stdin-eof" when stdin ends and "sigterm"
@@ -204,7 +204,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case f.Kind == FaultFloodStderr && f.Tool == "":
 			proc.flood(f.Bytes)
 		case f.Kind == FaultGrandchild:
-			if err := spawnGrandchild(c.grandchildPIDFile); err != nil {
+			if err := spawnGrandchild(c.grandchildPIDFile, f.Setsid); err != nil {
 				fmt.Fprintf(stderr, "%v\n", err)
 				return 1
 			}

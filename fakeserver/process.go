@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -59,16 +60,21 @@ func (p *process) recordStop(what string) {
 }
 
 // spawnGrandchild re-executes this program, with the same arguments, in
-// sleep mode (see sleepEnv), in this process's group, with its standard
-// streams on /dev/null; its pid goes to pidFile if set. It is not waited
-// for: it is there to outlive its parent unless the group is killed.
-func spawnGrandchild(pidFile string) error {
+// sleep mode (see sleepEnv), in this process's group (or, with setsid, in a
+// session of its own), with its standard streams on /dev/null; its pid goes
+// to pidFile if set. It is not waited for: it is there to outlive its
+// parent unless the group is killed (or, out of the group, unless it is
+// found and killed).
+func spawnGrandchild(pidFile string, setsid bool) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("fakeserver: grandchild: %w", err)
 	}
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Env = append(os.Environ(), sleepEnv+"=1")
+	if setsid {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("fakeserver: grandchild: %w", err)
 	}

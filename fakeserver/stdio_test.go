@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 )
 
 // child is the test binary re-run as a stdio fake server, on plain pipes.
@@ -304,6 +305,30 @@ func TestStdioGrandchild(t *testing.T) {
 	}
 	// ...until its group is killed.
 	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
+}
+
+// grandchild:setsid starts the grandchild in a session and process group
+// of its own: killing the child's group leaves it running.
+func TestStdioGrandchildSetsid(t *testing.T) {
+	leakcheck.Check(t)
+	pidFile := filepath.Join(t.TempDir(), "grandchild")
+	c := startChild(t, nil, "--fault", "grandchild:setsid", "--grandchild-pid-file", pidFile)
+	c.connect(t, nil, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
+	if err != nil {
+		t.Fatalf("grandchild pid file: %v", err)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
+		t.Errorf("grandchild's session = %d, %v; want its own, %d", sid, err, pid)
+	}
+	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	c.wait(t)
+	if !alive(pid) {
+		t.Errorf("grandchild %d died with its parent's group", pid)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
 }
 
