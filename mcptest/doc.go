@@ -100,9 +100,10 @@
 //
 // [LeakCheck] fails a test that leaves a goroutine behind. Independently,
 // every process group started through mcptest ([Stdio], [Connect], [Track])
-// that still runs when its test ends, and every in-process fake's session
-// still open, fails the test with a report naming each process (pid and
-// command); leaked groups are then killed. Each check returns as soon as
+// that still runs when its test ends (with the child's descendants that
+// left the group, as far as its connection saw them), and every in-process
+// fake's session still open, fails the test with a report naming each
+// process (pid and command); leaked processes are then killed. Each check returns as soon as
 // nothing is left, and waits at most [MainOptions].GroupTimeout
 // ([DefaultGroupTimeout]) for what is ending.
 //

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/proctree"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,9 +24,11 @@ const reapTimeout = 2 * time.Second
 
 // LeakCheck fails t at cleanup if a goroutine started since the call, or a
 // process group started through mcptest (or a factory wrapped by [Track])
-// during t, is still running. The report names each leaked goroutine by its
-// stack and each leaked process by pid and command; leaked processes are then
-// killed so that they do not outlive the test binary.
+// during t, is still running, or a descendant of its child that left the
+// group (setsid, a double fork) as far as the connection saw it. The report
+// names each leaked goroutine by its stack and each leaked process by pid
+// and command; leaked processes are then killed so that they do not outlive
+// the test binary.
 //
 // A test that leaves nothing behind is not held up: the check returns as
 // soon as the goroutines it waits for have ended. Idle keep-alive
@@ -117,7 +120,9 @@ func (tr *tracker) add(c *stdio.Conn) {
 }
 
 // leaked waits up to timeout for every tracked group to empty, and returns a
-// report of the processes still running, which it then kills.
+// report of the processes still running, which it then kills: the group's,
+// and the child's descendants that left the group (setsid, a double fork)
+// as far as its connection has seen them.
 func (tr *tracker) leaked(timeout time.Duration) string {
 	tr.mu.Lock()
 	groups := slices.Clone(tr.groups)
@@ -125,26 +130,72 @@ func (tr *tracker) leaked(timeout time.Duration) string {
 	tr.mu.Unlock()
 	var b strings.Builder
 	for _, g := range groups {
+		c := conns[g]
 		wait := timeout
-		if c := conns[g]; c != nil && c.Diagnose() == nil {
+		if c != nil && c.Diagnose() == nil {
 			// The child runs and nobody closed it: it will not end by
 			// itself, so there is nothing to wait for.
 			wait = 0
 		}
 		ps := waitGroupEmpty(g, wait)
-		if len(ps) == 0 {
+		var outside []proctree.Proc
+		if c != nil {
+			outside = outsideGroup(g, c.Descendants())
+		}
+		if len(ps) == 0 && len(outside) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "  process group %d:\n", g)
 		for _, p := range ps {
 			fmt.Fprintf(&b, "    %s\n", p)
 		}
+		for _, p := range outside {
+			fmt.Fprintf(&b, "    %s (a descendant outside the group)\n", p)
+		}
 		syscall.Kill(-g, syscall.SIGKILL)
-		if ps := waitGroupEmpty(g, reapTimeout); len(ps) > 0 {
+		for _, p := range outside {
+			proctree.Signal(p, syscall.SIGKILL)
+		}
+		if ps := waitGroupEmpty(g, reapTimeout); len(ps) > 0 || !waitGone(g, pids(outside), reapTimeout) {
 			fmt.Fprintf(&b, "    (still running %v after SIGKILL)\n", reapTimeout)
 		}
 	}
 	return b.String()
+}
+
+// outsideGroup returns the processes of pids that are running outside
+// group g.
+func outsideGroup(g int, pids []int) []proctree.Proc {
+	var out []proctree.Proc
+	for _, pid := range pids {
+		if p, err := proctree.Stat(pid); err == nil && p.Running() && p.Pgid != g {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitGone polls, until timeout, for the processes of pids outside group
+// g to stop running, and reports whether they did.
+func waitGone(g int, pids []int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if len(outsideGroup(g, pids)) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(delay) // polling with a deadline: nothing notifies us of a process's death
+	}
+}
+
+func pids(ps []proctree.Proc) []int {
+	var out []int
+	for _, p := range ps {
+		out = append(out, p.Pid)
+	}
+	return out
 }
 
 // waitGroupEmpty polls, until timeout, for group pgid to have no running

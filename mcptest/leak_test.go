@@ -145,6 +145,37 @@ func TestLeaksAreReported(t *testing.T) {
 		}
 	})
 
+	// A grandchild that left the group is reported and killed too: the
+	// group's SIGKILL does not reach it.
+	t.Run("descendant outside the group", func(t *testing.T) {
+		var leaked *client.Client
+		r := &recT{TB: t}
+		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
+			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild, Setsid: true}}})
+			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
+			if err != nil {
+				tb.Fatal(err)
+			}
+			// The connection's scans find the grandchild once it is
+			// started: before the first call the child has started it.
+			if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
+				tb.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(c.Conn().(*stdio.Conn).Descendants()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond) // polling with a deadline: the connection scans on its own
+			}
+			leaked = c
+		})
+		defer leaked.Close()
+		if len(failures) != 1 || !strings.Contains(failures[0], "a descendant outside the group") {
+			t.Errorf("failures = %q, want one report naming the grandchild outside the group", failures)
+		}
+		if d := leaked.Conn().(*stdio.Conn).Descendants(); len(d) != 0 {
+			t.Errorf("descendants %v still running after the report", d)
+		}
+	})
+
 	t.Run("in-process session", func(t *testing.T) {
 		var leaked *client.Client
 		r := &recT{TB: t}
