@@ -27,6 +27,7 @@ var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want secti
 //
 //	client call ID TOOL      a tools/call request
 //	client notify METHOD     a notification
+//	client cancel ID         notifications/cancelled of request ID
 //	client answer ID         the client's answer to server request ID
 //	server answer ID         the server's answer to call ID
 //	server notify METHOD     a server notification
@@ -292,6 +293,8 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 			return []byte(fmt.Sprintf(`{"id":%s,"jsonrpc":"2.0","method":%q}`, f[1], f[2])), f[3:], true
 		case len(f) >= 3 && f[0] == "call":
 			return []byte(fmt.Sprintf(`{"id":%s,"jsonrpc":"2.0","method":"tools/call","params":{"name":%q}}`, f[1], f[2])), f[3:], true
+		case len(f) >= 2 && f[0] == "cancel":
+			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, f[1])), f[2:], true
 		case len(f) >= 2 && f[0] == "notify":
 			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, f[1])), f[2:], true
 		case len(f) >= 2 && f[0] == "answer":
