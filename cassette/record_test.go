@@ -1,8 +1,10 @@
 package cassette_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"testing"
 
@@ -48,6 +50,33 @@ func TestFailedRecordingKeepsOldFile(t *testing.T) {
 		if now, _ := os.ReadFile(path); string(now) != string(old) {
 			t.Errorf("%s: the earlier cassette changed", tc.name)
 		}
+	}
+}
+
+// TestRerecordingIsAtomic: a cassette re-recorded while a reader holds the
+// old file open leaves that reader the old bytes, whole (the new recording
+// is written beside it and renamed over it), and the new bytes to a reader
+// opening it afterwards.
+func TestRerecordingIsAtomic(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "rerecorded.jsonl")
+	old, _ := record(t, path, inprocess.New(newCounter().srv), nil, rev2025, script[0])
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head := make([]byte, 10)
+	if _, err := io.ReadFull(r, head); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := record(t, path, inprocess.New(newCounter().srv), nil, rev2025, script...)
+	if bytes.Equal(now, old) {
+		t.Fatal("the re-recording is the same as the old one: nothing to tell apart")
+	}
+	rest, err := io.ReadAll(r)
+	if got := append(head, rest...); err != nil || !bytes.Equal(got, old) {
+		t.Errorf("the reader holding the old cassette read %d bytes, %v; want the %d old bytes", len(got), err, len(old))
 	}
 }
 

@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +27,37 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "sub", ".*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestWriteFileReaderKeepsOldBytes: a reader that opened the file before it
+// was replaced reads the old bytes to the end, whole, and a reader opening it
+// afterwards the new ones: the new content goes to a file of its own, never
+// over the old one in place.
+func TestWriteFileReaderKeepsOldBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	old := []byte(strings.Repeat("old line\n", 1000))
+	if err := WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head := make([]byte, 9)
+	if _, err := io.ReadFull(r, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(r)
+	if got := append(head, rest...); err != nil || !bytes.Equal(got, old) {
+		t.Errorf("the reader that held the old file read %d bytes (%q…), %v; want the %d old bytes", len(got), got[:min(len(got), 20)], err, len(old))
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new\n" {
+		t.Errorf("a reader opening it afterwards read %q, want %q", got, "new\n")
 	}
 }
 
