@@ -20,6 +20,10 @@ const Version = 2
 // recording.
 const MaxSize = 64 << 20
 
+// maxSize is the bound the code applies: MaxSize, a variable only so that
+// tests can show the bound at its edge without files of 64 MiB.
+var maxSize = MaxSize
+
 // Line kinds: an Interaction's Kind.
 const (
 	// KindMessage is one JSON-RPC message of a stdio, in-process or legacy

@@ -30,14 +30,14 @@ func readFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	var buf bytes.Buffer
-	if fi, err := f.Stat(); err == nil && fi.Size() <= MaxSize {
+	if fi, err := f.Stat(); err == nil && fi.Size() <= int64(maxSize) {
 		buf.Grow(int(fi.Size()) + 1)
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(f, int64(maxSize)+1)); err != nil {
 		return nil, fmt.Errorf("cassette %s: %w", path, err)
 	}
-	if buf.Len() > MaxSize {
-		return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", MaxSize)}
+	if buf.Len() > maxSize {
+		return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
 	}
 	return buf.Bytes(), nil
 }

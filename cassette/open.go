@@ -114,8 +114,8 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			return nil, err
 		case err != nil:
 			return nil, fmt.Errorf("cassette %s: %w", path, err)
-		case len(data) > MaxSize:
-			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", MaxSize)}
+		case len(data) > maxSize:
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
 		}
 		c, err := parse(path, data)
 		if err != nil {
@@ -424,7 +424,7 @@ func (f *Factory) save() error {
 	if err != nil {
 		return err
 	}
-	if len(data) > MaxSize {
+	if len(data) > maxSize {
 		return ErrTooLarge
 	}
 	return f.fs.WriteFile(f.path, data)

@@ -629,9 +629,9 @@ func requestBody(req *http.Request) ([]byte, error) {
 			return nil, err
 		}
 		defer b.Close()
-		return io.ReadAll(io.LimitReader(b, MaxSize))
+		return io.ReadAll(io.LimitReader(b, int64(maxSize)))
 	}
-	data, err := io.ReadAll(io.LimitReader(req.Body, MaxSize))
+	data, err := io.ReadAll(io.LimitReader(req.Body, int64(maxSize)))
 	req.Body.Close()
 	if err != nil {
 		return nil, err

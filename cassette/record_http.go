@@ -111,7 +111,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	s.last = s.resp
 	r.mu.Unlock()
 	if s.sse {
-		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: MaxSize}}
+		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: maxSize}}
 	} else {
 		tb := &teeBody{r: r, s: s, rc: resp.Body}
 		if req.Method == http.MethodDelete {
@@ -126,7 +126,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 func (r *httpRecorder) add(e hEntry) int {
 	r.entries = append(r.entries, e)
 	r.size += len(e.raw) + 128
-	if r.size > MaxSize && r.err == nil {
+	if r.size > maxSize && r.err == nil {
 		r.err = ErrTooLarge
 	}
 	return len(r.entries) - 1
@@ -273,7 +273,7 @@ func (r *httpRecorder) appendBody(s *recStream, p []byte) {
 	}
 	e := &r.entries[s.resp]
 	r.size += len(p)
-	if r.size > MaxSize {
+	if r.size > maxSize {
 		if r.err == nil {
 			r.err = ErrTooLarge
 		}
