@@ -455,7 +455,11 @@ func (f *Factory) recording() (*Cassette, error) {
 	if f.sniff != nil {
 		learned = f.sniff.taken()
 	}
-	return buildMessages(f.kind, rc.taken(), f.o, stderr, learned...)
+	entries, err := rc.taken()
+	if err != nil {
+		return nil, err
+	}
+	return buildMessages(f.kind, entries, f.o, stderr, learned...)
 }
 
 // A sniffer passes requests through, keeping the credential headers they

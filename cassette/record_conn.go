@@ -32,9 +32,11 @@ type recordConn struct {
 	cl    transport.Classifier // the recorded factory's, if any
 	done  func()               // called once the connection is closed: the session ended
 
-	mu      sync.Mutex // guards the fields below
-	entries []recorded
-	closing bool // Close has begun: read errors are the client's doing
+	mu       sync.Mutex // guards the fields below
+	entries  []recorded
+	size     int  // about the bytes of the messages recorded
+	tooLarge bool // they grew past MaxSize: nothing more is kept, nor what was
+	closing  bool // Close has begun: read errors are the client's doing
 
 	closeOnce sync.Once
 	closeErr  error
@@ -67,14 +69,37 @@ func shallow(m jsonrpc.Message) jsonrpc.Message {
 	return m
 }
 
+// add keeps e and returns its index, or -1 once Close has begun or the
+// recording has grown past MaxSize (then what was kept is dropped too, so
+// that memory stays within the bound: the cassette could not be written).
 func (c *recordConn) add(e recorded) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing {
+	if c.closing || c.tooLarge {
+		return -1
+	}
+	if c.size += msgSize(e.msg); c.size > maxSize {
+		c.tooLarge, c.entries = true, nil
 		return -1
 	}
 	c.entries = append(c.entries, e)
 	return len(c.entries) - 1
+}
+
+// msgSize is about the bytes m takes in a cassette: at least its
+// parameters, result or error, and its method.
+func msgSize(m jsonrpc.Message) int {
+	n := 64
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		n += len(m.Method) + len(m.Params)
+	case *jsonrpc.Response:
+		n += len(m.Result)
+		if m.Error != nil {
+			n += len(m.Error.Error())
+		}
+	}
+	return n
 }
 
 func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -112,7 +137,9 @@ func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	err := c.inner.Write(ctx, m)
 	if err != nil && i >= 0 {
 		c.mu.Lock()
-		c.entries[i].failed = true
+		if !c.tooLarge {
+			c.entries[i].failed = true
+		}
 		c.mu.Unlock()
 	}
 	return err
@@ -143,9 +170,13 @@ func (c *recordConn) Close() error {
 	return c.closeErr
 }
 
-// taken returns the recording, once the connection is closed.
-func (c *recordConn) taken() []recorded {
+// taken returns the recording, once the connection is closed, or
+// ErrTooLarge.
+func (c *recordConn) taken() ([]recorded, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.entries
+	if c.tooLarge {
+		return nil, ErrTooLarge
+	}
+	return c.entries, nil
 }

@@ -122,14 +122,29 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// add appends e and returns its index. r.mu is held.
+// add appends e and returns its index (-1 once the recording has ended).
+// r.mu is held.
 func (r *httpRecorder) add(e hEntry) int {
+	if r.closed {
+		return -1
+	}
 	r.entries = append(r.entries, e)
 	r.size += len(e.raw) + 128
-	if r.size > maxSize && r.err == nil {
-		r.err = ErrTooLarge
+	if r.size > maxSize {
+		r.tooLarge()
+		return -1
 	}
 	return len(r.entries) - 1
+}
+
+// tooLarge ends the recording once it has grown past MaxSize: what was
+// captured is dropped, the session goes on unrecorded, and close reports
+// ErrTooLarge, so that memory stays within the bound too. r.mu is held.
+func (r *httpRecorder) tooLarge() {
+	if r.err == nil {
+		r.err = ErrTooLarge
+	}
+	r.closed, r.entries = true, nil
 }
 
 // events records events of s.
@@ -271,13 +286,11 @@ func (r *httpRecorder) appendBody(s *recStream, p []byte) {
 	if r.closed || s.resp < 0 {
 		return
 	}
-	e := &r.entries[s.resp]
 	r.size += len(p)
 	if r.size > maxSize {
-		if r.err == nil {
-			r.err = ErrTooLarge
-		}
+		r.tooLarge()
 		return
 	}
+	e := &r.entries[s.resp]
 	e.raw = append(e.raw, p...)
 }

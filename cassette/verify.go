@@ -163,7 +163,11 @@ func (r *liveRecorder) cassette(o *Options) (*Cassette, error) {
 		}
 		return buildHTTP(entries, r.origin, o)
 	}
-	return buildMessages(r.kind, r.rconn.taken(), o, nil)
+	entries, err := r.rconn.taken()
+	if err != nil {
+		return nil, err
+	}
+	return buildMessages(r.kind, entries, o, nil)
 }
 
 // serverEnded reports whether the server ended c's session.
