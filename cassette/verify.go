@@ -85,7 +85,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return fmt.Errorf("verify %s: %w", c.File, err)
 	}
 	conn = rec.conn(conn)
-	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}}
+	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}, refused: map[jsonrpc.ID]bool{}}
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(rctx, conn) })
@@ -211,6 +211,7 @@ type verifier struct {
 	buf         []jsonrpc.Message
 	serverIDs   map[int]jsonrpc.ID  // recorded server request → its live id
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
+	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -261,7 +262,18 @@ func (v *verifier) step(ctx context.Context, conn interface {
 				v.outstanding[m.ID] = true
 			}
 			cp := *m
-			return conn.Write(ctx, &cp)
+			err := conn.Write(ctx, &cp)
+			if err != nil && ctx.Err() == nil && m.IsCall() {
+				// The live server refused the request outside JSON-RPC (an
+				// HTTP status: a Streamable HTTP server answers a
+				// server/discover it does not know with 400, where a stdio
+				// one answers a JSON-RPC error). It goes unanswered in the
+				// live session, which Compare reports if it matters.
+				delete(v.outstanding, m.ID)
+				v.refused[m.ID] = true
+				return nil
+			}
+			return err
 		}
 		if !m.IsCall() {
 			return nil // server notifications are not awaited
@@ -287,6 +299,9 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			cp := *m
 			cp.ID = id
 			return conn.Write(ctx, &cp)
+		}
+		if v.refused[m.ID] {
+			return nil // the live transport refused its request
 		}
 		if _, err := v.await(ctx, false, func(g jsonrpc.Message) bool {
 			r, ok := g.(*jsonrpc.Response)

@@ -12,7 +12,7 @@ import (
 	"github.com/looprig/mcp/internal/transcript"
 )
 
-const inspectUsage = `usage: mcprig inspect [--format text] [-o FILE] FILE
+const inspectUsage = `usage: mcprig inspect [--format text|mermaid|html] [-o FILE] FILE
 
 Shows the cassette FILE, whatever its transport and revision:
 
@@ -22,9 +22,17 @@ Shows the cassette FILE, whatever its transport and revision:
     (method, tool, short arguments, and a summary of the answer), the
     notifications by method, how the session ended, the recorded stderr
     and, for Streamable HTTP, its streams (drops, resumes, statuses).
+  --format mermaid: a Mermaid sequence diagram of the session: client and
+    server, an arrow per message (requests, answers, notifications,
+    server requests, continuations), notes for drops, resumes, failed
+    requests and the ending. GitHub renders it in Markdown, in a
+    mermaid code block.
+  --format html: one self-contained HTML page (nothing loaded from the
+    network) with a timeline of the session whose messages expand;
+    FILE.html#m12 opens message 12.
 
-Messages are numbered (#N) in line order, as cassette.Message numbers
-them. Cassettes hold no clocks, so there
+Messages are numbered (#N; the diagram's arrow numbers) in line order, as
+cassette.Message numbers them and replay faults name them (--fault). Cassettes hold no clocks, so there
 are no timings to show.
 
 Exit status: 0, or 2 when FILE does not load (the error names the line).
@@ -34,7 +42,7 @@ Flags:
 
 func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcprig inspect", inspectUsage, stderr)
-	format := fs.String("format", "text", "what to print: `text`")
+	format := fs.String("format", "text", "what to print: `text`, mermaid or html")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		return usageExit(err)
@@ -44,7 +52,7 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	write, ok := formats[*format]
 	if !ok {
-		return usageError(stderr, "mcprig inspect", fmt.Sprintf("--format %q: want text", *format))
+		return usageError(stderr, "mcprig inspect", fmt.Sprintf("--format %q: want text, mermaid or html", *format))
 	}
 	c, err := cassette.Load(fs.Arg(0))
 	if err != nil {
@@ -66,7 +74,9 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) int 
 
 // formats are inspect's outputs.
 var formats = map[string]func(*strings.Builder, *cassette.Cassette){
-	"text": writeText,
+	"text":    writeText,
+	"mermaid": writeMermaid,
+	"html":    writeHTML,
 }
 
 // readCassette reads what c's messages say.

@@ -49,7 +49,7 @@ func TestInspectUsage(t *testing.T) {
 	if code, _, stderr := runMcprig("inspect"); code != 2 || !strings.Contains(stderr, "want exactly one cassette FILE") {
 		t.Errorf("inspect with no file: exit %d, stderr %q", code, stderr)
 	}
-	if code, _, stderr := runMcprig("inspect", "--help"); code != 0 || !strings.Contains(stderr, "usage: mcprig inspect [--format text] [-o FILE] FILE") {
+	if code, _, stderr := runMcprig("inspect", "--help"); code != 0 || !strings.Contains(stderr, "usage: mcprig inspect [--format text|mermaid|html] [-o FILE] FILE") {
 		t.Errorf("inspect --help: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -5,7 +5,7 @@
 //	mcprig record -o FILE -- CMD ARGS…                a recording stdio proxy any MCP client can launch
 //	mcprig record -o FILE --upstream URL --listen ADDR   a recording Streamable HTTP proxy
 //	mcprig replay FILE [--listen ADDR]                serve a cassette as an MCP server (stdio or HTTP)
-//	mcprig inspect FILE                               a readable summary of a cassette
+//	mcprig inspect [--format text|mermaid|html] FILE  a summary, a sequence diagram or an HTML timeline
 //	mcprig diff OLD NEW                               session, catalog and result drift; exit 1 on drift
 //	mcprig verify FILE -- CMD ARGS…                   re-drive a live server with the cassette's requests; exit 1 on drift
 //	mcprig verify FILE --upstream URL                 the same against a Streamable HTTP server
@@ -37,7 +37,7 @@ var commands = map[string]command{
 	"demo":       {"run the adoption proof against the built-in fake server", runDemo},
 	"diff":       {"report session, catalog and result drift between two cassettes", runDiff},
 	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver},
-	"inspect":    {"summarise a cassette: server, catalog, calls, ending", runInspect},
+	"inspect":    {"show a cassette: a summary, a sequence diagram or an HTML timeline", runInspect},
 	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord},
 	"replay":     {"serve a recorded session as an MCP server", runReplay},
 	"upgrade":    {"rewrite cassettes in the current format", runUpgrade},

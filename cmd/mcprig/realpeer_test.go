@@ -350,41 +350,58 @@ func linesChanged(a, b []byte) (changed, total int) {
 // TestRealPeerEverythingRerecord records server-everything twice over
 // stdio and twice over Streamable HTTP: each pair is byte for byte the
 // same, so a cassette's git diff shows what the server changed and
-// nothing else.
+// nothing else. Then every command reads those cassettes: inspect shows
+// both, diff finds no drift between the transports, and verify re-drives
+// the live server, over either transport, from either cassette.
 func TestRealPeerEverythingRerecord(t *testing.T) {
 	everything := realPeer(t, "MCPRIG_SERVER_EVERYTHING")
 	leakcheck.Check(t)
-	t.Run("stdio", func(t *testing.T) {
-		var runs [2][]byte
-		for i := range runs {
-			path := filepath.Join(t.TempDir(), "everything.jsonl")
-			driveEverything(t, mcprig(t, nil, "record", "-o", path, "--", everything, "stdio"))
-			runs[i] = readFile(t, path)
+	dir := t.TempDir()
+	var stdioRuns, httpRuns [2]string
+	for i := range stdioRuns {
+		stdioRuns[i] = filepath.Join(dir, "stdio-"+strconv.Itoa(i)+".jsonl")
+		driveEverything(t, mcprig(t, nil, "record", "-o", stdioRuns[i], "--", everything, "stdio"))
+	}
+	for i := range httpRuns {
+		upstream := startEverythingHTTP(t, everything)
+		httpRuns[i] = filepath.Join(dir, "http-"+strconv.Itoa(i)+".jsonl")
+		rec := serveMcprig(t, nil, "record", "-o", httpRuns[i], "--upstream", upstream)
+		driveEverything(t, httpFactory(t, rec.url))
+		if code := rec.wait(t); code != 0 {
+			t.Fatalf("mcprig record exited %d\nstderr:\n%s", code, rec.stderr)
 		}
-		n, total := linesChanged(runs[0], runs[1])
-		t.Logf("stdio: %d of %d lines changed between two recordings", n, total)
-		if diff := cmp.Diff(string(runs[0]), string(runs[1])); diff != "" {
-			t.Errorf("two recordings over stdio differ (-first +second):\n%s", diff)
+	}
+	for name, runs := range map[string][2]string{"stdio": stdioRuns, "http": httpRuns} {
+		a, b := readFile(t, runs[0]), readFile(t, runs[1])
+		n, total := linesChanged(a, b)
+		t.Logf("%s: %d of %d lines changed between two recordings", name, n, total)
+		if diff := cmp.Diff(string(a), string(b)); diff != "" {
+			t.Errorf("two recordings over %s differ (-first +second):\n%s", name, diff)
 		}
-	})
-	t.Run("http", func(t *testing.T) {
-		var runs [2][]byte
-		for i := range runs {
-			upstream := startEverythingHTTP(t, everything)
-			path := filepath.Join(t.TempDir(), "everything-http.jsonl")
-			rec := serveMcprig(t, nil, "record", "-o", path, "--upstream", upstream)
-			driveEverything(t, httpFactory(t, rec.url))
-			if code := rec.wait(t); code != 0 {
-				t.Fatalf("mcprig record exited %d\nstderr:\n%s", code, rec.stderr)
-			}
-			runs[i] = readFile(t, path)
+	}
+
+	for _, path := range []string{stdioRuns[0], httpRuns[0]} {
+		code, stdout, stderr := runMcprig("inspect", path)
+		if code != 0 || !strings.Contains(stdout, "tools/call echo {\"message\":\"hello from mcprig\"}") || !strings.Contains(stdout, "tools/call get-sum") ||
+			!strings.Contains(stdout, "protocol:  2025-11-25") || !strings.Contains(stdout, "\ntools (") {
+			t.Errorf("inspect %s: exit %d\n%s%s", path, code, stdout, stderr)
 		}
-		n, total := linesChanged(runs[0], runs[1])
-		t.Logf("http: %d of %d lines changed between two recordings", n, total)
-		if diff := cmp.Diff(string(runs[0]), string(runs[1])); diff != "" {
-			t.Errorf("two recordings over HTTP differ (-first +second):\n%s", diff)
+	}
+	if code, stdout, stderr := runMcprig("diff", stdioRuns[0], httpRuns[0]); code != 0 || !strings.Contains(stdout, "no drift") {
+		t.Errorf("diff of the stdio and HTTP recordings: exit %d\n%s%s", code, stdout, stderr)
+	}
+	upstream := startEverythingHTTP(t, everything)
+	for _, args := range [][]string{
+		{"verify", stdioRuns[0], "--", everything, "stdio"},
+		{"verify", httpRuns[0], "--upstream", upstream},
+		{"verify", stdioRuns[0], "--upstream", upstream},
+		{"verify", httpRuns[0], "--", everything, "stdio"},
+	} {
+		code, stdout, stderr := runMcprig(args...)
+		if code != 0 || !strings.Contains(stdout, "no drift") {
+			t.Errorf("mcprig %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 		}
-	})
+	}
 }
 
 func readFile(t *testing.T, path string) []byte {
