@@ -77,7 +77,8 @@
 //
 // Faults are [Fault] values, or text for the --fault flag in the form
 // KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
-// panic, oversize and env work in-process; crash, malformed, flood-stderr,
+// panic, oversize, flood-notifications and env work in-process (and on
+// every transport); crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
 // in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
 // gone, server-error, no-get, redirect and foreign-endpoint act on HTTP

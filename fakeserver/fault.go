@@ -34,6 +34,11 @@ const (
 	// fake server's own result bound is raised to let it through, so that
 	// the client's limits are what is tested.
 	FaultOversize FaultKind = "oversize"
+	// FaultFloodNotifications sends Count notifications/message (level
+	// info, logger "fakeserver") before it runs Tool, on the call's
+	// session: a client that asked for log messages at info or below (the
+	// client package's default level) gets every one.
+	FaultFloodNotifications FaultKind = "flood-notifications"
 	// FaultEnv adds the tool "env", which returns the process environment
 	// as sorted KEY=VALUE lines.
 	FaultEnv FaultKind = "env"
@@ -116,6 +121,7 @@ const (
 //	error=TOOL[:MESSAGE]    e.g. error=lookup:backend down
 //	panic=TOOL[:MESSAGE]
 //	oversize=TOOL:BYTES     e.g. oversize=lookup:20000000
+//	flood-notifications=TOOL:COUNT e.g. flood-notifications=lookup:5000
 //	env
 //	crash=TOOL[:CODE]       CODE defaults to 1
 //	malformed=TOOL
@@ -143,6 +149,8 @@ type Fault struct {
 	Code int
 	// Bytes is the size for FaultOversize and FaultFloodStderr.
 	Bytes int
+	// Count is the number of notifications FaultFloodNotifications sends.
+	Count int
 	// Message is FaultError's error and FaultPanic's panic value; empty
 	// means the kind's default.
 	Message string
@@ -169,18 +177,19 @@ type arity struct {
 }
 
 var kinds = map[FaultKind]arity{
-	FaultDelay:         {tool: 2, arg: "duration", argOK: 2},
-	FaultHang:          {tool: 2},
-	FaultError:         {tool: 2, arg: "message", argOK: 1},
-	FaultPanic:         {tool: 2, arg: "message", argOK: 1},
-	FaultOversize:      {tool: 2, arg: "bytes", argOK: 2},
-	FaultEnv:           {},
-	FaultCrash:         {tool: 2, arg: "code", argOK: 1, stdio: true},
-	FaultMalformed:     {tool: 2, stdio: true},
-	FaultFloodStderr:   {tool: 1, arg: "bytes", argOK: 2, stdio: true},
-	FaultIgnoreEOF:     {stdio: true},
-	FaultIgnoreSIGTERM: {stdio: true},
-	FaultGrandchild:    {arg: "setsid", argOK: 1, stdio: true},
+	FaultDelay:              {tool: 2, arg: "duration", argOK: 2},
+	FaultHang:               {tool: 2},
+	FaultError:              {tool: 2, arg: "message", argOK: 1},
+	FaultPanic:              {tool: 2, arg: "message", argOK: 1},
+	FaultOversize:           {tool: 2, arg: "bytes", argOK: 2},
+	FaultFloodNotifications: {tool: 2, arg: "count", argOK: 2},
+	FaultEnv:                {},
+	FaultCrash:              {tool: 2, arg: "code", argOK: 1, stdio: true},
+	FaultMalformed:          {tool: 2, stdio: true},
+	FaultFloodStderr:        {tool: 1, arg: "bytes", argOK: 2, stdio: true},
+	FaultIgnoreEOF:          {stdio: true},
+	FaultIgnoreSIGTERM:      {stdio: true},
+	FaultGrandchild:         {arg: "setsid", argOK: 1, stdio: true},
 
 	FaultDrop:            {tool: 2, arg: "events", argOK: 2, http: true},
 	FaultDropNoID:        {tool: 2, arg: "events", argOK: 2, http: true},
@@ -239,6 +248,12 @@ func ParseFault(s string) (Fault, error) {
 				return bad("code: " + err.Error())
 			}
 			f.Code = n
+		case "count":
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return bad("count: " + err.Error())
+			}
+			f.Count = n
 		case "message":
 			f.Message = arg
 		case "events":
@@ -279,7 +294,7 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: %s applies to no tool", ErrBadFault, f.Kind)
 	case a.tool == 2 && f.Tool == "":
 		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", ErrBadFault, f.Kind, f.Kind)
-	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0:
+	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0 || f.Count < 0:
 		return fmt.Errorf("%w: negative or out-of-range parameter", ErrBadFault)
 	case (f.Kind == FaultDelay || f.Kind == FaultDelayHeaders) && f.Delay == 0:
 		return fmt.Errorf("%w: %s needs a positive duration", ErrBadFault, f.Kind)
@@ -289,6 +304,8 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", ErrBadFault, f.Status)
 	case f.Setsid && f.Kind != FaultGrandchild:
 		return fmt.Errorf("%w: setsid is for grandchild only", ErrBadFault)
+	case f.Kind == FaultFloodNotifications && f.Count == 0:
+		return fmt.Errorf("%w: %s needs a positive count", ErrBadFault, f.Kind)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
 	}
@@ -306,6 +323,8 @@ func (f Fault) String() string {
 		s += ":" + f.Delay.String()
 	case "bytes":
 		s += ":" + strconv.Itoa(f.Bytes)
+	case "count":
+		s += ":" + strconv.Itoa(f.Count)
 	case "code":
 		if f.Code != 0 {
 			s += ":" + strconv.Itoa(f.Code)

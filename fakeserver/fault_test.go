@@ -29,6 +29,7 @@ func TestParseFault(t *testing.T) {
 		{"ignore-eof", Fault{Kind: FaultIgnoreEOF}},
 		{"ignore-sigterm", Fault{Kind: FaultIgnoreSIGTERM}},
 		{"grandchild", Fault{Kind: FaultGrandchild}},
+		{"flood-notifications=lookup:5000", Fault{Kind: FaultFloodNotifications, Tool: "lookup", Count: 5000}},
 		{"grandchild:setsid", Fault{Kind: FaultGrandchild, Setsid: true}},
 	}
 	for _, tt := range tests {
@@ -52,7 +53,8 @@ func TestParseFaultErrors(t *testing.T) {
 		"", "explode=lookup", "delay=lookup", "delay:1s", "delay=lookup:soon", "delay=lookup:0s",
 		"hang", "hang=lookup:1s", "oversize=lookup", "oversize=lookup:-1", "oversize=lookup:big",
 		"env=lookup", "crash=lookup:300", "crash=lookup:x", "ignore-eof:1", "ignore-sigterm=lookup",
-		"grandchild=lookup", "grandchild:daemon", "flood-stderr", "malformed=",
+		"grandchild=lookup", "grandchild:daemon",
+		"flood-notifications=lookup", "flood-notifications=lookup:0", "flood-notifications=lookup:-1", "flood-notifications:5", "flood-stderr", "malformed=",
 	} {
 		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)

@@ -79,6 +79,7 @@ Flags:
                                 delay=TOOL:DURATION   hang=TOOL
                                 error=TOOL[:MESSAGE]  panic=TOOL[:MESSAGE]
                                 oversize=TOOL:BYTES   crash=TOOL[:CODE]
+                                flood-notifications=TOOL:COUNT
                                 malformed=TOOL        flood-stderr[=TOOL]:BYTES
                                 ignore-eof            ignore-sigterm
                                 grandchild[:setsid]   env

@@ -127,6 +127,15 @@ func (s *Server) apply(ctx context.Context, req *mcp.CallToolRequest, f Fault) (
 		panic(f.message("scripted panic"))
 	case FaultOversize:
 		return text(strings.Repeat("x", f.Bytes)), nil, true
+	case FaultFloodNotifications:
+		for i := range f.Count {
+			err := req.Session.Log(ctx, &mcp.LoggingMessageParams{
+				Level: "info", Logger: "fakeserver", Data: fmt.Sprintf("flood %d of %d", i+1, f.Count),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("flood-notifications: %w", err), true
+			}
+		}
 	case FaultCrash:
 		s.proc.exit(cmp0(f.Code, 1))
 	case FaultMalformed:

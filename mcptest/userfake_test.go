@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,6 +106,7 @@ func TestUserFakeFaultsOnEveryTransport(t *testing.T) {
 		{fakeserver.Fault{Kind: fakeserver.FaultOversize, Tool: tool, Bytes: 8}, want{"xxxxxxxx", 1}},
 		{fakeserver.Fault{Kind: fakeserver.FaultCrash, Tool: tool, Code: 3}, want{"", 1}},
 		{fakeserver.Fault{Kind: fakeserver.FaultFloodStderr, Tool: tool, Bytes: 4096}, want{"sunny in Oslo", 1}},
+		{fakeserver.Fault{Kind: fakeserver.FaultFloodNotifications, Tool: tool, Count: 100}, want{"sunny in Oslo", 1}},
 		{fakeserver.Fault{Kind: fakeserver.FaultDropNoID, Tool: tool, Events: 0}, want{"", 1}},
 		{fakeserver.Fault{Kind: fakeserver.FaultDelayHeaders, Tool: tool, Delay: time.Millisecond}, want{"sunny in Oslo", 1}},
 		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: tool}, want{"", 0}},
@@ -170,6 +172,48 @@ func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 				got := [2]int{fake.Executions("confirm"), fake.Rounds("confirm")}
 				if diff := cmp.Diff([2]int{1, 2}, got); diff != "" {
 					t.Errorf("[executions, rounds] mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// A flood of notifications before a user tool's reply reaches a client that
+// asked for log messages, every one and in order, on every transport and
+// both revisions; the call completes once.
+func TestUserFakeFloodNotificationsOnEveryTransport(t *testing.T) {
+	mcptest.LeakCheck(t)
+	const n = 200
+	flood := []fakeserver.Fault{{Kind: fakeserver.FaultFloodNotifications, Tool: "get_weather", Count: n}}
+	for _, tr := range fakeTransports {
+		for _, profile := range []client.Profile{client.Profile20260728, client.Profile20251125} {
+			t.Run(tr.name+"/"+profile.String(), func(t *testing.T) {
+				fake := tr.start(t, flood)
+				logs := make(chan string, n)
+				def := fake.Definition()
+				def.Profile = profile
+				c := mcptest.Connect(t, def, &client.Handlers{Logging: func(_ context.Context, m *mcp.LoggingMessageParams) {
+					logs <- fmt.Sprint(m.Data)
+				}})
+				res, err := c.CallTool(t.Context(), "get_weather", map[string]any{"city": "Oslo"})
+				if err != nil || res.IsError {
+					t.Fatalf("get_weather = %v, %v", res, err)
+				}
+				for i := range n {
+					select {
+					case got := <-logs:
+						if want := fmt.Sprintf("flood %d of %d", i+1, n); got != want {
+							t.Fatalf("notification %d = %q, want %q", i+1, got, want)
+						}
+					case <-time.After(10 * time.Second):
+						t.Fatalf("%d of %d notifications arrived", i, n)
+					}
+				}
+				if got := fake.Executions("get_weather"); got != 1 {
+					t.Errorf("Executions = %d, want 1", got)
+				}
+				if d := c.DroppedNotifications(); d != 0 {
+					t.Errorf("DroppedNotifications = %d, want 0", d)
 				}
 			})
 		}

@@ -80,6 +80,7 @@ func TestWrapYourOwnServer(t *testing.T) {
 		{fakeserver.Fault{Kind: fakeserver.FaultError, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultPanic, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultHang, Tool: "search"}, "", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultFloodNotifications, Tool: "search", Count: 50}, "found x", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultGone, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultServerError, Tool: "search"}, "", 0},
