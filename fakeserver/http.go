@@ -128,8 +128,9 @@ func (r Request) String() string {
 // opts sets both SSE and Stateless: programmer errors.
 //
 // A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
-// go-sdk's own handlers, with an event store for resumption; opts.Serving
-// does not apply to it.
+// go-sdk's own handlers, with an event store for resumption and the
+// go-sdk's own localhost protection; of opts.Serving only MaxBodyBytes
+// applies to it.
 func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 	var o HTTPOptions
 	if opts != nil {
