@@ -62,7 +62,8 @@ type ClientCredentialsConfig struct {
 	// discovery happens, and the first request already carries a token.
 	// Without it, the endpoint is discovered when the server first answers
 	// 401: its protected resource metadata (RFC 9728) names the
-	// authorization server, whose metadata (RFC 8414) names the endpoint.
+	// authorization server, whose metadata (RFC 8414) names the endpoint,
+	// which must then be https (or on a loopback host).
 	TokenURL string
 
 	// Issuer, if set, pins the authorization server: discovery that leads
@@ -278,6 +279,9 @@ func (cc *ClientCredentials) discover(ctx context.Context, challenges []oauthex.
 	if cc.cfg.Issuer != "" && !sameIssuer(cc.cfg.Issuer, asm.Issuer) {
 		return nil, nil, fmt.Errorf("%w: %w: metadata issuer %s, want %s", ErrClientCredentials, ErrIssuerMismatch, asm.Issuer, cc.cfg.Issuer)
 	}
+	if err := checkTokenEndpoint(asm.TokenEndpoint); err != nil {
+		return nil, nil, fmt.Errorf("%w: authorization server %s: %w", ErrClientCredentials, issuer, err)
+	}
 	resource := cc.cfg.Resource
 	if resource == "" {
 		resource = prm.Resource
@@ -462,6 +466,21 @@ func challengeScopes(challenges []oauthex.Challenge) []string {
 }
 
 func sameIssuer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
+
+// checkTokenEndpoint refuses a discovered token endpoint that the secret or
+// assertion would reach in the clear: plain http to a host that is not
+// loopback, as the go-sdk's metadata checks refuse it (the metadata is
+// fetched here, without them).
+func checkTokenEndpoint(u string) error {
+	o, err := ParseOrigin(u)
+	if err != nil {
+		return fmt.Errorf("token endpoint: %w", err)
+	}
+	if o.Scheme != "https" && !o.IsLoopback() {
+		return fmt.Errorf("token endpoint %s is neither https nor loopback", o)
+	}
+	return nil
+}
 
 // maxMetadataBytes bounds an authorization server's metadata document.
 const maxMetadataBytes = 1 << 20

@@ -54,6 +54,7 @@ type authServer struct {
 	requests []tokenRequest
 	issued   int
 	methods  []string
+	tokenURL string // the token endpoint the metadata names; "" is its own
 }
 
 func newAuthServer(t *testing.T, methods []string, check func(tokenRequest) error) *authServer {
@@ -62,9 +63,13 @@ func newAuthServer(t *testing.T, methods []string, check func(tokenRequest) erro
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		token := as.srv.URL + "/token"
+		if as.tokenURL != "" {
+			token = as.tokenURL
+		}
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                                as.srv.URL,
-			"token_endpoint":                        as.srv.URL + "/token",
+			"token_endpoint":                        token,
 			"authorization_endpoint":                as.srv.URL + "/authorize",
 			"response_types_supported":              []string{"code"},
 			"grant_types_supported":                 []string{"client_credentials"},
@@ -320,6 +325,51 @@ func TestClientCredentialsIssuerPinned(t *testing.T) {
 		t.Errorf("whoami ran %d times", p.calls)
 	}
 }
+
+// A discovered token endpoint that the secret would reach in the clear
+// (plain http, a host that is not loopback) is refused before anything is
+// sent to it, as the go-sdk's own metadata checks refuse it; loopback
+// (every other test here) and https are taken.
+func TestClientCredentialsRefusesCleartextTokenEndpoint(t *testing.T) {
+	leakcheck.Check(t)
+	as := newAuthServer(t, []string{"client_secret_basic"}, checkBasic)
+	as.tokenURL = "http://login.example.test/token"
+	p := newProtected(t, as)
+	var mu sync.Mutex
+	var sent []string // requests to the named token endpoint's host
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Host == "login.example.test" {
+			mu.Lock()
+			sent = append(sent, r.URL.String())
+			mu.Unlock()
+			return nil, errors.New("no such host (test)")
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+		ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret), HTTPClient: hc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = callWhoami(t, p, src)
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, auth.ErrClientCredentials) || !strings.Contains(err.Error(), "neither https nor loopback") {
+		t.Fatalf("error = %v, want a ClassAuth error refusing the token endpoint", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 0 {
+		t.Errorf("requests sent to the cleartext token endpoint: %v", sent)
+	}
+	if p.calls != 0 {
+		t.Errorf("whoami ran %d times", p.calls)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // With TokenURL there is no discovery: the very first MCP request carries
 // the token, and the server never answers 401.
