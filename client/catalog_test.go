@@ -2,8 +2,10 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,5 +230,69 @@ func TestListChangedDuringConnectRediscoversBeforeReturn(t *testing.T) {
 	}
 	if what := <-changed; what != "tools" {
 		t.Errorf("ListChanged(%q), want tools", what)
+	}
+}
+
+// Caching hints (ttlMs, cacheScope) reach the caller: each list's in
+// Catalog.Cache, a read's in its result.
+func TestCacheHints(t *testing.T) {
+	leakcheck.Check(t)
+	var reads atomic.Int64
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, &mcp.ServerOptions{
+		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+			if _, ok := req.GetParams().(*mcp.ListToolsParams); ok {
+				c.TTLMs, c.CacheScope = 60_000, "private"
+			}
+		},
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "lookup"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	srv.AddResource(&mcp.Resource{URI: "docs://readme", Name: "readme"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		reads.Add(1)
+		res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "hi"}}}
+		res.TTLMs, res.CacheScope = 30_000, "public"
+		return res, nil
+	})
+	c := connect(t, srv, client.Definition{}, nil)
+	if got := c.Catalog().Cache["tools"]; got != (mcp.Cacheable{TTLMs: 60_000, CacheScope: "private"}) {
+		t.Errorf("Catalog().Cache[tools] = %+v", got)
+	}
+	rr, err := c.ReadResource(context.Background(), "docs://readme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.TTLMs != 30_000 || rr.CacheScope != "public" {
+		t.Errorf("read result cache hints = %d, %q", rr.TTLMs, rr.CacheScope)
+	}
+}
+
+// JSON Schema 2020-12 is kept as the server sent it: no $ref is
+// dereferenced and unknown keywords survive discovery, on both revisions.
+func TestSchemaPreserved(t *testing.T) {
+	const schema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:example:order","type":"object",` +
+		`"$defs":{"item":{"type":"object","properties":{"sku":{"type":"string"}},"unevaluatedProperties":false}},` +
+		`"properties":{"items":{"type":"array","prefixItems":[{"$ref":"#/$defs/item"}],"items":{"$ref":"https://example.com/never-fetched.json"}},` +
+		`"when":{"type":"string","format":"date-time","x-vendor-hint":{"ui":"calendar"}}},` +
+		`"dependentRequired":{"items":["when"]},"x-custom":[1,2,3]}`
+	for _, p := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
+		t.Run(p.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, nil)
+			srv.AddTool(&mcp.Tool{Name: "order", InputSchema: json.RawMessage(schema)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+			c := connect(t, srv, client.Definition{Profile: p}, nil)
+			got, err := json.Marshal(c.Catalog().Tool("order").InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, have any
+			json.Unmarshal([]byte(schema), &want)
+			json.Unmarshal(got, &have)
+			if diff := cmp.Diff(want, have); diff != "" {
+				t.Errorf("input schema mismatch (-sent +discovered):\n%s", diff)
+			}
+		})
 	}
 }
