@@ -18,6 +18,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -31,9 +32,52 @@ var dropCassette = filepath.Join("testdata", "drop-resume.jsonl")
 // client things during a call, a real server's session.
 var pictured = []string{
 	dropCassette,
+	continuationCassette,
 	sessionKind{"stateless", "2026-07-28"}.path(),
 	filepath.Join("..", "..", "cassette", "testdata", "counter.jsonl"),
 	everythingCassette,
+}
+
+// continuationCassette is a 2026-07-28 session of the rich fake whose
+// elicit tool answers input required, the client continuing the call.
+var continuationCassette = filepath.Join("testdata", "continuation-2026.jsonl")
+
+// TestContinuationCassette records continuationCassette (-update rewrites
+// it; re-recording gives the same bytes).
+func TestContinuationCassette(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	path := filepath.Join(t.TempDir(), "continuation.jsonl")
+	f, err := cassette.Open(path, fake.Factory(), &cassette.Options{Mode: cassette.ModeRecord})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Definition{Name: "rich", Profile: client.Profile20260728, Transport: f}, &client.Handlers{
+		Elicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(ctx, "elicit", map[string]any{"question": "proceed?"}); err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, path)
+	if !bytes.Contains(data, []byte(`"resultType":"input_required"`)) || !bytes.Contains(data, []byte(`"requestState"`)) {
+		t.Fatalf("the recording has no continuation:\n%s", data)
+	}
+	golden(t, "continuation-2026.jsonl", data)
 }
 
 // TestDropCassette records the docs session over HTTP with the fake
@@ -118,10 +162,13 @@ func TestInspectMermaid(t *testing.T) {
 			t.Errorf("the drop's diagram lacks %q:\n%s", want, drop)
 		}
 	}
-	if counter := string(sections[2].Data); !strings.Contains(counter, "S->>C: (server asks) sampling/createMessage") || !strings.Contains(counter, "C-->>S: ") {
+	if counter := string(sections[3].Data); !strings.Contains(counter, "S->>C: (server asks) sampling/createMessage") || !strings.Contains(counter, "C-->>S: ") {
 		t.Errorf("the server's requests are not drawn:\n%s", counter)
 	}
-	if s26 := string(sections[1].Data); !strings.Contains(s26, "S-)C: notifications/subscriptions/acknowledged") {
+	if cont := string(sections[1].Data); !strings.Contains(cont, "S-->>C: input required: ") || !strings.Contains(cont, "(continuation, state ") {
+		t.Errorf("the continuation is not drawn:\n%s", cont)
+	}
+	if s26 := string(sections[2].Data); !strings.Contains(s26, "S-)C: notifications/subscriptions/acknowledged") {
 		t.Errorf("the 2026-07-28 notification is not drawn:\n%s", s26)
 	}
 	goldenTxtar(t, "inspect-mermaid.txtar", "mcprig inspect --format mermaid of the cassettes TestInspectMermaid pictures.\ngo test -run TestInspectMermaid -update rewrites it.\n", sections)
