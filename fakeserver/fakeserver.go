@@ -228,7 +228,9 @@ func (s *Server) hasFault(k FaultKind) bool {
 }
 
 // Server returns the publisher registry underneath: nil for a fake that
-// wraps a go-sdk server ([Wrap]).
+// wraps a go-sdk server ([Wrap]). A tool registered on it directly is
+// served, but neither counted nor open to faults: declare your tools in a
+// [Definition], or [Wrap] your own server.
 func (s *Server) Server() *server.Server { return s.srv }
 
 // MCP returns the go-sdk server underneath.
