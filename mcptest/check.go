@@ -63,7 +63,10 @@ var serverChecks = []serverCheck{
 // clients.
 var checkRevisions = []string{"2026-07-28", "2025-11-25"}
 
-// CheckServer checks that the server f makes keeps the protocol's rules, in
+// CheckServer checks that the server f makes keeps the protocol's rules
+// (f: a [Fake]'s Factory, a *server.Server's Factory, inprocess.New of a
+// go-sdk server, or a stdio or Streamable HTTP factory of a server
+// elsewhere), in
 // the manner of testing/fstest.TestFS, at each revision in turn: on
 // 2026-07-28 when the server serves it (it answers server/discover; a server
 // that does not is checked at 2025-11-25 only), then on 2025-11-25, each in

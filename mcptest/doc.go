@@ -54,8 +54,13 @@
 // protocol's rules, and [GoldenCatalog] pins what it publishes:
 //
 //	fake := mcptest.Wrap(t, srv, &mcptest.FakeOptions{Faults: …})
+//	if err := mcptest.CheckServer(t.Context(), fake.Factory()); err != nil { … }
 //	c := fake.Client(nil)
 //	mcptest.GoldenCatalog(t, "testdata/catalog.txtar", c.Catalog())
+//
+// Without faults and counters, a *server.Server's own Factory, or
+// inprocess.New of a go-sdk server, is the factory CheckServer and a
+// client.Definition take.
 //
 // # A fake OAuth authorization server
 //
