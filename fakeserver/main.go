@@ -175,7 +175,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "fakeserver: %v\n\n%s", err, usage)
+		// The error last: a supervisor keeps the tail of a child's stderr.
+		fmt.Fprintf(stderr, "fakeserver --help lists the flags and faults\nfakeserver: %v\n", err)
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{
