@@ -75,10 +75,12 @@ type Fake struct {
 
 // InProcess starts a fake server in this process. A test that leaves one of
 // its sessions open (a client not closed) fails at cleanup. Invalid options
-// (an unknown profile, a bad definition or fault) fail the test at once.
+// (an unknown profile, a bad definition or fault, a fault that acts on a
+// process or on HTTP requests) fail the test at once.
 func InProcess(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
+	noHTTPFaults(t, "mcptest.InProcess", "mcptest.HTTP", o.Faults)
 	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults})
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
@@ -120,14 +122,16 @@ func waitSessions(srv *fakeserver.Server, conns *connCounter, timeout time.Durat
 // The counts of all its children go to one file, read by Executions and
 // Rounds. Every child's process group is tracked (see [Track]).
 //
-// It fails the test when TestMain did not call [Main], and when
-// opts.Definition is not registered (see [MainOptions].Definitions).
+// It fails the test when TestMain did not call [Main], when
+// opts.Definition is not registered (see [MainOptions].Definitions), and
+// for a fault that acts on HTTP requests (use [HTTP]).
 func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	if !mainCalled {
 		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m, …), so that the test binary can run as the fake server")
 	}
 	o := fakeOptions(opts)
+	noHTTPFaults(t, "mcptest.Stdio", "mcptest.HTTP", o.Faults)
 	profile := o.Profile
 	if d := o.Definition; d != nil {
 		if profile != "" {
@@ -169,6 +173,18 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
 	return &Fake{t: t, name: profile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+}
+
+// noHTTPFaults fails t for a fault that acts on HTTP requests, given to
+// what (which serves no HTTP): it would do nothing there; use instead
+// serves over HTTP.
+func noHTTPFaults(t testing.TB, what, instead string, faults []fakeserver.Fault) {
+	t.Helper()
+	for _, f := range faults {
+		if f.HTTPOnly() {
+			t.Fatalf("%s: fault %q acts on HTTP requests, which %s does not serve: use %s", what, f, what, instead)
+		}
+	}
 }
 
 // inProcessFaults drops the faults that only a child takes, to check the

@@ -3,6 +3,7 @@ package mcptest_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +95,39 @@ func TestRichLogOnEveryTransport(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A fault a fake cannot act on where it is served fails the test at once,
+// saying what to use, rather than doing nothing (in-process) or failing
+// the child at start (stdio).
+func TestFakesRefuseFaultsTheyCannotServe(t *testing.T) {
+	mcptest.LeakCheck(t)
+	drop := []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}
+	crash := []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "lookup"}}
+	for _, tc := range []struct {
+		name  string
+		start func(testing.TB)
+		want  string
+	}{
+		{"InProcess with an HTTP fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.InProcess does not serve: use mcptest.HTTP"},
+		{"Stdio with an HTTP fault", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.Stdio does not serve: use mcptest.HTTP"},
+		{"Wrap with an HTTP fault", func(tb testing.TB) {
+			fs, err := fakeserver.New(nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			mcptest.Wrap(tb, fs.Server(), &mcptest.FakeOptions{Faults: drop})
+		}, "use mcptest.WrapHTTP"},
+		{"InProcess with a process fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Faults: crash}) }, "works only in a stdio child"},
+		{"HTTP with a process fault", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.FakeOptions{Faults: crash}) }, "works only in a stdio child"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recT{TB: t}
+			failures := r.run(tc.start)
+			if len(failures) != 1 || !strings.Contains(failures[0], tc.want) {
+				t.Errorf("failures = %q, want one containing %q", failures, tc.want)
+			}
+		})
 	}
 }

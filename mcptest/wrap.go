@@ -17,12 +17,16 @@ import (
 //	if n := fake.Executions("search"); n != 1 { … }
 //
 // Only opts.Faults applies (Profile, Definition and Stdio are a fake's);
-// a bad fault, or one naming a tool srv does not publish, fails the test.
+// a bad fault, one naming a tool srv does not publish, or one that acts on
+// HTTP requests (use [WrapHTTP]) fails the test.
 // A session still open at cleanup fails the test. At cleanup the faults
 // and counters come off srv (fakeserver.Server.Detach), so a server shared
 // by several tests may be wrapped by each.
 func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fake {
 	t.Helper()
+	if opts != nil {
+		noHTTPFaults(t, "mcptest.Wrap", "mcptest.WrapHTTP", opts.Faults)
+	}
 	fs, o := wrap(t, "mcptest.Wrap", srv, opts)
 	return inProcess(t, fs, o)
 }
