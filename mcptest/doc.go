@@ -271,7 +271,8 @@
 //		registered through MainOptions.Definitions. Only in-process faults apply,
 //		unless -http serves it over Streamable HTTP (stateless with
 //		-stateless; or -sse over legacy HTTP+SSE) on a loopback port,
-//		where the HTTP faults apply too
+//		where the HTTP faults apply too (without -http or -sse they are
+//		refused)
 //		(drop, drop-no-id, delay-headers, unauthorized, forbidden, gone,
 //		server-error, no-get, redirect, foreign-endpoint). Then serve prints the URL and
 //		sets $NAME_URL to it and $NAME_OTHER_URL to the other origin

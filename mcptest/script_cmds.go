@@ -443,6 +443,11 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("serve %s: %v", name, err)
 	}
+	for _, f := range opts.Faults {
+		if f.HTTPOnly() && !*overHTTP && !ho.SSE {
+			ts.Fatalf("serve %s: fault %q acts on HTTP requests: serve it with -http (or -sse)", name, f)
+		}
+	}
 	st := stateOf(ts)
 	st.mu.Lock()
 	_, dup := st.servers[name]
