@@ -142,6 +142,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
 	calls := map[int]string{}  // stream → the id of the call its request carries
 	answered := map[int]bool{} // streams whose call was answered on them
+	resumed := map[int]bool{}  // streams that resume another (GET with Last-Event-ID)
 	skip := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		in := &entries[i].in
 		if in.Kind != KindRequest || len(entries[i].raw) == 0 {
@@ -197,6 +198,9 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		h.Event, h.ID, h.Retry = red.text(h.Event), red.text(ids.alias(sessions.in(h.ID))), red.text(h.Retry)
 		h.Headers = sessions.headers(h.Headers)
 		if v := h.Headers.Get("Last-Event-ID"); v != "" {
+			if in.Kind == KindRequest {
+				resumed[h.Stream] = true
+			}
 			h.Headers = h.Headers.Clone()
 			h.Headers.Set("Last-Event-ID", ids.alias(v))
 		}
@@ -208,7 +212,9 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 				switch {
 				case in.Kind == KindRequest && info.kind == kindCall:
 					calls[h.Stream] = info.id
-				case in.Kind == KindEvent && info.kind == kindResponse && calls[h.Stream] == info.id:
+				case in.Kind == KindEvent && info.kind == kindResponse && (calls[h.Stream] == info.id || resumed[h.Stream]):
+					// The stream carried the answer to its call, or, resumed,
+					// to the call of the stream it resumes.
 					answered[h.Stream] = true
 				}
 				var err error
