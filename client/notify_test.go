@@ -309,6 +309,88 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 	}
 }
 
+// Close cancels the context of the handlers still running when its drain
+// ends: a handler that waits for nothing but its context (a Logging handler,
+// a Sampling handler serving the server's request) returns then, and Close
+// returns nil within its bound, with nothing abandoned.
+func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
+	const drain = 50 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		connect func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client
+		run     func(c *client.Client)
+	}{
+		{"logging", func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client {
+			var once sync.Once
+			started := make(chan struct{})
+			c, err := client.Connect(testCtx(t), client.Definition{
+				Name:      "burst",
+				Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
+				Limits:    client.Limits{DrainTimeout: drain},
+				Transport: inprocess.New(burstServer(started, 1, nil)),
+			}, &client.Handlers{Roots: []*mcp.Root{}, Logging: func(ctx context.Context, _ *mcp.LoggingMessageParams) {
+				once.Do(func() {
+					close(started)
+					close(entered)
+					<-ctx.Done()
+					ended <- ctx.Err()
+				})
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, func(c *client.Client) { c.CallTool(context.Background(), "burst", nil) }},
+		{"sampling", func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "v1"}, nil)
+			mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+				return &mcp.CallToolResult{}, nil, err
+			})
+			c, err := client.Connect(testCtx(t), client.Definition{
+				Name:      "asks",
+				Profile:   client.Profile20251125,
+				Limits:    client.Limits{DrainTimeout: drain},
+				Transport: inprocess.New(srv),
+			}, &client.Handlers{Sampling: func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				close(entered)
+				<-ctx.Done()
+				ended <- ctx.Err()
+				return nil, ctx.Err()
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, func(c *client.Client) { c.CallTool(context.Background(), "ask", nil) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			entered, ended := make(chan struct{}), make(chan error, 1)
+			c := tc.connect(t, entered, ended)
+			called := make(chan struct{})
+			go func() { defer close(called); tc.run(c) }()
+			<-entered
+			err, took := closeWithin(t, c, 30*time.Second)
+			if err != nil {
+				t.Errorf("Close() = %v, want nil: the handler honours its context", err)
+			}
+			if limit := 10 * (drain + client.HandlerGrace); took > limit {
+				t.Errorf("Close took %v, want well under %v", took, limit)
+			}
+			select {
+			case err := <-ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("the handler's context ended with %v, want context.Canceled", err)
+				}
+			default:
+				t.Error("the handler was still waiting on its context when Close returned")
+			}
+			<-called
+		})
+	}
+}
+
 // No handler runs after Close returns: a handler that honours its context
 // is cancelled at the drain's end and has returned by then, and none starts
 // later. Each handler call records whether Close had returned when it
