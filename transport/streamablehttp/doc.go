@@ -73,9 +73,11 @@
 // On protocol 2025-11-25 (and the earlier Streamable HTTP revisions) a
 // call's response stream that breaks after an event with an id is resumed by
 // the go-sdk with a GET carrying Last-Event-ID, after the delay the server
-// asked for with retry: (else a backoff), for at most MaxResumeAttempts
-// attempts in a row without a new event; the server's event store replays
-// the committed reply. A stream that breaks with no event id cannot be
+// asked for with retry: (else a backoff), a GET that fails before any
+// response being tried at most MaxResumeAttempts times in a row; the
+// server's event store replays the committed reply. A resumed stream that
+// ends again with no new event id is not resumed again: its call fails with
+// [ErrStreamDropped]. A stream that breaks with no event id cannot be
 // resumed: the call fails with [ErrStreamDropped] (or [transport.ErrTimeout]
 // if it went idle) and is not re-sent; it may or may not have run. Protocol
 // 2026-07-28 has no resumption: a request of that revision (its

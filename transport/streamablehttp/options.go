@@ -37,12 +37,15 @@ type Options struct {
 	// Timeouts bounds how long each phase of a request may take.
 	Timeouts Timeouts
 
-	// MaxResumeAttempts bounds how many times in a row a dropped response
-	// stream is resumed (GET with Last-Event-ID) without receiving a new
-	// event, and how many times the standalone stream is reconnected. It is
-	// the go-sdk's StreamableClientTransport.MaxRetries. If zero, defaults
-	// to 5. A negative value disables resumption: a dropped call stream then
-	// fails its call with ErrStreamDropped even if it carried event ids.
+	// MaxResumeAttempts bounds how many times in a row the GET that resumes
+	// a dropped response stream (Last-Event-ID) is tried when it fails
+	// before any response, and how many times the standalone stream is
+	// reconnected without a new event. It is the go-sdk's
+	// StreamableClientTransport.MaxRetries. If zero, defaults to 5. A
+	// resumed stream that ends again with no new event id is not resumed
+	// again: its call fails with ErrStreamDropped. A negative value disables
+	// resumption: a dropped call stream then fails its call with
+	// ErrStreamDropped even if it carried event ids.
 	MaxResumeAttempts int
 
 	// DisableStandaloneSSE stops the client from opening the GET stream on

@@ -2,8 +2,10 @@ package streamablehttp_test
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
@@ -78,5 +80,61 @@ func TestResumedStreamThatFailsAgain(t *testing.T) {
 				t.Errorf("server saw %d POSTs, want 3 (the call once): %q", calls, r.seen())
 			}
 		})
+	}
+}
+
+// failResumes is a base round tripper that fails every GET resuming a
+// stream (Last-Event-ID) before any response, as a refused connection
+// does, and counts them: the attempts themselves, which the network would
+// not show (net/http tries a failed GET again on a new connection when the
+// one it reused broke).
+type failResumes struct {
+	base    http.RoundTripper
+	mu      sync.Mutex
+	resumes int
+}
+
+func (f *failResumes) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "" {
+		f.mu.Lock()
+		f.resumes++
+		f.mu.Unlock()
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+	}
+	return f.base.RoundTrip(req)
+}
+
+func (f *failResumes) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.resumes
+}
+
+// MaxResumeAttempts bounds the GETs that try to resume a dropped stream in
+// a row: with a bound of 1, a resumption whose GET fails before any
+// response is tried once and not again, and the call fails; the tool ran
+// once and was POSTed once. (Larger bounds wait the go-sdk's backoff, a
+// second and more, between attempts.)
+func TestResumeAttemptsAtTheEdge(t *testing.T) {
+	leakcheck.Check(t)
+	r := newRig(t, rigConfig{eventStore: true, middleware: dropAfter(1, "10")})
+	pool := &http.Transport{}
+	t.Cleanup(pool.CloseIdleConnections)
+	base := &failResumes{base: pool}
+	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true, MaxResumeAttempts: 1, Base: base}))
+	if _, err := callCount(t, cs); err == nil {
+		t.Fatal("the call succeeded, want it to fail once its resumption failed")
+	}
+	if got := base.count(); got != 1 {
+		t.Errorf("%d GETs tried to resume the stream, want exactly MaxResumeAttempts (1)", got)
+	}
+	posts := 0
+	for _, s := range r.seen() {
+		if strings.HasPrefix(s, http.MethodPost) {
+			posts++
+		}
+	}
+	if got := r.calls.Load(); got != 1 || posts != 3 {
+		t.Errorf("tool executed %d times in %d POSTs, want once in 3 (initialize, initialized, the call)", got, posts)
 	}
 }
