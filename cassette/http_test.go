@@ -2,8 +2,10 @@ package cassette_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -265,5 +267,44 @@ func TestHTTPHeldAnswerIsBounded(t *testing.T) {
 	var merr *cassette.MismatchError
 	if err := f.Close(); !errors.As(err, &merr) || merr.Method != "tools/call" {
 		t.Errorf("Close = %v, want the hold's *MismatchError", err)
+	}
+}
+
+// TestHTTPReplayAnswersTheLiveID: a replayed HTTP answer carries the live
+// request's id, on an event stream and in a JSON body alike, when the live
+// client's ids differ from the recorded ones (here an unrecorded ping comes
+// first: it is refused, and every later request's id is one more).
+func TestHTTPReplayAnswersTheLiveID(t *testing.T) {
+	for _, json := range []bool{false, true} {
+		name := map[bool]string{false: "event stream", true: "json"}[json]
+		t.Run(name, func(t *testing.T) {
+			leakcheck.Check(t)
+			c := statefulCounter()
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return c.srv }, &mcp.StreamableHTTPOptions{JSONResponse: json})
+			s := httptest.NewServer(h)
+			t.Cleanup(s.Close)
+			path := tempPath(t, "ids.jsonl")
+			one := call{Tool: "count", Args: map[string]any{"label": "a"}}
+			record(t, path, httpLive(t, s.URL, nil), nil, rev2025, one)
+			f := open(t, path, nil, &cassette.Options{AllowUnused: true})
+			tr, err := f.Transport()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if err := cs.Ping(ctx, nil); err == nil {
+				t.Fatal("an unrecorded ping was answered")
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: one.Tool, Arguments: one.Args})
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "a #1" {
+				t.Errorf("replayed call with a shifted id: %+v, %v; want the recorded answer a #1", res, err)
+			}
+		})
 	}
 }
