@@ -31,6 +31,7 @@ type ending struct {
 	live func(t *testing.T) transport.Factory
 	tool string
 	want client.FailureClass
+	same bool // the replayed error reads as the live one (it names no address, file or pid)
 }
 
 // endings are the ways a session ends that a cassette records: a child
@@ -40,29 +41,30 @@ type ending struct {
 // was sent or before.
 func endings() []ending {
 	return []ending{
-		{"exit", func(t *testing.T) transport.Factory { return stdioCounter(t, nil) }, "crash", client.ClassServer},
+		{"exit", func(t *testing.T) transport.Factory { return stdioCounter(t, nil) }, "crash", client.ClassServer, false},
 		{"transport error", func(t *testing.T) transport.Factory {
 			return stdioCounter(t, &stdio.Options{MaxFrameBytes: 64 << 10})
-		}, "big", client.ClassPolicy},
-		{"eof", func(t *testing.T) transport.Factory { return eofAtCall{inprocess.New(newCounter().srv)} }, "echo", client.ClassTransport},
+		}, "big", client.ClassPolicy, false},
+		{"eof", func(t *testing.T) transport.Factory { return eofAtCall{inprocess.New(newCounter().srv)} }, "echo", client.ClassTransport, true},
 		{"broken stream", func(t *testing.T) transport.Factory {
 			s := newHTTPServer(t, statefulCounter(), true, cutToolCalls(false))
 			return httpLive(t, s.url(), nil)
-		}, "count", client.ClassTransport},
+		}, "count", client.ClassTransport, true},
 		{"request failed after it was sent", func(t *testing.T) transport.Factory {
 			s := newHTTPServer(t, statefulCounter(), true, cutToolCalls(true))
 			return httpLive(t, s.url(), nil)
-		}, "count", client.ClassTransport},
+		}, "count", client.ClassTransport, false},
 		{"request refused", func(t *testing.T) transport.Factory {
 			s := newHTTPServer(t, statefulCounter(), true, nil)
 			return &goneAtCall{Factory: httpLive(t, s.url(), nil), srv: s}
-		}, "count", client.ClassServer},
+		}, "count", client.ClassServer, false},
 	}
 }
 
 // TestEndingsReplayTheSameAtOnce records each kind of ending and replays
 // it: the call that died with the server fails with the same class, the
-// same diagnosis, at once. Replay waits for nothing: Options.Wait is an
+// same diagnosis, the same outcome (unknown or not) and retryability, and
+// where the text names nothing of the run, the same text, at once. Replay waits for nothing: Options.Wait is an
 // hour and the client's call timeout is the default five minutes, so a
 // replay that waited on the recording would miss the test's deadline.
 func TestEndingsReplayTheSameAtOnce(t *testing.T) {
@@ -83,6 +85,16 @@ func TestEndingsReplayTheSameAtOnce(t *testing.T) {
 			err, diag := failingCall(t, play, e.tool)
 			t.Logf("replayed %s in %v: %v", e.name, time.Since(start), err)
 			checkClass(t, "replayed", err, e.want)
+			if live, replayed := errors.Is(liveErr, client.ErrOutcomeUnknown), errors.Is(err, client.ErrOutcomeUnknown); live != replayed {
+				t.Errorf("the call's outcome unknown: live %v, replayed %v", live, replayed)
+			}
+			var le, re *client.Error
+			if errors.As(liveErr, &le) && errors.As(err, &re) && le.ConnectionRetryable() != re.ConnectionRetryable() {
+				t.Errorf("retryable: live %v, replayed %v", le.ConnectionRetryable(), re.ConnectionRetryable())
+			}
+			if e.same && err.Error() != liveErr.Error() {
+				t.Errorf("replayed error:\n\t%v\nwant the live one:\n\t%v", err, liveErr)
+			}
 			if (liveDiag == nil) != (diag == nil) {
 				t.Fatalf("diagnosis live %v, replayed %v", liveDiag, diag)
 			}
