@@ -194,7 +194,7 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 // CloseGrace for the child to exit, sends SIGTERM to its process group and
 // waits TermGrace, then sends SIGKILL to the group in every case (so no
 // grandchild survives) and reaps the child. It returns within
-// CloseGrace+TermGrace+5s, nil unless the child could not be reaped
+// CloseGrace+TermGrace+5.5s, nil unless the child could not be reaped
 // ([ErrUnresponsive]).
 //
 // Close may be called several times, concurrently; every call returns once

@@ -26,7 +26,7 @@
 //     SIGTERM to the group, waits [Options.TermGrace], then sends SIGKILL to
 //     the group in every case (grandchildren may outlive the child), reaps the
 //     child and waits until no process of the group runs. It returns within
-//     CloseGrace+TermGrace+5s, may be called concurrently, and leaves neither
+//     CloseGrace+TermGrace+5.5s, may be called concurrently, and leaves neither
 //     a process of the group nor a goroutine behind.
 //
 // On Linux the child is not reaped until the group has been sent SIGKILL, so

@@ -163,11 +163,13 @@ func (p *proc) signalAll(sig syscall.Signal) {
 // started between the last look and SIGKILL, and none is re-parented out of
 // sight by its parent's death. A round ends once what it signalled has
 // stopped: a process stopped in the middle of a fork has a child by then,
-// which the next round finds.
+// which the next round finds. All rounds together wait at most
+// stopTimeout for that.
 func (p *proc) freeze() {
+	deadline := time.Now().Add(stopTimeout)
 	syscall.Kill(-p.pid, syscall.SIGSTOP)
 	if members, err := proctree.Group(p.pid); err == nil {
-		waitStopped(members)
+		waitStopped(members, deadline)
 	}
 	stopped := map[int]bool{}
 	for range maxFreezeRounds {
@@ -182,15 +184,14 @@ func (p *proc) freeze() {
 		if len(fresh) == 0 {
 			return
 		}
-		waitStopped(fresh)
+		waitStopped(fresh, deadline)
 	}
 }
 
-// waitStopped waits, up to stopTimeout, until each of ps has stopped or
-// died. A process whose leader thread has exited (a zombie leader whose
-// other threads run) shows no stop: it is not waited for.
-func waitStopped(ps []proctree.Proc) {
-	deadline := time.Now().Add(stopTimeout)
+// waitStopped waits, until deadline at the latest, until each of ps has
+// stopped or died. A process whose leader thread has exited (a zombie
+// leader whose other threads run) shows no stop: it is not waited for.
+func waitStopped(ps []proctree.Proc, deadline time.Time) {
 	for _, d := range ps {
 		for delay := 50 * time.Microsecond; ; delay = min(2*delay, 5*time.Millisecond) {
 			cur, err := proctree.Stat(d.Pid)
@@ -202,8 +203,9 @@ func waitStopped(ps []proctree.Proc) {
 	}
 }
 
-// stopTimeout bounds freeze's wait for the processes it stopped to stop:
-// only one in an uninterruptible system call takes that long.
+// stopTimeout bounds freeze's waits, all its rounds together, for the
+// processes it stopped to stop: only one in an uninterruptible system call
+// takes that long.
 const stopTimeout = 500 * time.Millisecond
 
 // maxFreezeRounds bounds freeze's rounds: a tree that outgrows it while it
