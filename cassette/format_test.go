@@ -237,6 +237,15 @@ func TestBuiltInCodeReplays(t *testing.T) {
 	if !errors.As(rerr, &ferr) || perr == nil || rerr.Error() != perr.Error() {
 		t.Errorf("Replay of a broken cassette = %v, want Parse's %v", rerr, perr)
 	}
+	// A version this package does not know, the next one or none, is refused
+	// as Load refuses it.
+	for _, v := range []int{cassette.Version + 1, 0} {
+		future := *c
+		future.Header.Version = v
+		if _, err := cassette.Replay(&future, nil, nil); !errors.As(err, &ferr) || !errors.Is(err, cassette.ErrVersion) || ferr.Line != 1 {
+			t.Errorf("Replay of a cassette built at version %d = %v, want a *FormatError at line 1 wrapping ErrVersion", v, err)
+		}
+	}
 	// An HTTP line built without its HTTP fields is refused, not a panic.
 	broken := *c
 	broken.Header.Transport = "streamablehttp"
