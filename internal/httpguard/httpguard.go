@@ -127,6 +127,16 @@ type Carrier struct {
 	pool *http.Transport // nil when a base was given
 }
 
+// Rewrap returns what a transport's WithBase keeps when it is given wrap
+// over an earlier wrap (nil for none): wrap(prev(base)), so that the last
+// wrap given sees the requests first.
+func Rewrap(prev, wrap func(http.RoundTripper) http.RoundTripper) func(http.RoundTripper) http.RoundTripper {
+	if prev == nil {
+		return wrap
+	}
+	return func(base http.RoundTripper) http.RoundTripper { return wrap(prev(base)) }
+}
+
 // NewCarrier returns the carrier of one connection to ep. If base is nil it
 // makes the connection's own pool with NewTransport(ep.TLS, t,
 // maxIdlePerHost). If wrap is non-nil, what carries the requests is

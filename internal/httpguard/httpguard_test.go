@@ -193,3 +193,37 @@ func TestCarrierBase(t *testing.T) {
 		t.Errorf("requests at the base mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestRewrap: wraps given one after another carry a request outermost last:
+// the last wrap a transport's WithBase was given sees a request first, and
+// the base sees it last.
+func TestRewrap(t *testing.T) {
+	var order []string
+	layer := func(name string) func(http.RoundTripper) http.RoundTripper {
+		return func(next http.RoundTripper) http.RoundTripper {
+			return rtFunc(func(req *http.Request) (*http.Response, error) {
+				order = append(order, name)
+				return next.RoundTrip(req)
+			})
+		}
+	}
+	var wrap func(http.RoundTripper) http.RoundTripper
+	for _, name := range []string{"first", "second", "third"} {
+		wrap = Rewrap(wrap, layer(name))
+	}
+	base := rtFunc(func(*http.Request) (*http.Response, error) {
+		order = append(order, "base")
+		return &http.Response{StatusCode: 204, Body: http.NoBody}, nil
+	})
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	if _, err := wrap(base).RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"third", "second", "first", "base"}, order); diff != "" {
+		t.Errorf("order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

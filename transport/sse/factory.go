@@ -80,11 +80,7 @@ func (f *Factory) Origin() auth.Origin { return f.ep.Origin }
 // redacts wherever they appear.
 func (f *Factory) WithBase(wrap func(base http.RoundTripper) http.RoundTripper) transport.Factory {
 	g := *f
-	if prev := f.wrap; prev != nil {
-		g.wrap = func(base http.RoundTripper) http.RoundTripper { return wrap(prev(base)) }
-	} else {
-		g.wrap = wrap
-	}
+	g.wrap = httpguard.Rewrap(f.wrap, wrap)
 	return &g
 }
 
