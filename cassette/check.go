@@ -27,19 +27,9 @@ func analyse(c *Cassette) ([]lineInfo, error) { return analyseLines(c, false) }
 // analyseLines is analyse; canonical says c's messages are canonical
 // already (Parse made them so).
 func analyseLines(c *Cassette, canonical bool) ([]lineInfo, error) {
-	ferr := func(i int, format string, args ...any) error {
-		return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf(format, args...)}
-	}
-	h := &c.Header
-	if h.Format != FormatName || h.Version < 1 || h.Version > Version {
-		return nil, &FormatError{File: c.File, Line: 1, Err: fmt.Errorf("%w: format %q version %d", ErrVersion, h.Format, h.Version)}
-	}
-	kind, err := transport.ParseKind(h.Transport)
+	kind, err := checkHeader(c)
 	if err != nil {
-		return nil, &FormatError{File: c.File, Line: 1, Err: err}
-	}
-	if h.Protocol == "" || h.Server == "" {
-		return nil, &FormatError{File: c.File, Line: 1, Err: errors.New("header without protocol or server")}
+		return nil, err
 	}
 	isHTTP := kind == transport.KindStreamableHTTP
 	infos := make([]lineInfo, len(c.Interactions))
@@ -48,66 +38,18 @@ func analyseLines(c *Cassette, canonical bool) ([]lineInfo, error) {
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
 		infos[i].pair = -1
-		if in.Message != nil {
-			if in.Text != "" {
-				return nil, ferr(i, "line with both message and text")
-			}
-			canon := []byte(in.Message)
-			if !canonical {
-				var err error
-				if canon, err = canonjson.Canonical(in.Message); err != nil {
-					return nil, ferr(i, "message: %v", err)
-				}
-			}
-			m, err := scanMessage(canon)
-			if err != nil {
-				return nil, ferr(i, "message: %v", err)
-			}
-			infos[i].canon, infos[i].msg = canon, m
+		err := lineMessage(in, canonical, &infos[i])
+		if err == nil && sessionEnded >= 0 && (isHTTP || in.Kind != KindMessage) {
+			err = fmt.Errorf("%s line after the session's end at line %d", in.Kind, c.Line(sessionEnded))
 		}
-		if sessionEnded >= 0 && (isHTTP || in.Kind != KindMessage) {
-			return nil, ferr(i, "%s line after the session's end at line %d", in.Kind, c.Line(sessionEnded))
+		if err == nil {
+			err = checkLine(c, i, kind, sessionEnded, streams)
 		}
-		switch in.Kind {
-		case KindMessage:
-			switch {
-			case isHTTP:
-				return nil, ferr(i, "message line in a streamablehttp cassette")
-			case in.From != FromClient && in.From != FromServer:
-				return nil, ferr(i, "from %q, want %q or %q", in.From, FromClient, FromServer)
-			case in.Text != "" || in.HTTP != nil || in.Ending != nil:
-				return nil, ferr(i, "message line with text, HTTP fields or an ending")
-			case in.Message == nil:
-				return nil, ferr(i, "message line without a message")
-			case sessionEnded >= 0 && in.From == FromServer:
-				return nil, ferr(i, "server message after the session's end at line %d", c.Line(sessionEnded))
-			}
-		case KindRequest, KindResponse, KindEvent:
-			if !isHTTP {
-				return nil, ferr(i, "%s line in a %s cassette", in.Kind, kind)
-			}
-			if err := streams.line(i, in); err != nil {
-				return nil, ferr(i, "%v", err)
-			}
-		case KindClose:
-			if in.From != "" || in.Message != nil || in.Text != "" || in.Ending == nil {
-				return nil, ferr(i, "close line without an ending, or with a message")
-			}
-			if err := checkEnding(in, isHTTP); err != nil {
-				return nil, ferr(i, "%v", err)
-			}
-			if in.HTTP == nil {
-				sessionEnded = i
-				continue
-			}
-			if !isHTTP {
-				return nil, ferr(i, "stream close line in a %s cassette", kind)
-			}
-			if err := streams.line(i, in); err != nil {
-				return nil, ferr(i, "%v", err)
-			}
-		default:
-			return nil, ferr(i, "unknown kind %q", in.Kind)
+		if err != nil {
+			return nil, &FormatError{File: c.File, Line: c.Line(i), Err: err}
+		}
+		if in.Kind == KindClose && in.HTTP == nil {
+			sessionEnded = i
 		}
 	}
 	if k, err := streams.done(); err != nil {
@@ -117,6 +59,91 @@ func analyseLines(c *Cassette, canonical bool) ([]lineInfo, error) {
 		return nil, err
 	}
 	return infos, nil
+}
+
+// checkHeader checks c's header and returns its transport.
+func checkHeader(c *Cassette) (transport.Kind, error) {
+	h := &c.Header
+	if h.Format != FormatName || h.Version < 1 || h.Version > Version {
+		return 0, &FormatError{File: c.File, Line: 1, Err: fmt.Errorf("%w: format %q version %d", ErrVersion, h.Format, h.Version)}
+	}
+	kind, err := transport.ParseKind(h.Transport)
+	if err != nil {
+		return 0, &FormatError{File: c.File, Line: 1, Err: err}
+	}
+	if h.Protocol == "" || h.Server == "" {
+		return 0, &FormatError{File: c.File, Line: 1, Err: errors.New("header without protocol or server")}
+	}
+	return kind, nil
+}
+
+// lineMessage reads in's message, if it has one, into info: canonical (made
+// so unless canonical says it is) and scanned.
+func lineMessage(in *Interaction, canonical bool, info *lineInfo) error {
+	if in.Message == nil {
+		return nil
+	}
+	if in.Text != "" {
+		return errors.New("line with both message and text")
+	}
+	canon := []byte(in.Message)
+	if !canonical {
+		var err error
+		if canon, err = canonjson.Canonical(in.Message); err != nil {
+			return fmt.Errorf("message: %v", err)
+		}
+	}
+	m, err := scanMessage(canon)
+	if err != nil {
+		return fmt.Errorf("message: %v", err)
+	}
+	info.canon, info.msg = canon, m
+	return nil
+}
+
+// checkLine checks line i's kind and fields against the cassette's
+// transport and the lines before it (sessionEnded: the session's end, or
+// -1), and feeds an HTTP line to streams.
+func checkLine(c *Cassette, i int, kind transport.Kind, sessionEnded int, streams *streamCheck) error {
+	in := &c.Interactions[i]
+	isHTTP := kind == transport.KindStreamableHTTP
+	switch in.Kind {
+	case KindMessage:
+		switch {
+		case isHTTP:
+			return errors.New("message line in a streamablehttp cassette")
+		case in.From != FromClient && in.From != FromServer:
+			return fmt.Errorf("from %q, want %q or %q", in.From, FromClient, FromServer)
+		case in.Text != "" || in.HTTP != nil || in.Ending != nil:
+			return errors.New("message line with text, HTTP fields or an ending")
+		case in.Message == nil:
+			return errors.New("message line without a message")
+		case sessionEnded >= 0 && in.From == FromServer:
+			return fmt.Errorf("server message after the session's end at line %d", c.Line(sessionEnded))
+		}
+	case KindRequest, KindResponse, KindEvent:
+		if !isHTTP {
+			return fmt.Errorf("%s line in a %s cassette", in.Kind, kind)
+		}
+		return streams.line(i, in)
+	case KindClose:
+		if in.From != "" || in.Message != nil || in.Text != "" || in.Ending == nil {
+			return errors.New("close line without an ending, or with a message")
+		}
+		if err := checkEnding(in, isHTTP); err != nil {
+			return err
+		}
+		if in.HTTP == nil {
+			return nil
+		}
+		if !isHTTP {
+			return fmt.Errorf("stream close line in a %s cassette", kind)
+		}
+		return streams.line(i, in)
+	default:
+		return fmt.Errorf("unknown kind %q", in.Kind)
+	}
+	return nil
 }
 
 // checkEnding checks an ending's fields against where it is.
