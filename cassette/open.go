@@ -140,7 +140,7 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
 			}
 			cl, _ := live.(transport.Classifier)
-			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.finish}
+			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.sessionEnded}
 			f.inner = hf.WithBase(f.hrec.wrap)
 		}
 		if hf, ok := live.(HTTPFactory); ok && f.mode == ModeRecord && f.hrec == nil {
@@ -252,7 +252,7 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	}
 	cl, _ := f.live.(transport.Classifier)
 	return &recordTransport{inner: inner, conn: func(c mcp.Connection) *recordConn {
-		rc := &recordConn{inner: c, cl: cl, done: f.finish}
+		rc := &recordConn{inner: c, cl: cl, done: f.sessionEnded}
 		f.mu.Lock()
 		f.rconn = rc
 		f.mu.Unlock()
@@ -397,6 +397,26 @@ func (f *Factory) Close() error {
 		}
 	})
 	return f.closeErr
+}
+
+// Discard ends the factory as Close does, but writes no recording: the
+// cassette at the path, if any, is left as it was. A recording that was
+// already written (the session ended and Options.WriteAtClose was not set)
+// stays written. Replaying, Discard is Close. Close and Discard may be
+// called more than once, in any order; later calls return the first result.
+func (f *Factory) Discard() error {
+	if f.mode == ModeRecord {
+		f.saveOnce.Do(func() {}) // nothing will write now
+	}
+	return f.Close()
+}
+
+// sessionEnded is called when the recorded session ends (the client
+// closes a message-level session, or deletes an HTTP one).
+func (f *Factory) sessionEnded() {
+	if !f.o.WriteAtClose {
+		f.finish()
+	}
 }
 
 // finish writes the recording, once: when the session ends (the client

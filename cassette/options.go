@@ -61,6 +61,12 @@ type Options struct {
 	// cassette was recorded fails its test. Factory.Unused lists them (and
 	// unsent client notifications) either way.
 	AllowUnused bool
+	// WriteAtClose, when recording, holds the recording until
+	// Factory.Close writes it, instead of writing it as soon as the
+	// session ends, so that the caller can still decide not to keep it
+	// (Factory.Discard): mcptest.Cassette discards the recording of a test
+	// that failed. It has no effect on a replay.
+	WriteAtClose bool
 
 	// Faults are injected into a replayed session: a stream dropped before
 	// a message, a message delayed, the session ended at a message, a

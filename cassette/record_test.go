@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,5 +162,57 @@ func TestWrittenWhenTheSessionEnds(t *testing.T) {
 		if _, err := cassette.Load(path); err != nil {
 			t.Errorf("%s: after Close: %v", tc.name, err)
 		}
+	}
+}
+
+// TestWriteAtClose: with Options.WriteAtClose a recording is written by
+// Close, not when the session ends, and Discard writes nothing at all, so
+// the earlier cassette stays byte for byte. Without the option the
+// session's end writes it (and a later Discard cannot take it back).
+func TestWriteAtClose(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "held.jsonl")
+	old, _ := record(t, path, inprocess.New(newCounter().srv), nil, rev2025, script[0])
+	unchanged := func(what string) {
+		t.Helper()
+		if now, _ := os.ReadFile(path); string(now) != string(old) {
+			t.Errorf("%s: the earlier cassette changed", what)
+		}
+	}
+	held := &cassette.Options{WriteAtClose: true}
+
+	f := open(t, path, inprocess.New(newCounter().srv), withMode(held, cassette.ModeRecord))
+	if _, err := session(t, f, rev2025, script[2]); err != nil {
+		t.Fatal(err)
+	}
+	unchanged("WriteAtClose, after the session ended")
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	now, _ := os.ReadFile(path)
+	if !strings.Contains(string(now), `"second"`) {
+		t.Errorf("Close did not write the held recording")
+	}
+	old = now
+
+	f = open(t, path, inprocess.New(newCounter().srv), withMode(held, cassette.ModeRecord))
+	if _, err := session(t, f, rev2025, script[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Discard(); err != nil {
+		t.Fatalf("Discard: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close after Discard: %v", err)
+	}
+	unchanged("Discard, then Close")
+
+	f = open(t, path, inprocess.New(newCounter().srv), withMode(nil, cassette.ModeRecord))
+	if _, err := session(t, f, rev2025, script[0]); err != nil {
+		t.Fatal(err)
+	}
+	f.Discard()
+	if now, _ := os.ReadFile(path); string(now) == string(old) {
+		t.Errorf("without WriteAtClose the session's end did not write the recording")
 	}
 }

@@ -12,8 +12,8 @@ import (
 // in the mode the environment asks for (cassette.ModeFromEnv):
 //
 //   - MCPRIG_RECORD=1 (or any cassette.Mode name): record the session against
-//     the live server, rewriting the cassette when the session ends (a
-//     stateless HTTP session, which nothing ends on the wire, at cleanup);
+//     the live server, rewriting the cassette at cleanup if the test passed
+//     (a failed test leaves the cassette as it was);
 //   - else, when CI is set: replay, with no server; a missing cassette fails
 //     the test with the command that records it;
 //   - else: replay the cassette if it exists, record it if not.
@@ -38,6 +38,7 @@ func Cassette(t testing.TB, path string, live client.Definition, opts *cassette.
 		o = *opts
 	}
 	o.Mode = mode
+	o.WriteAtClose = true // a failed test's recording is discarded at cleanup
 	f, err := cassette.Open(path, live.Transport, &o)
 	if errors.Is(err, cassette.ErrNotRecorded) {
 		t.Fatalf("mcptest.Cassette: %v\nTo record it, run against the live server:\n\t%s=1 go test -run '^%s$' .", err, cassette.EnvRecord, t.Name())
@@ -49,6 +50,13 @@ func Cassette(t testing.TB, path string, live client.Definition, opts *cassette.
 		t.Logf("mcptest: recording %s (mode %s)", path, mode)
 	}
 	t.Cleanup(func() {
+		if f.Mode() == cassette.ModeRecord && t.Failed() {
+			// A session cut short by the failure would replay as a
+			// truncated recording, for good: keep the cassette as it was.
+			t.Logf("mcptest: the test failed: %s is not rewritten", path)
+			f.Discard()
+			return
+		}
 		if err := f.Close(); err != nil {
 			t.Errorf("mcptest: cassette %s: %v", path, err)
 		}

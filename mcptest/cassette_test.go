@@ -13,13 +13,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// lookupOnce connects to def, calls lookup once and returns its text;
-// the client is closed (and a recording written) before it returns.
-func lookupOnce(t *testing.T, def client.Definition) string {
+// lookupOnce runs a test of its own that connects to the Definition def
+// returns (a cassette's, made with that test's t), calls lookup once and
+// returns its text; the test has ended, and a recording been written, when
+// lookupOnce returns.
+func lookupOnce(t *testing.T, def func(t *testing.T) client.Definition) string {
 	t.Helper()
 	var text string
 	t.Run("session", func(t *testing.T) {
-		c := mcptest.Connect(t, def, nil)
+		c := mcptest.Connect(t, def(t), nil)
 		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "tape"})
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +37,7 @@ func TestCassetteRecordsThenReplaysWithNoServer(t *testing.T) {
 
 	t.Setenv(cassette.EnvRecord, "1")
 	live := mcptest.Stdio(t, nil)
-	recorded := lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), nil))
+	recorded := lookupOnce(t, func(t *testing.T) client.Definition { return mcptest.Cassette(t, path, live.Definition(), nil) })
 	if got := live.Executions("lookup"); got != 1 {
 		t.Fatalf("recording ran lookup %d times, want 1", got)
 	}
@@ -43,7 +45,7 @@ func TestCassetteRecordsThenReplaysWithNoServer(t *testing.T) {
 	// In CI: replay, and the live server is never started.
 	t.Setenv(cassette.EnvRecord, "")
 	t.Setenv("CI", "true")
-	replayed := lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), nil))
+	replayed := lookupOnce(t, func(t *testing.T) client.Definition { return mcptest.Cassette(t, path, live.Definition(), nil) })
 	if diff := cmp.Diff(recorded, replayed); diff != "" {
 		t.Errorf("replayed answer mismatch (-recorded +replayed):\n%s", diff)
 	}
@@ -67,7 +69,9 @@ func TestCassetteMissingSaysHowToRecord(t *testing.T) {
 func TestCassetteReplayMismatchFailsTheTest(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "docs.cassette")
 	t.Setenv(cassette.EnvRecord, "1")
-	lookupOnce(t, mcptest.Cassette(t, path, mcptest.InProcess(t, nil).Definition(), nil))
+	lookupOnce(t, func(t *testing.T) client.Definition {
+		return mcptest.Cassette(t, path, mcptest.InProcess(t, nil).Definition(), nil)
+	})
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	}
@@ -99,15 +103,53 @@ func TestCassetteHTTPDefinition(t *testing.T) {
 		var recorded, replayed string
 		t.Run("record", func(t *testing.T) {
 			t.Setenv(cassette.EnvRecord, "1")
-			recorded = lookupOnce(t, mcptest.Cassette(t, path, live.Definition(), nil))
+			recorded = lookupOnce(t, func(t *testing.T) client.Definition { return mcptest.Cassette(t, path, live.Definition(), nil) })
 		})
 		t.Run("replay", func(t *testing.T) {
 			t.Setenv(cassette.EnvRecord, "")
 			t.Setenv("CI", "true")
-			replayed = lookupOnce(t, mcptest.Cassette(t, path, client.Definition{Name: "docs"}, nil))
+			replayed = lookupOnce(t, func(t *testing.T) client.Definition {
+				return mcptest.Cassette(t, path, client.Definition{Name: "docs"}, nil)
+			})
 		})
 		if recorded == "" || recorded != replayed || live.Executions("lookup") != 1 {
 			t.Errorf("stateless=%v: recorded %q, replayed %q, %d executions; want the same answer and one execution", stateless, recorded, replayed, live.Executions("lookup"))
 		}
+	}
+}
+
+// A test that fails while recording does not rewrite its cassette: the
+// session it cut short would replay as a truncated recording, for good.
+// The cassette stays as it was, byte for byte; a passing test rewrites it.
+func TestCassetteFailedRecordingKeepsTheCassette(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docs.cassette")
+	old := []byte("the cassette a passing test recorded\n")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(cassette.EnvRecord, "1")
+	session := func(fail bool) []string {
+		r := &recT{TB: t}
+		return r.run(func(tb testing.TB) {
+			c := mcptest.Connect(tb, mcptest.Cassette(tb, path, mcptest.InProcess(tb, nil).Definition(), nil), nil)
+			if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "tape"}); err != nil {
+				tb.Fatal(err)
+			}
+			if fail {
+				tb.Errorf("the test fails after its call")
+			}
+		})
+	}
+	if failures := session(true); len(failures) != 1 {
+		t.Fatalf("failures = %q, want only the test's own", failures)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
+		t.Fatalf("after a failed recording the cassette is %.120q… (%v), want it unchanged", got, err)
+	}
+	if failures := session(false); len(failures) != 0 {
+		t.Fatalf("failures = %q, want none", failures)
+	}
+	if got, _ := os.ReadFile(path); !strings.Contains(string(got), `"tape"`) {
+		t.Errorf("a passing test did not rewrite the cassette: %q", got)
 	}
 }

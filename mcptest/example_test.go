@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -188,28 +189,35 @@ func ExampleHTTP() {
 // (MCPRIG_RECORD=1 records; CI=true replays, and fails on a cassette that
 // is missing).
 func ExampleCassette() {
+	dir, err := os.MkdirTemp("", "cassette")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "docs.cassette")
+	var fake *mcptest.Fake
+	// MCPRIG_RECORD=1 go test: the session is recorded against the live
+	// server, and the cassette written when the test ends, if it passed.
 	runTest(func(t testing.TB) {
-		path := filepath.Join(t.TempDir(), "docs.cassette")
-		fake := mcptest.InProcess(t, nil) // or your real server's client.Definition
+		fake = mcptest.InProcess(t, nil) // or your real server's client.Definition
 		t.Setenv(cassette.EnvRecord, "1")
 		rec := mcptest.Connect(t, mcptest.Cassette(t, path, fake.Definition(), nil), nil)
 		if _, err := rec.CallTool(t.Context(), "lookup", map[string]any{"query": "cassettes"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-
-		t.Setenv(cassette.EnvRecord, "")
+	})
+	// CI=true go test: replayed, with no server.
+	runTest(func(t testing.TB) {
 		t.Setenv("CI", "true")
-		c := mcptest.Connect(t, mcptest.Cassette(t, path, fake.Definition(), nil), nil)
+		c := mcptest.Connect(t, mcptest.Cassette(t, path, client.Definition{Name: "docs"}, nil), nil)
 		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "cassettes"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fmt.Println("replayed:", text(res))
-		fmt.Println("executions at the server:", fake.Executions("lookup"))
 	})
+	fmt.Println("executions at the server:", fake.Executions("lookup"))
 	// Output:
 	// replayed: docs: cassettes
 	// executions at the server: 1

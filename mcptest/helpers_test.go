@@ -45,3 +45,10 @@ func (r *recT) run(f func(testing.TB)) []string {
 	}
 	return r.failures
 }
+
+// Failed reports whether the body failed, not the real test.
+func (r *recT) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.failures) > 0
+}
