@@ -80,6 +80,11 @@ func TestUnexpectedArguments(t *testing.T) {
 			t.Errorf("mcprig %s: exit %d, stdout %q, stderr %q; want 2 and a usage error", strings.Join(args, " "), code, stdout, stderr)
 		}
 	}
+	// "-" inherits nothing, as in scripts; an empty --inherit is refused
+	// there and here, rather than meaning the default allowlist.
+	if code, _, stderr := runMcprig("record", "-o", filepath.Join(t.TempDir(), "x.jsonl"), "--inherit", "", "--", "true"); code != 2 || !strings.Contains(stderr, `"-" inherits nothing`) {
+		t.Errorf("record --inherit '': exit %d, stderr %q; want 2 saying \"-\" inherits nothing", code, stderr)
+	}
 	if code, _, stderr := runMcprig("demo", "-profile", "1999-01-01"); code != 2 || !strings.Contains(stderr, "1999-01-01") {
 		t.Errorf("demo with an unknown profile: exit %d, stderr %q; want 2 naming it", code, stderr)
 	}

@@ -105,25 +105,31 @@ func (f *redactFlags) apply(o *cassette.Options) error {
 // child.
 type childFlags struct {
 	env      multiFlag
-	inherit  string
+	inherit  *string // nil when --inherit was not given
 	maxFrame int
 }
 
 func (f *childFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
-	fs.StringVar(&f.inherit, "inherit", "", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none")
+	fs.Func("inherit", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none", func(v string) error {
+		if v == "" {
+			return errors.New(`empty; "-" inherits nothing`)
+		}
+		f.inherit = &v
+		return nil
+	})
 	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
 }
 
 // stdioOptions returns the child's options.
 func (f *childFlags) stdioOptions(stderr io.Writer) (*stdio.Options, error) {
 	o := &stdio.Options{Env: map[string]string{}, MaxFrameBytes: f.maxFrame, Stderr: stderr}
-	switch f.inherit {
-	case "":
-	case "-":
+	switch {
+	case f.inherit == nil:
+	case *f.inherit == "-":
 		o.InheritEnv = []string{}
 	default:
-		o.InheritEnv = strings.Split(f.inherit, ",")
+		o.InheritEnv = strings.Split(*f.inherit, ",")
 	}
 	for _, e := range f.env {
 		name, val, ok := strings.Cut(e, "=")
