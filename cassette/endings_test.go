@@ -305,7 +305,11 @@ func TestGivenUpCallWaitsForTheClient(t *testing.T) {
 			done <- err
 		}()
 		if mode == cassette.ModeRecord {
-			<-started
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the recorded call never reached the server")
+			}
 		} else {
 			select {
 			case err := <-done:
@@ -314,8 +318,13 @@ func TestGivenUpCallWaitsForTheClient(t *testing.T) {
 			}
 		}
 		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("%s: the given-up call returned %v, want context.Canceled", mode, err)
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: the given-up call returned %v, want context.Canceled", mode, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the given-up call did not end when the client gave it up", mode)
 		}
 		cs.Close()
 		if err := f.Close(); err != nil {

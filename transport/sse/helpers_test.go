@@ -175,3 +175,17 @@ func text(res *mcp.CallToolResult) string {
 	}
 	return ""
 }
+
+// await waits for ch to be closed or to deliver, failing t at the test's
+// deadline (testCtx) rather than hanging if it never does.
+func await[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-testCtx(t).Done():
+		t.Fatalf("%s: not within the test's deadline", what)
+		var zero T
+		return zero
+	}
+}

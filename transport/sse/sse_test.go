@@ -124,7 +124,7 @@ func TestCloseEndsTheSession(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	<-closed
+	await(t, closed, "the server saw the session GET end")
 	if got := slices.Index(r.seen(), "GET "); got != 0 {
 		t.Errorf("session GET at %d, want 0", got)
 	}

@@ -65,14 +65,14 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 		_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "chatty"})
 		done <- err
 	}()
-	<-held
+	await(t, held, "the pacer was asked to admit the stream's first notification")
 	select {
 	case err := <-done:
 		t.Fatalf("the call returned (%v) while the pacer held its stream", err)
 	case <-time.After(50 * time.Millisecond): // a held stream stays held
 	}
 	close(release)
-	if err := <-done; err != nil {
+	if err := await(t, done, "the call once its stream was released"); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

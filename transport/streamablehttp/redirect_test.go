@@ -132,7 +132,7 @@ func TestRedirectedGETToOtherOriginRefused(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "redirect to another origin") {
 		t.Errorf("Connect error = %v, want the refused redirect", err)
 	}
-	<-redirected
+	await(t, redirected, "the standalone GET was redirected")
 	if n := other.auths.Load(); n != 0 {
 		t.Errorf("other origin received %d Authorization headers, want 0", n)
 	}
