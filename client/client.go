@@ -317,7 +317,10 @@ func (c *Client) bound(ctx, base context.Context) (context.Context, context.Canc
 
 // fail wraps err from an operation into an *Error.
 func (c *Client) fail(op, tool string, err error) error {
-	if errors.Is(err, context.Canceled) && c.base.Err() != nil {
+	if op != OpClose && c.base.Err() != nil && !errors.Is(err, ErrClosed) {
+		// Close has cancelled the operations still in flight and closes the
+		// connection under them: whatever ended this one, its context or
+		// the connection closing first, is the close.
 		err = fmt.Errorf("%w: call cancelled at close: %w", ErrClosed, err)
 	}
 	var e *Error
