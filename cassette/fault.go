@@ -34,8 +34,12 @@ const (
 	// recorded after it is served. At the message level the connection
 	// breaks (a *RecordedError of class broken: the calls in flight have an
 	// unknown outcome, as when a server dies mid-call); at the HTTP level
-	// open streams end and every request from then on is answered 404 Not
-	// Found, as for a session the server forgot.
+	// open streams end, a request whose response headers N precedes gets
+	// no response (its connection breaks once it is written), and every
+	// request from then on is answered 404 Not Found, as for a session the
+	// server forgot. Either way the call that N answers fails with its
+	// outcome unknown: streamablehttp reports a resumption refused 404 as
+	// the call's dropped stream.
 	FaultEnd FaultKind = "end"
 	// FaultStatus (Streamable HTTP) answers the request carrying message
 	// N, a client message, with the HTTP status Status (401 with a Bearer

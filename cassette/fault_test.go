@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // counting is an HTTPFactory that counts the requests the client makes of
@@ -206,23 +208,36 @@ func TestFaultStatus(t *testing.T) {
 
 // TestFaultEnd: the session ends at the message named: the call it
 // answers fails, the outcome unknown, as do the calls after it; what the
-// end prevented is not reported unused.
+// end prevented is not reported unused. Over HTTP the answer ends an SSE
+// stream (resumed on 2025-11-25, and refused: the session is gone), or is
+// a JSON body (the connection breaks before its headers), or ends a
+// stateless stream of 2026-07-28 (never resumed).
 func TestFaultEnd(t *testing.T) {
 	leakcheck.Check(t)
 	three := []call{script[0], script[2], {Tool: "count", Args: map[string]any{"label": "third"}}}
-	inproc := tempPath(t, "end.jsonl")
-	recordOurs(t, inproc, inprocess.New(newCounter().srv), rev2025, three...)
-	overHTTP := tempPath(t, "end-http.jsonl")
-	recordOurs(t, overHTTP, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025, three...)
-	for name, path := range map[string]string{"inprocess": inproc, "http": overHTTP} {
-		t.Run(name, func(t *testing.T) {
+	jsonServer := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return statefulCounter().srv },
+		&mcp.StreamableHTTPOptions{JSONResponse: true}))
+	t.Cleanup(jsonServer.Close)
+	for _, tc := range []struct {
+		name string
+		live transport.Factory
+		rev  string
+	}{
+		{"inprocess", inprocess.New(newCounter().srv), rev2025},
+		{"http", httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025},
+		{"http json", httpLive(t, jsonServer.URL+"/mcp", nil), rev2025},
+		{"http stateless", httpLive(t, newHTTPServer(t, newCounter(), true, nil).url(), nil), rev2026},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tempPath(t, "end.jsonl")
+			recordOurs(t, path, tc.live, tc.rev, three...)
 			n := numberOf(t, path, cassette.FromServer, `"second #2"`)
 			var live transport.Factory
-			if name == "http" {
+			if tc.name != "inprocess" {
 				live = newCounting(t)
 			}
-			errs, err := faulted(t, path, live, rev2025, []cassette.Fault{{Kind: cassette.FaultEnd, Message: n}}, three...)
-			if errs[0] != nil || !errors.Is(errs[1], client.ErrOutcomeUnknown) && name == "inprocess" || errs[1] == nil || errs[2] == nil {
+			errs, err := faulted(t, path, live, tc.rev, []cassette.Fault{{Kind: cassette.FaultEnd, Message: n}}, three...)
+			if errs[0] != nil || !errors.Is(errs[1], client.ErrOutcomeUnknown) || errs[2] == nil {
 				t.Errorf("errors %v, want the first call answered, the second's outcome unknown, the third failed", errs)
 			}
 			if err != nil {

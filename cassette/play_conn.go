@@ -267,8 +267,7 @@ func (c *playConn) endByFault() {
 	if c.ending == nil {
 		// The connection broke under the calls in flight: their outcome
 		// is unknown, as when a server dies mid-call.
-		c.ending = &RecordedError{Cassette: c.p.c.File, Line: c.p.c.Line(min(c.p.faults.end, len(c.p.c.Interactions)-1)),
-			Text: "injected fault " + c.p.faults.endText + ": the server ended the session", Class: ClassBroken}
+		c.ending = c.p.faultEnding()
 		c.diag = &transport.Diagnosis{Err: c.ending}
 	}
 	c.signal()
@@ -347,6 +346,13 @@ func liveKind(m jsonrpc.Message) byte {
 		return kindNote
 	}
 	return kindResponse
+}
+
+// faultEnding is the error of the calls FaultEnd cut off: the connection
+// broke under them, their outcome unknown.
+func (p *player) faultEnding() *RecordedError {
+	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
+		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: ClassBroken}
 }
 
 // endingError returns the error a replayed session or request ends with at

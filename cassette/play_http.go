@@ -113,11 +113,24 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if first < 0 {
 		first = sl.close
 	}
-	if i >= h.p.faults.end || first >= h.p.faults.end {
+	if i >= h.p.faults.end {
 		h.ended = true // FaultEnd: the server forgot the session
 		h.signal()
 		h.mu.Unlock()
 		return status(req, http.StatusNotFound), nil
+	}
+	if first >= h.p.faults.end {
+		// FaultEnd between the request and its response: the server has
+		// the request (and may have run it), then the session ends with
+		// no response, as when a server dies mid-call.
+		h.s.serve(i)
+		h.ended = true
+		h.signal()
+		h.mu.Unlock()
+		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
+			trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}
+		return nil, h.p.faultEnding()
 	}
 	if code := h.p.faults.status[i]; code != 0 && !h.statused[i] {
 		// FaultStatus, once. The recorded request is voided, so nothing

@@ -16,6 +16,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
+	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
@@ -36,12 +37,12 @@ type connState struct {
 
 	watchOnce sync.Once
 
-	mu      sync.Mutex          // guards the fields below
-	closed  bool                // the connection has closed
-	recent  []string            // ring of recent call ids, replayWindow long
-	next    int                 // next slot in recent
-	sent    map[string]bool     // the ids in recent
-	resumes map[string]*callRef // last event id of a dropped call stream → its call
+	mu      sync.Mutex             // guards the fields below
+	closed  bool                   // the connection has closed
+	recent  []string               // ring of recent call ids, replayWindow long
+	next    int                    // next slot in recent
+	sent    map[string]bool        // the ids in recent
+	resumes map[string]*resumption // last event id of a dropped call stream → its resumption
 }
 
 // A callRef names the JSON-RPC call a response stream answers.
@@ -55,7 +56,7 @@ func newConnState(f *Factory) *connState {
 		f:       f,
 		slots:   make(chan struct{}, f.opts.Limits.MaxConcurrentStreams),
 		sent:    make(map[string]bool),
-		resumes: make(map[string]*callRef),
+		resumes: make(map[string]*resumption),
 	}
 	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, f.opts.Limits.MaxConcurrentStreams)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
@@ -103,9 +104,10 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
 		}
 	}
+	resumeID, lastTry := "", false
 	if req.Method == http.MethodGet {
-		if id := req.Header.Get("Last-Event-ID"); id != "" {
-			call = st.takeResume(id)
+		if resumeID = req.Header.Get("Last-Event-ID"); resumeID != "" {
+			call, lastTry = st.tryResume(resumeID)
 		}
 	}
 
@@ -136,6 +138,15 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 
 	resp, err := st.base.RoundTrip(req)
+	if call != nil && req.Method == http.MethodGet && (err == nil || lastTry) {
+		st.endResume(resumeID) // answered, or the go-sdk tries no more
+	}
+	if err != nil && call != nil && req.Method == http.MethodGet && lastTry && req.Context().Err() == nil {
+		// The last resumption the go-sdk tries failed: it would fail the
+		// connection with an error that hides that the call was sent.
+		b.done()
+		return resumeRefused(req, call, fmt.Sprintf("attempt %d of %d: %v", st.f.resumeAttempts(), st.f.resumeAttempts(), err)), nil
+	}
 	if err != nil {
 		err = st.classify(req, err) // before done cancels the context
 		if call != nil && wrote.Load() && req.Context().Err() == nil && !errors.Is(err, transport.ErrTimeout) {
@@ -151,6 +162,11 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 			b.done()
 			return refused, nil
+		}
+		if call != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+			resp.Body.Close()
+			b.done()
+			return resumeRefused(req, call, "the server refused it: "+resp.Status), nil
 		}
 	}
 	b.rc = resp.Body
@@ -190,6 +206,29 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 		Proto:         resp.Proto,
 		ProtoMajor:    resp.ProtoMajor,
 		ProtoMinor:    resp.ProtoMinor,
+		Header:        http.Header{"Content-Type": {"text/event-stream"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
+}
+
+// resumeRefused answers a GET that resumes call's stream and was refused
+// (404 once the server ended the session, or any other non-2xx) or failed
+// for the last time: a stream holding one error response for the call,
+// [ErrStreamDropped], saying why. The server had the call and may have run
+// it; its answer is lost. Handed the status or the error, the go-sdk would
+// fail the whole connection (ErrSessionMissing for 404), and the call with
+// a session error that hides that it was sent.
+func resumeRefused(req *http.Request, call *callRef, why string) *http.Response {
+	body, _ := sse.Append(nil, sse.Event{Name: "message",
+		Data: errorResponse(call, dropError(errors.New("its resumption failed: "+why)))})
+	return &http.Response{
+		Status:        "200 OK",
+		StatusCode:    http.StatusOK,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
 		Header:        http.Header{"Content-Type": {"text/event-stream"}},
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
@@ -267,6 +306,12 @@ func (st *connState) remember(c *callRef) bool {
 	return true
 }
 
+// A resumption is a dropped call stream the go-sdk is resuming.
+type resumption struct {
+	call  *callRef
+	tries int // the GETs sent for it so far
+}
+
 // noteResume records that the stream of call dropped after event id.
 func (st *connState) noteResume(id string, call *callRef) {
 	st.mu.Lock()
@@ -274,15 +319,27 @@ func (st *connState) noteResume(id string, call *callRef) {
 	if len(st.resumes) >= replayWindow {
 		return // a server that drops this many streams gets no typed errors
 	}
-	st.resumes[id] = call
+	st.resumes[id] = &resumption{call: call}
 }
 
-func (st *connState) takeResume(id string) *callRef {
+// tryResume counts a GET resuming from event id and returns the call whose
+// stream it resumes (nil if none), and whether it is the last such GET the
+// go-sdk sends.
+func (st *connState) tryResume(id string) (*callRef, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	c := st.resumes[id]
+	r := st.resumes[id]
+	if r == nil {
+		return nil, false
+	}
+	r.tries++
+	return r.call, r.tries >= st.f.resumeAttempts()
+}
+
+func (st *connState) endResume(id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	delete(st.resumes, id)
-	return c
 }
 
 // peekCall returns the call a POST carries, or nil for a notification, a

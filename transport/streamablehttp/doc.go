@@ -77,7 +77,10 @@
 // response being tried at most MaxResumeAttempts times in a row; the
 // server's event store replays the committed reply. A resumed stream that
 // ends again with no new event id is not resumed again: its call fails with
-// [ErrStreamDropped]. A stream that breaks with no event id cannot be
+// [ErrStreamDropped]. So does a call whose resumption the server refuses
+// with a status (404 once it has ended the session, or any other non-2xx):
+// the server had the call, and the go-sdk, handed the status, would fail the
+// connection with a session error that hides it. A stream that breaks with no event id cannot be
 // resumed: the call fails with [ErrStreamDropped] (or [transport.ErrTimeout]
 // if it went idle) and is not re-sent; it may or may not have run. Protocol
 // 2026-07-28 has no resumption: a request of that revision (its

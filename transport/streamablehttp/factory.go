@@ -84,6 +84,15 @@ type Transport struct {
 // go-sdk reads it. Call it before Connect.
 func (t *Transport) SetPacer(admit func(ctx context.Context, method string)) { t.admit = admit }
 
+// resumeAttempts is how many GETs in a row the go-sdk sends to resume a
+// dropped stream: MaxResumeAttempts, its MaxRetries (0 is its default, 5).
+func (f *Factory) resumeAttempts() int {
+	if f.opts.MaxResumeAttempts == 0 {
+		return 5
+	}
+	return f.opts.MaxResumeAttempts
+}
+
 // Connect implements mcp.Transport. It returns the go-sdk's own connection
 // (the go-sdk client needs its private hooks), configured so that no POST
 // is re-sent: see the package documentation.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,8 +113,9 @@ func (f *failResumes) count() int {
 
 // MaxResumeAttempts bounds the GETs that try to resume a dropped stream in
 // a row: with a bound of 1, a resumption whose GET fails before any
-// response is tried once and not again, and the call fails; the tool ran
-// once and was POSTed once. (Larger bounds wait the go-sdk's backoff, a
+// response is tried once and not again, and the call fails with
+// ErrStreamDropped (its outcome unknown, not the go-sdk's connection
+// failure); the tool ran once and was POSTed once. (Larger bounds wait the go-sdk's backoff, a
 // second and more, between attempts.)
 func TestResumeAttemptsAtTheEdge(t *testing.T) {
 	leakcheck.Check(t)
@@ -122,8 +124,8 @@ func TestResumeAttemptsAtTheEdge(t *testing.T) {
 	t.Cleanup(pool.CloseIdleConnections)
 	base := &failResumes{base: pool}
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true, MaxResumeAttempts: 1, Base: base}))
-	if _, err := callCount(t, cs); err == nil {
-		t.Fatal("the call succeeded, want it to fail once its resumption failed")
+	if _, err := callCount(t, cs); !errors.Is(err, streamablehttp.ErrStreamDropped) || !strings.Contains(err.Error(), "resumption failed: attempt 1 of 1: ") {
+		t.Errorf("CallTool error = %v, want ErrStreamDropped once its resumption failed once", err)
 	}
 	if got := base.count(); got != 1 {
 		t.Errorf("%d GETs tried to resume the stream, want exactly MaxResumeAttempts (1)", got)
@@ -136,5 +138,56 @@ func TestResumeAttemptsAtTheEdge(t *testing.T) {
 	}
 	if got := r.calls.Load(); got != 1 || posts != 3 {
 		t.Errorf("tool executed %d times in %d POSTs, want once in 3 (initialize, initialized, the call)", got, posts)
+	}
+}
+
+// refuseResume answers a GET that resumes a stream (Last-Event-ID) with
+// code, as a server that ended the session (404) or failed (500) does.
+func refuseResume(code int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// A resumption refused with a status fails its call with ErrStreamDropped
+// (the server had the call, which ran once, and its answer is lost), not
+// with the session error the go-sdk would fail the connection with: 404
+// would say only "session not found", as if the call had never been sent.
+// The call was POSTed once and resumed once; a 2xx is not a refusal.
+func TestRefusedResumptionFailsTheCallAsDropped(t *testing.T) {
+	for _, code := range []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusBadRequest, http.StatusForbidden} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			leakcheck.Check(t)
+			drop := dropAfter(1, "10")
+			r := newRig(t, rigConfig{eventStore: true, middleware: func(next http.Handler) http.Handler {
+				return refuseResume(code, drop(next))
+			}})
+			cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true}))
+			_, err := callCount(t, cs)
+			want := "resumption failed: the server refused it: " + strconv.Itoa(code)
+			if !errors.Is(err, streamablehttp.ErrStreamDropped) || !strings.Contains(err.Error(), want) {
+				t.Errorf("CallTool error = %v, want ErrStreamDropped saying %q", err, want)
+			}
+			if got := r.calls.Load(); got != 1 {
+				t.Errorf("tool executed %d times, want 1", got)
+			}
+			var resumes, posts int
+			for _, s := range r.seen() {
+				method, id, _ := strings.Cut(s, " ")
+				switch {
+				case method == http.MethodGet && id != "":
+					resumes++
+				case method == http.MethodPost:
+					posts++
+				}
+			}
+			if resumes != 1 || posts != 3 {
+				t.Errorf("server saw %d resuming GETs and %d POSTs, want 1 and 3 (the call once): %q", resumes, posts, r.seen())
+			}
+		})
 	}
 }
