@@ -327,9 +327,14 @@ func (c *Client) fail(op, tool string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingRequiredClientCapabilities {
+		// The server checked before asking: the client declared no
+		// capability because it has no handler for it.
+		err = fmt.Errorf("%w: %w", ErrNoHandler, err)
+	}
 	d := c.conn.diagnose()
 	class := classify(err, d, false, c.classifier())
-	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch {
 		err = fmt.Errorf("%w: %w", ErrHeaderMismatch, err)
 	}

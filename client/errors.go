@@ -195,7 +195,11 @@ var (
 	ErrOutcomeUnknown = errors.New("outcome unknown: request sent, reply lost; not re-sent")
 	// ErrNoHandler is returned when a server's input-required result asks
 	// for something (sampling, elicitation, roots) that Handlers has no
-	// handler for. No handler runs and no continuation is sent.
+	// handler for. No handler runs and no continuation is sent. A server
+	// that checks the client's capabilities before it asks (as this
+	// module's server does, on both revisions) refuses the call itself
+	// with JSON-RPC error -32021 (missing required client capabilities);
+	// that error wraps ErrNoHandler too, and keeps the *jsonrpc.Error.
 	ErrNoHandler = errors.New("no handler for the server's input request")
 	// ErrHandler is returned when a handler could not answer a server's
 	// input request: it returned an error or no result, or an accepted

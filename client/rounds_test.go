@@ -15,9 +15,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -494,5 +496,45 @@ func TestLostContinuation(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"Delete it?"}, a.asked()); diff != "" {
 		t.Errorf("handler calls mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A server that checks the client's capabilities before it asks (this
+// module's server does, on both revisions) refuses a request for input the
+// client declared no handler for with -32021: that is the same missing
+// handler, and fails the same way as the client's own check does, with
+// ErrNoHandler and ClassPolicy (not a server failure worth retrying). The
+// tool never completed.
+func TestMissingCapabilityIsNoHandler(t *testing.T) {
+	for _, p := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
+		t.Run(p.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			var done tally
+			srv := server.New("asks", "v1", nil)
+			err := srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if _, ok := server.ElicitResponse(req.Params.InputResponses, "ok"); ok {
+					done.add("confirm")
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "confirmed"}}}, nil
+				}
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ok": confirmRequest("Delete it?")}}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := client.Connect(context.Background(), client.Definition{Name: "asks", Profile: p, Transport: srv.Factory()}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			_, err = c.CallTool(context.Background(), "confirm", map[string]any{})
+			assertClass(t, err, client.ClassPolicy, client.ErrNoHandler)
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities {
+				t.Errorf("error %v does not keep the server's -32021", err)
+			}
+			if got := done.get("confirm"); got != 0 {
+				t.Errorf("the tool completed %d times without its input", got)
+			}
+		})
 	}
 }
