@@ -63,6 +63,9 @@ var wrappers = []struct {
 	{"server/http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
 		return mcptest.WrapHTTP(t, myServer(t), &mcptest.FakeOptions{Faults: f})
 	}},
+	{"server/http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
+		return mcptest.WrapHTTP(t, myServer(t), &mcptest.FakeOptions{Faults: f, Stateless: true})
+	}},
 }
 
 // Your own server, wrapped, with a connected client in one line: every
@@ -81,7 +84,12 @@ func TestWrapYourOwnServer(t *testing.T) {
 		{fakeserver.Fault{Kind: fakeserver.FaultPanic, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultHang, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultFloodNotifications, Tool: "search", Count: 50}, "found x", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultOversize, Tool: "search", Bytes: 8}, "xxxxxxxx", 1},
+		{fakeserver.Fault{Kind: fakeserver.FaultDelayHeaders, Tool: "search", Delay: time.Millisecond}, "found x", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultUnauthorized, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultForbidden, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultRedirect, Tool: "search"}, "", 0},
+		{fakeserver.Fault{Kind: fakeserver.FaultDrop, Tool: "search"}, "", 1},
 		{fakeserver.Fault{Kind: fakeserver.FaultGone, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultServerError, Tool: "search"}, "", 0},
 		{fakeserver.Fault{Kind: fakeserver.FaultDropNoID, Tool: "search"}, "", 1},
