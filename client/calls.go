@@ -140,10 +140,22 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	defer cancel()
 	c.mu.Lock()
 	already := c.subs[uri]
+	c.wanted[uri] = true
 	c.mu.Unlock()
 	if already {
 		return nil
 	}
+	subscribed := false
+	defer func() {
+		if !subscribed {
+			c.mu.Lock()
+			if !c.subs[uri] {
+				delete(c.wanted, uri)
+				c.endListen(uri)
+			}
+			c.mu.Unlock()
+		}
+	}()
 	var acked chan struct{}
 	if c.ProtocolVersion() >= protocol20260728 {
 		acked = c.awaitAck(uri)
@@ -163,7 +175,51 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	c.mu.Lock()
 	c.subs[uri] = true
 	c.mu.Unlock()
+	subscribed = true
 	return nil
+}
+
+// wants reports whether an update of uri is for a subscription the caller
+// holds: of uri itself or of a resource uri is within (the server may name
+// the sub-resource that changed). On 2026-07-28 the update names the
+// subscriptions/listen stream it came on (_meta subscriptionId): an update
+// from a stream that Unsubscribe ended, even one the client handles after
+// subscribing to the URI again, is not the caller's.
+func (c *Client) wants(p *mcp.ResourceUpdatedNotificationParams) bool {
+	id, hasID := p.Meta[mcp.MetaKeySubscriptionID]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for w := range c.wanted {
+		if p.URI != w && !strings.HasPrefix(p.URI, w) {
+			continue
+		}
+		live, acked := c.listens[w]
+		switch {
+		case !hasID, acked && live == fmt.Sprint(id):
+			return true
+		case !acked && !slices.Contains(c.ended, fmt.Sprint(id)):
+			// Subscribed again, not acknowledged yet: an update from
+			// any stream but one Unsubscribe ended.
+			return true
+		}
+	}
+	return false
+}
+
+// maxEnded is how many ended subscriptions/listen streams the client
+// remembers, so as to refuse their late updates.
+const maxEnded = 64
+
+// endListen forgets uri's listen stream, remembering that it ended. c.mu
+// is held.
+func (c *Client) endListen(uri string) {
+	if id, ok := c.listens[uri]; ok {
+		if len(c.ended) == maxEnded {
+			c.ended = slices.Delete(c.ended, 0, 1)
+		}
+		c.ended = append(c.ended, id)
+	}
+	delete(c.listens, uri)
 }
 
 // awaitAck registers a wait for the server's acknowledgement of a
@@ -198,6 +254,9 @@ func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			c.mu.Lock()
 			for _, uri := range p.Notifications.ResourceSubscriptions {
+				if id, ok := p.Meta[mcp.MetaKeySubscriptionID]; ok && c.wanted[uri] {
+					c.listens[uri] = fmt.Sprint(id)
+				}
 				for _, ch := range c.acks[uri] {
 					select {
 					case ch <- struct{}{}:
@@ -211,7 +270,10 @@ func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// Unsubscribe ends a subscription made with Subscribe.
+// Unsubscribe ends a subscription made with Subscribe. Once it returns, no
+// update of uri reaches Handlers.ResourceUpdated, including one the server
+// sent before it read the unsubscription (on 2026-07-28, where Unsubscribe
+// cancels the subscription's listen stream rather than waiting for it).
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	base, err := c.begin(OpUnsubscribe, "")
 	if err != nil {
@@ -222,6 +284,8 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	defer cancel()
 	c.mu.Lock()
 	delete(c.subs, uri)
+	delete(c.wanted, uri)
+	c.endListen(uri)
 	c.mu.Unlock()
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		return c.fail(OpUnsubscribe, "", err)

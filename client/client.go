@@ -54,7 +54,15 @@ type Client struct {
 	tools    map[string]string // tool name by model name
 	drift    *Drift
 	subs     map[string]bool // resource URIs subscribed to
-	pending  []string        // lists that changed before Connect finished
+	// wanted are the resource URIs whose updates reach
+	// Handlers.ResourceUpdated: from the start of Subscribe until the start
+	// of Unsubscribe (or Close).
+	wanted map[string]bool
+	// listens are the subscriptions/listen streams the server acknowledged
+	// for wanted URIs (2026-07-28), by URI: the stream's subscriptionId.
+	listens map[string]string
+	ended   []string // the subscriptionIds of listen streams ended, the last maxEnded
+	pending []string // lists that changed before Connect finished
 	// announced counts the list changes the connection has read, by list,
 	// as it reads them; absorbed, those Connect re-discovered before it
 	// returned; handled, those the go-sdk has handed to listChanged.
@@ -88,6 +96,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		handlers:  *h,
 		disabled:  map[string]bool{},
 		subs:      map[string]bool{},
+		wanted:    map[string]bool{},
+		listens:   map[string]string{},
 		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
 	}
 	for _, t := range def.Disabled {
@@ -458,6 +468,8 @@ func (c *Client) unsubscribeAll(deadline time.Time) {
 	c.mu.Lock()
 	uris := slices.Sorted(maps.Keys(c.subs))
 	clear(c.subs)
+	clear(c.wanted)
+	clear(c.listens)
 	c.mu.Unlock()
 	if len(uris) == 0 {
 		return

@@ -44,9 +44,10 @@ type Handlers struct {
 	// CallTool carries a progress token, unique within the client.
 	Progress func(context.Context, *mcp.ProgressNotificationParams)
 	// ResourceUpdated receives notifications/resources/updated for the
-	// resources subscribed to with Client.Subscribe (on 2026-07-28 they come
-	// on a subscriptions/listen stream, on 2025-11-25 after
-	// resources/subscribe).
+	// resources subscribed to with Client.Subscribe, and for resources
+	// within them (on 2026-07-28 they come on a subscriptions/listen
+	// stream, on 2025-11-25 after resources/subscribe); an update of
+	// anything else, or one that comes after Unsubscribe, is dropped.
 	ResourceUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 	// ListChanged is called after the client has re-discovered the catalog
 	// because the server said a list changed ("tools", "resources" or
@@ -101,6 +102,13 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	}
 	if h.ResourceUpdated != nil {
 		opts.ResourceUpdatedHandler = func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			// On 2026-07-28 Unsubscribe cancels the subscription's
+			// listen stream, which the server ends when it reads the
+			// cancellation: an update may still come on it after
+			// Unsubscribe returned. It is not the caller's any more.
+			if r.Params == nil || !c.wants(r.Params) {
+				return
+			}
 			h.ResourceUpdated(ctx, r.Params)
 		}
 	}
