@@ -96,7 +96,7 @@ type Limits struct {
 	// DrainTimeout bounds how long Close waits for in-flight calls and
 	// subscriptions to finish before it cancels them. Zero means 5s.
 	DrainTimeout time.Duration
-	// MaxQueuedNotifications bounds the notifications (logging, progress)
+	// MaxQueuedNotifications bounds the notifications (logging, progress, resource updates)
 	// received and not yet handled: the handlers run one at a time, and a
 	// server can send faster than they return. Past the bound a
 	// notification is dropped and counted (Client.DroppedNotifications);

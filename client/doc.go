@@ -80,7 +80,7 @@
 //
 // # Notifications
 //
-// The server's notifications (logging, progress, list changes) are handled
+// The server's notifications (logging, progress, resource updates, list changes) are handled
 // one at a time on a goroutine of the client's, from a queue of at most
 // Limits.MaxQueuedNotifications: a server that sends faster than the
 // handlers return has the excess dropped and counted

@@ -101,7 +101,8 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		}
 	}
 	if h.ResourceUpdated != nil {
-		opts.ResourceUpdatedHandler = func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		opts.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			c.notes.arrived()
 			// On 2026-07-28 Unsubscribe cancels the subscription's
 			// listen stream, which the server ends when it reads the
 			// cancellation: an update may still come on it after
@@ -109,7 +110,7 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 			if r.Params == nil || !c.wants(r.Params) {
 				return
 			}
-			h.ResourceUpdated(ctx, r.Params)
+			c.notes.post("resource-updated", func(ctx context.Context) { h.ResourceUpdated(ctx, r.Params) })
 		}
 	}
 	if h.Progress != nil {

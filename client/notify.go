@@ -27,7 +27,7 @@ const HandlerGrace = 100 * time.Millisecond
 var ErrHandlerStuck = errors.New("handler still running after its context was cancelled")
 
 // notifier runs the handlers of what the server sends the client: the
-// notifications (logging, progress, list changes) on one goroutine, from a
+// notifications (logging, progress, resource updates, list changes) on one goroutine, from a
 // queue of at most Limits.MaxQueuedNotifications; the requests (sampling,
 // elicitation) on the go-sdk's goroutines, counted. The go-sdk queues every
 // incoming notification without bound and its Close waits until that
@@ -272,6 +272,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		"notifications/prompts/list_changed":   true,
 		"notifications/message":                c.handlers.Logging != nil,
 		"notifications/progress":               c.handlers.Progress != nil,
+		"notifications/resources/updated":      c.handlers.ResourceUpdated != nil,
 	}
 	if p, ok := tr.(transport.Pacer); ok {
 		p.SetPacer(func(ctx context.Context, method string) {

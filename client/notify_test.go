@@ -445,3 +445,54 @@ func testCtx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// A ResourceUpdated handler that ignores its context cannot hold Close
+// past its bound either, on both revisions: resource updates are queued
+// and run like the other notifications, not on the go-sdk's goroutine.
+func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
+	for _, p := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
+		t.Run(p.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			entered, release := make(chan struct{}), make(chan struct{})
+			t.Cleanup(func() { close(release) }) // runs before leakcheck's wait, registered earlier
+			srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, &mcp.ServerOptions{
+				SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+				UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+			})
+			srv.AddResource(&mcp.Resource{URI: "docs://readme", Name: "readme"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "v1"}}}, nil
+			})
+			var once sync.Once
+			const drain = 50 * time.Millisecond
+			c, err := client.Connect(testCtx(t), client.Definition{
+				Name: "docs", Profile: p, Limits: client.Limits{DrainTimeout: drain}, Transport: inprocess.New(srv),
+			}, &client.Handlers{ResourceUpdated: func(context.Context, *mcp.ResourceUpdatedNotificationParams) {
+				once.Do(func() {
+					close(entered)
+					<-release // ignores its context
+				})
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Subscribe(testCtx(t), "docs://readme"); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.ResourceUpdated(testCtx(t), &mcp.ResourceUpdatedNotificationParams{URI: "docs://readme"}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-entered:
+			case <-testCtx(t).Done():
+				t.Fatal("the update never reached the handler")
+			}
+			err, took := closeWithin(t, c, 10*time.Second)
+			if !errors.Is(err, client.ErrHandlerStuck) {
+				t.Errorf("Close() = %v, want ErrHandlerStuck", err)
+			}
+			if limit := 10 * (drain + client.HandlerGrace); took > limit {
+				t.Errorf("Close took %v, want well under %v", took, limit)
+			}
+		})
+	}
+}
