@@ -274,6 +274,13 @@ func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
 // update of uri reaches Handlers.ResourceUpdated, including one the server
 // sent before it read the unsubscription (on 2026-07-28, where Unsubscribe
 // cancels the subscription's listen stream rather than waiting for it).
+//
+// A go-sdk v1.8.0 server on a connection that persists (in-process, stdio)
+// drops all of the session's list-change subscriptions when any of its
+// listen streams ends, so that on 2026-07-28 Handlers.ListChanged hears
+// nothing more from such a server after an Unsubscribe (fixed upstream in
+// go-sdk pull request 1275). Over Streamable HTTP each request is a session
+// of its own, and this does not happen.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	base, err := c.begin(OpUnsubscribe, "")
 	if err != nil {
