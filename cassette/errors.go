@@ -85,7 +85,7 @@ var (
 	ErrNotRecorded = errors.New("cassette not recorded")
 
 	// ErrNoLive is returned (inside an *OptionsError) by Open when the mode
-	// needs the live server and none was given.
+	// needs the live server and none was given, and by Verify without one.
 	ErrNoLive = errors.New("no live transport to record from")
 
 	// ErrUsed is returned by a cassette factory's Transport when its one

@@ -85,6 +85,20 @@ func TestOptionsErrors(t *testing.T) {
 			&cassette.OptionsError{Func: "Replay", Option: "IgnorePaths[0]"}, cassette.ErrEmptySegment},
 		{"Verify", func() error { return cassette.Verify(context.Background(), load(msgPath), live, badIgnore) },
 			&cassette.OptionsError{Func: "Verify", Option: "IgnorePaths[0]"}, cassette.ErrEmptySegment},
+		{"Verify with no live server", func() error { return cassette.Verify(context.Background(), load(msgPath), nil, nil) },
+			&cassette.OptionsError{Func: "Verify", Option: "live"}, cassette.ErrNoLive},
+		{"Verify with faults", func() error {
+			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: 1}}})
+		},
+			&cassette.OptionsError{Func: "Verify", Option: "Faults"}, cassette.ErrBadFault},
+		{"Verify with hooks in-process", func() error {
+			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Hooks: someHook})
+		},
+			&cassette.OptionsError{Func: "Verify", Option: "Hooks"}, cassette.ErrNotForTransport},
+		{"Verify with stderr in-process", func() error {
+			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Stderr: true})
+		},
+			&cassette.OptionsError{Func: "Verify", Option: "Stderr"}, cassette.ErrNotForTransport},
 		{"Validate", func() error { return badRedact.Validate() },
 			&cassette.OptionsError{Func: "Validate", Option: "RedactPaths[1]", Value: "params..password"}, cassette.ErrEmptySegment},
 	} {

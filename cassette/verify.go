@@ -62,10 +62,18 @@ func toTranscriptDrifts(ds []Drift) []transcript.Drift {
 //
 // It returns nil when nothing drifted, a *DriftError listing every drift
 // (with the live session), or the error that stopped the session (ctx's
-// included).
+// included). An option Verify cannot use (Faults, which act in replay only;
+// Hooks, RedactHeaders or Stderr the live transport has no use for) is an
+// *OptionsError, as it is for Open.
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) (err error) {
-	if err := checkOptions("Verify", opts, 0); err != nil {
+	if live == nil {
+		return &OptionsError{Func: "Verify", Option: "live", Err: ErrNoLive}
+	}
+	if err := checkOptions("Verify", opts, live.Kind()); err != nil {
 		return err
+	}
+	if opts != nil && len(opts.Faults) > 0 {
+		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", ErrBadFault)}
 	}
 	o := opts.withLive(live)
 	infos, err := analyse(c)
