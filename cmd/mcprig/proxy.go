@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,6 +22,29 @@ var errTooLarge = errors.New("session too large to record")
 // errServerEnded is returned (wrapped) by relay when the server side ended the
 // session before the client did.
 var errServerEnded = errors.New("server ended the session")
+
+// A serverEnd is relay's result when the server side ended the session
+// first: what ended it and, when the server connection says (a stdio
+// child, live or replayed from its cassette), how the server ended.
+type serverEnd struct {
+	err  error
+	diag *transport.Diagnosis // nil when nothing is known
+}
+
+func (e *serverEnd) Error() string   { return errServerEnded.Error() + ": " + e.err.Error() }
+func (e *serverEnd) Unwrap() []error { return []error{errServerEnded, e.err} }
+
+// exitStatus is the exit status of a proxy whose session failed with err:
+// the server's own exit code when that is all that went wrong (the server
+// exited, ending the session), so that the client that launched the proxy
+// sees the status it would have seen from the server itself, recording
+// and replaying alike; else 1.
+func exitStatus(err error) int {
+	if se, ok := err.(*serverEnd); ok && se.diag != nil && se.diag.Exited && se.diag.ExitCode >= 0 {
+		return se.diag.ExitCode
+	}
+	return 1
+}
 
 // A relay forwards JSON-RPC messages between the client side of a proxy
 // (down: the MCP client that launched mcprig) and its server side (up: a
@@ -38,6 +62,10 @@ type relay struct {
 	progress func(fromClient, fromServer int64)
 
 	fromClient, fromServer, bytes atomic.Int64
+
+	// diag is how the server connection ended, as it reports it once
+	// closed (transport.Diagnoser); set by run.
+	diag *transport.Diagnosis
 }
 
 // run forwards messages until either side ends, then closes up (which, for a
@@ -65,12 +93,19 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	cancel()
 	closeErr := r.up.Close()
+	if d, ok := r.up.(transport.Diagnoser); ok {
+		r.diag = d.Diagnose()
+	}
 	r.down.Close()
 	// Both pumps end once their connections are closed and ctx is done.
 	for ; pending > 0; pending-- {
 		<-ends
 	}
-	return errors.Join(r.reason(first.fromClient, first.err), closeErr)
+	err := r.reason(first.fromClient, first.err)
+	if closeErr != nil {
+		return errors.Join(err, closeErr)
+	}
+	return err
 }
 
 // reason turns the error that ended the first pump into relay's result.
@@ -83,7 +118,7 @@ func (r *relay) reason(fromClient bool, err error) error {
 	case fromClient:
 		return fmt.Errorf("reading from the client: %w", err)
 	default:
-		return fmt.Errorf("%w: %w", errServerEnded, err)
+		return &serverEnd{err: err, diag: r.diag}
 	}
 }
 

@@ -29,7 +29,9 @@ exit) and forwards every message, unchanged, in both directions. When the
 client closes its end (or mcprig gets SIGINT or SIGTERM), the child is closed
 and every message, redacted, is written to FILE at once (a temporary file
 renamed over it, so a failed session leaves an earlier cassette intact).
-The child's standard error is passed on to mcprig's.
+The child's standard error is passed on to mcprig's. A child that
+exits first ends the session: it is recorded so, and mcprig exits with the
+child's status, as the child would have.
 
 With --upstream, mcprig is a recording HTTP proxy: it listens on ADDR
 (loopback only, unless --allow-remote) and forwards to the Streamable HTTP
@@ -171,7 +173,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err := recordStdio(ctx, &f, opts, cmd, os.Stdin, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "mcprig record: %v\n", err)
-		return 1
+		return exitStatus(err)
 	}
 	return 0
 }
@@ -220,13 +222,15 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 		progress: func(c, s int64) {
 			fmt.Fprintf(stderr, "mcprig record: %d messages (%d from the client, %d from the server)\n", c+s, c, s)
 		}}
-	err = errors.Join(r.run(ctx), rec.Close())
-	c, s := r.Messages()
-	if err != nil {
-		return err
+	runErr := r.run(ctx)
+	if err := rec.Close(); err != nil {
+		return errors.Join(runErr, err)
 	}
+	c, s := r.Messages()
 	fmt.Fprintf(stderr, "mcprig record: wrote %s (%d messages: %d from the client, %d from the server)\n", f.out, c+s, c, s)
-	return nil
+	// A server that ended the session (a crash) is recorded so; the proxy
+	// then says so and exits as the server did.
+	return runErr
 }
 
 // multiFlag is a repeatable string flag.

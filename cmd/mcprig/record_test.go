@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 )
 
 // docsSession drives the fake server's docs profile the same way every time
@@ -167,4 +170,48 @@ func TestReplayMismatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "open") || !strings.Contains(err.Error(), "docs.jsonl") {
 		t.Errorf("CallTool with other arguments: %v; want a mismatch naming the cassette, with a diff", err)
 	}
+}
+
+// TestServerExitPassedOn: a server that exits mid-call ends the proxied
+// session as it would end the client's own: the recording proxy exits with
+// the server's status, and "mcprig replay" of its cassette exits with the
+// recorded status and writes the recorded tail of the server's standard
+// error, so the client that launched either sees what it saw from the
+// server itself (Diagnosis), not mcprig's own status 1 and message.
+func TestServerExitPassedOn(t *testing.T) {
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "crash.jsonl")
+	rec := connect(t, mcprig(t, nil, "record", "-o", path, "--env", "GORACE", "--", self(t), "fakeserver", "--fault", "crash=lookup:7"))
+	d := crashedCall(t, rec)
+	if !d.Exited || d.ExitCode != 7 {
+		t.Errorf("recording proxy: the client saw %v, want exit status 7", d)
+	}
+	data := readFile(t, path)
+	const tail = "boom: config missing\n"
+	edited := bytes.Replace(data, []byte(`"exit":{"code":7}}`), []byte(`"exit":{"code":7},"stderr":"boom: config missing\n"}`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatalf("the cassette records no exit status 7:\n%s", data)
+	}
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d = crashedCall(t, connect(t, mcprig(t, nil, "replay", path)))
+	if !d.Exited || d.ExitCode != 7 || string(d.Stderr) != tail {
+		t.Errorf("replay: the client saw %v (stderr %q), want exit status 7 and stderr %q", d, d.Stderr, tail)
+	}
+}
+
+// crashedCall calls lookup through c, which must fail with class server as
+// the server exits, closes c and returns the failure's diagnosis.
+func crashedCall(t *testing.T, c *client.Client) *transport.Diagnosis {
+	t.Helper()
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Class != client.ClassServer || ce.Diagnosis == nil {
+		t.Fatalf("CallTool = %v, want a failure of class server with a diagnosis", err)
+	}
+	return ce.Diagnosis
 }

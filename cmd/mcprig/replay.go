@@ -28,6 +28,10 @@ session departed from the recording, with a diff; mcprig then exits 1 at the
 end of the session and prints the mismatches to stderr. So it does, unless
 --allow-unused, when the client did not make every recorded request.
 
+The session ends as recorded: where the recorded server exited (a crash
+mid-call), mcprig writes the tail of its standard error that the cassette
+holds to stderr and exits with the server's status.
+
 Flags:
 `
 
@@ -85,15 +89,20 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if f.listen != "" {
 		return replayHTTP(ctx, &f, c, opts, stdout, stderr)
 	}
-	if err := replayStdio(ctx, &f, c, opts, os.Stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
-		return 1
+	if err := replayStdio(ctx, &f, c, opts, os.Stdin, stdout, stderr); err != nil {
+		if se, ok := err.(*serverEnd); !ok || se.diag == nil {
+			fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		}
+		return exitStatus(err)
 	}
 	return 0
 }
 
-// replayStdio serves c to the client on in and out.
-func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out io.Writer) error {
+// replayStdio serves c to the client on in and out. The session ends as
+// recorded: where the recorded server exited, replay writes the tail of
+// its standard error that the cassette holds to stderr and returns a
+// *serverEnd carrying its exit status, which mcprig exits with.
+func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out, stderr io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
 	p, err := cassette.Replay(c, nil, opts)
 	if err != nil {
@@ -113,5 +122,12 @@ func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts
 		return err
 	}
 	r := &relay{down: down, up: up}
-	return errors.Join(r.run(ctx), p.Close())
+	runErr := r.run(ctx)
+	if r.diag != nil {
+		stderr.Write(r.diag.Stderr)
+	}
+	if err := p.Close(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
 }
