@@ -140,7 +140,11 @@
 //     order), the call it answers has been served (an answer on a resumed
 //     stream), and the client's answers to the server requests made while
 //     it ran (sampling, elicitation, roots), recorded before it, have been
-//     served.
+//     served. An answer recorded after the client's cancellation of its
+//     call (the server answered because the client gave the call up) goes
+//     out once the live client has cancelled the call too, or passed the
+//     cancellation by: the live client is not answered a call it would
+//     still be waiting on.
 //   - Everything else the server sent keeps its place: a notification, a
 //     server request, the standalone GET stream's events, the session's
 //     end, each goes out once every client message recorded before it has

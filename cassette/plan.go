@@ -19,6 +19,7 @@ func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
 	} else {
 		planMessages(c, infos, pl)
 	}
+	afterCancellations(infos, pl)
 	for i := range pl.steps {
 		st := &pl.steps[i]
 		if st.client {
@@ -89,6 +90,31 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		for j := st.after + 1; j < int32(i); j++ {
 			if pl.steps[j].client && infos[j].msg.kind == kindResponse {
 				st.needs = append(st.needs, j)
+			}
+		}
+	}
+}
+
+// afterCancellations orders the answer to a call after the client's
+// cancellation of that call, when the cancellation was recorded before it:
+// the server answered because the client gave the call up (its handler
+// returned when cancelled), so the live client gets the answer only once it
+// has given the call up too, or passed the cancellation by. Both levels.
+func afterCancellations(infos []lineInfo, pl *plan) {
+	for i := range pl.steps {
+		st := &pl.steps[i]
+		if !st.answer {
+			continue
+		}
+		call := st.after
+		if st.call >= 0 {
+			call = st.call
+		}
+		id := infos[call].msg.id
+		for j := call + 1; j < int32(i); j++ {
+			if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.kind == kindNote &&
+				m.method == "notifications/cancelled" && cancelledID(m.params) == id {
+				st.needs = append(st.needs[:len(st.needs):len(st.needs)], j)
 			}
 		}
 	}

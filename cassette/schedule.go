@@ -140,7 +140,7 @@ func (s *scheduler) attachedReady(i int32) bool {
 		return false
 	}
 	for _, j := range st.needs {
-		if !s.served[j] {
+		if !s.passed[j] {
 			return false
 		}
 	}
@@ -186,7 +186,7 @@ func (s *scheduler) blockers(i int) []int {
 	st := &s.pl.steps[i]
 	var out []int
 	add := func(j int32) {
-		if j >= 0 && !s.served[j] && !slices.Contains(out, int(j)) {
+		if j >= 0 && !s.passed[j] && !slices.Contains(out, int(j)) {
 			out = append(out, int(j))
 		}
 	}
