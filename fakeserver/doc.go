@@ -1,8 +1,10 @@
 // Package fakeserver is a deterministic fake MCP server with scripted
 // faults, for testing clients: in-process, as a stdio child, and over HTTP
 // (stateful or stateless), on protocol revisions 2025-11-25 and
-// 2026-07-28. It serves built-in profiles, your own tools, resources and
-// prompts ([Definition]), or your own server under test ([Wrap]).
+// 2026-07-28, or on one of them only (Options.Revision: a server from
+// before 2026-07-28, or one of that revision alone). It serves built-in
+// profiles, your own tools, resources and prompts ([Definition]), or your
+// own server under test ([Wrap]).
 //
 //	fs, err := fakeserver.New(&fakeserver.Options{
 //		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},

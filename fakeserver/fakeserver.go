@@ -49,6 +49,12 @@ type Options struct {
 	CountFile string
 	// Logger receives the server's diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Revision pins the protocol revision served, in every mode:
+	// [Revision20251125] serves as a server from before 2026-07-28 (no
+	// server/discover), [Revision20260728] only the current revision (no
+	// initialize). Empty serves both, as the server package does. Anything
+	// else is an error wrapping [ErrUnknownRevision].
+	Revision string
 }
 
 // Server is a deterministic fake MCP server: a catalog (a built-in profile
@@ -128,6 +134,9 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRevision(o.Revision); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		name:      cat.name,
 		faults:    o.Faults,
@@ -153,6 +162,9 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		StateKey:       stateKey,
 	})
 	s.mcp = s.srv.MCP()
+	if o.Revision != "" {
+		s.mcp.AddReceivingMiddleware(pinRevision(o.Revision))
+	}
 	if err := cat.install(s); err != nil {
 		return nil, err
 	}

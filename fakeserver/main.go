@@ -102,16 +102,19 @@ Flags:
                                 foreign-endpoint (with --sse)
   --stateless                 with --http, serve Streamable HTTP without
                               sessions (2026-07-28's stateless mode)
+  --revision REV              serve one protocol revision only: 2025-11-25
+                              (no server/discover) or 2026-07-28 (no
+                              initialize); default both
   --sse                       with --http, serve the legacy 2024-11-05
                               HTTP+SSE shape instead
   --help                      print this text
 `
 
 type config struct {
-	profile, countFile, stopFile, pidFile, grandchildPIDFile string
-	faults                                                   []Fault
-	http                                                     string // listen address; "" for stdio
-	sse, stateless                                           bool
+	profile, countFile, stopFile, pidFile, grandchildPIDFile, revision string
+	faults                                                             []Fault
+	http                                                               string // listen address; "" for stdio
+	sse, stateless                                                     bool
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -127,6 +130,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.http, "http", "", "")
 	fs.BoolVar(&c.sse, "sse", false, "")
 	fs.BoolVar(&c.stateless, "stateless", false, "")
+	fs.StringVar(&c.revision, "revision", "", "")
 	fs.Func("fault", "", func(s string) error {
 		f, err := ParseFault(s)
 		if err != nil {
@@ -140,6 +144,9 @@ func parseFlags(args []string) (*config, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkRevision(c.revision); err != nil {
+		return nil, err
 	}
 	if c.sse && c.http == "" {
 		return nil, errors.New("--sse needs --http ADDR")
@@ -189,7 +196,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 	}))
 	proc := &process{stdout: &lockedWriter{w: stdout}, stderr: stderr, exitFn: os.Exit, stopFile: c.stopFile}
-	s, err := newServer(&Options{Profile: c.profile, Faults: c.faults, CountFile: c.countFile, Logger: logger}, proc)
+	s, err := newServer(&Options{Profile: c.profile, Faults: c.faults, CountFile: c.countFile, Logger: logger, Revision: c.revision}, proc)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 2

@@ -190,7 +190,8 @@
 //		input-required results), deterministically: -elicit ACTION
 //		(accept, with content {"answer":"yes"}; decline; cancel), -sample
 //		TEXT (the model "mcptest" answers TEXT), -root URI (repeatable).
-//		Without them the client declares no such capability. A failure (a program not found, a child
+//		Without them the client declares no such capability. Connected, it
+//		prints the negotiated revision ("protocol 2026-07-28"). A failure (a program not found, a child
 //		that exits, a cassette missing, …) may be expected with !: stderr
 //		then holds "class: CLASS" and "error: …" as for call. KIND is:
 //		  inprocess SERVER          a fake server started by serve
@@ -265,10 +266,12 @@
 //		As executions, for the rounds of TOOL: one more than its
 //		executions for each call that asked the client for input once.
 //
-//	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--profile NAME] [--fault SPEC]...
+//	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--profile NAME] [--revision REV] [--fault SPEC]...
 //		Start a fake server (fakeserver.New) named SERVER, for connect
 //		inprocess and executions; --profile may name a definition
-//		registered through MainOptions.Definitions. Only in-process faults apply,
+//		registered through MainOptions.Definitions; --revision 2025-11-25
+//		or 2026-07-28 serves that protocol revision only
+//		(fakeserver.Options.Revision). Only in-process faults apply,
 //		unless -http serves it over Streamable HTTP (stateless with
 //		-stateless; or -sse over legacy HTTP+SSE) on a loopback port,
 //		where the HTTP faults apply too (without -http or -sse they are
@@ -289,8 +292,8 @@
 //
 //	fakeserver [FLAGS]
 //		The fake server over stdin and stdout (fakeserver.Main; see
-//		`fakeserver --help`): --profile, --fault, --count-file, --stop-file,
-//		--pid-file, --grandchild-pid-file.
+//		`fakeserver --help`): --profile, --fault, --revision, --count-file,
+//		--stop-file, --pid-file, --grandchild-pid-file.
 //
 //	mcpcall [FLAGS] TOOL [JSON] -- PROG [ARGS...]
 //		A client in a process of its own, whose environment is the script's:

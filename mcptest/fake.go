@@ -50,6 +50,13 @@ type FakeOptions struct {
 	// any client (server.HTTPOptions.Stateless). Without it, 2025-11-25
 	// clients get sessions and 2026-07-28 requests are served statelessly.
 	Stateless bool
+	// Revision pins the protocol revision the fake serves
+	// (fakeserver.Options.Revision): fakeserver.Revision20251125 for a
+	// server from before 2026-07-28, which a client on the zero profile
+	// reaches by falling back to initialize; fakeserver.Revision20260728
+	// for one that serves only the current revision. Empty serves both.
+	// Not for Wrap.
+	Revision string
 	// Auth makes an [HTTP] or [WrapHTTP] fake a protected resource of a
 	// fake authorization server ([NewAuthServer]): requests need its
 	// tokens, with the scopes Auth asks for. Give the client a credential
@@ -81,7 +88,7 @@ func InProcess(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
 	noHTTPFaults(t, "mcptest.InProcess", "mcptest.HTTP", o.Faults)
-	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults})
+	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults, Revision: o.Revision})
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
 	}
@@ -146,11 +153,14 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		profile = fakeserver.ProfileDocs
 	}
 	// Check the options here, where the error is clear, not in the child.
-	if _, err := fakeserver.New(&fakeserver.Options{Profile: profile, Faults: inProcessFaults(o.Faults)}); err != nil {
+	if _, err := fakeserver.New(&fakeserver.Options{Profile: profile, Faults: inProcessFaults(o.Faults), Revision: o.Revision}); err != nil {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
 	countFile := filepath.Join(t.TempDir(), "counts.json")
 	args := []string{"--", "--profile", profile, "--count-file", countFile}
+	if o.Revision != "" {
+		args = append(args, "--revision", o.Revision)
+	}
 	for _, f := range o.Faults {
 		args = append(args, "--fault", f.String())
 	}

@@ -110,6 +110,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	expect(ts, neg, "connect "+name, err)
 	if err == nil {
+		fmt.Fprintf(ts.Stdout(), "protocol %s\n", c.ProtocolVersion())
 		st.mu.Lock()
 		st.clients[name] = &scriptClient{c: c, groups: groups, after: after}
 		st.mu.Unlock()
@@ -396,7 +397,7 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-const serveUsage = "serve [-http | -sse] [-stateless] [-auth AUTHSERVER [-auth-scope S]... [-tool-scope TOOL=S]...] SERVER [--profile NAME] [--fault SPEC]..."
+const serveUsage = "serve [-http | -sse] [-stateless] [-auth AUTHSERVER [-auth-scope S]... [-tool-scope TOOL=S]...] SERVER [--profile NAME] [--revision REV] [--fault SPEC]..."
 
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "serve", serveUsage)
@@ -430,6 +431,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	sfs := flags(ts, "serve", serveUsage)
 	var opts fakeserver.Options
 	sfs.StringVar(&opts.Profile, "profile", "", "")
+	sfs.StringVar(&opts.Revision, "revision", "", "")
 	sfs.Func("fault", "", func(s string) error {
 		f, err := fakeserver.ParseFault(s)
 		opts.Faults = append(opts.Faults, f)

@@ -45,8 +45,8 @@ func WrapHTTP[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fa
 func wrap[S fakeserver.Servable](t testing.TB, what string, srv S, opts *FakeOptions) (*fakeserver.Server, FakeOptions) {
 	t.Helper()
 	o := fakeOptions(opts)
-	if o.Profile != "" || o.Definition != nil || o.Stdio != nil {
-		t.Fatalf("%s: Profile, Definition and Stdio are a fake's options: a wrapped server has its own catalog and runs in this process", what)
+	if o.Profile != "" || o.Definition != nil || o.Stdio != nil || o.Revision != "" {
+		t.Fatalf("%s: Profile, Definition, Stdio and Revision are a fake's options: a wrapped server has its own catalog and revisions, and runs in this process", what)
 	}
 	fs, err := fakeserver.Wrap(srv, &fakeserver.WrapOptions{Faults: o.Faults})
 	if err != nil {

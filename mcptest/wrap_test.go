@@ -159,6 +159,10 @@ func TestWrapAndFakeOptionsRefused(t *testing.T) {
 		{"wrap with a profile", func(tb testing.TB) {
 			mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Profile: "rich"})
 		}, "a fake's options"},
+		{"wrap with a revision", func(tb testing.TB) {
+			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.FakeOptions{Revision: fakeserver.Revision20251125})
+		}, "a fake's options"},
+		{"unknown revision", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Revision: "2025-11-26"}) }, `unknown protocol revision "2025-11-26"`},
 		{"unknown profile", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Profile: "huge"}) }, `unknown profile "huge"`},
 		{"bad definition", func(tb testing.TB) {
 			mcptest.HTTP(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "x y"}})

@@ -1,0 +1,118 @@
+package mcptest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/mcptest"
+)
+
+// A fake pinned to one revision serves it alone, in every mode: a client
+// on the zero profile negotiates what the server serves (falling back to
+// initialize from a server without server/discover, as the go-sdk does),
+// a client pinned to the other revision is refused at connect, and
+// nothing refused reaches a tool.
+func TestPinnedRevision(t *testing.T) {
+	mcptest.LeakCheck(t)
+	modes := []struct {
+		name  string
+		start func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake
+	}{
+		{"inprocess", mcptest.InProcess},
+		{"stdio", mcptest.Stdio},
+		{"http", mcptest.HTTP},
+		{"http-stateless", func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake {
+			o.Stateless = true
+			return mcptest.HTTP(t, o)
+		}},
+	}
+	for _, m := range modes {
+		for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
+			for _, p := range []client.Profile{client.ProfileDefault, client.Profile20260728, client.Profile20251125} {
+				t.Run(fmt.Sprintf("%s/serves %s/client %s", m.name, rev, p), func(t *testing.T) {
+					fake := m.start(t, &mcptest.FakeOptions{Revision: rev})
+					def := fake.Definition()
+					def.Profile = p
+					ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+					defer cancel()
+					c, err := client.Connect(ctx, def, nil)
+					if ok := p == client.ProfileDefault || p.String() == rev; !ok {
+						if err == nil {
+							c.Close()
+							t.Fatalf("a %s client connected to a fake that serves %s only, at %s", p, rev, c.ProtocolVersion())
+						}
+						if n := fake.Executions("lookup"); n != 0 {
+							t.Errorf("Executions = %d, want 0", n)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatalf("Connect: %v", err)
+					}
+					defer c.Close()
+					if got := c.ProtocolVersion(); got != rev {
+						t.Errorf("negotiated %s, want %s", got, rev)
+					}
+					if _, err := c.CallTool(ctx, "lookup", map[string]any{"query": "x"}); err != nil {
+						t.Fatal(err)
+					}
+					if n := fake.Executions("lookup"); n != 1 {
+						t.Errorf("Executions = %d, want 1", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// A 2026-07-28 request sent without server/discover to a fake that serves
+// 2025-11-25 only is refused as that revision's server would (-32022,
+// naming the revision it supports), and the tool does not run.
+func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
+	mcptest.LeakCheck(t)
+	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Revision: fakeserver.Revision20251125, Stateless: true})
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"query":"x"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"v0"}}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, fake.HTTP().URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "lookup"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"code":-32022`) || !strings.Contains(string(got), `"supported":["2025-11-25"]`) {
+		t.Errorf("answer %s, want -32022 naming 2025-11-25", got)
+	}
+	if n := fake.Executions("lookup"); n != 0 {
+		t.Errorf("Executions = %d, want 0", n)
+	}
+}
+
+// An unknown revision is an error, not a panic, wherever it is given.
+func TestUnknownRevision(t *testing.T) {
+	_, err := fakeserver.New(&fakeserver.Options{Revision: "2025-13-01"})
+	if !errors.Is(err, fakeserver.ErrUnknownRevision) {
+		t.Errorf("New = %v, want ErrUnknownRevision", err)
+	}
+	if code := fakeserver.Main([]string{"--revision", "latest"}); code != 2 {
+		t.Errorf("Main(--revision latest) = %d, want 2", code)
+	}
+}
