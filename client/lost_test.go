@@ -23,6 +23,7 @@ import (
 type breaker struct {
 	next          http.Handler
 	tool          string
+	method        string // if set, the first request of this method instead
 	match         string // if set, only a call whose body contains it
 	beforeHeaders bool
 
@@ -39,6 +40,9 @@ func (b *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	hit := !b.done && bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"`+b.tool+`"`)) &&
 		bytes.Contains(body, []byte(b.match))
+	if b.method != "" {
+		hit = !b.done && bytes.Contains(body, []byte(`"method":"`+b.method+`"`))
+	}
 	b.done = b.done || hit
 	b.mu.Unlock()
 	if !hit {
@@ -155,6 +159,48 @@ func TestLostReplyIsOutcomeUnknown(t *testing.T) {
 			}
 			if got := n.get("lookup"); got != 2 {
 				t.Errorf("lookup ran %d times after two calls, want 2", got)
+			}
+		})
+	}
+}
+
+// A resources/read or prompts/get whose reply is lost on 2026-07-28 may
+// have run something at the server too: it fails as outcome unknown, with
+// one POST of it, and is not re-sent.
+func TestLostReadAndPromptAreOutcomeUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		op     func(*client.Client) error
+	}{
+		{"resources/read", func(c *client.Client) error {
+			_, err := c.ReadResource(context.Background(), "docs://readme")
+			return err
+		}},
+		{"prompts/get", func(c *client.Client) error {
+			_, err := c.GetPrompt(context.Background(), "summarize", nil)
+			return err
+		}},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			leakcheck.Check(t)
+			srv := docsServer(&counter{})
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+			rec := newRecorder(&breaker{next: h, method: tc.method})
+			ts := httptest.NewServer(rec)
+			t.Cleanup(ts.Close)
+			c := connectURL(t, ts.URL, nil, nil, "2026-07-28")
+			assertClass(t, tc.op(c), client.ClassTransport, client.ErrOutcomeUnknown)
+			posts := 0
+			for _, p := range rec.all() {
+				if p.Method == tc.method {
+					posts++
+				}
+			}
+			if posts != 1 {
+				t.Errorf("the server received %d POSTs of %s, want 1", posts, tc.method)
+			}
+			if err := tc.op(c); err != nil {
+				t.Errorf("the next %s: %v", tc.method, err)
 			}
 		})
 	}
