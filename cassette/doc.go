@@ -114,7 +114,10 @@
 // spelled alike; live messages are redacted with the recording's rules
 // first. The client's capabilities and requested revision are matched. At the HTTP level the key adds the method, the URL's path and
 // query, and the Mcp-* headers (Mcp-Session-Id, Mcp-Protocol-Version,
-// Mcp-Method, Mcp-Name, Mcp-Param-…) and Last-Event-ID. Each recorded line
+// Mcp-Method, Mcp-Name, Mcp-Param-…) and Last-Event-ID. A client's
+// notifications/cancelled names a call by the id the live client gave it:
+// it matches the recorded cancellation of that call, whatever number the
+// recording gave it. Each recorded line
 // is served at most once: a recorded tools/call is never answered twice. A
 // message that matches nothing is a [*MismatchError] at once (naming the
 // cassette, the line of the nearest recorded message and a diff against

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A player is what replay needs of one cassette, computed once from its
@@ -19,6 +20,7 @@ type player struct {
 	pl      *plan
 	canon   [][]byte           // each line's message, canonical; nil without one
 	index   map[string][]int32 // match key → the client lines with it, in order
+	cancels map[string][]int32 // a recorded call's id key → the client cancellations naming it, in order
 	streams map[int]*streamLines
 	faults  *faults
 }
@@ -50,8 +52,40 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	for _, i := range pl.clients {
 		k := p.recordedKey(int(i), infos[i].msg.kind)
 		p.index[k] = append(p.index[k], i)
+		if m := &infos[i].msg; m.kind == kindNote && m.method == "notifications/cancelled" {
+			if p.cancels == nil {
+				p.cancels = map[string][]int32{}
+			}
+			id := cancelledID(m.params)
+			p.cancels[id] = append(p.cancels[id], i)
+		}
 	}
 	return p, nil
+}
+
+// cancelFor returns the recorded client line a live message m stands for
+// when m is a notifications/cancelled naming a call the live session made
+// (liveID: served recorded call line → its live id): the first unserved
+// recorded cancellation of that call, found by the call and not by the
+// number, which live ids need not share with the recording. named is false
+// when m names no such call (it is matched by its key, as any message is).
+func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
+	r, isReq := m.(*jsonrpc.Request)
+	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.cancels) == 0 {
+		return 0, false, false
+	}
+	id := cancelledID(r.Params)
+	for line, live := range liveID {
+		if liveIDKey(live) == id {
+			m, err := scanMessage(p.canon[line])
+			if err != nil {
+				return 0, false, false
+			}
+			i, ok = s.match(p.cancels[m.id])
+			return i, ok, true
+		}
+	}
+	return 0, false, false
 }
 
 // recordedKey returns the match key of client line i.

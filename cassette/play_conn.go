@@ -71,7 +71,10 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 	kind := liveKind(m)
 	key := c.p.mt.key(kind, live)
-	i, ok := c.s.match(c.p.index[string(key)])
+	i, ok, named := c.p.cancelFor(c.s, c.liveID, m)
+	if !named {
+		i, ok = c.s.match(c.p.index[string(key)])
+	}
 	if !ok {
 		if c.givesUp(m) {
 			return nil

@@ -81,7 +81,10 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.mu.Unlock()
 		return resp, nil
 	}
-	i, ok := h.s.match(h.p.index[live.key])
+	i, ok, named := h.p.cancelFor(h.s, h.liveID, live.msg)
+	if !named {
+		i, ok = h.s.match(h.p.index[live.key])
+	}
 	retry := false
 	if !ok {
 		for _, j := range h.p.index[live.key] {

@@ -2,6 +2,7 @@ package cassette_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -333,5 +334,83 @@ func TestHeldAnswerIsBounded(t *testing.T) {
 	var merr *cassette.MismatchError
 	if err := f.Close(); !errors.As(err, &merr) || merr.Position != 7 {
 		t.Errorf("Close = %v, want a *MismatchError at line 7", err)
+	}
+}
+
+// TestCancellationNamesTheLiveCall: a live client numbers its requests as
+// it likes (concurrent calls take their ids in any order), and its
+// notifications/cancelled names the call by its live id. Replay matches it
+// to the recorded cancellation of that call, not to whatever recorded
+// cancellation carries the same number: here the two calls' ids are
+// swapped, the client cancels "a", and the answer recorded after a's
+// cancellation goes out with a's live id, with nothing reported.
+func TestCancellationNamesTheLiveCall(t *testing.T) {
+	leakcheck.Check(t)
+	msg := func(from, s string) cassette.Interaction {
+		return cassette.Interaction{Kind: cassette.KindMessage, From: from, Message: json.RawMessage(s)}
+	}
+	c := &cassette.Cassette{
+		File:   "cancelled",
+		Header: cassette.Header{Format: cassette.FormatName, Version: cassette.Version, Transport: "inprocess", Protocol: rev2025, Server: "counter"},
+		Interactions: []cassette.Interaction{
+			msg(cassette.FromClient, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tester","version":"v1"}}}`),
+			msg(cassette.FromServer, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"counter","version":"v1"}}}`),
+			msg(cassette.FromClient, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`),
+			msg(cassette.FromClient, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"label":"a"}}}`),
+			msg(cassette.FromClient, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{"label":"b"}}}`),
+			msg(cassette.FromClient, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`),
+			msg(cassette.FromServer, `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"b"}]}}`),
+			msg(cassette.FromServer, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a, cancelled"}],"isError":true}}`),
+			{Kind: cassette.KindClose, Ending: &cassette.Ending{End: cassette.EndClient}},
+		},
+	}
+	f, err := cassette.Replay(c, nil, &cassette.Options{Wait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := tr.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// read reads the response with the live id, whose text has want.
+	read := func(id int64, want string) {
+		t.Helper()
+		m, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("Read: %v (want the answer to %d)", err, id)
+		}
+		data, _ := jsonrpc.EncodeMessage(m)
+		r, ok := m.(*jsonrpc.Response)
+		if !ok || r.ID.Raw() != id || r.Error != nil || !strings.Contains(string(r.Result), want) {
+			t.Fatalf("read %s, want the answer to %d with %q", data, id, want)
+		}
+	}
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tester","version":"v1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{"label":"a"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"label":"b"}}}`,
+	} {
+		if err := conn.Write(ctx, mustRequest(s)); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(s, `"method":"initialize"`) {
+			read(1, "counter")
+		}
+	}
+	read(2, `"text":"b"`)
+	if err := conn.Write(ctx, mustRequest(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)); err != nil {
+		t.Fatal(err)
+	}
+	read(3, `"text":"a, cancelled"`)
+	conn.Close()
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
