@@ -101,6 +101,17 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 // returned when cancelled), so the live client gets the answer only once it
 // has given the call up too, or passed the cancellation by. Both levels.
 func afterCancellations(infos []lineInfo, pl *plan) {
+	cancels := map[string][]int32{}
+	for j := range pl.steps {
+		if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.kind == kindNote && m.method == "notifications/cancelled" {
+			id := cancelledID(m.params)
+			cancels[id] = append(cancels[id], int32(j))
+		}
+	}
+	if len(cancels) == 0 {
+		return
+	}
+	pl.cancels = cancels
 	for i := range pl.steps {
 		st := &pl.steps[i]
 		if !st.answer {
@@ -110,10 +121,8 @@ func afterCancellations(infos []lineInfo, pl *plan) {
 		if st.call >= 0 {
 			call = st.call
 		}
-		id := infos[call].msg.id
-		for j := call + 1; j < int32(i); j++ {
-			if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.kind == kindNote &&
-				m.method == "notifications/cancelled" && cancelledID(m.params) == id {
+		for _, j := range cancels[infos[call].msg.id] {
+			if call < j && j < int32(i) {
 				st.needs = append(st.needs[:len(st.needs):len(st.needs)], j)
 			}
 		}

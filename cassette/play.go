@@ -20,7 +20,6 @@ type player struct {
 	pl      *plan
 	canon   [][]byte           // each line's message, canonical; nil without one
 	index   map[string][]int32 // match key → the client lines with it, in order
-	cancels map[string][]int32 // a recorded call's id key → the client cancellations naming it, in order
 	streams map[int]*streamLines
 	faults  *faults
 }
@@ -52,13 +51,6 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	for _, i := range pl.clients {
 		k := p.recordedKey(int(i), infos[i].msg.kind)
 		p.index[k] = append(p.index[k], i)
-		if m := &infos[i].msg; m.kind == kindNote && m.method == "notifications/cancelled" {
-			if p.cancels == nil {
-				p.cancels = map[string][]int32{}
-			}
-			id := cancelledID(m.params)
-			p.cancels[id] = append(p.cancels[id], i)
-		}
 	}
 	return p, nil
 }
@@ -71,7 +63,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 // when m names no such call (it is matched by its key, as any message is).
 func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
 	r, isReq := m.(*jsonrpc.Request)
-	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.cancels) == 0 {
+	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
 		return 0, false, false
 	}
 	id := cancelledID(r.Params)
@@ -81,7 +73,7 @@ func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Me
 			if err != nil {
 				return 0, false, false
 			}
-			i, ok = s.match(p.cancels[m.id])
+			i, ok = s.match(p.pl.cancels[m.id])
 			return i, ok, true
 		}
 	}

@@ -33,8 +33,9 @@ type step struct {
 // A plan is the steps of one cassette, computed once per player.
 type plan struct {
 	steps   []step
-	clients []int32 // the client lines, in order
-	answers []int32 // the answer lines, in order
+	clients []int32            // the client lines, in order
+	answers []int32            // the answer lines, in order
+	cancels map[string][]int32 // a recorded call's id key → the client lines cancelling it, in order; nil for none
 }
 
 // A scheduler is one session's state over a plan.
