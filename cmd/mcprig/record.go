@@ -172,7 +172,14 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return recordHTTP(ctx, &f, opts, stdout, stderr)
 	}
 	if err := recordStdio(ctx, &f, opts, cmd, os.Stdin, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "mcprig record: %v\n", err)
+		if se, ok := err.(*serverEnd); ok && se.diag != nil && se.diag.Exited {
+			// Its stderr has been passed on already: say how it ended, once.
+			d := *se.diag
+			d.Stderr = nil
+			fmt.Fprintf(stderr, "mcprig record: the server ended the session: %v\n", &d)
+		} else {
+			fmt.Fprintf(stderr, "mcprig record: %v\n", err)
+		}
 		return exitStatus(err)
 	}
 	return 0

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
@@ -174,26 +174,30 @@ func TestReplayMismatch(t *testing.T) {
 
 // TestServerExitPassedOn: a server that exits mid-call ends the proxied
 // session as it would end the client's own: the recording proxy exits with
-// the server's status, and "mcprig replay" of its cassette exits with the
+// the server's status, its stderr passed on once (not again inside
+// mcprig's own line), and "mcprig replay" of its cassette exits with the
 // recorded status and writes the recorded tail of the server's standard
 // error, so the client that launched either sees what it saw from the
 // server itself (Diagnosis), not mcprig's own status 1 and message.
 func TestServerExitPassedOn(t *testing.T) {
 	leakcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "crash.jsonl")
-	rec := connect(t, mcprig(t, nil, "record", "-o", path, "--env", "GORACE", "--", self(t), "fakeserver", "--fault", "crash=lookup:7"))
+	rec := connect(t, mcprig(t, nil, "record", "-o", path, "--env", "GORACE", "--", self(t), "fakeserver",
+		"--fault", "flood-stderr=lookup:64", "--fault", "crash=lookup:7"))
 	d := crashedCall(t, rec)
+	tail := strings.Repeat("E", 63) + "\n"
 	if !d.Exited || d.ExitCode != 7 {
 		t.Errorf("recording proxy: the client saw %v, want exit status 7", d)
 	}
-	data := readFile(t, path)
-	const tail = "boom: config missing\n"
-	edited := bytes.Replace(data, []byte(`"exit":{"code":7}}`), []byte(`"exit":{"code":7},"stderr":"boom: config missing\n"}`), 1)
-	if bytes.Equal(edited, data) {
-		t.Fatalf("the cassette records no exit status 7:\n%s", data)
+	if n := strings.Count(string(d.Stderr), strings.TrimSuffix(tail, "\n")); n != 1 {
+		t.Errorf("recording proxy: the server's stderr reached the client %d times, want once:\n%s", n, d.Stderr)
 	}
-	if err := os.WriteFile(path, edited, 0o644); err != nil {
+	c, err := cassette.Load(path)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if end := c.Interactions[len(c.Interactions)-1].Ending; end == nil || end.Exit == nil || end.Exit.Code != 7 || end.Stderr != tail {
+		t.Fatalf("the cassette's ending is %+v, want exit status 7 and the stderr tail", end)
 	}
 	d = crashedCall(t, connect(t, mcprig(t, nil, "replay", path)))
 	if !d.Exited || d.ExitCode != 7 || string(d.Stderr) != tail {
