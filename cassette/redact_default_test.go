@@ -22,13 +22,14 @@ import (
 )
 
 // echoHeaders adds to c a tool "headers" that answers with the values of
-// the request's Authorization, Cookie and X-Api-Key headers, as a server
+// the request's Authorization, Proxy-Authorization, Cookie and X-Api-Key
+// headers, as a server
 // that echoes what it was sent does.
 func echoHeaders(c *counter) *counter {
 	mcp.AddTool(c.srv, &mcp.Tool{Name: "headers", Description: "Echoes credentials."}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 		var parts []string
 		if h := req.Extra; h != nil && h.Header != nil {
-			for _, k := range []string{"Authorization", "Cookie", "X-Api-Key"} {
+			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"} {
 				parts = append(parts, k+"="+h.Header.Get(k))
 			}
 		}
@@ -82,6 +83,7 @@ func TestRedactedByDefault(t *testing.T) {
 	const (
 		bearer  = "bearer-7d1f9a2b4c6e"
 		cookie  = "cookie-0a1b2c3d4e5f"
+		proxy   = "proxycred-31415926"
 		apiKey  = "apikey-99887766aabb"
 		inURL   = "urlkey-1029384756"
 		twice   = "tok-twice-42"
@@ -102,6 +104,13 @@ func TestRedactedByDefault(t *testing.T) {
 				return httpLive(t, newHTTPServer(t, echoHeaders(statefulCounter()), false, nil).url(), &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken(bearer))})
 			},
 			calls: []call{{Tool: "headers"}}, want: []string{`"Authorization":["Bearer REDACTED-1"]`, "Authorization=Bearer REDACTED-1"},
+		},
+		{
+			name: "Proxy-Authorization above the recorder", secrets: []string{proxy},
+			live: func(t *testing.T) transport.Factory {
+				return above{httpLive(t, newHTTPServer(t, echoHeaders(statefulCounter()), false, nil).url(), nil), http.Header{"Proxy-Authorization": {"Basic " + proxy}}}
+			},
+			calls: []call{{Tool: "headers"}}, want: []string{`"Proxy-Authorization":["Basic REDACTED-1"]`, "Proxy-Authorization=Basic REDACTED-1"},
 		},
 		{
 			name: "Cookie above the recorder", secrets: []string{cookie},
