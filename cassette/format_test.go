@@ -1,6 +1,7 @@
 package cassette_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -256,5 +257,53 @@ func TestBuiltInCodeReplays(t *testing.T) {
 	broken.Interactions = []cassette.Interaction{{Kind: cassette.KindRequest, HTTP: &cassette.HTTP{Stream: 1, Method: "GET", URL: "/mcp", Headers: http.Header{}}}}
 	if _, err := cassette.Replay(&broken, nil, nil); !errors.As(err, &ferr) {
 		t.Errorf("Replay of a request without a response = %v, want a *FormatError", err)
+	}
+}
+
+// TestBuiltInCodeReplaysHTTP: an HTTP cassette built in code, each line a
+// fresh value with its message written loosely (indented, keys as they
+// come), replays as the file it was copied from: the player builds its
+// streams, events and keys from the exported fields alone.
+func TestBuiltInCodeReplaysHTTP(t *testing.T) {
+	leakcheck.Check(t)
+	src, err := cassette.Load("testdata/http.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := &cassette.Cassette{File: "built", Header: src.Header}
+	for _, in := range src.Interactions {
+		line := cassette.Interaction{Kind: in.Kind, From: in.From, Text: in.Text}
+		if in.Message != nil {
+			var b bytes.Buffer
+			if err := json.Indent(&b, in.Message, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			line.Message = b.Bytes()
+		}
+		if in.HTTP != nil {
+			h := *in.HTTP
+			h.Headers = in.HTTP.Headers.Clone()
+			line.HTTP = &h
+		}
+		if in.Ending != nil {
+			e := *in.Ending
+			line.Ending = &e
+		}
+		built.Interactions = append(built.Interactions, line)
+	}
+	f, err := cassette.Replay(built, nil, &cassette.Options{Secrets: []string{"s3cr3t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := session(t, f, rev2025, script...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []outcome{{Text: "first #1"}, {Text: `roots=1 sampled="hi" elicited=Ada`}, {Text: "second #3"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replayed outcomes mismatch (-want +got):\n%s", diff)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
