@@ -57,7 +57,7 @@ func endings() []ending {
 		{"request refused", func(t *testing.T) transport.Factory {
 			s := newHTTPServer(t, statefulCounter(), true, nil)
 			return &goneAtCall{Factory: httpLive(t, s.url(), nil), srv: s}
-		}, "count", client.ClassServer, false},
+		}, "count", client.ClassTransport, false},
 	}
 }
 

@@ -265,6 +265,14 @@ func TestCacheHints(t *testing.T) {
 	if rr.TTLMs != 30_000 || rr.CacheScope != "public" {
 		t.Errorf("read result cache hints = %d, %q", rr.TTLMs, rr.CacheScope)
 	}
+	// Within its TTL a repeated read is answered from the go-sdk's cache,
+	// as Catalog.Cache's doc says: the server reads once.
+	if _, err := c.ReadResource(context.Background(), "docs://readme"); err != nil {
+		t.Fatal(err)
+	}
+	if n := reads.Load(); n != 1 {
+		t.Errorf("the server read the resource %d times, want 1", n)
+	}
 }
 
 // JSON Schema 2020-12 is kept as the server sent it: no $ref is

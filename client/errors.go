@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os/exec"
 	"strings"
 
@@ -269,6 +270,11 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassServer
 	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, ErrHeaderMismatch):
 		return ClassProtocol
+	case errors.As(err, new(*url.Error)):
+		// An HTTP request that got no answer (refused, unreachable, reset):
+		// the go-sdk wraps it as a JSON-RPC error ("rejected by
+		// transport"), which no server sent.
+		return ClassTransport
 	case errors.As(err, &rpcErr):
 		return ClassServer
 	}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,4 +53,51 @@ func TestStreamableHTTPFailuresAreClassified(t *testing.T) {
 	if _, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "y"}); err != nil {
 		t.Errorf("lookup after the refused response: %v", err)
 	}
+}
+
+// A server that cannot be reached never answered: connecting fails as a
+// transport failure (not as the server's, which is what the go-sdk's
+// "rejected by transport" JSON-RPC error made of it), on both revisions,
+// and so does a call after the server went away.
+func TestUnreachableServerIsTransport(t *testing.T) {
+	for _, p := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
+		t.Run(p.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			ts := httptest.NewServer(http.NotFoundHandler())
+			url := ts.URL
+			ts.Close() // nothing listens there now
+			f, err := streamablehttp.New(url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = client.Connect(context.Background(), client.Definition{Name: "gone", Profile: p, Transport: f}, nil)
+			var ce *client.Error
+			if !errors.As(err, &ce) || ce.Class != client.ClassTransport {
+				t.Errorf("Connect = %v, want ClassTransport", err)
+			}
+			if ce != nil && !ce.ConnectionRetryable() {
+				t.Errorf("%v is not ConnectionRetryable", err)
+			}
+		})
+	}
+	t.Run("after connect", func(t *testing.T) {
+		leakcheck.Check(t)
+		n := &counter{}
+		srv := docsServer(n)
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+		c := connectURL(t, ts.URL, nil, nil, "2026-07-28")
+		// The server goes away: it accepts nothing more, and the
+		// connections it has (the list-change stream's) are cut.
+		ts.Listener.Close()
+		ts.CloseClientConnections()
+		t.Cleanup(ts.Close)
+		_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "x"})
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Class != client.ClassTransport {
+			t.Errorf("CallTool = %v, want ClassTransport", err)
+		}
+		if got := n.get("lookup"); got != 0 {
+			t.Errorf("lookup ran %d times, want 0", got)
+		}
+	})
 }
