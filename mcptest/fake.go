@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,10 @@ const NoExitSleep = "atexit_sleep_ms=0"
 
 // FakeOptions configure a fake server started by [InProcess], [Stdio] or
 // [HTTP], or a server under test wrapped by [Wrap] or [WrapHTTP]. A nil
-// *FakeOptions means the defaults.
+// *FakeOptions means the defaults. An option the helper cannot act on
+// (Stateless, Auth or HTTP where nothing is served over HTTP, Stdio where
+// no child is started, a fault where it cannot act) fails the test at once
+// rather than being ignored.
 type FakeOptions struct {
 	// Profile is fakeserver.ProfileDocs (the default when Profile and
 	// Definition are empty), fakeserver.ProfileRich, or the name of a
@@ -87,6 +91,7 @@ type Fake struct {
 func InProcess(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
+	refuseUnused(t, "mcptest.InProcess", o, false, false)
 	noHTTPFaults(t, "mcptest.InProcess", "mcptest.HTTP", o.Faults)
 	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults, Revision: o.Revision})
 	if err != nil {
@@ -138,6 +143,7 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m, …), so that the test binary can run as the fake server")
 	}
 	o := fakeOptions(opts)
+	refuseUnused(t, "mcptest.Stdio", o, false, true)
 	noHTTPFaults(t, "mcptest.Stdio", "mcptest.HTTP", o.Faults)
 	profile := o.Profile
 	if d := o.Definition; d != nil {
@@ -183,6 +189,31 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
 	return &Fake{t: t, name: profile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+}
+
+// refuseUnused fails t for options what would ignore: the HTTP ones
+// (Stateless, Auth, HTTP) where it serves no HTTP, Stdio where it starts
+// no child. A test that asked for them would pass without them.
+func refuseUnused(t testing.TB, what string, o FakeOptions, overHTTP, child bool) {
+	t.Helper()
+	var unused []string
+	if !overHTTP {
+		if o.Stateless {
+			unused = append(unused, "Stateless")
+		}
+		if o.Auth != nil {
+			unused = append(unused, "Auth")
+		}
+		if o.HTTP != nil {
+			unused = append(unused, "HTTP")
+		}
+		if len(unused) > 0 {
+			t.Fatalf("%s: FakeOptions.%s act only on a fake served over HTTP (mcptest.HTTP, mcptest.WrapHTTP)", what, strings.Join(unused, ", "))
+		}
+	}
+	if !child && o.Stdio != nil {
+		t.Fatalf("%s: FakeOptions.Stdio acts only on the children mcptest.Stdio starts", what)
+	}
 }
 
 // noHTTPFaults fails t for a fault that acts on HTTP requests, given to

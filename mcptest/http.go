@@ -21,6 +21,7 @@ import (
 func HTTP(t testing.TB, opts *FakeOptions) *Fake {
 	t.Helper()
 	o := fakeOptions(opts)
+	refuseUnused(t, "mcptest.HTTP", o, true, false)
 	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults, Revision: o.Revision})
 	if err != nil {
 		t.Fatalf("mcptest.HTTP: %v", err)

@@ -27,6 +27,7 @@ func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *FakeOptions) *Fake {
 	if opts != nil {
 		noHTTPFaults(t, "mcptest.Wrap", "mcptest.WrapHTTP", opts.Faults)
 	}
+	refuseUnused(t, "mcptest.Wrap", fakeOptions(opts), false, true) // Stdio: wrap says why
 	fs, o := wrap(t, "mcptest.Wrap", srv, opts)
 	return inProcess(t, fs, o)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport/stdio"
+	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -163,6 +165,14 @@ func TestWrapAndFakeOptionsRefused(t *testing.T) {
 			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.FakeOptions{Revision: fakeserver.Revision20251125})
 		}, "a fake's options"},
 		{"unknown revision", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Revision: "2025-11-26"}) }, `unknown protocol revision "2025-11-26"`},
+		{"in-process, stateless", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Stateless: true}) }, "FakeOptions.Stateless act only on a fake served over HTTP"},
+		{"in-process, protected", func(tb testing.TB) {
+			mcptest.InProcess(tb, &mcptest.FakeOptions{Auth: &mcptest.Protection{}, HTTP: &streamablehttp.Options{}})
+		}, "FakeOptions.Auth, HTTP act only on a fake served over HTTP"},
+		{"in-process, stdio options", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Stdio: &stdio.Options{}}) }, "FakeOptions.Stdio acts only on the children"},
+		{"stdio, protected", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Auth: &mcptest.Protection{}}) }, "FakeOptions.Auth act only"},
+		{"http, stdio options", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.FakeOptions{Stdio: &stdio.Options{}}) }, "FakeOptions.Stdio acts only"},
+		{"wrap, stateless", func(tb testing.TB) { mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Stateless: true}) }, "FakeOptions.Stateless act only"},
 		{"unknown profile", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Profile: "huge"}) }, `unknown profile "huge"`},
 		{"bad definition", func(tb testing.TB) {
 			mcptest.HTTP(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "x y"}})
