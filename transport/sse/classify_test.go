@@ -1,0 +1,45 @@
+package sse_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/sse"
+)
+
+// Every status rule of Classify at its edges, with its negative cases: a
+// 5xx (500 and 599, not 499 or 600) and a POST's 404 are the server's, as
+// on Streamable HTTP; the session GET's 404 is not (there is no session
+// yet to be gone: the endpoint is wrong); 401 and 403 are auth; any other
+// status breaks the protocol. Each is wrapped as the go-sdk wraps it.
+func TestStatusClassesAtTheirEdges(t *testing.T) {
+	f := newFactory(t, "http://127.0.0.1:1/sse", nil)
+	for _, tc := range []struct {
+		method string
+		status int
+		want   error
+	}{
+		{http.MethodPost, 404, transport.ErrServer},
+		{http.MethodGet, 404, transport.ErrProtocol},
+		{http.MethodPost, 499, transport.ErrProtocol},
+		{http.MethodGet, 499, transport.ErrProtocol},
+		{http.MethodPost, 500, transport.ErrServer},
+		{http.MethodGet, 500, transport.ErrServer},
+		{http.MethodPost, 599, transport.ErrServer},
+		{http.MethodGet, 599, transport.ErrServer},
+		{http.MethodPost, 600, transport.ErrProtocol},
+		{http.MethodPost, 400, transport.ErrProtocol},
+		{http.MethodPost, 405, transport.ErrProtocol},
+		{http.MethodGet, 200, transport.ErrProtocol}, // not an event stream
+		{http.MethodPost, 401, transport.ErrAuth},
+		{http.MethodGet, 403, transport.ErrAuth},
+	} {
+		err := fmt.Errorf("calling: %w", &sse.StatusError{Method: tc.method, Status: tc.status})
+		if got := f.Classify(err); !errors.Is(got, tc.want) {
+			t.Errorf("%s answered %d: Classify = %v, want %v", tc.method, tc.status, got, tc.want)
+		}
+	}
+}
