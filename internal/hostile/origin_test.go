@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
@@ -222,4 +223,93 @@ func profileFor(kind transport.Kind) client.Profile {
 		return client.ProfileDefault
 	}
 	return client.Profile20251125
+}
+
+// A redirect of the GET stream (Streamable HTTP's standalone stream, legacy
+// SSE's session stream) to another origin is refused whatever its status
+// (301, 302, 303, 307, 308) and wherever it points (another port, scheme
+// or host): Connect fails by policy at once, not retryable, after one GET
+// (no retry with backoff), and no request or connection reaches the
+// target. The negative case: a redirect within the origin is followed.
+func TestRedirectedGETsRefused(t *testing.T) {
+	other := newCountingServer(t, http.NotFoundHandler())
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, kind := range []transport.Kind{transport.KindStreamableHTTP, transport.KindSSE} {
+			for _, target := range []string{"same origin", "other port", "other scheme", "other host"} {
+				t.Run(fmt.Sprintf("%d/%v/%s", status, kind, target), func(t *testing.T) {
+					leakcheck.Check(t)
+					srv := newServer(nil)
+					var h http.Handler
+					if kind == transport.KindSSE {
+						h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+					} else {
+						h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+					}
+					var gets atomic.Int64
+					var home *countingServer
+					home = newCountingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.Method == http.MethodGet && r.URL.Query().Get("moved") == "" {
+							gets.Add(1)
+							u, _ := url.Parse(home.URL)
+							u.RawQuery = "moved=1"
+							switch target {
+							case "other port":
+								u, _ = url.Parse(other.URL)
+							case "other scheme":
+								u.Scheme = "https"
+							case "other host":
+								u.Host = "localhost:" + u.Port()
+							}
+							http.Redirect(w, r, u.String(), status)
+							return
+						}
+						h.ServeHTTP(w, r)
+					}))
+					t.Cleanup(func() {
+						for ss := range srv.Sessions() {
+							ss.Close()
+						}
+					})
+					mk := httpKinds["streamablehttp"]
+					if kind == transport.KindSSE {
+						mk = httpKinds["sse"]
+					}
+					f, err := mk(home.URL)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					otherBefore := other.requests.Load()
+					c, err := client.Connect(ctx, client.Definition{Name: "home", Profile: profileFor(kind), Transport: f}, nil)
+					if target == "same origin" {
+						if err != nil {
+							t.Fatalf("Connect through a redirect within the origin: %v", err)
+						}
+						if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {
+							t.Errorf("CallTool after a redirect within the origin: %v", err)
+						}
+						closeWithin(t, c, 10*time.Second)
+						return
+					}
+					if err == nil {
+						closeWithin(t, c, 10*time.Second)
+					}
+					var ce *client.Error
+					if !errors.As(err, &ce) || ce.Op != client.OpConnect || ce.Class != client.ClassPolicy || ce.ConnectionRetryable() {
+						t.Errorf("Connect error = %v, want op connect, ClassPolicy, not retryable", err)
+					}
+					if got := gets.Load(); got != 1 {
+						t.Errorf("%d GETs at the home server, want 1 (refused at once, not retried)", got)
+					}
+					if got := other.requests.Load() - otherBefore; got != 0 {
+						t.Errorf("the other server received %d requests, want 0", got)
+					}
+					if n := home.tlsHellos.Load(); n != 0 {
+						t.Errorf("%d TLS handshakes reached %s, want 0", n, home.URL)
+					}
+				})
+			}
+		}
+	}
 }
