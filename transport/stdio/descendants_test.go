@@ -1,6 +1,7 @@
 package stdio_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -94,6 +95,29 @@ func TestCloseEndsSetsidGrandchild(t *testing.T) {
 	}
 	if got := c.Descendants(); len(got) != 0 {
 		t.Errorf("Descendants() after Close = %v, want none", got)
+	}
+}
+
+// Close sends SIGTERM to a setsid grandchild along with the group, so that
+// it can end cleanly too, before SIGKILL; counted at the grandchild, which
+// records each SIGTERM it gets.
+func TestCloseSendsSIGTERMToSetsidGrandchild(t *testing.T) {
+	requireProc(t)
+	leakcheck.Check(t)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "setsidterm", &stdio.Options{Env: env, CloseGrace: 50 * time.Millisecond, TermGrace: 10 * time.Second}))
+	gpid := recordedPid(t, path, "grandchild")
+	pollUntil(t, "the grandchild handles SIGTERM", func() bool {
+		return slices.Contains(readRecord(path), fmt.Sprintf("ready %d", gpid))
+	})
+	if err := closeWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(readRecord(path), fmt.Sprintf("sigterm %d", gpid)) {
+		t.Errorf("setsid grandchild %d got no SIGTERM before SIGKILL; it recorded %q", gpid, readRecord(path))
+	}
+	if !dead(t, gpid) {
+		t.Errorf("setsid grandchild %d is still running after Close (state %s)", gpid, procState(t, gpid))
 	}
 }
 

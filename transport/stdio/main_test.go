@@ -122,6 +122,41 @@ var children = map[string]func() int{
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	},
+	// setsidterm starts a "termpid" grandchild in a session of its own and
+	// records "grandchild PID"; it ignores the end of stdin, and at SIGTERM
+	// waits (up to 3s) until the grandchild has recorded its own SIGTERM,
+	// then exits: the grandchild's signal is then seen before the freeze
+	// that precedes SIGKILL could stop it.
+	"setsidterm": func() int {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		pid, err := spawn("termpid", nil, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("grandchild %d", pid))
+		go io.Copy(io.Discard, os.Stdin)
+		<-sigs
+		want := fmt.Sprintf("sigterm %d", pid)
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) { // polling with a deadline: the grandchild's record is a file
+			if slices.Contains(readRecord(os.Getenv(recordEnv)), want) {
+				break
+			}
+		}
+		return 0
+	},
+	// termpid records "ready PID" once it handles SIGTERM, then "sigterm
+	// PID" at each SIGTERM, which it otherwise ignores.
+	"termpid": func() int {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		record(fmt.Sprintf("ready %d", os.Getpid()))
+		for range sigs {
+			record(fmt.Sprintf("sigterm %d", os.Getpid()))
+		}
+		return 0
+	},
 	// doublefork starts an "intermediate" child that starts a "hang"
 	// grandchild with setsid and records "grandchild PID" and "intermediate
 	// PID"; the intermediate exits when the first line arrives on this
