@@ -161,6 +161,42 @@ func TestJSONBodyMustAnswerTheCall(t *testing.T) {
 	}
 }
 
+// A body that is not a call's answer (an error body, a JSON body to a
+// notification) is bounded by MaxJSONBytes too, at its edge: exactly the
+// bound is read whole, in chunks of any size; one byte more is ErrLimit
+// naming the body, and nothing past the bound is handed out.
+func TestPlainBodyBoundAtTheEdge(t *testing.T) {
+	const max = 1000
+	for _, chunk := range []int{1, 7, max, 4 << 10} {
+		for _, n := range []int{max, max + 1} {
+			leakcheck.Check(t)
+			body := strings.Repeat("e", n)
+			p := &plainBody{bodyBase: newBodyBase(t, body), max: max, what: "error body"}
+			var got []byte
+			var err error
+			buf := make([]byte, chunk)
+			for err == nil {
+				var k int
+				k, err = p.Read(buf)
+				got = append(got, buf[:k]...)
+			}
+			p.Close()
+			if n == max {
+				if err != io.EOF || len(got) != max {
+					t.Errorf("error body of exactly %d bytes, read %d at a time: %d bytes, %v; want all of it and EOF", max, chunk, len(got), err)
+				}
+				continue
+			}
+			if !errors.Is(err, transport.ErrLimit) || !strings.Contains(err.Error(), fmt.Sprintf("error body over %d bytes", max)) {
+				t.Errorf("error body of %d bytes, read %d at a time: error %v, want ErrLimit for the error body", n, chunk, err)
+			}
+			if len(got) > max {
+				t.Errorf("error body of %d bytes, read %d at a time: %d bytes handed out, want at most %d", n, chunk, len(got), max)
+			}
+		}
+	}
+}
+
 // FuzzSSEBody checks a call's response stream against any server bytes,
 // read in any chunking: the go-sdk is handed only whole events, each within
 // MaxEventBytes, the same events the server sent (as internal/sse reads
