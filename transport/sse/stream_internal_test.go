@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
@@ -45,13 +46,35 @@ func newTestStream(t *testing.T, lim Limits, input string) (*streamBody, *counti
 	return st.openStream(context.Background(), io.NopCloser(cr), func() {}), cr
 }
 
+// readAll reads r to its end, failing t if that takes more than 10s: a
+// broken bound that stops the stream's progress fails the test instead of
+// hanging it.
+func readAll(t *testing.T, r io.Reader) ([]byte, error) {
+	t.Helper()
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { b, err := io.ReadAll(r); done <- result{b, err} }()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the stream has not ended after 10s")
+		return nil, nil
+	}
+}
+
+// An event of exactly MaxEventBytes is delivered; one of a byte more ends
+// the stream with the limit error, having read at most one byte past it.
 func TestEventLimitIsExact(t *testing.T) {
 	leakcheck.Check(t)
 	const max = 64
 	ok := endpointEvent + event(max)
 	input := ok + event(max+1) + strings.Repeat("y", 1<<20)
 	s, cr := newTestStream(t, Limits{MaxEventBytes: max}, input)
-	got, err := io.ReadAll(s)
+	got, err := readAll(t, s)
 	if diff := cmp.Diff(&transport.LimitError{Transport: pkg, What: "sse event", Limit: max}, err); diff != "" {
 		t.Errorf("read error mismatch (-want +got):\n%s", diff)
 	}
@@ -63,21 +86,33 @@ func TestEventLimitIsExact(t *testing.T) {
 	}
 }
 
+// A session stream of exactly MaxStreamBytes is delivered whole and ends
+// as the server ended it; one byte more ends it with the limit error,
+// after the events complete within the bound, having read at most one
+// byte past it.
 func TestStreamLimitIsExact(t *testing.T) {
-	leakcheck.Check(t)
 	const max = 200
-	input := endpointEvent + strings.Repeat(event(50), 10)
-	s, cr := newTestStream(t, Limits{MaxStreamBytes: max}, input)
-	got, err := io.ReadAll(s)
-	if diff := cmp.Diff(&transport.LimitError{Transport: pkg, What: "stream", Limit: max}, err); diff != "" {
-		t.Errorf("read error mismatch (-want +got):\n%s", diff)
-	}
-	want := endpointEvent + strings.Repeat(event(50), (max-len(endpointEvent))/50)
-	if string(got) != want {
-		t.Errorf("read %d bytes, want the %d of the events within the bound", len(got), len(want))
-	}
-	if cr.n > max+1 {
-		t.Errorf("read %d bytes from the network, want at most %d", cr.n, max+1)
+	head := endpointEvent + strings.Repeat(event(50), 2)
+	for _, tc := range []struct {
+		input, want string
+		err         error
+	}{
+		{head + event(max-len(head)), head + event(max-len(head)), nil},
+		{head + event(max-len(head)+1), head, &transport.LimitError{Transport: pkg, What: "stream", Limit: max}},
+		{head + event(max-len(head)) + event(50), head + event(max-len(head)), &transport.LimitError{Transport: pkg, What: "stream", Limit: max}},
+	} {
+		leakcheck.Check(t)
+		s, cr := newTestStream(t, Limits{MaxStreamBytes: max}, tc.input)
+		got, err := readAll(t, s)
+		if tc.err == nil && err != nil || tc.err != nil && !cmp.Equal(tc.err, err) {
+			t.Errorf("stream of %d bytes: read error %v, want %v", len(tc.input), err, tc.err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("stream of %d bytes: read %d bytes, want the %d of the events within the bound", len(tc.input), len(got), len(tc.want))
+		}
+		if cr.n > max+1 {
+			t.Errorf("stream of %d bytes: read %d bytes from the network, want at most %d", len(tc.input), cr.n, max+1)
+		}
 	}
 }
 
@@ -92,7 +127,7 @@ func TestEndpointEventIsReadAlone(t *testing.T) {
 	if err != nil || string(buf[:n]) != endpointEvent {
 		t.Errorf("first Read = %q, %v; want the endpoint event only", buf[:n], err)
 	}
-	got, err := io.ReadAll(s)
+	got, err := readAll(t, s)
 	if err != nil || string(got) != rest {
 		t.Errorf("then read %q, %v; want %q", got, err, rest)
 	}
@@ -106,7 +141,7 @@ func TestSessionStreamLineEnds(t *testing.T) {
 	for _, eol := range []string{"\n", "\r\n", "\r"} {
 		in := ":hi" + eol + "event:endpoint" + eol + "data:/messages?sessionid=1" + eol + eol + "data:{}" + eol + "data: " + eol + eol
 		s, _ := newTestStream(t, Limits{}, in)
-		got, err := io.ReadAll(s)
+		got, err := readAll(t, s)
 		if want := endpointEvent + "data: {}\ndata: \n\n"; err != nil || string(got) != want {
 			t.Errorf("eol %q: read %q, %v; want %q", eol, got, err, want)
 		}
