@@ -15,6 +15,10 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if err := WriteFile(path, []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The mode asked for, not the temporary file's 0600.
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+	}
 	if err := WriteFile(path, []byte("two\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
