@@ -315,6 +315,9 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 // returns nil within its bound, with nothing abandoned.
 func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 	const drain = 50 * time.Millisecond
+	// A handler that honours its context may take a moment to return once
+	// cancelled: Close waits for it, within HandlerGrace.
+	const cleanup = client.HandlerGrace / 10
 	for _, tc := range []struct {
 		name    string
 		connect func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client
@@ -333,6 +336,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 					close(started)
 					close(entered)
 					<-ctx.Done()
+					time.Sleep(cleanup) // the handler's own clean-up, once cancelled
 					ended <- ctx.Err()
 				})
 			}})
@@ -355,6 +359,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 			}, &client.Handlers{Sampling: func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				close(entered)
 				<-ctx.Done()
+				time.Sleep(cleanup) // the handler's own clean-up, once cancelled
 				ended <- ctx.Err()
 				return nil, ctx.Err()
 			}})
