@@ -44,7 +44,7 @@ func TestCloseDrainsInFlightCalls(t *testing.T) {
 		_, err := c.CallTool(context.Background(), "wait", map[string]any{})
 		callErr <- err
 	}()
-	<-entered
+	recv(t, entered, "the call reached the tool")
 	closed := make(chan error, 1)
 	go func() { closed <- c.Close() }()
 
@@ -57,10 +57,10 @@ func TestCloseDrainsInFlightCalls(t *testing.T) {
 	default:
 	}
 	close(release)
-	if err := <-callErr; err != nil {
+	if err := recv(t, callErr, "the in-flight call returned"); err != nil {
 		t.Errorf("in-flight call failed: %v", err)
 	}
-	if err := <-closed; err != nil {
+	if err := recv(t, closed, "Close returned"); err != nil {
 		t.Errorf("Close: %v", err)
 	}
 	if got := n.get("wait"); got != 1 {
@@ -82,11 +82,11 @@ func TestCloseCancelsCallsAfterDrainTimeout(t *testing.T) {
 		_, err := c.CallTool(context.Background(), "wait", map[string]any{})
 		callErr <- err
 	}()
-	<-entered
-	if err := c.Close(); err != nil {
+	recv(t, entered, "the call reached the tool")
+	if err, _ := closeWithin(t, c, 30*time.Second); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	assertClass(t, <-callErr, client.ClassClosed, client.ErrClosed)
+	assertClass(t, recv(t, callErr, "the cancelled call returned"), client.ClassClosed, client.ErrClosed)
 	if got := n.get("wait"); got != 1 {
 		t.Errorf("tool ran %d times, want 1 (never retried)", got)
 	}
@@ -146,5 +146,19 @@ func TestCallTimeout(t *testing.T) {
 	}
 	if _, err := c.CallTool(context.Background(), "quick", map[string]any{}); err != nil {
 		t.Errorf("a call after the timeout: %v", err)
+	}
+}
+
+// recv receives from ch, failing t if nothing comes within 30s: a broken
+// guard fails the test instead of hanging it.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting until %s", what)
+		var zero T
+		return zero
 	}
 }
