@@ -24,10 +24,15 @@ type floodFigures struct {
 	close   time.Duration // how long Close took
 	handled int64         // notifications the Logging handler received
 	dropped int64         // notifications the client dropped and counted
+	// waiting is how many notifications were neither handled (begun) nor
+	// dropped when the answer arrived: at most the client's queue, what the
+	// go-sdk had read and not yet handed over (the pacing window), and the
+	// one running.
+	waiting int64
 }
 
 func (f floodFigures) String() string {
-	return fmt.Sprintf("heap +%.1f MiB, Close %v, %d handled, %d dropped", float64(f.heap)/(1<<20), f.close.Round(time.Millisecond), f.handled, f.dropped)
+	return fmt.Sprintf("heap +%.1f MiB, Close %v, %d handled, %d dropped, %d waiting at the answer", float64(f.heap)/(1<<20), f.close.Round(time.Millisecond), f.handled, f.dropped, f.waiting)
 }
 
 // flood connects to newServer over kind, calls "flood" with n, whose
@@ -73,6 +78,7 @@ func floodDef(t testing.TB, def client.Definition, n int, delay time.Duration, l
 		t.Fatal(err)
 	}
 	var f floodFigures
+	f.waiting = int64(n) - handled.Load() - c.DroppedNotifications()
 	f.heap = int64(liveHeap()) - int64(before)
 	if p := os.Getenv("HOSTILE_HEAP_PROFILE"); p != "" {
 		hf, _ := os.Create(p)
@@ -200,6 +206,14 @@ func checkFlood(t *testing.T, f floodFigures, n int, drain time.Duration) {
 	// input, ten times over.
 	if limit := 10 * (drain + client.HandlerGrace + 200*time.Millisecond); f.close > limit {
 		t.Errorf("Close took %v, want well under %v", f.close, limit)
+	}
+	// Counted at the client's queue, not the heap, which a queue of
+	// 50,000 small notifications grows by less than the slack above: every
+	// notification had been read when the answer arrived, and those
+	// neither handled nor dropped waited in the queue or in the go-sdk's
+	// pacing window (256). Without the bound, tens of thousands waited.
+	if limit := int64(client.DefaultMaxQueuedNotifications + 1024); f.waiting > limit {
+		t.Errorf("%d notifications waited to be handled when the answer arrived, want at most %d (MaxQueuedNotifications and the pacing window)", f.waiting, limit)
 	}
 	if f.handled+f.dropped != int64(n) {
 		t.Errorf("%d handled + %d dropped = %d, want every one of the %d sent", f.handled, f.dropped, f.handled+f.dropped, n)
