@@ -215,7 +215,9 @@ const subreaperEnv = "STDIO_TEST_SUBREAPER"
 func inSubreaper(t *testing.T) bool {
 	t.Helper()
 	if os.Getenv(subreaperEnv) == "" {
-		cmd := exec.Command(testExe(t), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+		// The run ends at its own deadline: a broken guard fails it rather
+		// than hanging this test until go test's timeout.
+		cmd := exec.Command(testExe(t), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v", "-test.timeout=2m")
 		cmd.Env = append(os.Environ(), subreaperEnv+"=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
