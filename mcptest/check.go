@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,8 +60,8 @@ var serverChecks = []serverCheck{
 
 // checkRevisions are the revisions CheckServer checks a server at, in
 // order: the current one, which a server serves when it answers
-// server/discover, and 2025-11-25, which every server meets from older
-// clients.
+// server/discover, and 2025-11-25, which a server meets from older
+// clients unless it serves the current revision only.
 var checkRevisions = []string{"2026-07-28", "2025-11-25"}
 
 // CheckServer checks that the server f makes keeps the protocol's rules
@@ -69,7 +70,9 @@ var checkRevisions = []string{"2026-07-28", "2025-11-25"}
 // elsewhere), in
 // the manner of testing/fstest.TestFS, at each revision in turn: on
 // 2026-07-28 when the server serves it (it answers server/discover; a server
-// that does not is checked at 2025-11-25 only), then on 2025-11-25, each in
+// that does not is checked at 2025-11-25 only), then on 2025-11-25 (a
+// server that serves 2026-07-28 and refuses initialize, or that revision,
+// serves the current revision only, and is checked at it alone), each in
 // a session of its own. In each: the handshake (server/discover or
 // initialize) completes and names the server; ping answers; every list it
 // advertises pages consistently (no repeated cursor, no null or duplicate
@@ -80,12 +83,17 @@ var checkRevisions = []string{"2026-07-28", "2025-11-25"}
 // problem.
 func CheckServer(ctx context.Context, f transport.Factory) error {
 	var errs []error
+	current := false // the server serves 2026-07-28
 	for _, rev := range checkRevisions {
 		s, err := openCheck(ctx, f, rev)
 		if err != nil {
+			if current && refusesRevision(err) {
+				continue // a server of the current revision only
+			}
 			errs = append(errs, err)
 			continue
 		}
+		current = current || s != nil && s.rev >= "2026-07-28"
 		if s == nil {
 			continue // the server does not serve rev
 		}
@@ -107,15 +115,20 @@ func CheckServer(ctx context.Context, f transport.Factory) error {
 // that does not serve it.
 func RunServerChecks(t *testing.T, f transport.Factory) {
 	t.Helper()
+	current := false // the server serves 2026-07-28
 	for _, rev := range checkRevisions {
 		t.Run(rev, func(t *testing.T) {
 			s, err := openCheck(context.Background(), f, rev)
+			if err != nil && current && refusesRevision(err) {
+				t.Skipf("the server serves 2026-07-28 only (%v)", err)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s == nil {
 				t.Skipf("the server does not serve %s (it does not answer server/discover)", rev)
 			}
+			current = current || s.rev >= "2026-07-28"
 			t.Cleanup(func() {
 				if err := s.cs.Close(); err != nil {
 					t.Errorf("close: %v", err)
@@ -130,6 +143,14 @@ func RunServerChecks(t *testing.T, f transport.Factory) {
 			}
 		})
 	}
+}
+
+// refusesRevision reports whether err is a server's refusal of the
+// revision a session offered: initialize unknown (a server of 2026-07-28
+// only) or the revision unsupported (-32022).
+func refusesRevision(err error) bool {
+	var rpcErr *jsonrpc.Error
+	return errors.As(err, &rpcErr) && (rpcErr.Code == jsonrpc.CodeMethodNotFound || rpcErr.Code == mcp.CodeUnsupportedProtocolVersion)
 }
 
 // openCheck opens a session offering rev. It returns nil when rev is

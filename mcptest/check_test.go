@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -272,4 +273,36 @@ func TestCheckServerChecksEachRevision(t *testing.T) {
 		t.Errorf("CheckServer error %v does not say what, where and at which revision", err)
 	}
 	<-srv.done
+}
+
+// A server of one revision passes at the revision it serves: one from
+// before 2026-07-28 is checked at 2025-11-25 alone, and one of 2026-07-28
+// only (initialize unknown) at 2026-07-28 alone. A server that serves
+// neither fails: refusing initialize passes only beside server/discover.
+func TestCheckServerOneRevision(t *testing.T) {
+	for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
+		t.Run(rev, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			f := mcptest.InProcess(t, &mcptest.FakeOptions{Revision: rev})
+			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
+				t.Errorf("CheckServer: %v", err)
+			}
+			mcptest.RunServerChecks(t, f.Factory())
+		})
+	}
+	t.Run("neither", func(t *testing.T) {
+		mcptest.LeakCheck(t)
+		srv := mcp.NewServer(&mcp.Implementation{Name: "neither", Version: "v0"}, nil)
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" || method == "server/discover" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
+				}
+				return next(ctx, method, req)
+			}
+		})
+		if err := mcptest.CheckServer(t.Context(), inprocess.New(srv)); err == nil {
+			t.Error("CheckServer passed a server that serves no revision")
+		}
+	})
 }
