@@ -11,8 +11,9 @@ import (
 // Classify implements transport.Classifier: it maps this package's errors to
 // the transport sentinels.
 //
-// A status error is classed as Streamable HTTP's are: a 5xx, and a 404 to a
-// POST (the session is gone), are the server's failure (transport.ErrServer);
+// A status error is classed as Streamable HTTP's are: a 5xx, a 429 (Too
+// Many Requests), and a 404 to a POST (the session is gone), are the
+// server's failure (transport.ErrServer);
 // 401 and 403 are auth; any other status, and a session GET answered with
 // something other than an event stream, break the protocol. So does a
 // message on the session stream that is not JSON-RPC (ErrMalformed). A
@@ -20,7 +21,8 @@ import (
 // transport.ErrBroken: their outcome is unknown.
 func (f *Factory) Classify(err error) error {
 	var se *StatusError
-	if errors.As(err, &se) && (se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusNotFound && se.Method == http.MethodPost) {
+	if errors.As(err, &se) && (se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusTooManyRequests ||
+		se.Status == http.StatusNotFound && se.Method == http.MethodPost) {
 		return transport.ErrServer
 	}
 	switch {

@@ -11,8 +11,8 @@ import (
 )
 
 // Every status rule of Classify at its edges, with its negative cases: a
-// 5xx (500 and 599, not 499 or 600) and a POST's 404 are the server's, as
-// on Streamable HTTP; the session GET's 404 is not (there is no session
+// 5xx (500 and 599, not 499 or 600), a 429 (not 428 or 430) and a POST's
+// 404 are the server's, as on Streamable HTTP; the session GET's 404 is not (there is no session
 // yet to be gone: the endpoint is wrong); 401 and 403 are auth; any other
 // status breaks the protocol. Each is wrapped as the go-sdk wraps it.
 func TestStatusClassesAtTheirEdges(t *testing.T) {
@@ -32,6 +32,10 @@ func TestStatusClassesAtTheirEdges(t *testing.T) {
 		{http.MethodGet, 599, transport.ErrServer},
 		{http.MethodPost, 600, transport.ErrProtocol},
 		{http.MethodPost, 400, transport.ErrProtocol},
+		{http.MethodPost, 429, transport.ErrServer},
+		{http.MethodGet, 429, transport.ErrServer},
+		{http.MethodPost, 428, transport.ErrProtocol},
+		{http.MethodPost, 430, transport.ErrProtocol},
 		{http.MethodPost, 405, transport.ErrProtocol},
 		{http.MethodGet, 200, transport.ErrProtocol}, // not an event stream
 		{http.MethodPost, 401, transport.ErrAuth},

@@ -81,8 +81,9 @@
 // errors.Is and errors.As.
 //
 // Failures are classified as Streamable HTTP's are ([Factory.Classify]): a
-// 5xx, and a 404 to a POST (the session is gone), are the server's
-// ([transport.ErrServer]); a session stream that ends under calls awaiting
+// 5xx, a 429 (the server sheds load: the go-sdk takes it for transient on
+// Streamable HTTP too), and a 404 to a POST (the session is gone), are the
+// server's ([transport.ErrServer]); a session stream that ends under calls awaiting
 // their answer broke them ([transport.ErrBroken]: their outcome is
 // unknown); a message that is not JSON-RPC, or a status no server of this
 // transport would send, breaks the protocol.
