@@ -157,9 +157,11 @@ func refuseResume(code int, next http.Handler) http.Handler {
 // (the server had the call, which ran once, and its answer is lost), not
 // with the session error the go-sdk would fail the connection with: 404
 // would say only "session not found", as if the call had never been sent.
-// The call was POSTed once and resumed once; a 2xx is not a refusal.
+// The call was POSTed once and resumed once; a 2xx is not a refusal, any
+// other final status is (a 3xx here is one the redirect policy did not
+// follow).
 func TestRefusedResumptionFailsTheCallAsDropped(t *testing.T) {
-	for _, code := range []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusBadRequest, http.StatusForbidden} {
+	for _, code := range []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusNotModified} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
 			leakcheck.Check(t)
 			drop := dropAfter(1, "10")
