@@ -298,6 +298,24 @@ var faults = []fault{
 		},
 	},
 	{
+		// The server (or a proxy before it) refuses the call's POST with a
+		// 4xx and no JSON-RPC body: the call was not accepted, so its
+		// outcome is known and it ran nowhere; the connection stays usable
+		// (the next call is answered, on Streamable HTTP; a legacy SSE
+		// session is ended by the go-sdk).
+		name: "bad-request",
+		http: onToolCall(func(p *peer, w http.ResponseWriter, r *http.Request, next http.Handler) {
+			http.Error(w, "no", http.StatusBadRequest)
+		}),
+		want: func(kind transport.Kind, rev revision) (outcome, bool) {
+			o := outcome{op: client.OpCallTool, class: client.ClassServer, retryable: true, posts: 1, gets: -1}
+			if kind == transport.KindStreamableHTTP {
+				o.is = streamablehttp.ErrRefused
+			}
+			return o, true
+		},
+	},
+	{
 		// The server has forgotten the session: 404 to the call's POST.
 		name: "session-gone",
 		http: onToolCall(func(p *peer, w http.ResponseWriter, r *http.Request, next http.Handler) {

@@ -12,17 +12,19 @@ import (
 // the transport sentinels.
 //
 // A status error is classed as Streamable HTTP's are: a 5xx, a 429 (Too
-// Many Requests), and a 404 to a POST (the session is gone), are the
-// server's failure (transport.ErrServer);
-// 401 and 403 are auth; any other status, and a session GET answered with
-// something other than an event stream, break the protocol. So does a
+// Many Requests), and any other 4xx to a POST (404: the session is gone;
+// 400, 405, 413…: the server refused the request, which therefore did not
+// run) are the server's failure (transport.ErrServer); 401 and 403 are
+// auth; any other status, and a session GET answered with something other
+// than an event stream, break the protocol. So does a
 // message on the session stream that is not JSON-RPC (ErrMalformed). A
 // session stream that ends under calls awaiting their answer is
 // transport.ErrBroken: their outcome is unknown.
 func (f *Factory) Classify(err error) error {
 	var se *StatusError
-	if errors.As(err, &se) && (se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusTooManyRequests ||
-		se.Status == http.StatusNotFound && se.Method == http.MethodPost) {
+	if errors.As(err, &se) && se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden &&
+		(se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusTooManyRequests ||
+			se.Status >= 400 && se.Status <= 499 && se.Method == http.MethodPost) {
 		return transport.ErrServer
 	}
 	switch {

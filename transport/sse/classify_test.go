@@ -11,10 +11,12 @@ import (
 )
 
 // Every status rule of Classify at its edges, with its negative cases: a
-// 5xx (500 and 599, not 499 or 600), a 429 (not 428 or 430) and a POST's
-// 404 are the server's, as on Streamable HTTP; the session GET's 404 is not (there is no session
-// yet to be gone: the endpoint is wrong); 401 and 403 are auth; any other
-// status breaks the protocol. Each is wrapped as the go-sdk wraps it.
+// 5xx (500 and 599, not 499 or 600 on a GET), a 429 (not 428 or 430 on a
+// GET) and a POST's 4xx (400 and 499, not 399 or 600; 404 the session
+// gone) are the server's, as on Streamable HTTP; the session GET's 404 is
+// not (there is no session yet to be gone: the endpoint is wrong); 401 and
+// 403 are auth, on a POST too; any other status breaks the protocol. Each
+// is wrapped as the go-sdk wraps it.
 func TestStatusClassesAtTheirEdges(t *testing.T) {
 	f := newFactory(t, "http://127.0.0.1:1/sse", nil)
 	for _, tc := range []struct {
@@ -24,19 +26,23 @@ func TestStatusClassesAtTheirEdges(t *testing.T) {
 	}{
 		{http.MethodPost, 404, transport.ErrServer},
 		{http.MethodGet, 404, transport.ErrProtocol},
-		{http.MethodPost, 499, transport.ErrProtocol},
+		{http.MethodPost, 499, transport.ErrServer},
+		{http.MethodPost, 399, transport.ErrProtocol},
 		{http.MethodGet, 499, transport.ErrProtocol},
 		{http.MethodPost, 500, transport.ErrServer},
 		{http.MethodGet, 500, transport.ErrServer},
 		{http.MethodPost, 599, transport.ErrServer},
 		{http.MethodGet, 599, transport.ErrServer},
 		{http.MethodPost, 600, transport.ErrProtocol},
-		{http.MethodPost, 400, transport.ErrProtocol},
+		{http.MethodPost, 400, transport.ErrServer},
+		{http.MethodGet, 400, transport.ErrProtocol},
 		{http.MethodPost, 429, transport.ErrServer},
 		{http.MethodGet, 429, transport.ErrServer},
-		{http.MethodPost, 428, transport.ErrProtocol},
-		{http.MethodPost, 430, transport.ErrProtocol},
-		{http.MethodPost, 405, transport.ErrProtocol},
+		{http.MethodGet, 428, transport.ErrProtocol},
+		{http.MethodGet, 430, transport.ErrProtocol},
+		{http.MethodPost, 405, transport.ErrServer},
+		{http.MethodGet, 405, transport.ErrProtocol},
+		{http.MethodPost, 403, transport.ErrAuth},
 		{http.MethodGet, 200, transport.ErrProtocol}, // not an event stream
 		{http.MethodPost, 401, transport.ErrAuth},
 		{http.MethodGet, 403, transport.ErrAuth},

@@ -82,8 +82,10 @@
 //
 // Failures are classified as Streamable HTTP's are ([Factory.Classify]): a
 // 5xx, a 429 (the server sheds load: the go-sdk takes it for transient on
-// Streamable HTTP too), and a 404 to a POST (the session is gone), are the
-// server's ([transport.ErrServer]); a session stream that ends under calls awaiting
+// Streamable HTTP too), and any other 4xx to a POST but 401 and 403 (404:
+// the session is gone; 400, 405, 413…: the request was refused, so it did
+// not run, and its outcome is known), are the server's
+// ([transport.ErrServer]); a session stream that ends under calls awaiting
 // their answer broke them ([transport.ErrBroken]: their outcome is
 // unknown); a message that is not JSON-RPC, or a status no server of this
 // transport would send, breaks the protocol.

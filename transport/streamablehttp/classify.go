@@ -23,6 +23,8 @@ func (f *Factory) Classify(err error) error {
 		return transport.ErrTimeout
 	case errors.Is(err, ErrStreamDropped):
 		return transport.ErrBroken
+	case errors.Is(err, ErrRefused):
+		return transport.ErrServer
 	}
 	return nil
 }

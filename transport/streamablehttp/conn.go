@@ -171,6 +171,9 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	b.rc = resp.Body
 	resp.Body = st.wrapBody(req, resp, call, b)
+	if req.Method == http.MethodPost && call != nil && refusedStatus(resp.StatusCode) {
+		return refusedCall(req, resp, call), nil
+	}
 	return resp, nil
 }
 
@@ -209,6 +212,56 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 		Header:        http.Header{"Content-Type": {"text/event-stream"}},
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
+		Request:       req,
+	}
+}
+
+// refusedStatus reports whether a call's POST answered code was refused by
+// the server in a way the go-sdk would fail the connection for: a 4xx but
+// 401 and 403 (authorization, handled below), 404 (the session is gone,
+// which the go-sdk handles) and 429 (transient for the go-sdk already).
+func refusedStatus(code int) bool {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests:
+		return false
+	}
+	return code >= 400 && code <= 499
+}
+
+// refusedCall answers a call's POST that resp refused (see refusedStatus)
+// with the same status and a body holding the call's [ErrRefused], which
+// the go-sdk hands to the call without failing the connection. If resp's
+// body is a JSON-RPC error, which the go-sdk hands on the same way, resp
+// is returned with its body as it was. The body is read within its bounds
+// (MaxJSONBytes, the idle timeout).
+func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Response {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil {
+		if msg, derr := jsonrpc.DecodeMessage(body); derr == nil {
+			if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+				resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+				return resp // the server said why
+			}
+		}
+	}
+	why := resp.Status
+	if t := bytes.TrimSpace(body); len(t) > 0 {
+		why += ": " + snippet(t)
+	}
+	if err != nil {
+		why += " (body: " + err.Error() + ")"
+	}
+	data := errorResponse(call, fmt.Errorf("%w: %s", ErrRefused, why))
+	return &http.Response{
+		Status:        resp.Status,
+		StatusCode:    resp.StatusCode,
+		Proto:         resp.Proto,
+		ProtoMajor:    resp.ProtoMajor,
+		ProtoMinor:    resp.ProtoMinor,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(data)),
+		ContentLength: int64(len(data)),
 		Request:       req,
 	}
 }

@@ -104,8 +104,10 @@
 // [ErrReauthorized], [transport.TimeoutError] for the dial, TLS and header
 // phases) reach the caller wrapped, for errors.Is and errors.As. Errors
 // found while reading a call's response ([transport.ErrLimit],
-// [ErrStreamDropped], [transport.ErrTimeout], and [ErrResponseMismatch] for
-// a JSON body that is not the call's response) reach it as a JSON-RPC error
+// [ErrStreamDropped], [transport.ErrTimeout], [ErrResponseMismatch] for
+// a JSON body that is not the call's response, and [ErrRefused] for a call's
+// POST refused with a 4xx and no JSON-RPC error, which would otherwise fail
+// the whole connection) reach it as a JSON-RPC error
 // response that this package puts in the stream in place of the reply,
 // because the go-sdk keeps only the code and message of a read error; those
 // sentinels are *jsonrpc.Error values, matched by code. So is
@@ -118,6 +120,7 @@
 // [transport.ErrLimit], [transport.ErrTimeout], and the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError] (whose Transport field says "streamablehttp").
-// [ErrStreamDropped], [ErrResponseMismatch], [ErrRedirectRefused],
-// [ErrReplay] and [ErrReauthorized] are this transport's own.
+// [ErrStreamDropped], [ErrResponseMismatch], [ErrRefused],
+// [ErrRedirectRefused], [ErrReplay] and [ErrReauthorized] are this
+// transport's own.
 package streamablehttp

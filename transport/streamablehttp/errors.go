@@ -17,6 +17,7 @@ const CodeStreamDropped = -31401
 const (
 	CodeResponseMismatch = -31403
 	CodeRedirectRefused  = -31404
+	CodeRefused          = -31405
 )
 
 // Errors that reach a call through the go-sdk. The go-sdk hands a call only
@@ -68,6 +69,17 @@ var (
 	// error, which errors.Is matches by code; its message is the
 	// [transport.RedirectError]'s.
 	ErrRedirectRefused error = &jsonrpc.Error{Code: CodeRedirectRefused, Message: "streamablehttp: redirect of GET refused"}
+
+	// ErrRefused is returned to a call whose POST the server (or a proxy
+	// before it) answered with a 4xx status other than 401, 403 and 404 and
+	// a body that is not a JSON-RPC error: 400, 405, 409, 413 and the like.
+	// The server refused the request, so it did not run it: the outcome is
+	// known, and the call is not re-sent. The go-sdk, handed such a status,
+	// would fail the whole connection; this transport hands it the call's
+	// error instead, so the connection stays usable. Its message names the
+	// status and the start of the body. The client classes it as the
+	// server's (transport.ErrServer).
+	ErrRefused error = &jsonrpc.Error{Code: CodeRefused, Message: "streamablehttp: request refused"}
 
 	// ErrReplay is returned when a JSON-RPC call that was already sent on
 	// this connection is about to be POSTed again. It is not sent. (The
