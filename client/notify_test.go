@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/looprig/mcp/client"
@@ -336,7 +337,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 					close(started)
 					close(entered)
 					<-ctx.Done()
-					time.Sleep(cleanup) // the handler's own clean-up, once cancelled
+					time.Sleep(cleanup) // the handler's own clean-up, on the bubble's clock
 					ended <- ctx.Err()
 				})
 			}})
@@ -359,7 +360,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 			}, &client.Handlers{Sampling: func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				close(entered)
 				<-ctx.Done()
-				time.Sleep(cleanup) // the handler's own clean-up, once cancelled
+				time.Sleep(cleanup) // the handler's own clean-up, on the bubble's clock
 				ended <- ctx.Err()
 				return nil, ctx.Err()
 			}})
@@ -371,27 +372,31 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)
-			entered, ended := make(chan struct{}), make(chan error, 1)
-			c := tc.connect(t, entered, ended)
-			called := make(chan struct{})
-			go func() { defer close(called); tc.run(c) }()
-			<-entered
-			err, took := closeWithin(t, c, 30*time.Second)
-			if err != nil {
-				t.Errorf("Close() = %v, want nil: the handler honours its context", err)
-			}
-			if limit := 10 * (drain + client.HandlerGrace); took > limit {
-				t.Errorf("Close took %v, want well under %v", took, limit)
-			}
-			select {
-			case err := <-ended:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("the handler's context ended with %v, want context.Canceled", err)
+			// In a bubble the handler's clean-up takes exactly cleanup on
+			// the bubble's clock, however busy the machine is.
+			synctest.Test(t, func(t *testing.T) {
+				entered, ended := make(chan struct{}), make(chan error, 1)
+				c := tc.connect(t, entered, ended)
+				called := make(chan struct{})
+				go func() { defer close(called); tc.run(c) }()
+				<-entered
+				err, took := closeWithin(t, c, 30*time.Second)
+				if err != nil {
+					t.Errorf("Close() = %v, want nil: the handler honours its context", err)
 				}
-			default:
-				t.Error("the handler was still waiting on its context when Close returned")
-			}
-			<-called
+				if limit := 10 * (drain + client.HandlerGrace); took > limit {
+					t.Errorf("Close took %v, want well under %v", took, limit)
+				}
+				select {
+				case err := <-ended:
+					if !errors.Is(err, context.Canceled) {
+						t.Errorf("the handler's context ended with %v, want context.Canceled", err)
+					}
+				default:
+					t.Error("the handler was still waiting on its context when Close returned")
+				}
+				<-called
+			})
 		})
 	}
 }
