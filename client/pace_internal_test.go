@@ -46,7 +46,7 @@ func TestPacingHoldsTheReader(t *testing.T) {
 		default:
 		}
 		time.Sleep(time.Millisecond) // on the bubble's clock: the hand-over comes 1ms later
-		n.arrived() // the go-sdk hands one over
+		n.arrived()                  // the go-sdk hands one over
 		if d := <-read; d != time.Millisecond {
 			t.Errorf("read past the window returned after %v, want 1ms (at the hand-over)", d)
 		}
