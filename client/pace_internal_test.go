@@ -45,8 +45,9 @@ func TestPacingHoldsTheReader(t *testing.T) {
 			t.Fatalf("read %d, past the window, returned after %v without a hand-over", pacingWindow+1, d)
 		default:
 		}
-		time.Sleep(time.Millisecond) // on the bubble's clock: the hand-over comes 1ms later
-		n.arrived()                  // the go-sdk hands one over
+		// On the bubble's clock: the hand-over comes 1ms later.
+		time.Sleep(time.Millisecond)
+		n.arrived() // the go-sdk hands one over
 		if d := <-read; d != time.Millisecond {
 			t.Errorf("read past the window returned after %v, want 1ms (at the hand-over)", d)
 		}
