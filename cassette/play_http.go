@@ -130,9 +130,7 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.ended = true
 		h.signal()
 		h.mu.Unlock()
-		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
-			trace.WroteRequest(httptrace.WroteRequestInfo{})
-		}
+		wrote(req)
 		return nil, h.p.faultEnding()
 	}
 	if code := h.p.faults.status[i]; code != 0 && !h.statused[i] {
@@ -165,8 +163,8 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// ended first.
 		e := h.p.c.Interactions[sl.close].Ending
 		if e.End == EndError {
-			if trace := httptrace.ContextClientTrace(req.Context()); e.Written && trace != nil && trace.WroteRequest != nil {
-				trace.WroteRequest(httptrace.WroteRequestInfo{})
+			if e.Written {
+				wrote(req)
 			}
 			return nil, endingError(h.p.c, sl.close)
 		}
@@ -177,6 +175,15 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return h.response(req, sl), nil
+}
+
+// wrote tells req's client trace that the request went out whole, as the
+// live transport's would before the connection broke: the transport above
+// then knows the server had it.
+func wrote(req *http.Request) {
+	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{})
+	}
 }
 
 // hold waits the extra time FaultDelay gives line i, if any.

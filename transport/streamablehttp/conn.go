@@ -203,17 +203,7 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 		ID      string        `json:"id"`
 		Error   jsonrpc.Error `json:"error"`
 	}{"2.0", "streamablehttp-refused", jsonrpc.Error{Code: CodeRedirectRefused, Message: re.Error()}})
-	return &http.Response{
-		Status:        resp.Status,
-		StatusCode:    resp.StatusCode,
-		Proto:         resp.Proto,
-		ProtoMajor:    resp.ProtoMajor,
-		ProtoMinor:    resp.ProtoMinor,
-		Header:        http.Header{"Content-Type": {"text/event-stream"}},
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
+	return answer(req, resp.Status, resp.StatusCode, "text/event-stream", body)
 }
 
 // refusedStatus reports whether a call's POST answered code was refused by
@@ -253,17 +243,7 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 		why += " (body: " + err.Error() + ")"
 	}
 	data := errorResponse(call, fmt.Errorf("%w: %s", ErrRefused, why))
-	return &http.Response{
-		Status:        resp.Status,
-		StatusCode:    resp.StatusCode,
-		Proto:         resp.Proto,
-		ProtoMajor:    resp.ProtoMajor,
-		ProtoMinor:    resp.ProtoMinor,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(data)),
-		ContentLength: int64(len(data)),
-		Request:       req,
-	}
+	return answer(req, resp.Status, resp.StatusCode, "application/json", data)
 }
 
 // resumeRefused answers a GET that resumes call's stream and was refused
@@ -276,13 +256,19 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 func resumeRefused(req *http.Request, call *callRef, why string) *http.Response {
 	body, _ := sse.Append(nil, sse.Event{Name: "message",
 		Data: errorResponse(call, dropError(errors.New("its resumption failed: "+why)))})
+	return answer(req, "200 OK", http.StatusOK, "text/event-stream", body)
+}
+
+// answer is a response this package gives the go-sdk in place of the
+// server's: status, a body of contentType.
+func answer(req *http.Request, status string, code int, contentType string, body []byte) *http.Response {
 	return &http.Response{
-		Status:        "200 OK",
-		StatusCode:    http.StatusOK,
+		Status:        status,
+		StatusCode:    code,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        http.Header{"Content-Type": {"text/event-stream"}},
+		Header:        http.Header{"Content-Type": {contentType}},
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
 		Request:       req,
