@@ -149,17 +149,10 @@ func TestRedirectedPOSTsRefused(t *testing.T) {
 						if isToolCall(r) {
 							posts.Add(1)
 							u, _ := url.Parse(home.URL)
-							switch target {
-							case "same origin":
+							if target == "same origin" {
 								u.Path = "/elsewhere"
-							case "other port":
-								u, _ = url.Parse(other.URL)
-							case "other scheme":
-								u.Scheme = "https"
-							case "other host":
-								u.Host = "localhost:" + u.Port()
 							}
-							http.Redirect(w, r, u.String(), status)
+							http.Redirect(w, r, retarget(u, target, other.URL).String(), status)
 							return
 						}
 						h.ServeHTTP(w, r)
@@ -252,15 +245,7 @@ func TestRedirectedGETsRefused(t *testing.T) {
 							gets.Add(1)
 							u, _ := url.Parse(home.URL)
 							u.RawQuery = "moved=1"
-							switch target {
-							case "other port":
-								u, _ = url.Parse(other.URL)
-							case "other scheme":
-								u.Scheme = "https"
-							case "other host":
-								u.Host = "localhost:" + u.Port()
-							}
-							http.Redirect(w, r, u.String(), status)
+							http.Redirect(w, r, retarget(u, target, other.URL).String(), status)
 							return
 						}
 						h.ServeHTTP(w, r)
@@ -312,4 +297,19 @@ func TestRedirectedGETsRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// retarget returns u moved to target: "other port" is the server at other
+// (u's path and query dropped, as before), "other scheme" https, "other
+// host" localhost on u's port; anything else leaves u as it is.
+func retarget(u *url.URL, target, other string) *url.URL {
+	switch target {
+	case "other port":
+		u, _ = url.Parse(other)
+	case "other scheme":
+		u.Scheme = "https"
+	case "other host":
+		u.Host = "localhost:" + u.Port()
+	}
+	return u
 }
