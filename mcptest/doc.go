@@ -94,6 +94,8 @@
 //	CI=true go test ./...           replay only; a missing cassette fails, saying how to record it
 //	go test ./...                   replay if the cassette exists, else record it
 //
+// CI is read as a boolean: CI=false and CI=0 are not CI.
+//
 // # Golden catalogs
 //
 // [GoldenCatalog] compares a catalog with a txtar file (a prose comment,
