@@ -35,7 +35,9 @@ const (
 	// round limit, a cross-origin redirect, a server's request for input
 	// the Handlers do not serve or could not answer.
 	ClassPolicy
-	// ClassTimeout: a deadline passed.
+	// ClassTimeout: a deadline passed (the caller's context's,
+	// Limits.CallTimeout, Limits.ConnectTimeout, or one of the transport's
+	// own bounds), or the caller gave up (its context was cancelled).
 	ClassTimeout
 	// ClassServer: the server answered with a JSON-RPC error, ended the
 	// session, or exited while in use.
@@ -153,10 +155,20 @@ func (e *Error) Stderr() string {
 // failure was in the connection, not in the request or the policy. It never
 // means that a tool call may be sent again: the library never retries a
 // tool call, and a caller that does so risks running the tool twice.
+//
+// A timeout is the connection's when Connect timed out (the handshake or
+// discovery) or when a transport's own bound passed (a dial, TLS
+// handshake, response header or idle read: transport.ErrTimeout). A
+// request that timed out because the caller stopped waiting (its
+// context's deadline or cancellation, Limits.CallTimeout) leaves the
+// connection as it was: ConnectionRetryable is false, and the next call
+// on the same client may be made.
 func (e *Error) ConnectionRetryable() bool {
 	switch e.Class {
-	case ClassTransport, ClassTimeout, ClassServer:
+	case ClassTransport, ClassServer:
 		return true
+	case ClassTimeout:
+		return e.Op == OpConnect || e.Op == OpDiscover || errors.Is(e.Err, transport.ErrTimeout)
 	case ClassStart:
 		// A missing executable will be missing next time too.
 		return !errors.Is(e.Err, transport.ErrPolicy) && !isNotFound(e.Err)
@@ -264,7 +276,7 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassStart
 	case errors.Is(err, transport.ErrBroken):
 		return ClassTransport
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, context.Canceled):
 		return ClassTimeout
 	case errors.Is(err, transport.ErrServer):
 		return ClassServer

@@ -169,7 +169,7 @@ func TestErrorStrings(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	for class, want := range map[client.FailureClass]bool{
-		client.ClassTransport: true, client.ClassTimeout: true, client.ClassServer: true,
+		client.ClassTransport: true, client.ClassTimeout: false, client.ClassServer: true,
 		client.ClassPolicy: false, client.ClassTool: false, client.ClassProtocol: false, client.ClassAuth: false, client.ClassClosed: false,
 	} {
 		if got := (&client.Error{Class: class}).ConnectionRetryable(); got != want {
