@@ -122,7 +122,10 @@
 // message that matches nothing is a [*MismatchError] at once (naming the
 // cassette, the line of the nearest recorded message and a diff against
 // it); a call gets it as a JSON-RPC error (code [CodeMismatch]), an HTTP
-// GET or DELETE a 405.
+// GET or DELETE a 405. One changed argument is one mismatch: the recorded
+// call it was diffed against is passed over (nothing recorded after it
+// waits for its answer), and is still answered if the client makes it
+// after all.
 //
 // # Order
 //

@@ -97,6 +97,9 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if !ok && !named {
+		i, ok = h.s.reclaim(h.p.index[live.key])
+	}
 	if !ok && h.givesUp(live.msg) {
 		h.mu.Unlock()
 		return refuse(req, live, nil), nil

@@ -1,0 +1,135 @@
+package cassette_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// weather is a fake whose get_weather names its city.
+var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+	Name:        "get_weather",
+	InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
+	Reply: func(_ context.Context, c *fakeserver.Call) (*mcp.CallToolResult, error) {
+		var in struct{ City string }
+		c.Decode(&in)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny in " + in.City}}}, nil
+	},
+}}}
+
+// A replayed call the cassette does not hold is one mismatch, at that
+// call, diffed against the recorded call nearest to it; that recorded call
+// is still there for the client to make: recorded Oslo then Rome, replayed
+// Oslo, Lima, Rome, Lima fails (its diff names Rome's line) and Rome is
+// served its recorded answer. Close reports Lima's mismatch and nothing
+// else (Rome was made). In-process and over HTTP (stateful and stateless),
+// at both revisions.
+func TestMismatchLeavesTheNearestRecordedCall(t *testing.T) {
+	for _, tr := range []string{"inprocess", "http", "stateless"} {
+		for _, rev := range []client.Profile{client.Profile20251125, client.Profile20260728} {
+			t.Run(tr+"/"+rev.String(), func(t *testing.T) {
+				leakcheck.Check(t)
+				live := weatherLive(t, tr)
+				path := tempPath(t, "weather.jsonl")
+				rec := open(t, path, live, &cassette.Options{Mode: cassette.ModeRecord})
+				if _, err := weatherCalls(t, rec, rev, "Oslo", "Rome"); err != nil {
+					t.Fatal(err)
+				}
+				if err := rec.Close(); err != nil {
+					t.Fatal(err)
+				}
+				f := open(t, path, live, nil)
+				outs, err := weatherCalls(t, f, rev, "Oslo", "Lima", "Rome")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []string{"sunny in Oslo", "mismatch", "sunny in Rome"}
+				if diff := cmp.Diff(want, outs); diff != "" {
+					t.Errorf("replayed calls mismatch (-want +got):\n%s", diff)
+				}
+				closeErr := f.Close()
+				var merr *cassette.MismatchError
+				if !errors.As(closeErr, &merr) {
+					t.Fatalf("Close = %v, want Lima's *MismatchError", closeErr)
+				}
+				romeLine := lineOf(t, path, `"Rome"`)
+				if merr.Position != romeLine || !strings.Contains(merr.Diff, "Lima") || !strings.Contains(merr.Diff, "Rome") {
+					t.Errorf("mismatch at line %d with diff\n%s\nwant it against Rome's line %d", merr.Position, merr.Diff, romeLine)
+				}
+				if us := f.Unused(); len(us) != 0 {
+					t.Errorf("Unused = %v, want none: Rome was made", us)
+				}
+			})
+		}
+	}
+}
+
+// weatherLive serves the weather fake over tr until cleanup.
+func weatherLive(t *testing.T, tr string) transport.Factory {
+	t.Helper()
+	fake, err := fakeserver.New(&fakeserver.Options{Definition: weather})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	if tr == "inprocess" {
+		return fake.Factory()
+	}
+	hs, err := fake.StartHTTP("127.0.0.1:0", &fakeserver.HTTPOptions{Stateless: tr == "stateless"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hs.Close() })
+	return httpLive(t, hs.URL, nil)
+}
+
+// weatherCalls asks f for the weather of each city with this module's
+// client at rev, and returns each answer's text, or "mismatch" for a call
+// that failed with a replay mismatch; any other failure is the error.
+func weatherCalls(t *testing.T, f transport.Factory, rev client.Profile, cities ...string) ([]string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Definition{Name: "weather", Profile: rev, Transport: f}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var outs []string
+	for _, city := range cities {
+		res, err := c.CallTool(ctx, "get_weather", map[string]any{"city": city})
+		var ce *client.Error
+		switch {
+		case errors.As(err, &ce) && ce.Class == client.ClassMismatch:
+			outs = append(outs, "mismatch")
+		case err != nil:
+			return outs, err
+		default:
+			outs = append(outs, res.Content[0].(*mcp.TextContent).Text)
+		}
+	}
+	return outs, nil
+}
+
+// lineOf returns the line of the cassette at path holding the first client
+// message with text.
+func lineOf(t *testing.T, path, text string) int {
+	t.Helper()
+	for _, m := range load(t, path).Messages() {
+		if m.From == cassette.FromClient && strings.Contains(string(m.Message), text) {
+			return m.Line
+		}
+	}
+	t.Fatalf("%s has no client message holding %s", path, text)
+	return 0
+}
