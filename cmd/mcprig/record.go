@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/transport/stdio"
@@ -35,7 +36,14 @@ child's status, as the child would have.
 
 With --upstream, mcprig is a recording HTTP proxy: it listens on ADDR
 (loopback only, unless --allow-remote) and forwards to the Streamable HTTP
-server at URL, recording at the HTTP level.
+server at URL, recording at the HTTP level. The recording is written when
+the client ends its session: a 2025-11-25 session with its DELETE, a
+2026-07-28 one (which has no DELETE) when the client closes the
+subscriptions/listen stream it holds for list changes, as a client does
+when it closes the session; or, with --idle D, once no request has been
+in flight for D (for clients that do neither); or at SIGINT or SIGTERM.
+A request the upstream fails with no response reaches the client as a
+connection closed with no response, as it would have without the proxy.
 
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.
@@ -53,6 +61,7 @@ type recordFlags struct {
 	upstream    string
 	listen      string
 	allowRemote bool
+	idle        time.Duration
 }
 
 func (f *recordFlags) define(fs *flag.FlagSet) {
@@ -64,6 +73,7 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.upstream, "upstream", "", "record the Streamable HTTP server at `URL` (with --listen)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --upstream: allow --listen on a non-loopback address")
+	fs.DurationVar(&f.idle, "idle", 0, "with --upstream: also end the recording once no request has been in flight for `D` (0: never)")
 }
 
 // options returns the cassette options the flags ask for.
