@@ -272,9 +272,24 @@
 // an event store allows, message N served once), delay message N, end the
 // session at message N, answer the request of message N with 401, 403 or
 // 5xx. Messages are numbered as [Cassette.Messages] and mcprig inspect
-// number them. Faults act in the adapters, not in the scheduler's rules:
-// a recorded tools/call is still never answered twice, and what a fault
-// answered or prevented is not reported unused.
+// number them. A fault may name a request instead of a number, by method,
+// name and order, so that it survives a change of revision, which numbers
+// the same call otherwise:
+//
+//	KIND@TARGET[:ARG]        TARGET: N, or METHOD[=NAME][#NTH]
+//	end@tools/call=get_weather#2      the server dies under the second call of get_weather
+//	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
+//	delay@resources/read=docs://readme:200ms
+//	status@tools/list:503             the first tools/list is answered 503
+//
+// NAME is params.name (tools/call, prompts/get) or params.uri (resources);
+// NTH counts from 1 the requests of the session with that method and name,
+// continuations of an input-required request (2026-07-28) counting as the
+// request they continue; status acts on the request, drop, delay and end
+// on its answer (its last round's). See [Fault]. Faults act in the
+// adapters, not in the scheduler's rules: a recorded tools/call is still
+// never answered twice, and what a fault answered or prevented is not
+// reported unused.
 //
 // # Compare and Verify
 //

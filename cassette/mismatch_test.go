@@ -133,3 +133,101 @@ func lineOf(t *testing.T, path, text string) int {
 	t.Fatalf("%s has no client message holding %s", path, text)
 	return 0
 }
+
+// A fault addressed by request ("the second tools/call of get_weather")
+// acts on the same call whatever the revision, though the call's message
+// number differs between them: the first call is answered, the second
+// dies with the server (its outcome unknown), in-process and over HTTP.
+// The same fault by number would hit another message on the other
+// revision.
+func TestFaultByRequestSurvivesARevisionChange(t *testing.T) {
+	fault, err := cassette.ParseFault("end@tools/call=get_weather#2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []string{"inprocess", "http"} {
+		numbers := map[client.Profile]int{}
+		for _, rev := range []client.Profile{client.Profile20251125, client.Profile20260728} {
+			t.Run(tr+"/"+rev.String(), func(t *testing.T) {
+				leakcheck.Check(t)
+				path := tempPath(t, "weather.jsonl")
+				rec := open(t, path, weatherLive(t, tr), &cassette.Options{Mode: cassette.ModeRecord})
+				if _, err := weatherCalls(t, rec, rev, "Oslo", "Rome"); err != nil {
+					t.Fatal(err)
+				}
+				if err := rec.Close(); err != nil {
+					t.Fatal(err)
+				}
+				numbers[rev] = numberOf(t, path, cassette.FromServer, "sunny in Rome")
+				f := open(t, path, nil, &cassette.Options{Faults: []cassette.Fault{fault}})
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				c, err := client.Connect(ctx, client.Definition{Name: "weather", Profile: rev, Transport: f}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if _, err := c.CallTool(ctx, "get_weather", map[string]any{"city": "Oslo"}); err != nil {
+					t.Errorf("the first call: %v", err)
+				}
+				_, err = c.CallTool(ctx, "get_weather", map[string]any{"city": "Rome"})
+				if !errors.Is(err, client.ErrOutcomeUnknown) {
+					t.Errorf("the second call = %v, want it to die with the server, its outcome unknown", err)
+				}
+			})
+		}
+		if numbers[client.Profile20251125] == numbers[client.Profile20260728] {
+			t.Errorf("%s: Rome's answer is message %d on both revisions; the test shows nothing", tr, numbers[client.Profile20251125])
+		}
+	}
+}
+
+// A fault addressed by a request that asks for input acts on the answer
+// to its last round: on 2026-07-28 the client answers the input-required
+// result (the elicitation handler runs) and sends the continuation, whose
+// answer the session ends at; on 2025-11-25 the server asks during the
+// one call. Either way the handler runs once and the call dies.
+func TestFaultByRequestActsOnItsLastRound(t *testing.T) {
+	for _, rev := range []client.Profile{client.Profile20251125, client.Profile20260728} {
+		t.Run(rev.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fake.Close()
+			asked := 0
+			h := &client.Handlers{Elicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				asked++
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
+			}}
+			elicit := func(f transport.Factory) error {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				c, err := client.Connect(ctx, client.Definition{Name: "rich", Profile: rev, Transport: f}, h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				_, err = c.CallTool(ctx, "elicit", map[string]any{"question": "ok?"})
+				return err
+			}
+			path := tempPath(t, "rich.jsonl")
+			rec := open(t, path, fake.Factory(), &cassette.Options{Mode: cassette.ModeRecord})
+			if err := elicit(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			asked = 0
+			f := open(t, path, nil, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Method: "tools/call", Name: "elicit"}}})
+			if err := elicit(f); !errors.Is(err, client.ErrOutcomeUnknown) {
+				t.Errorf("the call = %v, want it to die at its last answer, its outcome unknown", err)
+			}
+			if asked != 1 {
+				t.Errorf("the elicitation handler ran %d times, want 1", asked)
+			}
+		})
+	}
+}

@@ -50,7 +50,7 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address")
 	fs.BoolVar(&f.allowUnused, "allow-unused", false, "do not exit 1 when the client did not make every recorded request")
 	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
-	fs.Var(&f.faults, "fault", "inject a fault: drop@N, delay@N:DURATION, end@N or status@N:CODE, N a message number of mcprig inspect; repeatable")
+	fs.Var(&f.faults, "fault", "inject a fault: drop@T, delay@T:DURATION, end@T or status@T:CODE, T a message number of mcprig inspect or a request METHOD[=NAME][#NTH] (end@tools/call=lookup#2); repeatable")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
 }
