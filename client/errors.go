@@ -26,7 +26,8 @@ const (
 	// be resumed, a dial failed).
 	ClassTransport
 	// ClassProtocol: the server broke the protocol (malformed frame,
-	// repeated pagination cursor, unexpected message).
+	// repeated pagination cursor, unexpected message), or speaks no
+	// revision the profile accepts (ErrRevisionMismatch).
 	ClassProtocol
 	// ClassAuth: the server refused the credentials.
 	ClassAuth
@@ -268,7 +269,7 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		errors.Is(err, ErrInputRounds), errors.Is(err, transport.ErrPolicy):
 		return ClassPolicy
 	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, ErrInvalidInputRequest),
-		errors.Is(err, transport.ErrProtocol):
+		errors.Is(err, ErrRevisionMismatch), errors.Is(err, transport.ErrProtocol):
 		return ClassProtocol
 	case errors.Is(err, transport.ErrAuth):
 		return ClassAuth

@@ -146,7 +146,7 @@ func TestNegotiatedVersionMustMatchProfile(t *testing.T) {
 		return map[string]any{"tools": []any{}}
 	}}
 	_, err := client.Connect(context.Background(), client.Definition{Name: "liar", Transport: f}, nil)
-	assertClass(t, err, client.ClassProtocol, transport.ErrProtocol)
+	assertClass(t, err, client.ClassProtocol, client.ErrRevisionMismatch)
 	if err != nil && !strings.Contains(err.Error(), "2025-03-26") {
 		t.Errorf("error %q does not name the negotiated version", err)
 	}
