@@ -113,10 +113,10 @@ func (e *Error) Error() string {
 	if d := e.Diagnosis; d != nil {
 		if e.Err != nil {
 			if rest, ok := saysTail(e.Err.Error(), d.Stderr); ok {
-				// The transport's error quotes the tail's last line already
-				// (a stdio exit error does, though the go-sdk keeps only its
-				// text): each line is said once. Stderr returns the whole
-				// tail.
+				// The transport's error quotes a line of the tail already
+				// (a stdio exit error quotes the one that says what went
+				// wrong, though the go-sdk keeps only its text): each line
+				// is said once. Stderr returns the whole tail.
 				cp := *d
 				cp.Stderr = rest
 				d = &cp
@@ -127,18 +127,21 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// saysTail reports whether msg quotes the last line of a stderr tail, and
-// returns the tail without it.
+// saysTail reports whether msg quotes a line of a stderr tail ("(stderr:
+// LINE)", as a stdio exit error does), and returns the tail without it.
 func saysTail(msg string, tail []byte) ([]byte, bool) {
-	t := strings.TrimRight(string(tail), "\r\n\t ")
-	rest, last := "", t
-	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
-		rest, last = t[:i+1], t[i+1:]
+	lines := strings.SplitAfter(strings.TrimRight(string(tail), "\r\n\t "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r\n")
+		if strings.TrimSpace(l) != "" && strings.Contains(msg, "(stderr: "+l+")") {
+			rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
+			if rest != "" && !strings.HasSuffix(rest, "\n") {
+				rest += "\n"
+			}
+			return []byte(rest), true
+		}
 	}
-	if last == "" || !strings.Contains(msg, last) {
-		return nil, false
-	}
-	return []byte(rest), true
+	return nil, false
 }
 
 func (e *Error) Unwrap() error { return e.Err }
