@@ -35,6 +35,15 @@ type Options struct {
 	// Patterns redact every match in every string; when a pattern has a
 	// group, only the first group's text is redacted ("Bearer (\S+)").
 	Patterns []*regexp.Regexp
+	// NotSecret are values the live factory hands its peer that are not
+	// secrets, and are written as they are: a stdio child's Env value (a
+	// config path, a log level). Every other such value of MinAutoSecret
+	// bytes or more is redacted, plain paths included: a path may hold a secret (a token in it, the name of a key
+	// file), and a temporary directory's path differs every run, which
+	// its placeholder keeps out of the cassette. A value also in Secrets
+	// or Revealers, or matched by Patterns or RedactPaths, is redacted all
+	// the same. Empty strings are ignored.
+	NotSecret []string
 	// RedactPaths replace whole values inside messages, named by
 	// dot-separated keys from the JSON-RPC message object, "*" matching any
 	// key or array element: "params.arguments.password",

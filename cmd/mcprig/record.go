@@ -79,6 +79,11 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 // options returns the cassette options the flags ask for.
 func (f *recordFlags) options() (*cassette.Options, error) {
 	o := &cassette.Options{Stderr: f.stderr}
+	ns, err := f.child.notSecretValues()
+	if err != nil {
+		return nil, err
+	}
+	o.NotSecret = ns
 	return o, f.redact.apply(o)
 }
 
@@ -116,13 +121,15 @@ func (f *redactFlags) apply(o *cassette.Options) error {
 // childFlags are the flags of a command that starts the server as a stdio
 // child.
 type childFlags struct {
-	env      multiFlag
-	inherit  *string // nil when --inherit was not given
-	maxFrame int
+	env       multiFlag
+	notSecret multiFlag
+	inherit   *string // nil when --inherit was not given
+	maxFrame  int
 }
 
 func (f *childFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
+	fs.Var(&f.notSecret, "not-secret", "the --env value of `NAME` is no secret: write it as it is (every --env value of 8 bytes or more is redacted otherwise); repeatable")
 	fs.Func("inherit", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none", func(v string) error {
 		if v == "" {
 			return errors.New(`empty; "-" inherits nothing`)
@@ -131,6 +138,27 @@ func (f *childFlags) define(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
+}
+
+// notSecretValues returns the values of the --env names --not-secret
+// names.
+func (f *childFlags) notSecretValues() ([]string, error) {
+	if len(f.notSecret) == 0 {
+		return nil, nil
+	}
+	so, err := f.stdioOptions(io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range f.notSecret {
+		v, ok := so.Env[name]
+		if !ok {
+			return nil, fmt.Errorf("--not-secret %s: no --env gives the child %s", name, name)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // stdioOptions returns the child's options.
