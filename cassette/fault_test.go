@@ -14,8 +14,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -160,6 +162,89 @@ func TestFaultDropResumedServedOnce(t *testing.T) {
 	plain := newCounting(t)
 	if errs, err := faulted(t, path, plain, rev2025, nil, script[0]); errs[0] != nil || err != nil || plain.count("GET last-event-id=") != 0 {
 		t.Errorf("without the fault: %v, %v, %q", errs, err, *plain.seen)
+	}
+}
+
+// TestFaultDropResumesAfterTheEventsGot: a stream dropped before its
+// answer, after events with content the client got (two progress
+// notifications, each with an event id), resumes after the last of them:
+// the client hears each notification once, and the answer once. A resume
+// that served the event the client's Last-Event-ID names again would make
+// it hear that notification twice.
+func TestFaultDropResumesAfterTheEventsGot(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	hs, err := fake.StartHTTP("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs.Close()
+	progress := func(f transport.Factory) ([]string, error) {
+		var mu sync.Mutex
+		var heard []string
+		h := &client.Handlers{Progress: func(_ context.Context, p *mcp.ProgressNotificationParams) {
+			mu.Lock()
+			heard = append(heard, p.Message)
+			mu.Unlock()
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c, err := client.Connect(ctx, client.Definition{Name: "rich", Profile: client.Profile20251125, Transport: f}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.CallTool(ctx, "progress", map[string]any{"steps": 2})
+		if err == nil {
+			mu.Lock()
+			heard = append(heard, "answer: "+res.Content[0].(*mcp.TextContent).Text)
+			mu.Unlock()
+		}
+		c.Close() // waits for the handlers of what was queued
+		mu.Lock()
+		defer mu.Unlock()
+		return heard, err
+	}
+	path := tempPath(t, "progress.jsonl")
+	rec := open(t, path, httpLive(t, hs.URL, nil), &cassette.Options{Mode: cassette.ModeRecord})
+	want, err := progress(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 3 {
+		t.Fatalf("live: heard %q, want two progress notifications and the answer", want)
+	}
+	c := load(t, path)
+	var ids []string // the event ids on the call's stream
+	for i := range c.Interactions {
+		if h := c.Interactions[i].HTTP; h != nil && c.Interactions[i].Kind == cassette.KindEvent && h.ID != "" && strings.Contains(string(c.Interactions[i].Message), "notifications/progress") {
+			ids = append(ids, h.ID)
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("the recorded progress events carry ids %q, want two", ids)
+	}
+	n := numberOf(t, path, cassette.FromServer, `"progress: 2 steps"`)
+	live := newCounting(t)
+	f := open(t, path, live, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultDrop, Message: n}}})
+	got, err := progress(f)
+	if err != nil {
+		t.Fatalf("the dropped call: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("heard through the drop and the resume (-live +replayed):\n%s", diff)
+	}
+	if got := live.count("GET last-event-id=" + ids[1]); got != 1 {
+		t.Errorf("%d GETs resuming after the last progress event %s, want 1: %q", got, ids[1], *live.seen)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
 
