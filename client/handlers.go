@@ -66,10 +66,16 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		// The client runs multi round-trip requests itself (rounds.go),
 		// bounded by Limits.MaxInputRounds; the go-sdk's middleware, whose
 		// bounds are fixed, is off.
-		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { defer c.notes.arrived(); c.listChanged("tools") },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { defer c.notes.arrived(); c.listChanged("resources") },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { defer c.notes.arrived(); c.listChanged("prompts") },
+		MultiRoundTrip:         &mcp.MultiRoundTripOptions{Disabled: true},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { defer c.notes.arrived(); c.listChanged("tools") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			defer c.notes.arrived()
+			c.listChanged("resources")
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			defer c.notes.arrived()
+			c.listChanged("prompts")
+		},
 	}
 	if h.Sampling != nil {
 		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (res *mcp.CreateMessageResult, err error) {
