@@ -39,21 +39,40 @@ func (p *pingMetas) handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		// Kept as the status goes out, before the client can have the
+		// answer.
+		rec := &statusWriter{ResponseWriter: w, record: func(status int) {
+			p.mu.Lock()
+			p.seen = append(p.seen, m.Method+" "+r.Header.Get("Mcp-Method")+" "+string(m.Params.Meta)+" "+http.StatusText(status))
+			p.mu.Unlock()
+		}}
 		next.ServeHTTP(rec, r)
-		p.mu.Lock()
-		p.seen = append(p.seen, m.Method+" "+r.Header.Get("Mcp-Method")+" "+string(m.Params.Meta)+" "+http.StatusText(rec.status))
-		p.mu.Unlock()
+		rec.WriteHeader(http.StatusOK) // a handler that wrote nothing
 	})
 }
 
+// statusWriter calls record with the response's status, once, before it
+// is written.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	record func(status int)
+	done   bool
 }
 
-func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
-func (w *statusWriter) Flush()               { w.ResponseWriter.(http.Flusher).Flush() }
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.done {
+		w.done = true
+		w.record(code)
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 
 // A go-sdk session's Ping on 2026-07-28 works: the go-sdk v1.8.0 sends it
 // without the per-request _meta every request of that revision needs,
