@@ -42,7 +42,8 @@ func TestCallerTimeoutIsNotTheConnections(t *testing.T) {
 				return &mcp.CallToolResult{}, nil, nil
 			})
 			c := connect(t, srv, client.Definition{Name: "gate", Limits: tc.limits}, nil)
-			ctx, cancel := context.WithCancel(context.Background())
+			bs := backstop(t)
+			ctx, cancel := context.WithCancel(bs)
 			if tc.ctx != nil {
 				ctx, cancel = tc.ctx()
 			}
@@ -57,6 +58,7 @@ func TestCallerTimeoutIsNotTheConnections(t *testing.T) {
 				}()
 			}
 			_, err := c.CallTool(ctx, "wait", map[string]any{})
+			notBackstopped(t, bs, err)
 			assertClass(t, err, client.ClassTimeout, tc.is)
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.ConnectionRetryable() {
