@@ -101,6 +101,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	settleCancels(c)
 	floatNotifications(c)
 	return c, nil
 }
@@ -242,6 +243,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	settleCancels(c)
 	floatNotifications(c)
 	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err

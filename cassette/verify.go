@@ -273,7 +273,15 @@ func (v *verifier) step(ctx context.Context, conn interface {
 				v.outstanding[m.ID] = true
 			}
 			if m.Method == "notifications/cancelled" {
-				v.cancelled[cancelledID(m.Params)] = true
+				// The call is given up: its answer, if the live server
+				// still gives one, is awaited no more.
+				key := cancelledID(m.Params)
+				v.cancelled[key] = true
+				for id := range v.outstanding {
+					if liveIDKey(id) == key {
+						delete(v.outstanding, id)
+					}
+				}
 			}
 			cp := *m
 			err := conn.Write(ctx, &cp)
