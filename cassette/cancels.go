@@ -33,7 +33,7 @@ func settleCancels(c *Cassette) {
 	owner := make([]string, 0, len(ins)) // out's lines: the id key of the call each belongs to
 	cancelled := map[string]bool{}
 	streamOf := map[int]string{} // HTTP stream → the id key of the call it carries
-	for i := range ins {
+	for i := 0; i < len(ins); i++ {
 		in := ins[i]
 		m, _ := scanMessage(in.Message)
 		id := ""
@@ -84,7 +84,30 @@ func settleCancels(c *Cassette) {
 		out = append(out, in)
 		owner = append(owner, id)
 	}
+	renumberStreams(out)
 	c.Interactions = out
+}
+
+// renumberStreams numbers HTTP streams from 1 in the order their requests
+// appear, as the format wants, once lines have moved.
+func renumberStreams(ins []Interaction) {
+	numbers := map[int]int{}
+	for i := range ins {
+		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindRequest {
+			if _, ok := numbers[h.Stream]; !ok {
+				numbers[h.Stream] = len(numbers) + 1
+			}
+		}
+	}
+	for i := range ins {
+		if h := ins[i].HTTP; h != nil {
+			if n, ok := numbers[h.Stream]; ok && n != h.Stream {
+				cp := *h
+				cp.Stream = n
+				ins[i].HTTP = &cp
+			}
+		}
+	}
 }
 
 // progressToken returns the progress token in a request's params._meta,

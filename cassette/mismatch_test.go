@@ -231,3 +231,68 @@ func TestFaultByRequestActsOnItsLastRound(t *testing.T) {
 		})
 	}
 }
+
+// The notifications of a 2026-07-28 subscriptions/listen stream keep their
+// place in replay, as the standalone GET stream's do: the list change a
+// later call caused goes out after that call, not as soon as the listen is
+// served (at Connect, which then re-discovered a catalog the recording did
+// not hold yet, and failed the session's next listing).
+func TestListenNotificationsKeepTheirPlace(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	hs, err := fake.StartHTTP("127.0.0.1:0", &fakeserver.HTTPOptions{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs.Close()
+	session := func(f transport.Factory) (before []string, toggled bool) {
+		changed := make(chan string, 4)
+		h := &client.Handlers{ListChanged: func(what string, cat *client.Catalog) {
+			if cat.Tool("ephemeral") != nil {
+				changed <- what
+			}
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c, err := client.Connect(ctx, client.Definition{Name: "rich", Profile: client.Profile20260728, Transport: f}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if c.Catalog().Tool("ephemeral") != nil {
+			before = append(before, "Connect's catalog holds ephemeral")
+		}
+		if _, err := c.Session().ListTools(ctx, nil); err != nil {
+			before = append(before, "tools/list after Connect: "+err.Error())
+		}
+		if _, err := c.CallTool(ctx, "toggle", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+			return before, true
+		case <-ctx.Done():
+			return before, false
+		}
+	}
+	path := tempPath(t, "listen.jsonl")
+	rec := open(t, path, httpLive(t, hs.URL, nil), &cassette.Options{Mode: cassette.ModeRecord})
+	if before, toggled := session(rec); len(before) > 0 || !toggled {
+		t.Fatalf("live: %v, list change heard %v", before, toggled)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path, nil, nil)
+	before, toggled := session(f)
+	if len(before) > 0 || !toggled {
+		t.Errorf("replayed: %v, list change heard %v; want nothing before the toggle, and its change after", before, toggled)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
