@@ -45,9 +45,16 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 		}
 		return entries[i].from, entries[i].msg
 	})
+	heard := heardCalls(entries)
 	for i, e := range entries {
 		if skip[i] {
 			continue
+		}
+		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[liveIDKey(r.ID)] {
+			// The write failed (its context ended while the transport
+			// waited to hear it was taken: legacy SSE's 202), but the
+			// server had it: it answered, or told of its progress.
+			e.failed = false
 		}
 		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == FromServer && e.end == nil && !e.failed {
 			if at, ok := ended[liveIDKey(r.ID)]; ok && i > at {
@@ -104,6 +111,34 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	settleCancels(c)
 	floatNotifications(c)
 	return c, nil
+}
+
+// heardCalls returns the id keys of the client calls the server showed it
+// had: it answered them, or sent a progress notification with their
+// progress token.
+func heardCalls(entries []recorded) map[string]bool {
+	heard := map[string]bool{}
+	tokens := map[string]bool{}
+	for _, e := range entries {
+		switch m := e.msg.(type) {
+		case *jsonrpc.Response:
+			if e.from == FromServer {
+				heard[liveIDKey(m.ID)] = true
+			}
+		case *jsonrpc.Request:
+			if e.from == FromServer && m.Method == "notifications/progress" {
+				tokens[progressToken(m.Params)] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
+			if tok := progressToken(m.Params); tok != "" && tokens[tok] {
+				heard[liveIDKey(m.ID)] = true
+			}
+		}
+	}
+	return heard
 }
 
 // serverEnding records how the server ended a session: a child's exit
@@ -243,8 +278,10 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
+	sinkNotifications(c)
 	settleCancels(c)
 	floatNotifications(c)
+	renameEventIDs(c)
 	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err
 	}
@@ -508,6 +545,31 @@ func (a *eventIDs) alias(id string) string {
 	}
 	a.ids[id] = p + suffix
 	return p + suffix
+}
+
+// renameEventIDs numbers the event ids' renamed prefixes ("s<n>") again,
+// in the order the lines are written, once lines have moved (see
+// sinkNotifications): the first prefix a cassette holds is s1, whatever
+// order the recorder saw the streams in.
+func renameEventIDs(c *Cassette) {
+	var again eventIDs
+	for i := range c.Interactions {
+		h := c.Interactions[i].HTTP
+		if h == nil {
+			continue
+		}
+		id, last := h.ID, h.Headers.Get("Last-Event-ID")
+		if id == "" && last == "" {
+			continue
+		}
+		cp := *h
+		cp.ID = again.alias(id)
+		if last != "" {
+			cp.Headers = h.Headers.Clone()
+			cp.Headers.Set("Last-Event-ID", again.alias(last))
+		}
+		c.Interactions[i].HTTP = &cp
+	}
 }
 
 // headerScan finds the protocol revision and server name of a session: from

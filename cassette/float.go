@@ -154,3 +154,51 @@ func subscriptionID(params []byte) string {
 func sameStream(a, b *Interaction) bool {
 	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
 }
+
+// sinkNotifications writes each notification of the standalone GET stream
+// or of a subscriptions/listen stream (HTTP level) after the lines of the
+// requests in flight when it came: the answers, events and ends of the
+// streams whose requests were recorded before it, that follow it. A server
+// that sends a notification while it answers a call (a resource it
+// changes, a list) writes the two on two streams, which reach the client
+// in either order; the notification may well be the call's doing, and goes
+// after its answer. It passes no request, so replay keeps it where it was:
+// it goes out once the client messages recorded before it are served.
+func sinkNotifications(c *Cassette) {
+	ins := c.Interactions
+	reqAt := map[int]int{} // stream → the line of its request
+	side := map[int]bool{} // streams whose notifications relate to no request
+	for i := range ins {
+		h := ins[i].HTTP
+		if h == nil || ins[i].Kind != KindRequest {
+			continue
+		}
+		reqAt[h.Stream] = i
+		m, _ := scanMessage(ins[i].Message)
+		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+	}
+	for i := 0; i < len(ins); i++ {
+		h := ins[i].HTTP
+		m, _ := scanMessage(ins[i].Message)
+		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.kind != kindNote || m.method == "notifications/subscriptions/acknowledged" {
+			continue
+		}
+		k := i + 1 // the notification and the close lines of its stream after it
+		for k < len(ins) && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
+			k++
+		}
+		j := k
+		for j < len(ins) {
+			o := ins[j].HTTP
+			if o == nil || ins[j].Kind == KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
+				break
+			}
+			j++
+		}
+		if j == k {
+			continue
+		}
+		rotate(ins[i:j], k-i)
+		i = j - 1
+	}
+}
