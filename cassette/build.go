@@ -108,9 +108,29 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	settleCancels(c)
-	floatNotifications(c)
+	evenOutMessages(c)
 	return c, nil
+}
+
+// evenOutMessages writes what timing alone orders in a recording of
+// messages one way: a cancellation, an answer and the list changes and
+// listings around it, a notification and the listings around it.
+func evenOutMessages(c *Cassette) {
+	settleCancels(c)
+	floatAnswers(c)
+	floatNotifications(c)
+}
+
+// evenOutHTTP is evenOutMessages at the HTTP level, where a notification
+// of the standalone GET or a listen stream and the answers of the calls in
+// flight also reach the recorder in either order, and event ids are
+// numbered in the order written.
+func evenOutHTTP(c *Cassette) {
+	sinkNotifications(c)
+	settleCancels(c)
+	floatAnswers(c)
+	floatNotifications(c)
+	renameEventIDs(c)
 }
 
 // heardCalls returns the id keys of the client calls the server showed it
@@ -278,10 +298,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	sinkNotifications(c)
-	settleCancels(c)
-	floatNotifications(c)
-	renameEventIDs(c)
+	evenOutHTTP(c)
 	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err
 	}

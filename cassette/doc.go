@@ -235,6 +235,22 @@
 //     the client before or after one that ran meanwhile is timing. It never
 //     passes a call or a client notification. An acknowledgement of a
 //     subscription is written right after the subscription's request.
+//   - at the HTTP level, such a notification that came while calls were
+//     answered (a resource or a list the call changed) is written after
+//     the lines of the calls in flight when it came, up to the next
+//     request; event ids are numbered in the order the lines are written.
+//   - the answer to a call that is not a listing is written before the
+//     list changes (notifications/…/list_changed) and the listings
+//     recorded between the call and it: a server may announce the change
+//     a call made before or after its answer (a go-sdk server does so
+//     from a timer, 10 ms after the change), and the client re-lists at
+//     once. It passes nothing else: its call's progress, a log message, a
+//     server request, a client message keep their place before it.
+//   - a client's notifications/cancelled is written right after the last
+//     line of the call it cancels (the go-sdk sends it from a goroutine of
+//     its own, racing the client's next messages), and the server's
+//     answer to a call the client gave up is left out: the client no
+//     longer waited for it, and replay has the call given up.
 //   - a stream the client stopped reading once it had made its last
 //     request is "session": open until the session ended.
 //   - a 2026-07-28 client's notifications/cancelled of its

@@ -3,6 +3,7 @@ package cassette
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // readOnly are the requests that change nothing at the server and so cause
@@ -200,5 +201,86 @@ func sinkNotifications(c *Cassette) {
 		}
 		rotate(ins[i:j], k-i)
 		i = j - 1
+	}
+}
+
+// floatAnswers writes the answer to a call that changes something (not a
+// listing) before the list changes (notifications/…/list_changed) and the
+// read-only exchanges recorded between the call and it, with the close
+// lines of its stream that follow it (at HTTP). A server that changes its
+// lists in a call may send the change before or after the call's answer (a
+// go-sdk server sends it from a timer, 10 ms after the change), and the
+// client re-lists as soon as it hears of it: whether the answer reached
+// the client before the change, or after the listings that followed it,
+// is timing, not behaviour (no listing is answered by it, nor a list
+// change), and where its line goes must not be, or re-recording such a
+// server would not give the same bytes. The answer passes nothing else: a
+// progress or log notification, a server request, any other client message
+// (a cancellation, an input response) keeps its place before it.
+func floatAnswers(c *Cassette) {
+	ins := c.Interactions
+	n := len(ins)
+	calls := map[string]string{}  // client call id → method (message level)
+	reqMethod := map[int]string{} // HTTP stream → the method of its call
+	side := map[int]bool{}        // HTTP streams of the server's own notifications
+	passable := make([]bool, n)   // a line an answer may go before
+	answer := make([]bool, n)     // the answer to a call that is not a listing
+	for i := range ins {
+		in := &ins[i]
+		var m msgInfo
+		if in.Message != nil {
+			m, _ = scanMessage(in.Message)
+		}
+		listChange := in.Message != nil && m.kind == kindNote && strings.HasSuffix(m.method, "/list_changed")
+		if h := in.HTTP; h != nil {
+			if in.Kind == KindRequest {
+				if in.Message != nil && m.kind == kindCall {
+					reqMethod[h.Stream] = m.method
+				}
+				side[h.Stream] = standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
+			}
+			switch method := reqMethod[h.Stream]; {
+			case readOnly[method]:
+				passable[i] = true
+			case side[h.Stream]:
+				passable[i] = in.Kind == KindEvent && listChange
+			case method != "" && in.Message != nil && m.kind == kindResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
+				answer[i] = true
+			}
+			continue
+		}
+		if in.Kind != KindMessage {
+			continue
+		}
+		switch {
+		case in.From == FromClient && m.kind == kindCall:
+			calls[m.id] = m.method
+			passable[i] = readOnly[m.method]
+		case in.From == FromServer && m.kind == kindResponse:
+			passable[i] = readOnly[calls[m.id]]
+			answer[i] = calls[m.id] != "" && !readOnly[calls[m.id]]
+		case in.From == FromServer:
+			passable[i] = listChange
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !answer[i] {
+			continue
+		}
+		j := i
+		for j > 0 && passable[j-1] && !sameStream(&ins[j-1], &ins[i]) {
+			j--
+		}
+		if j == i {
+			continue
+		}
+		k := i + 1 // the close lines that follow the answer on its stream go with it
+		for k < n && ins[k].Kind == KindClose && sameStream(&ins[k], &ins[i]) {
+			k++
+		}
+		rotate(ins[j:k], i-j)
+		rotate(passable[j:k], i-j)
+		rotate(answer[j:k], i-j)
+		i = k - 1
 	}
 }
