@@ -21,6 +21,11 @@ import (
 //     cancellation; the client no longer waits for it, and whether the
 //     answer came before the session moved on is timing. It is left out:
 //     the call is given up, as replay then has it.
+//   - At the HTTP level, the client gives the call's stream up as it
+//     cancels: whether the server ended the stream first (an eof, after
+//     the cancellation or the session's next requests) or the client did
+//     is timing too. The stream ends, for the client, right before its
+//     cancellation; what the stream carried after it is left out.
 func settleCancels(c *Cassette) {
 	ins := c.Interactions
 	type call struct {
@@ -33,6 +38,8 @@ func settleCancels(c *Cassette) {
 	owner := make([]string, 0, len(ins)) // out's lines: the id key of the call each belongs to
 	cancelled := map[string]bool{}
 	streamOf := map[int]string{} // HTTP stream → the id key of the call it carries
+	givenUp := map[int]bool{}    // HTTP streams of cancelled calls, after the cancellation
+	closed := map[int]bool{}     // HTTP streams whose close is written
 	for i := 0; i < len(ins); i++ {
 		in := ins[i]
 		m, _ := scanMessage(in.Message)
@@ -58,6 +65,9 @@ func settleCancels(c *Cassette) {
 		if in.Message != nil && side(&in) == FromServer && m.kind == kindResponse && cancelled[m.id] {
 			continue // the answer to a call the client gave up
 		}
+		if in.HTTP != nil && givenUp[in.HTTP.Stream] {
+			continue // what a stream the client gave up carried after
+		}
 		if in.Message != nil && side(&in) == FromClient && m.kind == kindNote && m.method == "notifications/cancelled" {
 			target := cancelledID(m.params)
 			if _, known := calls[target]; known {
@@ -76,10 +86,19 @@ func settleCancels(c *Cassette) {
 				if at == 0 {
 					at = len(out) // nothing of the call is written: keep its place
 				}
+				if st := calls[target].stream; st != 0 && !givenUp[st] {
+					givenUp[st] = true
+					if !closed[st] {
+						group = append([]Interaction{{Kind: KindClose, HTTP: &HTTP{Stream: st}, Ending: &Ending{End: EndClient}}}, group...)
+					}
+				}
 				out = slices.Insert(out, at, group...)
 				owner = slices.Insert(owner, at, make([]string, len(group))...)
 				continue
 			}
+		}
+		if in.HTTP != nil && in.Kind == KindClose {
+			closed[in.HTTP.Stream] = true
 		}
 		out = append(out, in)
 		owner = append(owner, id)

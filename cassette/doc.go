@@ -250,7 +250,9 @@
 //     line of the call it cancels (the go-sdk sends it from a goroutine of
 //     its own, racing the client's next messages), and the server's
 //     answer to a call the client gave up is left out: the client no
-//     longer waited for it, and replay has the call given up.
+//     longer waited for it, and replay has the call given up. At the HTTP
+//     level the call's stream ends, for the client, right before the
+//     cancellation, whether the client or the server ended it first.
 //   - a stream the client stopped reading once it had made its last
 //     request is "session": open until the session ended.
 //   - a 2026-07-28 client's notifications/cancelled of its

@@ -84,7 +84,8 @@ func TestRecordingOrdersEvenOut(t *testing.T) {
 }
 
 // httpLine is one line of an HTTP recording, for the tests: "req S MSG",
-// "get S" (the standalone stream), "resp S", "event S ID MSG", "close S".
+// "get S" (the standalone stream), "resp S", "accepted S" (a 202),
+// "event S ID MSG", "close S" (at eof), "gave-up S" (the client's close).
 type httpLine struct {
 	kind   string
 	stream int
@@ -110,6 +111,10 @@ func httpLines(lines ...httpLine) *Cassette {
 			in.Kind, in.HTTP.Event, in.HTTP.ID = KindEvent, "message", l.id
 		case "close":
 			in.Kind, in.Ending = KindClose, &Ending{End: EndEOF}
+		case "gave-up":
+			in.Kind, in.Ending = KindClose, &Ending{End: EndClient}
+		case "accepted":
+			in.Kind, in.HTTP.Status = KindResponse, 202
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
@@ -125,6 +130,9 @@ func shownHTTP(c *Cassette) []string {
 		}
 		if in.Message != nil {
 			s += " " + string(in.Message)
+		}
+		if in.Ending != nil {
+			s += " end=" + in.Ending.End
 		}
 		out = append(out, s)
 	}
@@ -161,6 +169,46 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 	// Event ids are numbered in the written order: the listen's prefix
 	// first, then the toggle's, then the listing's.
 	ids := strings.NewReplacer("id=L_", "id=s1_", "id=T_", "id=s2_", "id=R_", "id=s3_")
+	var want []string
+	for _, s := range shownHTTP(httpLines(orders[0]...)) {
+		want = append(want, ids.Replace(s))
+	}
+	for i, order := range orders {
+		c := httpLines(order...)
+		evenOutHTTP(c)
+		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
+			t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// TestHTTPCancellationEvenOut: a call the client cancels at 2025-11-25
+// over HTTP ends its stream, for the client, right before the
+// cancellation, whether the client gave the stream up first or the server
+// ended it (with its answer to the cancelled call) once the session had
+// moved on.
+func TestHTTPCancellationEvenOut(t *testing.T) {
+	var (
+		slow      = httpLine{"req", 1, "", slowReq}
+		slowR     = httpLine{"resp", 1, "", ""}
+		steps     = httpLine{"event", 1, "A_1", slowSteps}
+		slowAns   = httpLine{"event", 1, "A_2", slowResp}
+		slowEOF   = httpLine{"close", 1, "", ""}
+		slowGone  = httpLine{"gave-up", 1, "", ""}
+		cancel    = httpLine{"req", 2, "", slowCancel}
+		cancelR   = httpLine{"accepted", 2, "", ""}
+		next      = httpLine{"req", 3, "", nextReq}
+		nextR     = httpLine{"resp", 3, "", ""}
+		nextAns   = httpLine{"event", 3, "B_1", nextResp}
+		nextClose = httpLine{"close", 3, "", ""}
+	)
+	orders := [][]httpLine{
+		{slow, slowR, steps, slowGone, cancel, cancelR, next, nextR, nextAns, nextClose},
+		{slow, slowR, steps, cancel, cancelR, next, nextR, slowAns, slowEOF, nextAns, nextClose},
+		{slow, slowR, steps, cancel, cancelR, slowAns, slowEOF, next, nextR, nextAns, nextClose},
+		{slow, slowR, steps, next, cancel, cancelR, nextR, nextAns, slowEOF, nextClose},
+	}
+	ids := strings.NewReplacer("id=A_", "id=s1_", "id=B_", "id=s2_")
 	var want []string
 	for _, s := range shownHTTP(httpLines(orders[0]...)) {
 		want = append(want, ids.Replace(s))
