@@ -159,25 +159,31 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 		lsAns   = httpLine{"event", 3, "R_1", relistResp}
 		lsEnd   = httpLine{"close", 3, "", ""}
 	)
-	orders := [][]httpLine{
+	// The listen stream's end, right after the change, goes with it.
+	listenEnd := httpLine{"gave-up", 1, "", ""}
+	for _, orders := range [][][]httpLine{{
 		{listen, listenR, acked, togReq, togR, togAns, togEnd, change, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, change, togR, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, togR, change, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, togR, change, lsReq, lsR, lsAns, lsEnd, togAns, togEnd},
 		{listen, listenR, acked, togReq, togR, change, lsReq, lsR, togAns, togEnd, lsAns, lsEnd},
-	}
-	// Event ids are numbered in the written order: the listen's prefix
-	// first, then the toggle's, then the listing's.
-	ids := strings.NewReplacer("id=L_", "id=s1_", "id=T_", "id=s2_", "id=R_", "id=s3_")
-	var want []string
-	for _, s := range shownHTTP(httpLines(orders[0]...)) {
-		want = append(want, ids.Replace(s))
-	}
-	for i, order := range orders {
-		c := httpLines(order...)
-		evenOutHTTP(c)
-		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
-			t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
+	}, {
+		{listen, listenR, acked, togReq, togR, togAns, togEnd, change, listenEnd, lsReq, lsR, lsAns, lsEnd},
+		{listen, listenR, acked, togReq, togR, change, listenEnd, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
+	}} {
+		// Event ids are numbered in the written order: the listen's
+		// prefix first, then the toggle's, then the listing's.
+		ids := strings.NewReplacer("id=L_", "id=s1_", "id=T_", "id=s2_", "id=R_", "id=s3_")
+		var want []string
+		for _, s := range shownHTTP(httpLines(orders[0]...)) {
+			want = append(want, ids.Replace(s))
+		}
+		for i, order := range orders {
+			c := httpLines(order...)
+			evenOutHTTP(c)
+			if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
+				t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
+			}
 		}
 	}
 }

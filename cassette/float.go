@@ -214,7 +214,8 @@ func sinkNotifications(c *Cassette) {
 // the client before the change, or after the listings that followed it,
 // is timing, not behaviour (no listing is answered by it, nor a list
 // change), and where its line goes must not be, or re-recording such a
-// server would not give the same bytes. The answer passes nothing else: a
+// server would not give the same bytes. At the HTTP level it also passes
+// the end of a listen or standalone stream. The answer passes nothing else: a
 // progress or log notification, a server request, any other client message
 // (a cancellation, an input response) keeps its place before it.
 func floatAnswers(c *Cassette) {
@@ -243,7 +244,7 @@ func floatAnswers(c *Cassette) {
 			case readOnly[method]:
 				passable[i] = true
 			case side[h.Stream]:
-				passable[i] = in.Kind == KindEvent && listChange
+				passable[i] = in.Kind == KindEvent && listChange || in.Kind == KindClose
 			case method != "" && in.Message != nil && m.kind == kindResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
 				answer[i] = true
 			}
