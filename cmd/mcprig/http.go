@@ -176,7 +176,7 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 	if err != nil {
 		return usageError(stderr, "mcprig replay", err.Error())
 	}
-	sp := newSessionProxy(endpoint, pf.rt, stderr, 0)
+	sp := newSessionProxy(endpoint, pf.rt, stderr, f.idle)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())
 	if err := errors.Join(sp.serve(ctx, l), p.Close()); err != nil {
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
