@@ -67,20 +67,7 @@ func serveMcprig(t *testing.T, env []string, args ...string) *served {
 // wait waits for the child to exit on its own and returns its exit code.
 func (s *served) wait(t *testing.T) int {
 	t.Helper()
-	select {
-	case err := <-s.done:
-		s.done <- err // for the cleanup
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(10 * time.Second):
-		t.Fatalf("mcprig did not exit after the session ended\nstderr:\n%s", s.stderr)
-		return -1
-	}
+	return s.waitWithin(t, 10*time.Second)
 }
 
 // driveHTTP connects to url over Streamable HTTP and drives the docs session.
