@@ -199,6 +199,7 @@ func Start(t testing.TB, g Group) *Running {
 	l.h = h
 	ts := httptest.NewServer(l)
 	t.Cleanup(func() {
+		s.stop() // first: its handlers still waiting return, which Close waits for
 		stop()
 		ts.Close()
 	})

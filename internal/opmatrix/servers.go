@@ -254,7 +254,7 @@ type served struct {
 	mcp  *mcp.Server        // ours, sdk: the go-sdk server underneath
 	own  *server.Server     // ours
 	fake *fakeserver.Server // fake
-	stop func()             // ends it
+	stop func()             // ends it; idempotent
 	mu   sync.Mutex         // guards more
 	more bool               // the tool extra is published
 	n    atomic.Int64       // sdk: session ids handed out
@@ -290,7 +290,7 @@ func newServed(srv Server) (*served, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.fake, s.stop = f, func() { quit(); f.Close() }
+		s.fake, s.stop = f, sync.OnceFunc(func() { quit(); f.Close() })
 	default:
 		return nil, fmt.Errorf("%w %q", errUnknownServer, srv)
 	}
