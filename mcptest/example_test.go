@@ -259,7 +259,7 @@ func ExampleNewAuthServer() {
 	})
 	// Output:
 	// docs: oauth
-	// {Registrations:0 Authorizations:0 TokensIssued:1 Refreshes:0 Refusals:0 ResourceRefusals:1}
+	// {Registrations:0 Authorizations:0 TokensIssued:1 Refreshes:0 Refusals:0 ResourceRefusals:1 JWTBearerGrants:0 TokenExchanges:0 DPoPProofs:0 DPoPRefusals:0 NoncesIssued:0}
 }
 
 // A tool that needs a further scope: the first call is refused 403
