@@ -54,7 +54,11 @@ const dpopKeyRedacted = "auth.DPoPKey(REDACTED)"
 type DPoPKey struct{ k *dpopKey }
 
 type dpopKey struct {
-	signer crypto.Signer
+	// signer returns the private key. A function, so that fmt, printing a
+	// dpopKey through reflection (a bad verb on an unexported field
+	// prints the struct a pointer points to), shows an address and never
+	// the key.
+	signer func() crypto.Signer
 	method jwt.SigningMethod
 	now    func() time.Time
 
@@ -80,7 +84,7 @@ func NewDPoPKey(key crypto.Signer) (DPoPKey, error) {
 	if err != nil {
 		return DPoPKey{}, fmt.Errorf("%w: %w", ErrDPoP, err)
 	}
-	return DPoPKey{&dpopKey{signer: key, method: m, now: time.Now, nonces: map[Origin]string{}}}, nil
+	return DPoPKey{&dpopKey{signer: func() crypto.Signer { return key }, method: m, now: time.Now, nonces: map[Origin]string{}}}, nil
 }
 
 // IsZero reports whether the key is the zero DPoPKey.
@@ -173,7 +177,7 @@ func (k *dpopKey) proof(method string, u *url.URL, token string) (proof, nonce s
 		c.Nonce = k.nonces[o]
 		k.mu.Unlock()
 	}
-	p, err := dpop.Sign(k.signer, k.method, c)
+	p, err := dpop.Sign(k.signer(), k.method, c)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: signing a proof: %w", ErrDPoP, err)
 	}
