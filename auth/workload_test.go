@@ -188,16 +188,22 @@ func TestNewWorkloadIdentityAndEnterpriseValidate(t *testing.T) {
 		return &c
 	}
 	for name, cfg := range map[string]*auth.EnterpriseConfig{
-		"nil":                      nil,
-		"no ID token":              edit(func(c *auth.EnterpriseConfig) { c.IDToken = nil }),
-		"two ID tokens":            edit(func(c *auth.EnterpriseConfig) { c.IDTokenFile = "f" }),
-		"no IdP":                   edit(func(c *auth.EnterpriseConfig) { c.IdPIssuer = "" }),
-		"bad IdP":                  edit(func(c *auth.EnterpriseConfig) { c.IdPIssuer = "idp" }),
-		"no IdP client":            edit(func(c *auth.EnterpriseConfig) { c.IdPClientID = "" }),
-		"no client":                edit(func(c *auth.EnterpriseConfig) { c.ClientID = "" }),
-		"token URL, no issuer":     edit(func(c *auth.EnterpriseConfig) { c.TokenURL, c.Resource = "https://as.example/token", "https://mcp.example" }),
-		"token URL, no resource":   edit(func(c *auth.EnterpriseConfig) { c.TokenURL, c.Issuer = "https://as.example/token", "https://as.example" }),
-		"bad token URL":            edit(func(c *auth.EnterpriseConfig) { c.TokenURL, c.Issuer, c.Resource = "/token", "https://as.example", "https://mcp.example" }),
+		"nil":           nil,
+		"no ID token":   edit(func(c *auth.EnterpriseConfig) { c.IDToken = nil }),
+		"two ID tokens": edit(func(c *auth.EnterpriseConfig) { c.IDTokenFile = "f" }),
+		"no IdP":        edit(func(c *auth.EnterpriseConfig) { c.IdPIssuer = "" }),
+		"bad IdP":       edit(func(c *auth.EnterpriseConfig) { c.IdPIssuer = "idp" }),
+		"no IdP client": edit(func(c *auth.EnterpriseConfig) { c.IdPClientID = "" }),
+		"no client":     edit(func(c *auth.EnterpriseConfig) { c.ClientID = "" }),
+		"token URL, no issuer": edit(func(c *auth.EnterpriseConfig) {
+			c.TokenURL, c.Resource = "https://as.example/token", "https://mcp.example"
+		}),
+		"token URL, no resource": edit(func(c *auth.EnterpriseConfig) {
+			c.TokenURL, c.Issuer = "https://as.example/token", "https://as.example"
+		}),
+		"bad token URL": edit(func(c *auth.EnterpriseConfig) {
+			c.TokenURL, c.Issuer, c.Resource = "/token", "https://as.example", "https://mcp.example"
+		}),
 		"IdP token URL not a URL ": edit(func(c *auth.EnterpriseConfig) { c.IdPTokenURL = "token" }),
 	} {
 		if _, err := auth.NewEnterprise(cfg); !errors.Is(err, auth.ErrEnterprise) {
