@@ -19,6 +19,8 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/dpop"
 	"github.com/looprig/mcp/mcptest"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // dpopClientCredentials is the default client's client credentials
@@ -285,5 +287,34 @@ func TestDPoPStaleNoncesFailTyped(t *testing.T) {
 	got := as.Counts()
 	if attempts := got.ResourceRefusals; attempts < 1 || got.DPoPProofs != 2*attempts || got.NoncesIssued != 2*attempts || got.TokensIssued != 0 {
 		t.Errorf("counts %+v, want 2 proofs and 2 nonces for each of the %d token requests, no token", got, attempts)
+	}
+}
+
+// The go-sdk's authorization code flow through this module's source, its
+// HTTP client the DPoP key's: the code exchange carries a proof, the token
+// is DPoP-bound, and every request afterwards carries its own proof, with
+// the nonces both servers ask for.
+func TestDPoPAuthorizationCode(t *testing.T) {
+	mcptest.LeakCheck(t)
+	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+	src, err := auth.NewAuthorizationCode(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{"http://127.0.0.1/callback"},
+		}},
+		RedirectURL:              "http://127.0.0.1/callback",
+		AuthorizationCodeFetcher: mcptest.FetchAuthorizationCode,
+		Client:                   newDPoPKey(t).Client(nil),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := protectedFake(t, as, nil, src)
+	c := fake.Client(nil)
+	if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	got := as.Counts()
+	if got.Authorizations != 1 || got.TokensIssued != 1 || got.DPoPRefusals != 0 || got.NoncesIssued != 2 || got.DPoPProofs < 4 {
+		t.Errorf("counts %+v, want 1 authorization and token, 2 nonces, no refusal, a proof per request", got)
 	}
 }
