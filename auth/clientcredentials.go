@@ -70,7 +70,8 @@ type ClientCredentialsConfig struct {
 	Resource string
 
 	// HTTPClient makes the discovery and token requests. Nil means a client
-	// with a 30-second timeout.
+	// with a 30-second timeout. A client from [DPoPKey.Client] makes the
+	// access tokens DPoP-bound.
 	HTTPClient *http.Client
 }
 
@@ -78,7 +79,7 @@ type ClientCredentialsConfig struct {
 var (
 	// ErrClientCredentials is wrapped by every error of a ClientCredentials
 	// source: bad configuration (from NewClientCredentials), failed
-	// discovery, a refused token request.
+	// discovery, a refused token request (a [*GrantError]).
 	ErrClientCredentials = errors.New("auth: client credentials")
 	// ErrIssuerMismatch is returned when discovery leads to an
 	// authorization server other than ClientCredentialsConfig.Issuer.

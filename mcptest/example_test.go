@@ -295,3 +295,39 @@ func ExampleProtection() {
 	// docs: scopes
 	// tokens issued: 2 executions: 1
 }
+
+// Workload identity federation with DPoP, offline: the fake authorization
+// server mints the CI job's token (as the CI's OIDC issuer would), takes
+// it with the JWT-bearer grant, and binds the access token to the job's
+// DPoP key; the protected fake checks a proof on every request.
+func ExampleAuthServer_IDToken() {
+	runTest(func(t testing.TB) {
+		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true})
+		key, err := auth.NewDPoPKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{
+			Token:      func(context.Context) (auth.Token, error) { return auth.NewToken(as.IDToken("ci-job", as.URL, 0)), nil },
+			HTTPClient: key.Client(nil),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+			Auth: &mcptest.Protection{Server: as},
+			HTTP: &streamablehttp.Options{Credentials: src},
+		})
+		c := fake.Client(nil)
+		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "no secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(text(res))
+		n := as.Counts()
+		fmt.Println("jwt-bearer grants:", n.JWTBearerGrants, "tokens:", n.TokensIssued, "DPoP refusals:", n.DPoPRefusals)
+	})
+	// Output:
+	// docs: no secret
+	// jwt-bearer grants: 1 tokens: 1 DPoP refusals: 0
+}
