@@ -70,7 +70,7 @@ func ExampleCheckServer() {
 // The script commands, for testscript.Params.Cmds.
 func ExampleCommands() {
 	fmt.Println(slices.Sorted(maps.Keys(mcptest.Commands())))
-	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions killchild procs requests rounds serve]
+	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions idtoken killchild procs requests rounds serve]
 }
 
 // A test of a client against a fake server run as a stdio child: the call
