@@ -212,3 +212,76 @@ func TestEnterpriseRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Issuer pins the authorization server for every source without a user:
+// discovery that leads elsewhere fails before the secret, the workload's
+// token or the ID token is sent anywhere (no request at either token
+// endpoint).
+func TestIssuerPinnedForEverySource(t *testing.T) {
+	const pinned = "https://login.example.com"
+	idp := mcptest.NewAuthServer(t, nil)
+	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}})
+	idToken := func(context.Context) (auth.Token, error) {
+		return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+	}
+	sources := map[string]func() (auth.Source, error){
+		"client credentials": func() (auth.Source, error) {
+			return auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret), Issuer: pinned})
+		},
+		"workload identity": func() (auth.Source, error) {
+			return auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{Token: idToken, Issuer: pinned})
+		},
+		"enterprise": func() (auth.Source, error) {
+			return auth.NewEnterprise(&auth.EnterpriseConfig{IDToken: idToken, IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID,
+				IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret), ClientID: mcptest.DefaultClientID, Issuer: pinned})
+		},
+	}
+	for name, mk := range sources {
+		t.Run(name, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			src, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := protectedFake(t, as, nil, src)
+			before, idpBefore := as.Counts(), idp.Counts()
+			if _, err := client.Connect(t.Context(), fake.Definition(), nil); !errors.Is(err, auth.ErrIssuerMismatch) {
+				t.Fatalf("Connect: %v, want ErrIssuerMismatch", err)
+			}
+			after, idpAfter := as.Counts(), idp.Counts()
+			if after.TokensIssued != before.TokensIssued || after.Refusals != before.Refusals || after.JWTBearerGrants != before.JWTBearerGrants || idpAfter != idpBefore {
+				t.Errorf("token requests were sent: before %+v %+v, after %+v %+v", before, idpBefore, after, idpAfter)
+			}
+		})
+	}
+}
+
+// An enterprise source renews as tokens expire: the whole chain again (the
+// ID token exchanged anew, the new ID-JAG presented), for each token.
+// Tokens live under ten seconds, so every request needs a new one.
+func TestEnterpriseRenews(t *testing.T) {
+	mcptest.LeakCheck(t)
+	idp := mcptest.NewAuthServer(t, nil)
+	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}, TokenTTL: 5e9})
+	src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
+		IDToken: func(context.Context) (auth.Token, error) {
+			return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+		},
+		IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID, IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := protectedFake(t, as, nil, src).Client(nil)
+	before := as.Counts().TokensIssued
+	for range 2 {
+		if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	issued := as.Counts().TokensIssued - before
+	if issued < 2 || idp.Counts().TokenExchanges != as.Counts().JWTBearerGrants {
+		t.Errorf("%d tokens for the 2 calls, %d exchanges for %d grants: want a new chain for each token", issued, idp.Counts().TokenExchanges, as.Counts().JWTBearerGrants)
+	}
+}
