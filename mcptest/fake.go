@@ -63,9 +63,10 @@ type FakeOptions struct {
 	Revision string
 	// Auth makes an [HTTP] or [WrapHTTP] fake a protected resource of a
 	// fake authorization server ([NewAuthServer]): requests need its
-	// tokens, with the scopes Auth asks for. Give the client a credential
-	// source in HTTP (opts.HTTP.Credentials), such as
-	// auth.NewClientCredentials with the server's client.
+	// tokens, with the scopes Auth asks for, and a DPoP-bound token with
+	// a valid proof of its key (never as Bearer; see [AuthServer.Protect]).
+	// Give the client a credential source in HTTP (opts.HTTP.Credentials),
+	// such as auth.NewClientCredentials with the server's client.
 	Auth *Protection
 }
 

@@ -43,7 +43,11 @@
 // # Non-replay
 //
 // A POST that may have reached the server is never sent again. The go-sdk
-// itself POSTs each message once, with two exceptions, decided here:
+// itself POSTs each message once, with two exceptions, decided here (and
+// auth's round tripper adds a third, below this package's guard: a POST
+// the server refused with 401 use_dpop_nonce, before acting on it, is sent
+// again once with a DPoP proof carrying the server's nonce; see
+// auth.NewRoundTripper):
 //
 //   - Re-POST after OAuth. When a POST is answered 401 or 403 and the
 //     transport has an OAuth handler, the go-sdk runs the handler's flow and,
