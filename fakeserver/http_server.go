@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/looprig/mcp/internal/httpserve"
 )
 
 // An HTTPServer is a fake server listening over HTTP (see
@@ -25,9 +27,9 @@ type HTTPServer struct {
 	OtherURL string
 
 	h       *HTTPHandler
-	srv     *http.Server
+	srv     *httpserve.Server
 	otherH  *otherOrigin
-	otherS  *http.Server
+	otherS  *httpserve.Server
 	serving sync.WaitGroup
 	once    sync.Once
 	err     error
@@ -66,8 +68,8 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 	}
 	hs.URL = "http://" + ln.Addr().String() + path
 	hs.h = s.HTTPHandler(&o)
-	hs.srv = &http.Server{Handler: hs.h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
-	hs.otherS = &http.Server{Handler: hs.otherH, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
+	hs.srv = httpserve.New(hs.h, nil, discardLog)
+	hs.otherS = httpserve.New(hs.otherH, nil, discardLog)
 	hs.serving.Add(2)
 	go func() { defer hs.serving.Done(); hs.srv.Serve(ln) }()
 	go func() { defer hs.serving.Done(); hs.otherS.Serve(oln) }()

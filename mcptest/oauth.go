@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -125,7 +126,7 @@ type AuthServer struct {
 	URL string
 
 	opts AuthServerOptions
-	srv  *http.Server
+	srv  *httpserve.Server
 	ln   net.Listener
 	done chan struct{}
 
@@ -193,7 +194,7 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLogger}
+	a.srv = httpserve.New(mux, nil, discardLogger)
 	go a.srv.Serve(ln)
 	return a, nil
 }

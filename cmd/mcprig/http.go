@@ -14,6 +14,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -86,7 +87,7 @@ func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve runs srv on l until the client deletes its session or ctx is done,
 // then shuts the server down (open streams are cut after a short grace).
 func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.New(p, nil, nil)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	var err error

@@ -1,0 +1,229 @@
+// Package httpserve starts every HTTP server this module runs itself
+// (fakeserver.StartHTTP, mcprig fakeserver --http, mcprig replay --listen,
+// mcprig record --listen, mcptest's authorization server, the conformance
+// server), with the bounds each of them keeps against slow and greedy
+// clients:
+//
+//   - the request headers are read within HeaderTimeout (10 s);
+//   - a request body is read within BodyTimeout (10 s) of the handler's
+//     start: a body dripped slowly is cut when it passes, the connection
+//     closed, and the handler's read fails;
+//   - a connection idle between requests is closed after IdleTimeout
+//     (60 s);
+//   - at most MaxConns (256) connections are open at once: the next one is
+//     answered 503 Service Unavailable, with Retry-After, and closed;
+//   - headers are bounded by net/http's DefaultMaxHeaderBytes (1 MiB).
+//
+// A slow client thereby holds one connection, and its handler, for at most
+// the header and body timeouts: a good client beside it is served, unless
+// MaxConns slow ones are connected at once, and then as soon as one is cut.
+// The time to write a response is not bounded: responses here are event
+// streams that last as long as their session.
+//
+//	srv := httpserve.New(handler, nil, nil)
+//	go srv.Serve(ln)
+//	defer srv.Close()
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The bounds used when the corresponding Limits field is zero.
+const (
+	HeaderTimeout = 10 * time.Second
+	BodyTimeout   = 10 * time.Second
+	IdleTimeout   = 60 * time.Second
+	MaxConns      = 256
+)
+
+// Limits are the bounds of one server. A zero field takes the default of
+// the same name; a negative one means no bound (for tests that need it).
+type Limits struct {
+	HeaderTimeout time.Duration
+	BodyTimeout   time.Duration
+	IdleTimeout   time.Duration
+	MaxConns      int
+}
+
+func (l *Limits) orDefaults() Limits {
+	var o Limits
+	if l != nil {
+		o = *l
+	}
+	pick := func(v *time.Duration, def time.Duration) {
+		switch {
+		case *v == 0:
+			*v = def
+		case *v < 0:
+			*v = 0
+		}
+	}
+	pick(&o.HeaderTimeout, HeaderTimeout)
+	pick(&o.BodyTimeout, BodyTimeout)
+	pick(&o.IdleTimeout, IdleTimeout)
+	switch {
+	case o.MaxConns == 0:
+		o.MaxConns = MaxConns
+	case o.MaxConns < 0:
+		o.MaxConns = 0
+	}
+	return o
+}
+
+// A Server is an http.Server with the bounds of Limits.
+type Server struct {
+	srv      *http.Server
+	maxConns int
+}
+
+// New returns a server of h with limits l (nil: the defaults). errlog
+// receives the http.Server's own log; nil discards it.
+func New(h http.Handler, l *Limits, errlog *log.Logger) *Server {
+	lim := l.orDefaults()
+	if errlog == nil {
+		errlog = log.New(io.Discard, "", 0)
+	}
+	return &Server{
+		srv: &http.Server{
+			Handler:           BoundBody(h, lim.BodyTimeout),
+			ReadHeaderTimeout: lim.HeaderTimeout,
+			IdleTimeout:       lim.IdleTimeout,
+			MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
+			ErrorLog:          errlog,
+		},
+		maxConns: lim.MaxConns,
+	}
+}
+
+// Serve accepts connections on ln until the server is closed, as
+// http.Server.Serve does, at most MaxConns of them open at once.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.maxConns > 0 {
+		ln = &limitListener{Listener: ln, free: make(chan struct{}, s.maxConns)}
+	}
+	return s.srv.Serve(ln)
+}
+
+// Shutdown is http.Server.Shutdown.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// Close is http.Server.Close.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// BoundBody bounds the time h may take to read a request's body to d from
+// the handler's start (d zero: no bound). Once the body is read to its end,
+// the connection's read deadline is lifted, so that a response stream is
+// not cut by it; a body not read to its end keeps it, so that what net/http
+// reads of it after the handler is bounded too.
+func BoundBody(h http.Handler, d time.Duration) http.Handler {
+	if d <= 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// A deadlineBody lifts the read deadline of its connection at its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	once sync.Once
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(func() { b.rc.SetReadDeadline(time.Time{}) })
+	}
+	return n, err
+}
+
+// ReadBody reads r's body whole, refusing more than maxBytes (maxBytes
+// negative: no bound) with an *http.MaxBytesError, and a body not read
+// within timeout (zero: no bound; the http.Server's ReadTimeout instead,
+// if it is shorter) with an error for which IsTimeout is true. It restores
+// nothing: the caller owns the bytes.
+func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout time.Duration) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 && (timeout <= 0 || srv.ReadTimeout < timeout) {
+		timeout = srv.ReadTimeout
+	}
+	rc := http.NewResponseController(w)
+	deadline := timeout > 0 && rc.SetReadDeadline(time.Now().Add(timeout)) == nil
+	body := r.Body
+	if maxBytes >= 0 {
+		body = http.MaxBytesReader(w, body, maxBytes)
+	}
+	b, err := io.ReadAll(body)
+	if deadline && err == nil {
+		// Read to its end: lift the deadline, so that a response stream
+		// is not cut by it. A body cut short keeps it, so that what
+		// net/http reads of it after the handler is bounded too.
+		rc.SetReadDeadline(time.Time{})
+	}
+	r.Body.Close()
+	return b, err
+}
+
+// IsTimeout reports whether err is a read that passed its deadline.
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// A limitListener answers the connection past its bound with 503 and
+// closes it.
+type limitListener struct {
+	net.Listener
+	free chan struct{} // one token per open connection
+}
+
+// busy is what a connection past the bound reads before it is closed.
+const busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 52\r\n\r\nmcp: too many connections open at once; retry later\n"
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.free <- struct{}{}:
+			return &limitConn{Conn: c, release: func() { <-l.free }}, nil
+		default:
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			io.WriteString(c, busy)
+			c.Close()
+		}
+	}
+}
+
+// A limitConn gives its token back once, when it is closed.
+type limitConn struct {
+	net.Conn
+	release func()
+	once    sync.Once
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
