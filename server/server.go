@@ -137,11 +137,12 @@ type Server struct {
 	maxRounds      int    // -1: no bound
 	stateKey       []byte // seals requestState
 
-	// mu guards the registered names.
+	// mu guards the registered names and the tools' mirrored arguments.
 	mu        sync.Mutex
 	tools     map[string]bool
 	resources map[string]bool
 	prompts   map[string]bool
+	headers   map[string][]paramHeader // by tool name
 }
 
 // New returns a Server named name at version, with no tools, resources or
@@ -182,6 +183,7 @@ func New(name, version string, opts *Options) *Server {
 		tools:          make(map[string]bool),
 		resources:      make(map[string]bool),
 		prompts:        make(map[string]bool),
+		headers:        make(map[string][]paramHeader),
 	}
 	mo := &mcp.ServerOptions{
 		Instructions:      o.Instructions,

@@ -74,7 +74,8 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
 	}
-	if err := checkParamHeaders(t.InputSchema); err != nil {
+	headers, err := paramHeadersOf(t.InputSchema)
+	if err != nil {
 		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
 	}
 	if t.OutputSchema != nil {
@@ -85,6 +86,9 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if err := s.claim(s.tools, "tool", t.Name); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.headers[t.Name] = headers
+	s.mu.Unlock()
 	s.mcp.AddTool(t, s.guardTool(t.Name, in, h))
 	return nil
 }
@@ -167,6 +171,11 @@ func (s *Server) RemoveTools(names ...string) {
 		}
 	}
 	if len(gone) > 0 {
+		s.mu.Lock()
+		for _, n := range gone {
+			delete(s.headers, n)
+		}
+		s.mu.Unlock()
 		s.mcp.RemoveTools(gone...)
 	}
 }
@@ -353,23 +362,26 @@ type headerProperty struct {
 	Properties map[string]headerProperty `json:"properties"`
 }
 
-// checkParamHeaders applies the rules of x-mcp-header annotations
-// (SEP-2243) that the go-sdk checks when it lists a tool.
-func checkParamHeaders(schema any) error {
+// paramHeadersOf applies the rules of x-mcp-header annotations (SEP-2243)
+// that the go-sdk checks when it lists a tool, and returns the arguments
+// the schema mirrors in headers.
+func paramHeadersOf(schema any) ([]paramHeader, error) {
 	b, err := json.Marshal(schema)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var root headerProperty
 	if err := json.Unmarshal(b, &root); err != nil {
-		return nil // not an object schema: resolveSchema has refused it
+		return nil, nil // not an object schema: resolveSchema has refused it
 	}
-	return checkHeaderProps(root.Properties, "", make(map[string]string))
+	var out []paramHeader
+	return out, checkHeaderProps(root.Properties, nil, make(map[string]string), &out)
 }
 
-func checkHeaderProps(props map[string]headerProperty, prefix string, seen map[string]string) error {
+func checkHeaderProps(props map[string]headerProperty, prefix []string, seen map[string]string, out *[]paramHeader) error {
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, path := props[name], prefix+name
+		p, at := props[name], append(slices.Clone(prefix), name)
+		path := strings.Join(at, ".")
 		if p.Header != nil {
 			var header string
 			if err := json.Unmarshal(p.Header, &header); err != nil || header == "" {
@@ -385,8 +397,9 @@ func checkHeaderProps(props map[string]headerProperty, prefix string, seen map[s
 				return fmt.Errorf("property %q: x-mcp-header %q is property %q's too", path, header, other)
 			}
 			seen[strings.ToLower(header)] = path
+			*out = append(*out, paramHeader{path: at, header: header})
 		}
-		if err := checkHeaderProps(p.Properties, path+".", seen); err != nil {
+		if err := checkHeaderProps(p.Properties, at, seen, out); err != nil {
 			return err
 		}
 	}
