@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
