@@ -40,7 +40,7 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 		if res, ok := takePending(ctx); ok {
 			return res.(*mcp.ReadResourceResult), nil
 		}
-		c, err := s.continuation(binding{"resources/read", r.URI, nil}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"resources/read", r.URI, nil, principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("resource read refused", "resource", r.URI, "error", err)
 			return nil, err
@@ -126,7 +126,7 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		args, _ := canonjson.Marshal(req.Params.Arguments) // a map of strings always encodes
-		c, err := s.continuation(binding{"prompts/get", p.Name, args}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"prompts/get", p.Name, args, principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("prompt refused", "prompt", p.Name, "error", err)
 			return nil, err

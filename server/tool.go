@@ -194,7 +194,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err := validateArgs(in, args); err != nil {
 			return s.toolError(name, fmt.Errorf("%w: %v", ErrInvalidInput, err)), nil
 		}
-		c, err := s.continuation(binding{"tools/call", name, argsDigest(args)}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"tools/call", name, argsDigest(args), principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("tool call refused", "tool", name, "error", err)
 			return nil, err
