@@ -119,19 +119,28 @@ func readPOST(w http.ResponseWriter, req *http.Request, maxBody int64, timeout t
 		return nil, &refusal{status: http.StatusBadRequest, code: jsonrpc.CodeInvalidRequest, msg: "mcp: " + err.Error()}
 	}
 	for i, m := range in.msgs {
-		r, ok := m.(*jsonrpc.Request)
-		raw := in.envs[i].ID
-		switch {
-		case !ok || raw == nil:
-		case !r.ID.IsValid():
-			return nil, &refusal{status: http.StatusBadRequest, code: jsonrpc.CodeInvalidRequest,
-				msg: "mcp: a request whose id is null cannot be answered: the server reads it as a notification; use a string or an integer id"}
-		case !wire.SameID(raw, r.ID):
-			return nil, &refusal{status: http.StatusBadRequest, code: jsonrpc.CodeInvalidRequest,
-				msg: fmt.Sprintf("mcp: request id %.64s cannot be answered as sent (it would come back as %v); use a string, or an integer of at most 2^53 in magnitude", raw, r.ID.Raw())}
+		if r, ok := m.(*jsonrpc.Request); ok && in.envs[i].ID != nil {
+			if rf := checkID(in.envs[i].ID, r.ID); rf != nil {
+				rf.status = http.StatusBadRequest
+				return nil, rf
+			}
 		}
 	}
 	return in, nil
+}
+
+// checkID refuses a request whose id, sent as raw, the go-sdk cannot carry
+// back unchanged in its reply (id).
+func checkID(raw []byte, id jsonrpc.ID) *refusal {
+	switch {
+	case !id.IsValid():
+		return &refusal{code: jsonrpc.CodeInvalidRequest,
+			msg: "mcp: a request whose id is null cannot be answered: the server reads it as a notification; use a string or an integer id"}
+	case !wire.SameID(raw, id):
+		return &refusal{code: jsonrpc.CodeInvalidRequest,
+			msg: fmt.Sprintf("mcp: request id %.64s cannot be answered as sent (it would come back as %v); use a string, or an integer of at most 2^53 in magnitude", raw, id.Raw())}
+	}
+	return nil
 }
 
 // duplicateHeader refuses a request that sends an Mcp-* header more than

@@ -213,7 +213,7 @@ func New(name, version string, opts *Options) *Server {
 		PageSize:          o.PageSize,
 		KeepAlive:         o.KeepAlive,
 		GetSessionID:      o.SessionID,
-		CompletionHandler: o.Completion,
+		CompletionHandler: completion(o.Completion),
 		SetCacheable:      o.Cache,
 	}
 	if o.Subscriptions {
@@ -228,6 +228,17 @@ func New(name, version string, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
 	return s
+}
+
+// completion gives the errors of h valid JSON-RPC codes (rpcError).
+func completion(h func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)) func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	if h == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		res, err := h(ctx, req)
+		return res, rpcError(err)
+	}
 }
 
 // checkSubscription refuses a subscription to a resource that is not

@@ -208,7 +208,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err != nil {
 			if werr, ok := errors.AsType[*jsonrpc.Error](err); ok {
 				s.logger.Warn("tool call failed", "tool", name, "error", err)
-				return nil, werr
+				return nil, rpcError(werr)
 			}
 			return s.toolError(name, err), nil
 		}
