@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,8 +97,11 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 // RegisterToolFor publishes t, run by the typed handler h. A nil
 // t.InputSchema is inferred from In (which must be a struct or a map), and
 // a nil t.OutputSchema from Out (unless Out is any), by jsonschema.For.
-// Arguments that do not decode into In are invalid input. Otherwise it is
-// [Server.RegisterTool].
+// The arguments are decoded into In as the schema validated them: an
+// object key fills the field whose JSON name it is exactly (not ignoring
+// case, as encoding/json would), so that no field holds a value the schema
+// did not check. Arguments that do not decode into In are invalid input.
+// Otherwise it is [Server.RegisterTool].
 func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil || h == nil {
 		return fmt.Errorf("server: tool: nil tool or handler: %w", ErrInvalidDefinition)
@@ -127,7 +131,10 @@ func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, O
 	return s.RegisterTool(&tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 {
-			if err := json.Unmarshal(args, &in); err != nil {
+			// Read as validated: keys matched exactly. encoding/json would
+			// fill a field from a key the schema never checked ("QUERY"
+			// beside a validated "query").
+			if err := wire.Unmarshal(args, &in); err != nil {
 				return nil, fmt.Errorf("%w: decoding arguments: %v", ErrInvalidInput, err)
 			}
 		}
