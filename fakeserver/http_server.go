@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/httpserve"
+	"github.com/looprig/mcp/server"
 )
 
 // An HTTPServer is a fake server listening over HTTP (see
@@ -39,6 +40,14 @@ type HTTPServer struct {
 // loopback port) with its scripted faults, and starts the other origin on
 // another port of the same host. It returns once both listen. Close stops
 // both.
+//
+// Both servers keep the bounds every HTTP server of this module keeps:
+// request headers read within 10 s, a request body within 10 s (unless
+// opts.Serving sets its own BodyTimeout; a body still arriving then is cut
+// and its connection closed), idle connections closed after 60 s, and at
+// most 256 connections open at once (the next is answered 503 and
+// closed). A slow client holds one connection for those bounds at most,
+// and a good client beside it is served.
 func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -60,6 +69,16 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 	if opts != nil {
 		o = *opts
 	}
+	// The handler's own bound on reading a body is the server's
+	// (httpserve.BodyTimeout), unless the caller chose one.
+	serving := server.HTTPOptions{BodyTimeout: httpserve.BodyTimeout}
+	if o.Serving != nil {
+		serving = *o.Serving
+		if serving.BodyTimeout == 0 {
+			serving.BodyTimeout = httpserve.BodyTimeout
+		}
+	}
+	o.Serving = &serving
 	hs := &HTTPServer{OtherURL: "http://" + oln.Addr().String(), otherH: &otherOrigin{}}
 	o.OtherOrigin = hs.OtherURL
 	path := "/mcp"
