@@ -71,6 +71,11 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer) 
 			if !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(errlog, "mcprig: %s %s: %v\n", r.Method, r.URL.Path, err)
 			}
+			if httpserve.IsTimeout(err) {
+				// The client's body was cut at the server's bound.
+				w.WriteHeader(http.StatusRequestTimeout)
+				return
+			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}

@@ -63,8 +63,9 @@ func drip(ctx context.Context, addr, head string) string {
 	}
 }
 
-// dripBody is the head of a POST whose 10⁶-byte body is then dripped.
-const dripBody = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\nContent-Length: 1000000\r\n\r\n{\"jsonrpc\":\"2.0\""
+// dripBody is the head of a POST whose body, within the targets' bound
+// (60,000 bytes: 10 minutes at the drip's pace), is then dripped.
+const dripBody = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\nContent-Length: 60000\r\n\r\n{\"jsonrpc\":\"2.0\""
 
 // slowBounds are the limits of the slow cases' servers; their handlers
 // read a body within the same bound.
@@ -77,6 +78,25 @@ var slowCases = []hostileCase{
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			return drip(ctx, addr, dripBody)
+		}, want: both("cut", 0)},
+	{group: "slow clients", name: "a body dripped past a handler that peeks",
+		edit: func(_ *server.Options, ho *server.HTTPOptions) { ho.BodyTimeout = time.Hour },
+		attack: func(t *testing.T, tg *target) string {
+			// A logger in front reads the body first and swallows its
+			// timeout, as fakeserver's request log does; the handler's own
+			// read, with a bound of an hour, must not start the clock again:
+			// the server's bound holds.
+			inner := tg.h
+			tg.h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				head, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(io.MultiReader(strings.NewReader(string(head)), r.Body))
+				inner.ServeHTTP(w, r)
+			})
+			ln := own(t, tg, &httpserve.Limits{HeaderTimeout: bound, BodyTimeout: bound})
+			tg.h = inner
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			return drip(ctx, ln, dripBody)
 		}, want: both("cut", 0)},
 	{group: "slow clients", name: "headers dripped a byte per 10 ms", edit: slowBounds,
 		attack: func(t *testing.T, tg *target) string {

@@ -121,8 +121,11 @@ func (s *Server) Close() error { return s.srv.Close() }
 // BoundBody bounds the time h may take to read a request's body to d from
 // the handler's start (d zero: no bound). Once the body is read to its end,
 // the connection's read deadline is lifted, so that a response stream is
-// not cut by it; a body not read to its end keeps it, so that what net/http
-// reads of it after the handler is bounded too.
+// not cut by it. A body not read to its end keeps it, so that what net/http
+// reads of it after the handler is bounded too; a body whose read passed
+// the deadline fails every later read at once, whatever deadline is set
+// after, and its connection is closed after the response. ReadBody, in h,
+// never reads past the deadline.
 func BoundBody(h http.Handler, d time.Duration) http.Handler {
 	if d <= 0 {
 		return h
@@ -130,34 +133,56 @@ func BoundBody(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+			deadline := time.Now().Add(d)
+			if rc.SetReadDeadline(deadline) == nil {
 				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				r = r.WithContext(context.WithValue(r.Context(), deadlineKey{}, deadline))
 			}
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-// A deadlineBody lifts the read deadline of its connection at its end.
+// deadlineKey carries the time by which BoundBody wants the body read.
+type deadlineKey struct{}
+
+// A deadlineBody lifts the read deadline of its connection at its end,
+// and keeps a timeout once it had one. (net/http then closes the
+// connection after the response: what it reads of the rest fails.)
 type deadlineBody struct {
 	io.ReadCloser
 	rc   *http.ResponseController
 	once sync.Once
+
+	mu  sync.Mutex // guards err; reads may come from more than one goroutine, one at a time
+	err error      // the timeout that ended the body
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	stuck := b.err
+	b.mu.Unlock()
+	if stuck != nil {
+		return 0, stuck
+	}
 	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.once.Do(func() { b.rc.SetReadDeadline(time.Time{}) })
+	case IsTimeout(err):
+		b.mu.Lock()
+		b.err = err
+		b.mu.Unlock()
 	}
 	return n, err
 }
 
 // ReadBody reads r's body whole, refusing more than maxBytes (maxBytes
 // negative: no bound) with an *http.MaxBytesError, and a body not read
-// within timeout (zero: no bound; the http.Server's ReadTimeout instead,
-// if it is shorter) with an error for which IsTimeout is true. It restores
-// nothing: the caller owns the bytes.
+// within timeout (zero: no bound; the http.Server's ReadTimeout, or
+// BoundBody's deadline, instead if sooner) with an error for which
+// IsTimeout is true. After a failure the connection is closed once the
+// response is written. It restores nothing: the caller owns the bytes.
 func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout time.Duration) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
@@ -165,13 +190,24 @@ func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout ti
 	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 && (timeout <= 0 || srv.ReadTimeout < timeout) {
 		timeout = srv.ReadTimeout
 	}
+	var at time.Time
+	if timeout > 0 {
+		at = time.Now().Add(timeout)
+	}
+	if d, ok := r.Context().Value(deadlineKey{}).(time.Time); ok && (at.IsZero() || d.Before(at)) {
+		at = d // BoundBody's, which is sooner
+	}
 	rc := http.NewResponseController(w)
-	deadline := timeout > 0 && rc.SetReadDeadline(time.Now().Add(timeout)) == nil
+	deadline := !at.IsZero() && rc.SetReadDeadline(at) == nil
 	body := r.Body
 	if maxBytes >= 0 {
 		body = http.MaxBytesReader(w, body, maxBytes)
 	}
 	b, err := io.ReadAll(body)
+	if err != nil {
+		// What remains of the body must not be read as another request.
+		w.Header().Set("Connection", "close")
+	}
 	if deadline && err == nil {
 		// Read to its end: lift the deadline, so that a response stream
 		// is not cut by it. A body cut short keeps it, so that what

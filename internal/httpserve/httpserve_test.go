@@ -243,3 +243,34 @@ func TestReadBody(t *testing.T) {
 		t.Errorf("the dripping client = %v (test context %v); want its connection closed by the server", err, ctx.Err())
 	}
 }
+
+// TestReadBodyKeepsTheServersDeadline: a handler that swallows the
+// timeout of its first read of a dripped body (as a logger peeking at the
+// body may) and then calls ReadBody with a longer timeout of its own does
+// not read on: ReadBody fails at once, and the connection is closed, within
+// the server's body bound.
+func TestReadBodyKeepsTheServersDeadline(t *testing.T) {
+	leakcheck.Check(t)
+	results := make(chan error, 1)
+	addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body) // the peek: its timeout is swallowed
+		_, err := ReadBody(w, r, 1<<20, time.Hour)
+		results <- err
+		http.Error(w, "too slow", http.StatusRequestTimeout)
+	}), &Limits{BodyTimeout: 200 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dripped := make(chan error, 1)
+	go func() { dripped <- drip(ctx, addr) }()
+	select {
+	case err := <-results:
+		if !IsTimeout(err) {
+			t.Errorf("ReadBody after the server's deadline = %v, want a timeout at once", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ReadBody read on past the server's deadline")
+	}
+	if err := <-dripped; err == nil || ctx.Err() != nil {
+		t.Errorf("the dripping client = %v (test context %v); want its connection closed by the server", err, ctx.Err())
+	}
+}
