@@ -107,7 +107,7 @@ func New(h http.Handler, l *Limits, errlog *log.Logger) *Server {
 // http.Server.Serve does, at most MaxConns of them open at once.
 func (s *Server) Serve(ln net.Listener) error {
 	if s.maxConns > 0 {
-		ln = &limitListener{Listener: ln, free: make(chan struct{}, s.maxConns)}
+		ln = &limitListener{Listener: ln, free: make(chan struct{}, s.maxConns), refusing: make(chan struct{}, maxRefusing)}
 	}
 	return s.srv.Serve(ln)
 }
@@ -228,8 +228,17 @@ func IsTimeout(err error) bool {
 // closes it.
 type limitListener struct {
 	net.Listener
-	free chan struct{} // one token per open connection
+	free     chan struct{} // one token per open connection
+	refusing chan struct{} // one token per connection being refused
+
+	mu     sync.Mutex     // guards closed, and Add to wg against Wait
+	closed bool           // Close has begun
+	wg     sync.WaitGroup // the refusals under way
 }
+
+// maxRefusing bounds the connections being refused at once; past it, a
+// connection is closed without an answer.
+const maxRefusing = 64
 
 // busy is what a connection past the bound reads before it is closed.
 const busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 52\r\n\r\nmcp: too many connections open at once; retry later\n"
@@ -244,11 +253,50 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		case l.free <- struct{}{}:
 			return &limitConn{Conn: c, release: func() { <-l.free }}, nil
 		default:
-			c.SetWriteDeadline(time.Now().Add(time.Second))
-			io.WriteString(c, busy)
+		}
+		l.mu.Lock()
+		select {
+		case l.refusing <- struct{}{}:
+			if !l.closed {
+				l.wg.Go(func() {
+					defer func() { <-l.refusing }()
+					refuse(c)
+				})
+				break
+			}
+			<-l.refusing
+			c.Close()
+		default:
 			c.Close()
 		}
+		l.mu.Unlock()
 	}
+}
+
+// Close stops accepting and waits for the refusals under way (a second
+// at most each).
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
+	return err
+}
+
+// refuse answers c with busy, then reads what the client sent until it
+// closes its side (a second at most), so that closing does not reset the
+// connection before the client has read the answer.
+func refuse(c net.Conn) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, busy); err != nil {
+		return
+	}
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
 
 // A limitConn gives its token back once, when it is closed.
