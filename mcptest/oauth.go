@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/dpop"
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -185,7 +186,7 @@ type AuthServer struct {
 	URL string
 
 	opts AuthServerOptions
-	srv  *http.Server
+	srv  *httpserve.Server
 	ln   net.Listener
 	done chan struct{}
 
@@ -267,7 +268,7 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLogger}
+	a.srv = httpserve.New(mux, nil, discardLogger)
 	go a.srv.Serve(ln)
 	return a, nil
 }

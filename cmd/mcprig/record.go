@@ -35,7 +35,10 @@ child's status, as the child would have.
 
 With --upstream, mcprig is a recording HTTP proxy: it listens on ADDR
 (loopback only, unless --allow-remote) and forwards to the Streamable HTTP
-server at URL, recording at the HTTP level.
+server at URL, recording at the HTTP level. It reads a request's headers
+within 10 s and its body within 10 s (a body still arriving is cut and its
+connection closed), closes a connection idle for 60 s, and keeps at most 256
+open (the next is answered 503).
 
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.
