@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,14 +41,19 @@ func (f readFigures) String() string {
 // the bytes its read path allocates per notification, the peak of its live
 // heap, and what flood reports. The peer is a child process on every
 // transport, so that only the client's allocations are counted. It runs
-// only when HOSTILE_FLOOD_FIGURES is set: it measures, it proves nothing.
+// only when HOSTILE_FLOOD_FIGURES is set (to 1, or to the transports to
+// measure: "stdio,streamablehttp,sse"): it measures, it proves nothing.
 //
 //	HOSTILE_FLOOD_FIGURES=1 go test -run TestFloodFigures -v ./internal/hostile/
 func TestFloodFigures(t *testing.T) {
-	if os.Getenv("HOSTILE_FLOOD_FIGURES") == "" {
-		t.Skip("set HOSTILE_FLOOD_FIGURES=1 to measure")
+	which := os.Getenv("HOSTILE_FLOOD_FIGURES")
+	if which == "" {
+		t.Skip("set HOSTILE_FLOOD_FIGURES=1 (or a list of transports: stdio,sse) to measure")
 	}
 	for _, kind := range allKinds {
+		if which != "1" && !slices.Contains(strings.Split(which, ","), kind.String()) {
+			continue
+		}
 		for _, n := range []int{50_000, 150_000} {
 			def := childPeer(t, kind)
 			f := floodRead(t, def, n, 100*time.Microsecond)
