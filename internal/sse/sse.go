@@ -102,14 +102,20 @@ func (p *Parser) Feed(b []byte, emit func(Event) error) error {
 				continue
 			}
 		}
-		i := bytes.IndexAny(b, "\r\n")
+		i := lineEnd(b)
 		if i < 0 {
 			p.line = append(p.line, b...)
 			p.pending += len(b)
 			return p.check()
 		}
-		p.line = append(p.line, b[:i]...)
-		blank := len(p.line) == 0
+		// A line whole in b is read where it is; only one split across
+		// pieces is gathered in p.line.
+		line := b[:i]
+		if len(p.line) > 0 {
+			p.line = append(p.line, line...)
+			line = p.line
+		}
+		blank := len(line) == 0
 		p.pending += i + 1
 		if err := p.check(); err != nil {
 			return err
@@ -127,10 +133,23 @@ func (p *Parser) Feed(b []byte, emit func(Event) error) error {
 			}
 			continue
 		}
-		p.field(p.line)
+		p.field(line)
 		p.line = p.line[:0]
 	}
 	return nil
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	head := b
+	if i >= 0 {
+		head = b[:i]
+	}
+	if j := bytes.IndexByte(head, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 var bom = []byte("\ufeff")
@@ -152,7 +171,11 @@ func (p *Parser) field(line []byte) {
 	value = bytes.TrimPrefix(value, []byte{' '})
 	switch string(name) {
 	case "event":
-		p.evt.Name = string(value)
+		if string(value) == "message" {
+			p.evt.Name = "message" // the usual name, without a copy
+		} else {
+			p.evt.Name = string(value)
+		}
 	case "data":
 		if p.evt.Data == nil {
 			p.evt.Data = make([]byte, 0, len(value))
