@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Ratios are taken within a round, and the medians are of the rounds:
+// the middle one of three, the mean of the middle two of four.
+func TestTable(t *testing.T) {
+	in := `1 streamablehttp BenchmarkCallTool/looprig-2   2000   400 ns/op   10 B/op   1 allocs/op
+1 streamablehttp BenchmarkCallTool/gosdk-2   2000   500 ns/op   10 B/op   1 allocs/op
+2 streamablehttp BenchmarkCallTool/gosdk-2   2000   1000 ns/op
+2 streamablehttp BenchmarkCallTool/looprig-2   2000   1100 ns/op
+3 streamablehttp BenchmarkCallTool/looprig-2   2000   600 ns/op
+3 streamablehttp BenchmarkCallTool/gosdk-2   2000   600 ns/op
+1 cassette BenchmarkLoad-2   5   300000000 ns/op   90.00 MB/s   27.04 file-MiB   1.600 heap/file
+2 cassette BenchmarkLoad-2   5   200000000 ns/op   130.00 MB/s   27.04 file-MiB   1.700 heap/file
+noise that is not a result
+`
+	res, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	print(&b, res)
+	want := `| figure | this module | baseline | ratio (median) | ratio (range) | rounds |
+|---|---|---|---|---|---|
+| Streamable HTTP call / go-sdk StreamableClientTransport | 600ns | 600ns | 1.00× | 0.80–1.10× | 3 |
+| cassette load, 10^5 calls: throughput | 110 | | | 90–130 | 2 |
+| cassette load, 10^5 calls: heap held / file size | 1.65 | | | 1.6–1.7 | 2 |
+| cassette load, 10^5 calls: file size (MiB) | 27 | | | 27–27 | 2 |
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("table mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseRefusesABadRound(t *testing.T) {
+	if _, err := parse(strings.NewReader("x stdio BenchmarkConnectListClose/gosdk-2 40 10 ns/op\n")); err == nil {
+		t.Error("parse accepted round x")
+	}
+}
