@@ -264,3 +264,23 @@ func TestSDKView(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSDKView checks SDKView's shortcut (data that needs no trimming is
+// returned as it is) against the go-sdk's reading done in full: each line
+// of the data trimmed, the lines joined with "\n".
+func FuzzSDKView(f *testing.F) {
+	for _, s := range []string{"{}", " {} ", "a\nb", "a \n b", "a\r\nb", "\u00a0x", "x\u0085", "\xc2", "\n", "", "a\n\u2028b"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(data)), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimSpace(l)
+		}
+		want := strings.Join(lines, "\n")
+		got, _ := SDKView(Event{Data: data})
+		if string(got.Data) != want {
+			t.Fatalf("SDKView(%q).Data = %q, want %q", data, got.Data, want)
+		}
+	})
+}
