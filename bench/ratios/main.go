@@ -1,9 +1,9 @@
 // Command ratios reads the benchmark results scripts/bench collects (lines
 // of "ROUND PACKAGE go-test-bench-line") and prints, for each figure, the
 // median of each side and the median of the rounds' ratios, with their
-// range: a ratio is taken within one round, between runs made one after
-// the other, so that a machine shared with other work slows both sides of
-// it alike.
+// range. The sides of a figure are metrics of one paired benchmark
+// (internal/benchpair), which measures them call by call in turn, so that
+// a machine shared with other work slows both alike.
 //
 //	scripts/bench                        # builds, runs the rounds, prints the table
 //	go run ./ratios < results.txt        # (in bench/) the table of collected results
@@ -20,23 +20,24 @@ import (
 	"strings"
 )
 
-// A figure is one line of the table: this module's benchmark over a
-// baseline's, on one metric (lower is better for ns/op).
+// A figure is one line of the table: this module's side of a paired
+// benchmark (internal/benchpair) over a baseline's, two metrics of the
+// same result line, measured in the same moments (lower is better).
 type figure struct {
 	name     string
-	ours     string // PACKAGE/Benchmark/sub, GOMAXPROCS suffix dropped
+	bench    string // PACKAGE/Benchmark, GOMAXPROCS suffix dropped
+	ours     string // a metric, NAME-ns/op
 	baseline string
-	metric   string
 }
 
 var figures = []figure{
-	{"stdio connect + list + close / go-sdk CommandTransport", "stdio/ConnectListClose/looprig", "stdio/ConnectListClose/gosdk", "ns/op"},
-	{"Streamable HTTP call / go-sdk StreamableClientTransport", "streamablehttp/CallTool/looprig", "streamablehttp/CallTool/gosdk", "ns/op"},
-	{"in-process call, 2026-07-28 / go-sdk NewInMemoryTransports", "bench/CallTool/looprig-mcptest/2026-07-28", "bench/CallTool/go-sdk-inmemory/2026-07-28", "ns/op"},
-	{"in-process call, 2025-11-25 / go-sdk NewInMemoryTransports", "bench/CallTool/looprig-mcptest/2025-11-25", "bench/CallTool/go-sdk-inmemory/2025-11-25", "ns/op"},
-	{"in-process call, 2026-07-28 / mcp-go mcptest", "bench/CallTool/looprig-mcptest/2026-07-28", "bench/CallTool/mcp-go-mcptest", "ns/op"},
-	{"in-process call, 2025-11-25 / mcp-go mcptest", "bench/CallTool/looprig-mcptest/2025-11-25", "bench/CallTool/mcp-go-mcptest", "ns/op"},
-	{"1,000-call session: replay / live (go-sdk NewInMemoryTransports)", "cassette/Session/replay", "cassette/Session/live-go-sdk-inmemory", "ns/op"},
+	{"stdio connect + list + close / go-sdk CommandTransport", "stdio/ConnectListClosePaired", "looprig-ns/op", "gosdk-ns/op"},
+	{"Streamable HTTP call / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired", "looprig-ns/op", "gosdk-ns/op"},
+	{"in-process call, 2026-07-28 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "go-sdk-inmemory/2026-07-28-ns/op"},
+	{"in-process call, 2025-11-25 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2025-11-25-ns/op", "go-sdk-inmemory/2025-11-25-ns/op"},
+	{"in-process call, 2026-07-28 / mcp-go mcptest", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "mcp-go-mcptest-ns/op"},
+	{"in-process call, 2025-11-25 / mcp-go mcptest", "bench/CallToolPaired", "looprig-mcptest/2025-11-25-ns/op", "mcp-go-mcptest-ns/op"},
+	{"1,000-call session: replay / live (go-sdk NewInMemoryTransports)", "cassette/SessionPaired", "replay-ns/op", "live-go-sdk-inmemory-ns/op"},
 }
 
 // levels are figures with no baseline: a median of one metric.
@@ -105,9 +106,10 @@ func values(res results, bench, metric string) []float64 {
 // ratios returns ours/baseline for every round that measured both.
 func ratios(res results, f figure) []float64 {
 	var v []float64
-	for round, m := range res[f.ours] {
-		b, ok := res[f.baseline][round][f.metric]
-		if o, ok2 := m[f.metric]; ok && ok2 && b > 0 {
+	for _, m := range res[f.bench] {
+		o, ok := m[f.ours]
+		b, ok2 := m[f.baseline]
+		if ok && ok2 && b > 0 {
 			v = append(v, o/b)
 		}
 	}
@@ -135,7 +137,7 @@ func print(w io.Writer, res results) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.2f× | %.2f–%.2f× | %d |\n", f.name,
-			human(median(values(res, f.ours, f.metric))), human(median(values(res, f.baseline, f.metric))),
+			human(median(values(res, f.bench, f.ours))), human(median(values(res, f.bench, f.baseline))),
 			median(r), slices.Min(r), slices.Max(r), len(r))
 	}
 	for _, l := range levels {

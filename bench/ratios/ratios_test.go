@@ -7,15 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Ratios are taken within a round, and the medians are of the rounds:
-// the middle one of three, the mean of the middle two of four.
+// Ratios are taken within a round, between the two metrics of one paired
+// result, and the medians are of the rounds: the middle one of three, the
+// mean of the middle two of four.
 func TestTable(t *testing.T) {
-	in := `1 streamablehttp BenchmarkCallTool/looprig-2   2000   400 ns/op   10 B/op   1 allocs/op
-1 streamablehttp BenchmarkCallTool/gosdk-2   2000   500 ns/op   10 B/op   1 allocs/op
-2 streamablehttp BenchmarkCallTool/gosdk-2   2000   1000 ns/op
-2 streamablehttp BenchmarkCallTool/looprig-2   2000   1100 ns/op
-3 streamablehttp BenchmarkCallTool/looprig-2   2000   600 ns/op
-3 streamablehttp BenchmarkCallTool/gosdk-2   2000   600 ns/op
+	in := `1 streamablehttp BenchmarkCallToolPaired-2   2000   900 ns/op   500 gosdk-ns/op   400 looprig-ns/op   10 B/op   1 allocs/op
+2 streamablehttp BenchmarkCallToolPaired-2   2000   2100 ns/op   1000 gosdk-ns/op   1100 looprig-ns/op
+3 streamablehttp BenchmarkCallToolPaired-2   2000   1200 ns/op   600 gosdk-ns/op   600 looprig-ns/op
 1 cassette BenchmarkLoad-2   5   300000000 ns/op   90.00 MB/s   27.04 file-MiB   1.600 heap/file
 2 cassette BenchmarkLoad-2   5   200000000 ns/op   130.00 MB/s   27.04 file-MiB   1.700 heap/file
 noise that is not a result
@@ -39,7 +37,7 @@ noise that is not a result
 }
 
 func TestParseRefusesABadRound(t *testing.T) {
-	if _, err := parse(strings.NewReader("x stdio BenchmarkConnectListClose/gosdk-2 40 10 ns/op\n")); err == nil {
+	if _, err := parse(strings.NewReader("x stdio BenchmarkConnectListClosePaired-2 40 10 ns/op\n")); err == nil {
 		t.Error("parse accepted round x")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/looprig/mcp/internal/benchpair"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -90,4 +91,29 @@ func BenchmarkCloseStubborn(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkConnectListClosePaired is BenchmarkConnectListClose with the
+// two sides taking turns connection by connection (internal/benchpair):
+// looprig-ns/op and gosdk-ns/op are measured in the same moments, which
+// makes their ratio fair on a busy machine. scripts/bench reports it.
+func BenchmarkConnectListClosePaired(b *testing.B) {
+	ctx := context.Background()
+	trs := benchTransports(b, "serve", nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+	side := func(name string) benchpair.Side {
+		return benchpair.Side{Name: name, Op: func() {
+			cs, err := client.Connect(ctx, trs[name](), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+			if err := cs.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}}
+	}
+	benchpair.Run(b, side("looprig"), side("gosdk"))
 }
