@@ -84,14 +84,9 @@ func BenchmarkSession(b *testing.B) {
 	const n = 1000
 	srv := newCounter().srv
 	b.Run("live-go-sdk-inmemory", func(b *testing.B) {
+		live := liveSession(b, srv, n)
 		for b.Loop() {
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := srv.Connect(context.Background(), st, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchSession(b, ct, n)
-			ss.Wait()
+			live()
 		}
 	})
 	b.Run("replay", func(b *testing.B) { replayLoop(b, n) })
@@ -103,8 +98,16 @@ func BenchmarkSession(b *testing.B) {
 // their ratio fair on a busy machine. scripts/bench reports it.
 func BenchmarkSessionPaired(b *testing.B) {
 	const n = 1000
-	srv := newCounter().srv
-	live := func() {
+	benchpair.Run(b,
+		benchpair.Side{Name: "replay", Op: replaySession(b, n)},
+		benchpair.Side{Name: "live-go-sdk-inmemory", Op: liveSession(b, newCounter().srv, n)},
+	)
+}
+
+// liveSession returns an n-call session with srv over the go-sdk's
+// NewInMemoryTransports.
+func liveSession(b *testing.B, srv *mcp.Server, n int) func() {
+	return func() {
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(context.Background(), st, nil)
 		if err != nil {
@@ -113,10 +116,6 @@ func BenchmarkSessionPaired(b *testing.B) {
 		benchSession(b, ct, n)
 		ss.Wait()
 	}
-	benchpair.Run(b,
-		benchpair.Side{Name: "replay", Op: replaySession(b, n)},
-		benchpair.Side{Name: "live-go-sdk-inmemory", Op: live},
-	)
 }
 
 // replayLoop replays a synthetic n-call session, loaded once, in every

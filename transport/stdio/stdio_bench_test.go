@@ -53,24 +53,33 @@ func benchTransports(b *testing.B, mode string, extra map[string]string) map[str
 
 // Connect (start the child, initialize), list tools, close.
 func BenchmarkConnectListClose(b *testing.B) {
-	ctx := context.Background()
 	trs := benchTransports(b, "serve", nil)
 	for _, name := range []string{"looprig", "gosdk"} {
 		b.Run(name, func(b *testing.B) {
-			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+			op := connectListClose(b, trs[name])
 			for b.Loop() {
-				cs, err := client.Connect(ctx, trs[name](), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := cs.ListTools(ctx, nil); err != nil {
-					b.Fatal(err)
-				}
-				if err := cs.Close(); err != nil {
-					b.Fatal(err)
-				}
+				op()
 			}
 		})
+	}
+}
+
+// connectListClose returns a connect, list tools and close over the
+// transports tr makes.
+func connectListClose(b *testing.B, tr func() mcp.Transport) func() {
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+	return func() {
+		cs, err := client.Connect(ctx, tr(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cs.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -98,22 +107,9 @@ func BenchmarkCloseStubborn(b *testing.B) {
 // looprig-ns/op and gosdk-ns/op are measured in the same moments, which
 // makes their ratio fair on a busy machine. scripts/bench reports it.
 func BenchmarkConnectListClosePaired(b *testing.B) {
-	ctx := context.Background()
 	trs := benchTransports(b, "serve", nil)
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
-	side := func(name string) benchpair.Side {
-		return benchpair.Side{Name: name, Op: func() {
-			cs, err := client.Connect(ctx, trs[name](), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := cs.ListTools(ctx, nil); err != nil {
-				b.Fatal(err)
-			}
-			if err := cs.Close(); err != nil {
-				b.Fatal(err)
-			}
-		}}
-	}
-	benchpair.Run(b, side("looprig"), side("gosdk"))
+	benchpair.Run(b,
+		benchpair.Side{Name: "looprig", Op: connectListClose(b, trs["looprig"])},
+		benchpair.Side{Name: "gosdk", Op: connectListClose(b, trs["gosdk"])},
+	)
 }
