@@ -14,9 +14,10 @@
 // which the go-sdk's server decodes on each call.
 //
 // The ratios of this module's figures against their baselines (this
-// benchmark's among them), measured in interleaved rounds on a machine that
-// may be shared, are what scripts/bench prints (with ratios, in ./ratios,
-// computing the table):
+// benchmark's among them), measured in rounds of paired benchmarks whose
+// sides take turns call by call (BenchmarkCallToolPaired here), so that a
+// machine shared with other work slows both alike, are what scripts/bench
+// prints (./ratios computes the table):
 //
 //	scripts/bench                # from the repository's root
 //
