@@ -18,8 +18,11 @@
 //     attached to [*StartError] and [*ExitError] and reported by
 //     [Conn.Diagnose].
 //   - Inbound frames are bounded ([Options.MaxFrameBytes]); an oversize or
-//     malformed frame ends the connection with a [*FrameError]. Framing
-//     itself is the go-sdk's ([mcp.IOTransport]).
+//     malformed frame ends the connection with a [*FrameError]. Lines are
+//     framed, decoded and batched exactly as the go-sdk's own
+//     [mcp.IOTransport] reads them (same framing, same decoder, same
+//     errors), but each message is decoded once, where the go-sdk decodes a
+//     line three times with a fresh 32 KiB buffer each time.
 //   - When the child exits on its own, Read reports an [*ExitError] with the
 //     exit status and stderr tail.
 //   - Close closes the child's stdin first, waits [Options.CloseGrace], sends

@@ -176,7 +176,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		p.closeParent()
 		return nil, &StartError{Path: f.path, Err: err}
 	}
-	return newConn(ctx, pr, &p, &f.opts), nil
+	return newConn(pr, &p, &f.opts), nil
 }
 
 // pipes are the child's three standard streams.

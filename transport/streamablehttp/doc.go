@@ -12,6 +12,13 @@
 // The protocol engine is the go-sdk's mcp.StreamableClientTransport; this
 // package gives it its own http.Client, one per connection, whose
 // RoundTripper enforces the policy below on every request and response.
+// Where the policy reads a message (which call a stream answers, which
+// notification it carries, the event id a resumption starts after), it
+// reads it as the go-sdk will: the events as the go-sdk's own reader reads
+// them, the message with the go-sdk's decoder, so that the two readings
+// cannot part. The go-sdk decodes the messages itself: the connection is
+// its own, whose unexported hooks the go-sdk client needs, and cannot be
+// wrapped.
 //
 // # Origin and credentials
 //
