@@ -3,7 +3,7 @@ package stdio_test
 // The benchmarks compare this package with the go-sdk's mcp.CommandTransport
 // on the same child (the test binary serving a go-sdk server). Run
 //
-//	go test -run '^$' -bench . -count 5 ./transport/stdio/
+//	go test -run '^$' -bench ConnectListClose -benchtime 100x -count 3 ./transport/stdio/
 //
 // BenchmarkCloseStubborn uses each transport's default graces, so one
 // iteration takes seconds (go-sdk: 5s+5s): it always runs once per count.
@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,27 +51,48 @@ func benchTransports(b *testing.B, mode string, extra map[string]string) map[str
 	}
 }
 
-// Connect (start the child, initialize), list tools, close.
+// BenchmarkConnectListClose starts the child, connects (initialize), lists
+// its tools and closes, through this package and through the go-sdk's
+// CommandTransport in turn: each iteration runs both, in alternating order,
+// so that a shared machine's load falls on both alike. It reports the median
+// of each (looprig-ns, gosdk-ns) and their ratio (looprig/gosdk); ns/op is
+// the pair.
 func BenchmarkConnectListClose(b *testing.B) {
 	ctx := context.Background()
 	trs := benchTransports(b, "serve", nil)
-	for _, name := range []string{"looprig", "gosdk"} {
-		b.Run(name, func(b *testing.B) {
-			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
-			for b.Loop() {
-				cs, err := client.Connect(ctx, trs[name](), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := cs.ListTools(ctx, nil); err != nil {
-					b.Fatal(err)
-				}
-				if err := cs.Close(); err != nil {
-					b.Fatal(err)
-				}
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+	names := []string{"looprig", "gosdk"}
+	times := map[string][]time.Duration{}
+	for i := 0; b.Loop(); i++ {
+		for j := range names {
+			name := names[(i+j)%len(names)]
+			start := time.Now()
+			cs, err := client.Connect(ctx, trs[name](), nil)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+			if err := cs.Close(); err != nil {
+				b.Fatal(err)
+			}
+			times[name] = append(times[name], time.Since(start))
+		}
 	}
+	looprig, gosdk := median(times["looprig"]), median(times["gosdk"])
+	b.ReportMetric(float64(looprig.Nanoseconds()), "looprig-ns")
+	b.ReportMetric(float64(gosdk.Nanoseconds()), "gosdk-ns")
+	b.ReportMetric(float64(looprig)/float64(gosdk), "looprig/gosdk")
+}
+
+// median returns the median of ds (which it sorts), or 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // Close a child that ignores both the end of stdin and SIGTERM, with each
