@@ -69,7 +69,8 @@ func newConn(ctx context.Context, pr *proc, p *pipes, o *Options) *Conn {
 // of file.
 func (c *Conn) drain() {
 	defer close(c.drained)
-	buf := make([]byte, 32<<10)
+	// A small buffer until the child writes: most write nothing.
+	buf := make([]byte, 512)
 	tee := c.tee
 	for {
 		n, err := c.stderr.Read(buf)
@@ -79,6 +80,9 @@ func (c *Conn) drain() {
 				if _, err := tee.Write(buf[:n]); err != nil {
 					tee = nil
 				}
+			}
+			if len(buf) < 32<<10 {
+				buf = make([]byte, 32<<10)
 			}
 		}
 		if err != nil {
