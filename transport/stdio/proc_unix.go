@@ -123,11 +123,10 @@ func (p *proc) exitStatus() (exitStatus, bool) {
 func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	defer unregister(p)
 	if !waitFor(p.exited, closeGrace) {
-		p.signalAll(syscall.SIGTERM)
+		p.signalAll(syscall.SIGTERM, p.outside())
 		waitFor(p.exited, termGrace)
 	}
-	p.freeze()
-	p.signalAll(syscall.SIGKILL)
+	p.signalAll(syscall.SIGKILL, p.freeze())
 	close(p.stopTrack)
 	<-p.tracked
 	close(p.reapNow)
@@ -146,46 +145,59 @@ func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	return nil
 }
 
-// signalAll sends sig to the child's process group and to every descendant
-// found outside it, and records it.
-func (p *proc) signalAll(sig syscall.Signal) {
+// signalAll sends sig to the child's process group and to the descendants
+// outside it, and records it.
+func (p *proc) signalAll(sig syscall.Signal, outside []proctree.Proc) {
 	p.mu.Lock()
 	p.signals = append(p.signals, sig)
 	p.mu.Unlock()
 	syscall.Kill(-p.pid, sig) // ESRCH: the group is already empty
-	for _, d := range p.outside() {
+	for _, d := range outside {
 		proctree.Signal(d, sig)
 	}
 }
 
-// freeze stops (SIGSTOP) the group and every descendant outside it, looking
-// again after each round for descendants started meanwhile, so that none is
-// started between the last look and SIGKILL, and none is re-parented out of
-// sight by its parent's death. A round ends once what it signalled has
-// stopped: a process stopped in the middle of a fork has a child by then,
-// which the next round finds. All rounds together wait at most
-// stopTimeout for that.
-func (p *proc) freeze() {
+// freeze stops (SIGSTOP) the group and every descendant found outside it,
+// and returns those outside. It looks again after each round for
+// descendants started meanwhile, so that none is started between the last
+// look and SIGKILL, and none is re-parented out of sight by its parent's
+// death. A round ends once what it found has stopped: a process stopped in
+// the middle of a fork has a child by then, which the next round finds.
+// All rounds together wait at most stopTimeout for that.
+//
+// What it waits for is what the tracker can walk (the leader, and the
+// descendants it has seen or sees now): a member of the group that is
+// not is reached by the group's SIGKILL, and its children could not be
+// found however long it was waited for. So a child that left nothing
+// behind costs a look at the leader, not a read of the whole table.
+func (p *proc) freeze() []proctree.Proc {
 	deadline := time.Now().Add(stopTimeout)
 	syscall.Kill(-p.pid, syscall.SIGSTOP)
-	if members, err := proctree.Group(p.pid); err == nil {
-		waitStopped(members, deadline)
+	if p.nothingToFind() {
+		return nil
 	}
-	stopped := map[int]bool{}
+	fresh := []proctree.Proc{p.tree.Root()}
+	seen := map[int]bool{}
+	var outside []proctree.Proc
 	for range maxFreezeRounds {
-		var fresh []proctree.Proc
-		for _, d := range p.outside() {
-			if !stopped[d.Pid] {
-				stopped[d.Pid] = true
-				fresh = append(fresh, d)
+		waitStopped(fresh, deadline)
+		fresh = nil
+		for _, d := range p.found() {
+			if seen[d.Pid] {
+				continue
+			}
+			seen[d.Pid] = true
+			fresh = append(fresh, d)
+			if d.Pgid != p.pid {
 				proctree.Signal(d, syscall.SIGSTOP)
+				outside = append(outside, d)
 			}
 		}
 		if len(fresh) == 0 {
-			return
+			break
 		}
-		waitStopped(fresh, deadline)
 	}
+	return outside
 }
 
 // waitStopped waits, until deadline at the latest, until each of ps has
@@ -213,10 +225,9 @@ const stopTimeout = 500 * time.Millisecond
 // far as it was seen.
 const maxFreezeRounds = 16
 
-// outside scans for descendants and returns the running ones outside the
-// child's process group (the group signal reaches the others), adopted
+// found scans for descendants and returns the running ones, adopted
 // orphans attributed to this child included (see BecomeSubreaper).
-func (p *proc) outside() []proctree.Proc {
+func (p *proc) found() []proctree.Proc {
 	if p.tree == nil {
 		return nil
 	}
@@ -224,8 +235,14 @@ func (p *proc) outside() []proctree.Proc {
 	for _, a := range adopted(p) {
 		p.tree.Add(a)
 	}
+	return p.tree.Live()
+}
+
+// outside scans for descendants and returns the running ones outside the
+// child's process group (the group signal reaches the others).
+func (p *proc) outside() []proctree.Proc {
 	var out []proctree.Proc
-	for _, d := range p.tree.Live() {
+	for _, d := range p.found() {
 		if d.Pgid != p.pid {
 			out = append(out, d)
 		}
@@ -233,10 +250,27 @@ func (p *proc) outside() []proctree.Proc {
 	return out
 }
 
+// nothingToFind reports whether a look for descendants could find
+// nothing: there is no process table, or the leader has exited (its
+// children are no longer its own), no descendant was ever seen, and this
+// process adopts no orphans (see BecomeSubreaper). Close then reads the
+// table no more: the group's SIGKILL reaches whatever else is left of it.
+func (p *proc) nothingToFind() bool {
+	if p.tree == nil {
+		return true
+	}
+	select {
+	case <-p.exited:
+	default:
+		return false
+	}
+	return !p.tree.Known() && !proctree.IsSubreaper()
+}
+
 // outsideAlive reports whether a descendant found outside the group still
 // runs, and reaps those this process adopted that have died.
 func (p *proc) outsideAlive() bool {
-	if p.tree == nil {
+	if p.nothingToFind() {
 		return false
 	}
 	alive := false
@@ -254,12 +288,14 @@ func (p *proc) outsideAlive() bool {
 	return !reapAdopted(p)
 }
 
-// look scans for descendants now: Close calls it before it closes the
+// look looks for descendants now: Close calls it before it closes the
 // child's stdin, since a child that exits at the end of its input orphans
-// its children, and an orphan's ancestry is gone from /proc.
+// its children, and an orphan's ancestry is gone from the process table.
+// Where the system says which processes were created since the last look,
+// only those are read (see proctree.Tracker.ScanIfNew).
 func (p *proc) look() {
 	if p.tree != nil {
-		p.tree.Scan()
+		p.tree.ScanIfNew()
 	}
 }
 
