@@ -100,7 +100,9 @@ func (c *Conn) SessionID() string { return "" }
 
 // Write sends one message to the child's stdin.
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.proc.wake() // a request may start helpers: look for them soon
+	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+		c.proc.wake() // a request may start helpers: look for them soon
+	}
 	return c.sdk.Write(ctx, msg)
 }
 

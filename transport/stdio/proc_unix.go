@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,7 @@ type proc struct {
 	tree      *proctree.Tracker
 	interval  time.Duration // the tracker's slowest pace (trackInterval at start)
 	poke      chan struct{} // wakes the tracker early: the child was sent work
+	due       atomic.Int64  // when the tracker scans next (UnixNano)
 	stopTrack chan struct{} // closed by stop: the tracker returns
 	tracked   chan struct{} // closed once the tracker has returned
 
@@ -312,30 +314,38 @@ func (p *proc) descendants() []int {
 	return pids
 }
 
-// track scans for the child's descendants while it runs: soon after it
-// starts and after each message sent to it (when a server typically starts
-// its helpers), then at a slowing pace down to one scan every
-// trackInterval, so that a descendant that leaves the group stays known
-// after its parent has exited.
+// track scans for the child's descendants while it runs, at the pace
+// pace sets: soon after it starts and after each request sent to it (when
+// a server typically starts its helpers), then slowing down to one scan
+// every trackInterval, so that a descendant that leaves the group stays
+// known after its parent has exited. A scan is skipped where the system
+// says no process was created since the last (see
+// proctree.Tracker.ScanIfNew).
 func (p *proc) track() {
 	defer close(p.tracked)
 	if p.tree == nil || p.interval <= 0 {
 		return
 	}
-	delay := time.Millisecond
-	t := time.NewTimer(delay)
+	pc := newPace(p.interval)
+	t := time.NewTimer(0)
 	defer t.Stop()
+	after := func(now time.Time, d time.Duration) {
+		p.due.Store(now.Add(d).UnixNano())
+		t.Reset(d)
+	}
+	after(time.Now(), pc.start())
 	for {
 		select {
 		case <-p.stopTrack:
 			return
 		case <-p.poke:
-			delay = time.Millisecond
-			t.Reset(delay)
+			now := time.Now()
+			after(now, pc.event(now))
 		case <-t.C:
-			p.tree.Scan()
-			delay = min(2*delay, p.interval)
-			t.Reset(delay)
+			start := time.Now()
+			p.tree.ScanIfNew()
+			end := time.Now()
+			after(end, pc.scanned(start, end))
 		}
 	}
 }
@@ -345,8 +355,12 @@ func (p *proc) track() {
 // test can show what an escape between two scans does.
 var trackInterval = 50 * time.Millisecond
 
-// wake makes the tracker scan soon.
+// wake makes the tracker scan soon: within firstScan, unless it scans
+// sooner anyway (then it is not woken).
 func (p *proc) wake() {
+	if time.Until(time.Unix(0, p.due.Load())) <= firstScan {
+		return
+	}
 	select {
 	case p.poke <- struct{}{}:
 	default:
