@@ -101,7 +101,7 @@ func (c *Conn) SessionID() string { return "" }
 // Write sends one message to the child's stdin.
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
-		c.proc.wake() // a request may start helpers: look for them soon
+		c.proc.requested() // it may start helpers: look for them soon
 	}
 	return c.sdk.Write(ctx, msg)
 }
@@ -119,6 +119,11 @@ func (c *Conn) Descendants() []int { return c.proc.descendants() }
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if fe := c.readErr.Load(); fe != nil {
 		return nil, fe
+	}
+	select {
+	case <-c.closing:
+	default:
+		c.proc.heard() // after the child's last message, before waiting for the next
 	}
 	msg, err := c.sdk.Read(ctx)
 	if err == nil {

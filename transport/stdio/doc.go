@@ -37,24 +37,25 @@
 // A descendant that calls setsid or setpgid (a daemon, a double fork) leaves
 // the child's process group, and the group's signals miss it. On Linux each
 // connection therefore tracks the child's descendants in /proc while it runs:
-// a millisecond after the start and after each request sent to the child,
-// then at a slowing pace down to every 50ms, it looks at the processes
-// created since its last look (the kernel gives pids out in order and says
-// which it gave out last), and walks the children of the child and of every
-// descendant it has seen when one of them is a child of theirs. Scanning
-// takes at most 1/32 of one CPU: after a scan the next waits at least 32
-// times what it took. A descendant once seen stays known
-// (by pid and start time, so a reused pid is never mistaken for it) after
-// its parent exits and it is re-parented. Close scans once more before it
-// closes stdin (a child that exits at the end of its input orphans its
-// children), sends SIGTERM to the descendants outside the group along with
-// the group, and before SIGKILL stops (SIGSTOP) the group and every such
-// descendant, scanning again until no new one appears, so that none starts
-// or escapes between the last scan and SIGKILL (when the child has exited
-// and no descendant was ever seen, there is nothing to scan for, and the
-// group's SIGKILL is all). Signals go through pidfds,
-// which cannot reach a process that reused the pid. [Conn.Descendants] lists
-// what the scans have seen.
+// each time the child is heard from (a message of its is read: it ran, and has
+// started what it started to answer), at a slowing pace after its start and
+// after each request sent to it (a millisecond after the last look, then twice
+// as long each time, down to 50ms), and every 50ms while it is silent, it
+// looks at the processes created since its last look (the kernel gives pids
+// out in order and says which it gave out last), and walks the children of the
+// child and of every descendant it has seen when one of them is a child of
+// theirs. Looking takes at most 1/32 of one CPU: after a look the next waits
+// at least 32 times what it took. A descendant once seen stays known (by pid
+// and start time, so a reused pid is never mistaken for it) after its parent
+// exits and it is re-parented. Close scans once more before it closes stdin (a
+// child that exits at the end of its input orphans its children), sends
+// SIGTERM to the descendants outside the group along with the group, and
+// before SIGKILL stops (SIGSTOP) the group and every such descendant, scanning
+// again until no new one appears, so that none starts or escapes between the
+// last scan and SIGKILL (when the child has exited and no descendant was ever
+// seen, there is nothing to scan for, and the group's SIGKILL is all). Signals
+// go through pidfds, which cannot reach a process that reused the pid.
+// [Conn.Descendants] lists what the scans have seen.
 //
 // What the scans cannot see: a descendant started and orphaned between two
 // scans (a quick double fork whose intermediate exits within milliseconds)

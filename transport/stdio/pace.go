@@ -1,48 +1,83 @@
 package stdio
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
-// The pace of the descendant scans while a child runs (see track).
+// The pace of the looks for a child's descendants while it runs (see
+// proc.track and proc.heard).
 const (
-	// firstScan is the wait before the first scan after the child starts
-	// or is sent a request.
+	// firstScan is how long after the latest look the next is due once
+	// the child has started or been sent a request.
 	firstScan = time.Millisecond
 
-	// scanBudget bounds the share of time that goes to scanning: after a
-	// scan, the next waits at least scanBudget times what it took, so
-	// scans take at most 1/scanBudget of one CPU however loaded the
-	// machine is (a loaded machine makes each scan slower, and so rarer).
+	// scanBudget bounds the share of time that goes to looking: after a
+	// look, the next waits at least scanBudget times what it took, so
+	// looks take at most 1/scanBudget of one CPU however loaded the
+	// machine is (a loaded machine makes each look slower, and so rarer).
 	scanBudget = 32
 )
 
-// A pace schedules the tracker's scans: soon after each event (the
-// child's start, a request sent to it, when a server typically starts its
-// helpers), then at a slowing pace, doubling down to one scan every
-// interval; never sooner after a scan than scanBudget times its cost.
+// A pace decides when a look is due: firstScan after the latest look once
+// the child has started or been sent a request, then twice as long after
+// each look, down to interval; never sooner after a look than scanBudget
+// times what it took. Looks are taken when the child is heard from (its
+// output is read: it ran, and has started whatever it started to answer)
+// and, while it is silent, every interval: the reader is awake anyway, so
+// a look costs no wake-up of its own, and none disturbs a child that is
+// starting up and has said nothing yet. A pace is safe for concurrent use;
+// one look runs at a time.
 type pace struct {
-	interval time.Duration // the slowest pace
-	gap      time.Duration // the wait after the next scan, before the cost bound
-	cost     time.Duration // what the latest scan took
-	ended    time.Time     // when it ended
+	interval time.Duration // the slowest pace; zero or less: no looks
+
+	mu      sync.Mutex    // guards the fields below
+	gap     time.Duration // how long after the latest look the next is due
+	cost    time.Duration // what the latest look took
+	last    time.Time     // when the latest look ended, or the child started
+	looking bool          // a look has begun and not ended
 }
 
-func newPace(interval time.Duration) *pace { return &pace{interval: interval, gap: firstScan} }
+func newPace(interval time.Duration, start time.Time) *pace {
+	return &pace{interval: interval, gap: firstScan, last: start}
+}
 
-// start returns the wait before the first scan.
-func (p *pace) start() time.Duration { return firstScan }
-
-// event restarts the slowing pace at now and returns the wait before the
-// next scan.
-func (p *pace) event(now time.Time) time.Duration {
+// request restarts the slowing pace: the child was sent a request.
+func (p *pace) request() {
+	p.mu.Lock()
 	p.gap = firstScan
-	return max(firstScan, scanBudget*p.cost-now.Sub(p.ended))
+	p.mu.Unlock()
 }
 
-// scanned records a scan that began at start and ended at end, and
-// returns the wait before the next one.
-func (p *pace) scanned(start, end time.Time) time.Duration {
-	p.cost, p.ended = end.Sub(start), end
-	wait := max(p.gap, scanBudget*p.cost)
+// begin reports whether a look is due at now (silent: whether interval
+// has passed), and if so claims it: no other look begins until end.
+func (p *pace) begin(now time.Time, silent bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	wait := p.gap
+	if silent {
+		wait = p.interval
+	}
+	if p.interval <= 0 || p.looking || now.Before(p.last.Add(max(wait, scanBudget*p.cost))) {
+		return false
+	}
+	p.looking = true
+	return true
+}
+
+// end records the look that begin claimed, begun at start and ended at
+// end.
+func (p *pace) end(start, end time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.looking = false
+	p.cost, p.last = end.Sub(start), end
 	p.gap = min(2*p.gap, p.interval)
-	return wait
+}
+
+// silentUntil returns when a look is next due if the child stays silent.
+func (p *pace) silentUntil() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last.Add(max(p.interval, scanBudget*p.cost))
 }

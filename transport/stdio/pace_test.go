@@ -3,51 +3,82 @@ package stdio
 import (
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-// The scans after the start come at a slowing pace down to the interval;
-// a request restarts it; a scan that took long pushes the next one back
-// to scanBudget times its cost, whatever the pace says.
-func TestPace(t *testing.T) {
-	const ms = time.Millisecond
-	t0 := time.Unix(0, 0)
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	p := newPace(8 * ms)
-	var got []time.Duration
-	now := p.start()
-	got = append(got, now)
-	scan := func(cost time.Duration) {
-		wait := p.scanned(at(now), at(now+cost))
-		now += cost + wait
-		got = append(got, wait)
+const ms = time.Millisecond
+
+// at is a time the tests count from.
+func at(d time.Duration) time.Time { return time.Unix(0, 0).Add(d) }
+
+// A look is due when the child is heard from firstScan after the start,
+// then after gaps that double down to the interval; a request restarts the
+// pace; while the child is silent a look is due every interval.
+func TestPaceSlowsDownAndRestarts(t *testing.T) {
+	p := newPace(8*ms, at(0))
+	look := func(now time.Duration) {
+		t.Helper()
+		if !p.begin(at(now), false) {
+			t.Fatalf("begin(%v) = false, want a look due", now)
+		}
+		p.end(at(now), at(now+10*time.Microsecond)) // cheap: under every gap / scanBudget
 	}
-	for range 5 {
-		scan(10 * time.Microsecond) // cheap: 32 × 10µs is under every gap
+	notDue := func(now time.Duration, silent bool) {
+		t.Helper()
+		if p.begin(at(now), silent) {
+			t.Fatalf("begin(%v, silent %v) = true, want no look due", now, silent)
+		}
 	}
-	// Slowing down: 1, 2, 4, 8, then every 8ms.
-	want := []time.Duration{ms, ms, 2 * ms, 4 * ms, 8 * ms, 8 * ms}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("waits after the start mismatch (-want +got):\n%s", diff)
+	notDue(0, false) // the child has said nothing yet
+	notDue(ms-time.Microsecond, false)
+	look(ms)
+	end := ms + 10*time.Microsecond
+	notDue(end+2*ms-time.Microsecond, false) // the gap doubled: 2ms
+	look(end + 2*ms)
+	end += 2*ms + 10*time.Microsecond
+	notDue(end+4*ms-time.Microsecond, false)
+	look(end + 4*ms)
+	end += 4*ms + 10*time.Microsecond
+	look(end + 8*ms) // 8ms: the interval
+	end += 8*ms + 10*time.Microsecond
+	notDue(end+8*ms-time.Microsecond, false) // no slower than the interval
+	p.request()
+	notDue(end+ms-time.Microsecond, false)
+	look(end + ms)
+	end += ms + 10*time.Microsecond
+	if got := p.silentUntil(); !got.Equal(at(end + 8*ms)) {
+		t.Errorf("silentUntil() = %v, want %v", got, at(end+8*ms))
 	}
-	// A request 3ms after the last scan restarts the pace.
-	if w := p.event(at(now - 8*ms + 3*ms)); w != ms {
-		t.Errorf("event() = %v, want %v", w, ms)
+	notDue(end+8*ms-time.Microsecond, true)
+	if !p.begin(at(end+8*ms), true) {
+		t.Errorf("begin(interval after the last look, silent) = false, want true")
 	}
-	if w := p.scanned(at(0), at(10*time.Microsecond)); w != ms {
-		t.Errorf("scanned() after a request = %v, want %v", w, ms)
+}
+
+// One look runs at a time; a look that took long holds the next back to
+// scanBudget times its cost, silent or not.
+func TestPaceBudgetAndOneAtATime(t *testing.T) {
+	p := newPace(8*ms, at(0))
+	if !p.begin(at(ms), false) {
+		t.Fatal("begin(1ms) = false")
 	}
-	// A scan of 1ms: the next waits 32ms, more than the pace's 2ms; a
-	// request 5ms after it still waits for the budget, 27ms more.
-	if w := p.scanned(at(0), at(ms)); w != scanBudget*ms {
-		t.Errorf("scanned() after a 1ms scan = %v, want %v", w, scanBudget*ms)
+	if p.begin(at(5*ms), false) || p.begin(at(50*ms), true) {
+		t.Fatal("a second look began while one runs")
 	}
-	if w := p.event(at(ms + 5*ms)); w != scanBudget*ms-5*ms {
-		t.Errorf("event() 5ms after a 1ms scan = %v, want %v", w, scanBudget*ms-5*ms)
+	p.end(at(ms), at(2*ms)) // took 1ms: the next waits 32ms
+	for _, silent := range []bool{false, true} {
+		if p.begin(at(2*ms+scanBudget*ms-time.Microsecond), silent) {
+			t.Errorf("begin(silent %v) before scanBudget times the cost = true", silent)
+		}
 	}
-	// Long after it, a request waits only firstScan.
-	if w := p.event(at(time.Second)); w != firstScan {
-		t.Errorf("event() long after = %v, want %v", w, firstScan)
+	if !p.begin(at(2*ms+scanBudget*ms), false) {
+		t.Errorf("begin(at scanBudget times the cost) = false, want true")
+	}
+}
+
+// An interval of zero turns the looks off.
+func TestPaceOff(t *testing.T) {
+	p := newPace(0, at(0))
+	if p.begin(at(time.Hour), false) || p.begin(at(time.Hour), true) {
+		t.Error("begin() with interval 0 = true")
 	}
 }

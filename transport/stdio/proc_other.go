@@ -30,7 +30,8 @@ func (p *proc) exitStatus() (exitStatus, bool)          { return exitStatus{}, f
 func (p *proc) stop(time.Duration, time.Duration) error { return nil }
 func (p *proc) sent() []syscall.Signal                  { return nil }
 func (p *proc) descendants() []int                      { return nil }
-func (p *proc) wake()                                   {}
+func (p *proc) requested()                              {}
+func (p *proc) heard()                                  {}
 func (p *proc) look()                                   {}
 
 func waitFor(ch <-chan struct{}, d time.Duration) bool { return false }

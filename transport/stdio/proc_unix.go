@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,9 +41,7 @@ type proc struct {
 	// that leave its group are found and ended too; nil where /proc cannot
 	// be read.
 	tree      *proctree.Tracker
-	interval  time.Duration // the tracker's slowest pace (trackInterval at start)
-	poke      chan struct{} // wakes the tracker early: the child was sent work
-	due       atomic.Int64  // when the tracker scans next (UnixNano)
+	pace      *pace         // when a look for descendants is due
 	stopTrack chan struct{} // closed by stop: the tracker returns
 	tracked   chan struct{} // closed once the tracker has returned
 
@@ -70,8 +67,7 @@ func startProc(path string, args []string, dir string, env []string, stdio [3]*o
 		exited:    make(chan struct{}),
 		reapNow:   make(chan struct{}),
 		reaped:    make(chan struct{}),
-		interval:  trackInterval,
-		poke:      make(chan struct{}, 1),
+		pace:      newPace(trackInterval, time.Now()),
 		stopTrack: make(chan struct{}),
 		tracked:   make(chan struct{}),
 	}
@@ -314,40 +310,46 @@ func (p *proc) descendants() []int {
 	return pids
 }
 
-// track scans for the child's descendants while it runs, at the pace
-// pace sets: soon after it starts and after each request sent to it (when
-// a server typically starts its helpers), then slowing down to one scan
-// every trackInterval, so that a descendant that leaves the group stays
-// known after its parent has exited. A scan is skipped where the system
-// says no process was created since the last (see
-// proctree.Tracker.ScanIfNew).
+// track looks for the child's descendants while it is silent, every
+// trackInterval (see pace), so that a descendant that leaves the group
+// stays known after its parent has exited.
 func (p *proc) track() {
 	defer close(p.tracked)
-	if p.tree == nil || p.interval <= 0 {
+	if p.tree == nil || p.pace.interval <= 0 {
 		return
 	}
-	pc := newPace(p.interval)
-	t := time.NewTimer(0)
+	t := time.NewTimer(p.pace.interval)
 	defer t.Stop()
-	after := func(now time.Time, d time.Duration) {
-		p.due.Store(now.Add(d).UnixNano())
-		t.Reset(d)
-	}
-	after(time.Now(), pc.start())
 	for {
 		select {
 		case <-p.stopTrack:
 			return
-		case <-p.poke:
-			now := time.Now()
-			after(now, pc.event(now))
-		case <-t.C:
-			start := time.Now()
-			p.tree.ScanIfNew()
-			end := time.Now()
-			after(end, pc.scanned(start, end))
+		case now := <-t.C:
+			p.lookIfDue(now, true)
+			t.Reset(time.Until(p.pace.silentUntil()))
 		}
 	}
+}
+
+// heard looks for the child's descendants if a look is due: the child was
+// heard from (a message of its was read), so it ran, and has started
+// whatever it started to answer. It is called on the reader's goroutine,
+// awake anyway, so that the look costs no wake-up of its own.
+func (p *proc) heard() {
+	if p.tree != nil {
+		p.lookIfDue(time.Now(), false)
+	}
+}
+
+// lookIfDue looks at the processes created since the last look (see
+// proctree.Tracker.ScanIfNew) if the pace says a look is due at now.
+func (p *proc) lookIfDue(now time.Time, silent bool) {
+	if !p.pace.begin(now, silent) {
+		return
+	}
+	start := time.Now()
+	p.tree.ScanIfNew()
+	p.pace.end(start, time.Now())
 }
 
 // trackInterval is the slowest pace of the descendant scan; zero turns the
@@ -355,17 +357,8 @@ func (p *proc) track() {
 // test can show what an escape between two scans does.
 var trackInterval = 50 * time.Millisecond
 
-// wake makes the tracker scan soon: within firstScan, unless it scans
-// sooner anyway (then it is not woken).
-func (p *proc) wake() {
-	if time.Until(time.Unix(0, p.due.Load())) <= firstScan {
-		return
-	}
-	select {
-	case p.poke <- struct{}{}:
-	default:
-	}
-}
+// requested restarts the pace of the looks: a request may start helpers.
+func (p *proc) requested() { p.pace.request() }
 
 // sent returns the signals stop sent to the group, in order.
 func (p *proc) sent() []syscall.Signal {

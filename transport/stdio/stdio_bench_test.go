@@ -55,8 +55,10 @@ func benchTransports(b *testing.B, mode string, extra map[string]string) map[str
 // its tools and closes, through this package and through the go-sdk's
 // CommandTransport in turn: each iteration runs both, in alternating order,
 // so that a shared machine's load falls on both alike. It reports the median
-// of each (looprig-ns, gosdk-ns) and their ratio (looprig/gosdk); ns/op is
-// the pair.
+// of each (looprig-ns, gosdk-ns) and the median of the iterations' ratios
+// (looprig/gosdk: the two runs of an iteration are next to each other in
+// time, so a change in the machine's load between iterations cancels out);
+// ns/op is the pair.
 func BenchmarkConnectListClose(b *testing.B) {
 	ctx := context.Background()
 	trs := benchTransports(b, "serve", nil)
@@ -80,19 +82,22 @@ func BenchmarkConnectListClose(b *testing.B) {
 			times[name] = append(times[name], time.Since(start))
 		}
 	}
-	looprig, gosdk := median(times["looprig"]), median(times["gosdk"])
-	b.ReportMetric(float64(looprig.Nanoseconds()), "looprig-ns")
-	b.ReportMetric(float64(gosdk.Nanoseconds()), "gosdk-ns")
-	b.ReportMetric(float64(looprig)/float64(gosdk), "looprig/gosdk")
+	ratios := make([]float64, len(times["looprig"]))
+	for i := range ratios {
+		ratios[i] = float64(times["looprig"][i]) / float64(times["gosdk"][i])
+	}
+	b.ReportMetric(float64(median(times["looprig"]).Nanoseconds()), "looprig-ns")
+	b.ReportMetric(float64(median(times["gosdk"]).Nanoseconds()), "gosdk-ns")
+	b.ReportMetric(median(ratios), "looprig/gosdk")
 }
 
-// median returns the median of ds (which it sorts), or 0 for none.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
+// median returns the median of xs (which it sorts), or 0 for none.
+func median[T time.Duration | float64](xs []T) T {
+	if len(xs) == 0 {
 		return 0
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // Close a child that ignores both the end of stdin and SIGTERM, with each
