@@ -12,6 +12,10 @@
 // On Linux it reads /proc, one small file at a time, by raw system calls
 // into one buffer, so that a scan costs few system calls and no garbage,
 // and [Tracker.ScanIfNew] reads only the processes created since its last
-// look. On other systems, or where /proc is not mounted, the functions
-// return an error wrapping [ErrUnsupported], and no [Tracker] can be made.
+// look. On macOS it takes the whole table at once from the kernel (sysctl
+// kern.proc.all, kern.proc.pid, kern.proc.pgrp): a scan walks one snapshot
+// of it, and ScanIfNew always scans. On other systems (Windows among them,
+// where a job object does this work), or where /proc is not mounted, the
+// functions return an error wrapping [ErrUnsupported], and no [Tracker] can
+// be made.
 package proctree

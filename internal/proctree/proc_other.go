@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package proctree
 
@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-var errNoTable = fmt.Errorf("proctree: %w: the process table is read on Linux only", ErrUnsupported)
+var errNoTable = fmt.Errorf("proctree: %w: the process table is read on Linux and macOS only", ErrUnsupported)
 
 // lastPid is unknown here: every scan reads the table.
 func lastPid() (int, bool) { return 0, false }

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// ErrUnsupported is returned where the process table cannot be read: not
-// Linux, or no /proc.
+// ErrUnsupported is returned where the process table cannot be read: a
+// system other than Linux and macOS, or Linux without /proc.
 var ErrUnsupported = errors.ErrUnsupported
 
 // A Proc is one process as the process table shows it.
@@ -16,11 +16,11 @@ type Proc struct {
 	Pid     int
 	PPid    int    // parent
 	Pgid    int    // process group
-	Sid     int    // session
+	Sid     int    // session (0 on macOS, whose table does not hold it)
 	State   byte   // its leader thread's: 'R', 'S', 'D', 'T', 'Z' (zombie), 'X' (dead), …
-	Threads int    // its threads, an exited leader counted until reaped: a zombie with more than one still runs
-	Start   uint64 // start time, in clock ticks after boot: with Pid, the process's identity
-	Name    string // the command name (comm), at most 15 bytes
+	Threads int    // its threads, an exited leader counted until reaped: a zombie with more than one still runs (0 on macOS)
+	Start   uint64 // start time (clock ticks after boot on Linux, microseconds of the epoch on macOS): with Pid, the process's identity
+	Name    string // the command name (comm), at most 15 bytes (16 on macOS)
 }
 
 // Running reports whether p had not exited when it was read: it is neither

@@ -13,9 +13,9 @@ type table interface {
 	children(pid int) ([]int, error)
 }
 
-// A listTable is the whole process table read at one moment (Linux
-// without per-thread children files): a process's children are those
-// whose parent it is.
+// A listTable is the whole process table read at one moment, as macOS
+// gives it (and Linux without per-thread children files): a process's
+// children are those whose parent it is.
 type listTable struct {
 	byPid map[int]Proc
 	kids  map[int][]int // by parent, sorted

@@ -9,12 +9,12 @@ import (
 )
 
 // These tests run on every system: they drive the Tracker over tables made
-// up in the test, as a whole table read at once gives them (children by
-// their parent field).
+// up in the test, as macOS's kernel gives them (the whole table at once,
+// children by their parent field).
 
 // A tracker over snapshots of the whole table: root 100 starts 101 in its
 // group, which starts 102 in a session of its own; 101 exits and 102 is
-// re-parented to init (1); then 102's pid is reused.
+// re-parented to launchd (1); then 102's pid is reused.
 func TestTrackerOverSnapshots(t *testing.T) {
 	root := Proc{Pid: 100, PPid: 50, Pgid: 100, State: 'S', Start: 1000, Name: "server"}
 	inGroup := Proc{Pid: 101, PPid: 100, Pgid: 100, State: 'S', Start: 1001, Name: "helper"}
@@ -55,7 +55,7 @@ func TestTrackerOverSnapshots(t *testing.T) {
 		t.Errorf("Live() after the pid was reused = %v, want none", got)
 	}
 	if got := tr.Scan(); len(got) != 0 {
-		t.Errorf("Scan() added %v: a process re-parented to init is not the root's", got)
+		t.Errorf("Scan() added %v: a process re-parented to launchd is not the root's", got)
 	}
 }
 
