@@ -92,7 +92,8 @@ func (c *Conn) drain() {
 }
 
 // Pid returns the child's process id. The child leads its own process group,
-// so this is also the group id: see [GroupAlive].
+// so this is also the group id (on Windows, the key of its job object): see
+// [GroupAlive].
 func (c *Conn) Pid() int { return c.proc.pid }
 
 // SessionID returns "": a stdio connection has no session id.
@@ -108,7 +109,8 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // Descendants returns the pids of the child's descendants that are running,
 // in its process group or out of it, as far as this connection's scans have
-// seen them (see the package documentation for what they cannot see). After
+// seen them (see the package documentation for what they cannot see; on
+// Windows, every process of the child's job object but the child). After
 // Close has returned nil it is empty.
 func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
@@ -206,7 +208,9 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 // waits TermGrace, then sends SIGKILL to the group in every case (so no
 // grandchild survives) and reaps the child. It returns within
 // CloseGrace+TermGrace+5.5s, nil unless the child could not be reaped
-// ([ErrUnresponsive]).
+// ([ErrUnresponsive]). On Windows, after CloseGrace it terminates the
+// child's job object, the child and every descendant, and waits until the
+// job is empty (see the package documentation).
 //
 // Close may be called several times, concurrently; every call returns once
 // the first has finished, with its result.
@@ -230,4 +234,21 @@ func (c *Conn) Close() error {
 		c.stderr.Close()
 	})
 	return c.closeErr
+}
+
+// waitFor reports whether ch was closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -81,3 +81,8 @@ func (p *pace) silentUntil() time.Time {
 	defer p.mu.Unlock()
 	return p.last.Add(max(p.interval, scanBudget*p.cost))
 }
+
+// trackInterval is the slowest pace of the descendant scan; zero turns the
+// scans off while the child runs (Close still scans). A variable so that a
+// test can show what an escape between two scans does.
+var trackInterval = 50 * time.Millisecond

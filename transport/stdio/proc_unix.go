@@ -352,11 +352,6 @@ func (p *proc) lookIfDue(now time.Time, silent bool) {
 	p.pace.end(start, time.Now())
 }
 
-// trackInterval is the slowest pace of the descendant scan; zero turns the
-// scans off while the child runs (Close still scans). A variable so that a
-// test can show what an escape between two scans does.
-var trackInterval = 50 * time.Millisecond
-
 // requested restarts the pace of the looks: a request may start helpers.
 func (p *proc) requested() { p.pace.request() }
 
@@ -376,23 +371,6 @@ func statusOf(ps *os.ProcessState) exitStatus {
 		return exitStatus{code: -1, signal: unix.SignalName(ws.Signal())}
 	default:
 		return exitStatus{code: ws.ExitStatus()}
-	}
-}
-
-// waitFor reports whether ch was closed within d.
-func waitFor(ch <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
 	}
 }
 
