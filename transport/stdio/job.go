@@ -16,7 +16,8 @@ func jobExit(code uint32, terminated bool) exitStatus {
 	if terminated && code == jobKilledCode {
 		return exitStatus{code: -1, signal: "SIGKILL"}
 	}
-	return exitStatus{code: int(int32(code))}
+	return exitStatus{code: int(code)} // as os.ProcessState.ExitCode gives it
+
 }
 
 // jobPids reads a JOBOBJECT_BASIC_PROCESS_ID_LIST, as a machine with

@@ -7,6 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// accessViolation is the exit code Windows gives a process that crashed on
+// a bad address (STATUS_ACCESS_VIOLATION).
+var accessViolation uint32 = 0xC0000005
+
 // A child of a job that Close terminated reads as killed by SIGKILL, as on
 // Unix; one that exited by itself, with any code (the termination's own
 // included), reads as exited.
@@ -20,8 +24,8 @@ func TestJobExit(t *testing.T) {
 		{3, false, exitStatus{code: 3}},
 		{jobKilledCode, false, exitStatus{code: jobKilledCode}},
 		{jobKilledCode, true, exitStatus{code: -1, signal: "SIGKILL"}},
-		{0, true, exitStatus{code: 0}},                     // it exited by itself while Close terminated the job
-		{0xC0000005, false, exitStatus{code: -1073741819}}, // an access violation, as Windows reports it
+		{0, true, exitStatus{code: 0}},                                   // it exited by itself while Close terminated the job
+		{accessViolation, false, exitStatus{code: int(accessViolation)}}, // as os.ProcessState.ExitCode gives it (-1 means a kill)
 	} {
 		if got := jobExit(tt.code, tt.terminated); got != tt.want {
 			t.Errorf("jobExit(%#x, %v) = %+v, want %+v", tt.code, tt.terminated, got, tt.want)
