@@ -4,6 +4,7 @@ package stdio_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -21,6 +22,30 @@ import (
 func init() { maps.Copy(children, unixChildren) }
 
 var unixChildren = map[string]func() int{
+	// spawner answers each request line with an empty result for its id;
+	// at the first it first starts a "hang" grandchild in a session of its
+	// own and records "grandchild PID". It exits when stdin ends.
+	"spawner": func() int {
+		in := bufio.NewScanner(os.Stdin)
+		for n := 0; in.Scan(); n++ {
+			if n == 0 {
+				pid, err := spawn("hang", nil, true)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 1
+				}
+				record(fmt.Sprintf("grandchild %d", pid))
+			}
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal(in.Bytes(), &req); err != nil || req.ID == nil {
+				continue
+			}
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", req.ID)
+		}
+		return 0
+	},
 	// setsid starts a "hang" grandchild in a session of its own (so out of
 	// the child's process group), records "grandchild PID", and exits when
 	// stdin ends, leaving the grandchild.
