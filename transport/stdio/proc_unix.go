@@ -38,8 +38,8 @@ type proc struct {
 	reaped  chan struct{} // closed once the leader is reaped (the waiter is done)
 
 	// tree tracks the child's descendants while it runs, so that those
-	// that leave its group are found and ended too; nil where /proc cannot
-	// be read.
+	// that leave its group are found and ended too; nil where the process
+	// table cannot be read.
 	tree      *proctree.Tracker
 	pace      *pace         // when a look for descendants is due
 	stopTrack chan struct{} // closed by stop: the tracker returns
@@ -326,7 +326,9 @@ func (p *proc) track() {
 			return
 		case now := <-t.C:
 			p.lookIfDue(now, true)
-			t.Reset(time.Until(p.pace.silentUntil()))
+			// Not before firstScan: a look on the reader's goroutine
+			// may be running, and the next is due after it ends.
+			t.Reset(max(time.Until(p.pace.silentUntil()), firstScan))
 		}
 	}
 }
@@ -378,9 +380,10 @@ func statusOf(ps *os.ProcessState) exitStatus {
 // running (a [Conn]'s group id is its Pid). After Close has returned nil it
 // is false for the group of the child Close ended.
 //
-// On Linux a zombie (a dead process its parent, or init for an orphaned
-// grandchild, has not reaped yet) does not count. Elsewhere it does, since
-// it cannot be told apart; a killed orphan is reaped by init in its own time.
+// On Linux and macOS a zombie (a dead process its parent, or init for an
+// orphaned grandchild, has not reaped yet) does not count. Elsewhere it
+// does, since it cannot be told apart; a killed orphan is reaped by init in
+// its own time.
 func GroupAlive(pgid int) bool {
 	if pgid <= 0 || syscall.Kill(-pgid, 0) == syscall.ESRCH {
 		return false
@@ -390,7 +393,8 @@ func GroupAlive(pgid int) bool {
 }
 
 // groupRunning reports whether a process of group pgid is running (not a
-// zombie), by reading /proc. ok is false when /proc cannot be read.
+// zombie), by reading the process table. ok is false when it cannot be
+// read.
 func groupRunning(pgid int) (running, ok bool) {
 	ps, err := proctree.Group(pgid)
 	return len(ps) > 0, err == nil
