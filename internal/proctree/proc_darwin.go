@@ -5,7 +5,6 @@ package proctree
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"syscall"
 
@@ -116,18 +115,3 @@ func SetSubreaper() error {
 
 // IsSubreaper is false: macOS has no subreapers.
 func IsSubreaper() bool { return false }
-
-// Reap collects p, a child of the calling process that has exited (a
-// zombie), without waiting, and reports whether p is gone.
-func Reap(p Proc) bool {
-	cur, err := Stat(p.Pid)
-	if err != nil || !cur.Same(p) {
-		return true
-	}
-	if cur.PPid != os.Getpid() || cur.Running() {
-		return false
-	}
-	var ws unix.WaitStatus
-	pid, _ := unix.Wait4(p.Pid, &ws, unix.WNOHANG, nil)
-	return pid == p.Pid
-}
