@@ -275,7 +275,7 @@
 //
 //	killchild CLIENT [SIGNAL]
 //		Send SIGNAL (default KILL; "TERM", "SIGINT", …) to the client's
-//		child process.
+//		child process. On Windows only KILL can be sent.
 //
 //	procs CLIENT
 //		Print the running processes of the client's child's process group,

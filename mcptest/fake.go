@@ -169,6 +169,12 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		args = append(args, "--revision", o.Revision)
 	}
 	for _, f := range o.Faults {
+		// The child parses the text form: parsing it here refuses at once,
+		// with the fault package's error, what the child would refuse (on
+		// Windows the faults that need POSIX sessions or signals).
+		if _, err := fakeserver.ParseFault(f.String()); err != nil {
+			t.Fatalf("mcptest.Stdio: %v", err)
+		}
 		args = append(args, "--fault", f.String())
 	}
 	exe, err := os.Executable()

@@ -65,7 +65,8 @@ func newConn(pr *proc, p *pipes, o *Options) *Conn {
 // of file.
 func (c *Conn) drain() {
 	defer close(c.drained)
-	buf := make([]byte, 32<<10)
+	// A small buffer until the child writes: most write nothing.
+	buf := make([]byte, 512)
 	tee := c.tee
 	for {
 		n, err := c.stderr.Read(buf)
@@ -76,6 +77,9 @@ func (c *Conn) drain() {
 					tee = nil
 				}
 			}
+			if len(buf) < 32<<10 {
+				buf = make([]byte, 32<<10)
+			}
 		}
 		if err != nil {
 			return
@@ -84,7 +88,8 @@ func (c *Conn) drain() {
 }
 
 // Pid returns the child's process id. The child leads its own process group,
-// so this is also the group id: see [GroupAlive].
+// so this is also the group id (on Windows, the key of its job object): see
+// [GroupAlive].
 func (c *Conn) Pid() int { return c.proc.pid }
 
 // SessionID returns "": a stdio connection has no session id.
@@ -92,13 +97,16 @@ func (c *Conn) SessionID() string { return "" }
 
 // Write sends one message to the child's stdin.
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.proc.wake() // a request may start helpers: look for them soon
+	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+		c.proc.requested() // it may start helpers: look for them soon
+	}
 	return c.rpc.Write(ctx, msg)
 }
 
 // Descendants returns the pids of the child's descendants that are running,
 // in its process group or out of it, as far as this connection's scans have
-// seen them (see the package documentation for what they cannot see). After
+// seen them (see the package documentation for what they cannot see; on
+// Windows, every process of the child's job object but the child). After
 // Close has returned nil it is empty.
 func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
@@ -109,6 +117,11 @@ func (c *Conn) Descendants() []int { return c.proc.descendants() }
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if fe := c.readErr.Load(); fe != nil {
 		return nil, fe
+	}
+	select {
+	case <-c.closing:
+	default:
+		c.proc.heard() // after the child's last message, before waiting for the next
 	}
 	msg, err := c.rpc.Read(ctx)
 	if err == nil {
@@ -191,7 +204,9 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 // waits TermGrace, then sends SIGKILL to the group in every case (so no
 // grandchild survives) and reaps the child. It returns within
 // CloseGrace+TermGrace+5.5s, nil unless the child could not be reaped
-// ([ErrUnresponsive]).
+// ([ErrUnresponsive]). On Windows, after CloseGrace it terminates the
+// child's job object, the child and every descendant, and waits until the
+// job is empty (see the package documentation).
 //
 // Close may be called several times, concurrently; every call returns once
 // the first has finished, with its result.
@@ -215,4 +230,21 @@ func (c *Conn) Close() error {
 		c.stderr.Close()
 	})
 	return c.closeErr
+}
+
+// waitFor reports whether ch was closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
