@@ -26,6 +26,7 @@
 package httpserve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -284,12 +285,19 @@ func (l *limitListener) Close() error {
 	return err
 }
 
-// refuse answers c with busy, then reads what the client sent until it
-// closes its side (a second at most), so that closing does not reset the
-// connection before the client has read the answer.
+// refuse reads the head of the client's request, answers c with busy,
+// then reads what the client sent until it closes its side (a second at
+// most in all), so that closing does not reset the connection before the
+// client has read the answer. The answer waits for the request's head:
+// an HTTP client that reads bytes before it has written its request
+// takes them for an unsolicited response on an idle connection and
+// drops both, so the refused client would see no 503 at all.
 func refuse(c net.Conn) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(time.Second))
+	if !readHead(c) {
+		return
+	}
 	if _, err := io.WriteString(c, busy); err != nil {
 		return
 	}
@@ -310,4 +318,22 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// readHead reads from c until the end of a request's head (a blank
+// line), at most 64 KiB; it reports whether c is still worth answering.
+func readHead(c net.Conn) bool {
+	var seen []byte
+	buf := make([]byte, 4<<10)
+	for len(seen) < 64<<10 {
+		n, err := c.Read(buf)
+		seen = append(seen, buf[:n]...)
+		if bytes.Contains(seen, []byte("\r\n\r\n")) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -170,6 +170,14 @@ func TestMaxConns(t *testing.T) {
 		open = append(open, c)
 	}
 	over := dial()
+	// Nothing is written before the request: an HTTP client takes bytes
+	// on a connection it has not used yet for an unsolicited response,
+	// drops the connection, and never sees the 503.
+	over.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := over.Read(make([]byte, 1)); n != 0 || !IsTimeout(err) {
+		t.Fatalf("connection %d before its request: read %d bytes, %v; want nothing yet", max+1, n, err)
+	}
+	over.SetDeadline(time.Now().Add(10 * time.Second))
 	got, err := get(over)
 	if err != nil || !strings.HasPrefix(got, "503 mcp: too many connections") {
 		t.Fatalf("connection %d: %q, %v; want 503", max+1, got, err)
