@@ -3,17 +3,39 @@
 // [Token] and [Secret] hold a value that only an explicit call to Reveal
 // returns: fmt (every verb, also inside structs), log/slog, encoding/json,
 // encoding.TextMarshaler, encoding.BinaryMarshaler and encoding/gob print a
-// redaction or fail with [ErrNotMarshalable].
+// redaction or fail with [ErrNotMarshalable]. [DPoPKey] does the same for a
+// private key.
 //
-// A [Source] supplies the credential for requests to one [Origin]: [Bearer]
-// is a static token, [OAuth] wraps a go-sdk OAuth handler (authorization
-// code with pre-registration, client ID metadata documents or dynamic
-// registration, scope step-up, refresh), and [NewClientCredentials] is a
-// confidential client with no user: the OAuth client credentials grant,
-// authenticated with a client secret (client_secret_basic) or a signed JWT
-// (private_key_jwt), for CI jobs and services. [NewRoundTripper] attaches it to a
-// request only when that request's origin is the validated one, checking
-// every request, including those an http.Client makes to follow redirects.
+// A [Source] supplies the credential for requests to one [Origin]:
+//
+//   - [Bearer], a static token;
+//   - [OAuth], a go-sdk OAuth handler ([NewAuthorizationCode]: authorization
+//     code with pre-registration, client ID metadata documents or dynamic
+//     registration, scope step-up, refresh);
+//   - [NewClientCredentials], a confidential client with no user: the OAuth
+//     client credentials grant, with a client secret (client_secret_basic)
+//     or a signed JWT (private_key_jwt), for CI jobs and services;
+//   - [NewWorkloadIdentity], a workload with no secret at all (workload
+//     identity federation, SEP-1933): the JWT its platform issued it (a CI
+//     job's OIDC token, a Kubernetes service account token), read from a
+//     file or a function for every token request, presented with the
+//     JWT-bearer grant (RFC 7523);
+//   - [NewEnterprise], enterprise-managed authorization (SEP-990): the
+//     user's ID token from the company's IdP exchanged there for an ID-JAG
+//     (RFC 8693), presented to the MCP server's authorization server with
+//     the JWT-bearer grant.
+//
+// The sources without a user discover the token endpoint from the MCP
+// server's first 401 (protected resource metadata, then the authorization
+// server's), or take it as TokenURL; Issuer pins the authorization server
+// their secret or assertion may go to. They renew the token as it expires.
+// A refusal of the token endpoint is a [*GrantError]; invalid_grant,
+// invalid_scope and unauthorized_client are final: neither retried nor
+// answered by switching grants, and not sent again for the same thing.
+//
+// [NewRoundTripper] attaches the credential to a request only when that
+// request's origin is the validated one, checking every request, including
+// those an http.Client makes to follow redirects.
 //
 //	origin, err := auth.ParseOrigin("https://mcp.example.com/mcp")
 //	if err != nil { … }
@@ -23,4 +45,35 @@
 //
 // The remote transports (transport/streamablehttp, transport/sse) take a
 // Source and do this wiring themselves.
+//
+// # DPoP
+//
+// With DPoP (RFC 9449, SEP-1932) an access token is bound to a key the
+// client holds, so that a token that leaks is useless without the key. Make
+// a key with [NewDPoPKey] and give a source's token requests its HTTP
+// client ([DPoPKey.Client]): the HTTPClient of a source's config, or the
+// Client of the go-sdk's AuthorizationCodeHandlerConfig for
+// [NewAuthorizationCode].
+//
+//	key, err := auth.NewDPoPKey(nil) // a fresh P-256 key
+//	src, err := auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{
+//		TokenFile:  os.Getenv("MCP_OIDC_TOKEN_FILE"),
+//		HTTPClient: key.Client(nil),
+//	})
+//
+// Each token request then carries a proof; a token the authorization
+// server issues as DPoP-bound goes to the MCP server as "Authorization:
+// DPoP …" with a fresh proof (htm, htu, iat, jti, ath) in the DPoP header,
+// on every request, to the validated origin only. A token issued as Bearer
+// goes as Bearer. When a server asks for a nonce (use_dpop_nonce, with a
+// DPoP-Nonce header), the request is sent again once with a proof carrying
+// it: the token endpoint refused the token request (400), the MCP server
+// the request (401) before acting on it, so this is the one case where a
+// POST of a tools/call is sent twice; a second refusal for want of a nonce
+// fails, with [ErrDPoP] (the MCP server) or a GrantError use_dpop_nonce
+// (the token endpoint). The nonce each server last gave is kept for the
+// next proof to it. Cassettes redact DPoP headers by default.
+//
+// Proofs follow RFC 9449 as SEP-1932 adopts it; they carry no
+// content_digest claim, which an earlier draft of the MCP profile asked for.
 package auth

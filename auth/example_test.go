@@ -109,3 +109,78 @@ func ExampleParsePrivateKey() {
 	}
 	_ = src // streamablehttp.Options{Credentials: src}
 }
+
+// DPoP binds the access tokens to a key the client holds: a token that
+// leaks is useless without it. Give the source's token requests the key's
+// HTTP client; the rest is automatic (a proof per request, the servers'
+// nonces, the validated origin only). The key never prints nor encodes.
+func ExampleNewDPoPKey() {
+	key, err := auth.NewDPoPKey(nil) // a fresh P-256 key, in memory only
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+		ClientID:     "ci-recorder",
+		ClientSecret: auth.NewSecret("from-the-job's-secrets"),
+		HTTPClient:   key.Client(nil), // token requests carry proofs: the tokens are DPoP-bound
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = src // streamablehttp.Options{Credentials: src}
+
+	fmt.Println(key)
+	_, err = json.Marshal(map[string]any{"key": key})
+	fmt.Println(errors.Is(err, auth.ErrNotMarshalable))
+	// Output:
+	// auth.DPoPKey(REDACTED)
+	// true
+}
+
+// Workload identity federation: a CI job authenticates as itself with the
+// OIDC token its platform gives it, presented with the JWT-bearer grant.
+// No client secret exists to leak. The file is read again for every token
+// request, so a rotated token is picked up. (Not run: it needs the CI's
+// token and a server that trusts its issuer.)
+func ExampleNewWorkloadIdentity() {
+	src, err := auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{
+		TokenFile: os.Getenv("MCP_OIDC_TOKEN_FILE"), // e.g. written by the job's OIDC step
+		Issuer:    "https://login.example.com",      // the token goes to this authorization server only
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := streamablehttp.New("https://mcp.example.com/mcp", &streamablehttp.Options{Credentials: src})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: f}, nil)
+	var ge *auth.GrantError
+	if errors.As(err, &ge) {
+		log.Fatalf("refused: %s", ge.Code) // invalid_grant: the token's audience or issuer is not trusted
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+}
+
+// Enterprise-managed authorization: the user signed in to the client
+// through the company's IdP; the IdP's token exchange turns their ID token
+// into an ID-JAG for the MCP server's authorization server, which issues
+// the access token. Nobody is prompted. (Not run: it needs the IdP.)
+func ExampleNewEnterprise() {
+	src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
+		IDToken: func(ctx context.Context) (auth.Token, error) {
+			return auth.NewToken(os.Getenv("SSO_ID_TOKEN")), nil // from the client's single sign-on
+		},
+		IdPIssuer:    "https://acme.okta.example",
+		IdPClientID:  "agent-at-idp",
+		ClientID:     "agent-at-mcp",
+		ClientSecret: auth.NewSecret(os.Getenv("MCP_CLIENT_SECRET")),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = src // streamablehttp.Options{Credentials: src}
+}

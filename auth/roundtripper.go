@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 )
 
@@ -16,8 +17,20 @@ var ErrNoCredential = errors.New("auth: no credential")
 // from src, as "Authorization: Bearer …", to a request only if the request's
 // own URL has origin o. It checks every request it carries, so a request an
 // http.Client makes to follow a redirect is checked like any other: one to
-// another origin goes without a credential, and any Authorization header it
-// carries (copied by the client from the original request) is removed.
+// another origin goes without a credential, and any Authorization or DPoP
+// header it carries (copied by the client from the original request) is
+// removed.
+//
+// A DPoP-bound token (see [DPoPKey]) goes as "Authorization: DPoP …", with a
+// fresh proof of the key in the DPoP header (htm, htu, iat, jti, ath, and the
+// nonce the server last gave). When the server refuses the request with 401
+// and a DPoP challenge use_dpop_nonce naming a new nonce (DPoP-Nonce), the
+// request is sent again, once, with a proof carrying that nonce: the server
+// refused it before acting on it, so even a POST of a tools/call is sent
+// again then, and only then. A second refusal is handed back as it is; an
+// Authorizer of this package then fails with [ErrDPoP] rather than authorize
+// again. A request whose body cannot be read again (no GetBody) is not sent
+// again.
 //
 // base nil means http.DefaultTransport. It panics if src is nil or o is the
 // zero Origin.
@@ -42,9 +55,12 @@ type roundTripper struct {
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !rt.origin.Matches(req.URL) {
-		if _, ok := req.Header["Authorization"]; ok {
+		_, a := req.Header["Authorization"]
+		_, d := req.Header["Dpop"]
+		if a || d {
 			req = req.Clone(req.Context())
 			req.Header.Del("Authorization")
+			req.Header.Del("DPoP")
 		}
 		return rt.base.RoundTrip(req)
 	}
@@ -58,7 +74,54 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if tok.IsZero() {
 		return rt.base.RoundTrip(req)
 	}
+	if tok.key != nil {
+		return rt.dpop(req, tok)
+	}
 	req = req.Clone(req.Context())
 	req.Header.Set("Authorization", "Bearer "+tok.Reveal())
 	return rt.base.RoundTrip(req)
+}
+
+// dpop sends req with a DPoP-bound token and a proof, and once more with
+// the server's nonce if the server refused it for want of one.
+func (rt *roundTripper) dpop(req *http.Request, tok Token) (*http.Response, error) {
+	resp, used, err := rt.sendDPoP(req, tok, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	fresh := tok.key.noteNonce(req.URL, resp)
+	if fresh == "" || fresh == used || !nonceChallenge(resp) || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
+		return resp, nil
+	}
+	var body io.ReadCloser
+	if req.GetBody != nil {
+		if body, err = req.GetBody(); err != nil {
+			return resp, nil // the refusal stands
+		}
+	}
+	drain(resp)
+	resp, _, err = rt.sendDPoP(req, tok, body)
+	if err != nil {
+		return nil, err
+	}
+	tok.key.noteNonce(req.URL, resp)
+	return resp, nil
+}
+
+// sendDPoP sends a copy of req with body, tok and a fresh proof; it
+// returns the nonce the proof carried.
+func (rt *roundTripper) sendDPoP(req *http.Request, tok Token, body io.ReadCloser) (*http.Response, string, error) {
+	proof, nonce, err := tok.key.proof(req.Method, req.URL, tok.Reveal())
+	if err != nil {
+		if body != nil {
+			body.Close()
+		}
+		return nil, "", fmt.Errorf("%w for %s: %w", ErrNoCredential, rt.origin, err)
+	}
+	r := req.Clone(req.Context())
+	r.Body = body
+	r.Header.Set("Authorization", "DPoP "+tok.Reveal())
+	r.Header.Set("DPoP", proof)
+	resp, err := rt.base.RoundTrip(r)
+	return resp, nonce, err
 }

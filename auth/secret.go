@@ -28,10 +28,20 @@ const (
 // The value lives behind a pointer, so even fmt's reflection on an
 // unexported struct field (which bypasses the methods) prints an address,
 // never the value. The zero Token is empty.
-type Token struct{ v *string }
+//
+// A Token a source obtained as DPoP-bound (see [DPoPKey]) carries its key:
+// [NewRoundTripper] sends it as "Authorization: DPoP …" with a proof.
+type Token struct {
+	v   *string
+	key *dpopKey // the key a DPoP-bound token is bound to; nil for a bearer token
+}
 
-// NewToken returns a Token holding v.
+// NewToken returns a bearer Token holding v.
 func NewToken(v string) Token { return Token{v: &v} }
+
+// boundToken returns a Token holding v, bound to key (a bearer token if
+// key is nil).
+func boundToken(v string, key *dpopKey) Token { return Token{v: &v, key: key} }
 
 // Reveal returns the token's value. Call it only where the value must leave
 // the process (the Authorization header of a request to a validated origin).

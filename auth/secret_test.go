@@ -2,8 +2,11 @@ package auth_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding"
+	"encoding/base64"
 	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -33,7 +36,33 @@ func credentials() []struct {
 	}{
 		{"Token", auth.NewToken(value), "auth.Token(REDACTED)"},
 		{"Secret", auth.NewSecret(value), "auth.Secret(REDACTED)"},
+		{"DPoPKey", dpopKey(), "auth.DPoPKey(REDACTED)"},
 	}
+}
+
+// seed is the private key of dpopKey: value, padded to an Ed25519 seed.
+var seed = []byte(value + strings.Repeat("-", ed25519.SeedSize-len(value)))
+
+// dpopKey returns a DPoPKey whose private key is made of value.
+func dpopKey() auth.DPoPKey {
+	k, err := auth.NewDPoPKey(ed25519.NewKeyFromSeed(seed))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// leaks reports whether out shows value, or the DPoP key's private bytes
+// in any of the forms printing or encoding would give them (text, hex,
+// base64, a list of numbers).
+func leaks(out string) bool {
+	for _, form := range []string{value, hex.EncodeToString(seed), base64.RawURLEncoding.EncodeToString(seed),
+		base64.StdEncoding.EncodeToString(seed)[:40], strings.Trim(fmt.Sprint(seed[:8]), "[]")} {
+		if strings.Contains(out, form) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestRevealReturnsTheValue(t *testing.T) {
@@ -54,6 +83,8 @@ func nest(v any) any {
 		return struct{ Cred auth.Token }{v}
 	case auth.Secret:
 		return struct{ Cred auth.Secret }{v}
+	case auth.DPoPKey:
+		return struct{ Cred auth.DPoPKey }{v}
 	}
 	panic("unreachable")
 }
@@ -90,7 +121,7 @@ func TestEncodingRefused(t *testing.T) {
 				if !errors.Is(err, auth.ErrNotMarshalable) {
 					t.Errorf("error = %v, want ErrNotMarshalable", err)
 				}
-				if bytes.Contains(out, []byte(value)) {
+				if leaks(string(out)) {
 					t.Errorf("output reveals the value: %q", out)
 				}
 			})
@@ -116,13 +147,13 @@ func TestPrintingRedacts(t *testing.T) {
 				}
 				for _, nested := range []any{exported{c.v}, &exported{c.v}, []any{c.v}, map[string]any{"k": c.v}} {
 					got := fmt.Sprintf(verb, nested)
-					if strings.Contains(got, value) || !strings.Contains(got, "REDACTED") {
+					if leaks(got) || !strings.Contains(got, "REDACTED") {
 						t.Errorf("Sprintf(%s, %T) = %q, want a redaction", verb, nested, got)
 					}
 				}
 				// fmt cannot call methods on an unexported field; the value
 				// sits behind a pointer, so it prints an address.
-				if got := fmt.Sprintf(verb, unexported{c.v}); strings.Contains(got, value) {
+				if got := fmt.Sprintf(verb, unexported{c.v}); leaks(got) {
 					t.Errorf("Sprintf(%s, unexported) = %q reveals the value", verb, got)
 				}
 			})
@@ -136,10 +167,11 @@ func TestTypedUnexportedFieldDoesNotReveal(t *testing.T) {
 		name  string
 		token auth.Token
 		key   auth.Secret
+		dpop  auth.DPoPKey
 	}
-	c := config{"x", auth.NewToken(value), auth.NewSecret(value)}
-	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-		if got := fmt.Sprintf(verb, c); strings.Contains(got, value) {
+	c := config{"x", auth.NewToken(value), auth.NewSecret(value), dpopKey()}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x"} {
+		if got := fmt.Sprintf(verb, c); leaks(got) {
 			t.Errorf("Sprintf(%s) = %q reveals the value", verb, got)
 		}
 	}
@@ -151,7 +183,7 @@ func TestSlogRedacts(t *testing.T) {
 		var b bytes.Buffer
 		slog.New(slog.NewJSONHandler(&b, nil)).Info("msg", "cred", c.v, "group", struct{ Cred any }{c.v})
 		slog.New(slog.NewTextHandler(&b, nil)).Info("msg", "cred", c.v)
-		if strings.Contains(b.String(), value) {
+		if leaks(b.String()) {
 			t.Errorf("%s: slog output reveals the value:\n%s", c.name, b.String())
 		}
 		if !strings.Contains(b.String(), c.redacted) {

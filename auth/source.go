@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
@@ -57,7 +58,10 @@ func (b bearer) Credential(context.Context, *http.Request) (Token, error) { retu
 // The handler's own HTTP client (AuthorizationCodeHandlerConfig.Client) is
 // used for metadata discovery, registration and token requests; give it the
 // SSRF protections your deployment needs.
-type OAuth struct{ h sdkauth.OAuthHandler }
+type OAuth struct {
+	h   sdkauth.OAuthHandler
+	key *dpopKey // the DPoP key of the handler's client (NewAuthorizationCode), or nil
+}
 
 // NewOAuth wraps h. It panics if h is nil.
 func NewOAuth(h sdkauth.OAuthHandler) *OAuth {
@@ -69,13 +73,21 @@ func NewOAuth(h sdkauth.OAuthHandler) *OAuth {
 
 // NewAuthorizationCode returns an OAuth source running the go-sdk's
 // authorization code flow configured by cfg (see
-// [sdkauth.NewAuthorizationCodeHandler] for what it validates).
+// [sdkauth.NewAuthorizationCodeHandler] for what it validates). With a
+// cfg.Client from [DPoPKey.Client], the token requests carry DPoP proofs
+// and a token issued as DPoP-bound is sent with proofs of that key.
 func NewAuthorizationCode(cfg *sdkauth.AuthorizationCodeHandlerConfig) (*OAuth, error) {
+	var key *dpopKey
+	if cfg != nil {
+		key = dpopKeyOf(cfg.Client)
+	}
 	h, err := sdkauth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("auth: authorization code handler: %w", err)
 	}
-	return NewOAuth(h), nil
+	o := NewOAuth(h)
+	o.key = key
+	return o, nil
 }
 
 // Handler returns the wrapped go-sdk handler.
@@ -105,11 +117,19 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 	if tok == nil || tok.AccessToken == "" {
 		return Token{}, nil
 	}
+	if o.key != nil && strings.EqualFold(tok.TokenType, "DPoP") {
+		return boundToken(tok.AccessToken, o.key), nil
+	}
 	return NewToken(tok.AccessToken), nil
 }
 
-// Authorize runs the handler's flow for a refused request.
+// Authorize runs the handler's flow for a refused request; not for a
+// refusal for want of a DPoP nonce that the retry with the nonce got
+// again, which fails with [ErrDPoP] (see [NewRoundTripper]).
 func (o *OAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := nonceRefused(req, resp); err != nil {
+		return err
+	}
 	if err := o.h.Authorize(ctx, req, resp); err != nil {
 		return fmt.Errorf("auth: authorization: %w", err)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
@@ -36,34 +37,83 @@ var revisions = []struct {
 
 func BenchmarkCallTool(b *testing.B) {
 	for _, rev := range revisions {
-		b.Run("looprig-mcptest/"+rev.version, func(b *testing.B) { looprig(b, rev.profile) })
+		b.Run("looprig-mcptest/"+rev.version, func(b *testing.B) { loop(b, looprig(b, rev.profile)) })
 	}
 	for _, rev := range revisions {
-		b.Run("go-sdk-inmemory/"+rev.version, func(b *testing.B) { goSDK(b, rev.version) })
+		b.Run("go-sdk-inmemory/"+rev.version, func(b *testing.B) { loop(b, goSDK(b, rev.version)) })
 	}
-	b.Run("mcp-go-mcptest", mcpGo)
+	b.Run("mcp-go-mcptest", func(b *testing.B) { loop(b, mcpGo(b)) })
 }
 
-// looprig measures an in-process call to a user-defined fake through
+// BenchmarkCallToolPaired is BenchmarkCallTool with every variant taking
+// its turn call by call (see paired): the metrics NAME-ns/op are measured
+// in the same moments, which makes their ratios fair on a busy machine.
+// scripts/bench reports it.
+func BenchmarkCallToolPaired(b *testing.B) {
+	var sides []side
+	for _, rev := range revisions {
+		sides = append(sides, side{Name: "looprig-mcptest/" + rev.version, Op: looprig(b, rev.profile)})
+	}
+	for _, rev := range revisions {
+		sides = append(sides, side{Name: "go-sdk-inmemory/" + rev.version, Op: goSDK(b, rev.version)})
+	}
+	sides = append(sides, side{Name: "mcp-go-mcptest", Op: mcpGo(b)})
+	paired(b, sides...)
+}
+
+// A side is one variant of a comparison: Op is one call.
+type side struct {
+	Name string
+	Op   func()
+}
+
+// paired runs the sides in turn, the order rotating, and reports each
+// side's mean duration as NAME-ns/op: the main module's internal/benchpair,
+// which a module of its own cannot import.
+func paired(b *testing.B, sides ...side) {
+	total := make([]time.Duration, len(sides))
+	n := 0
+	for b.Loop() {
+		for j := range sides {
+			k := (n + j) % len(sides)
+			start := time.Now()
+			sides[k].Op()
+			total[k] += time.Since(start)
+		}
+		n++
+	}
+	for i, s := range sides {
+		b.ReportMetric(float64(total[i].Nanoseconds())/float64(max(n, 1)), s.Name+"-ns/op")
+	}
+}
+
+// loop measures op.
+func loop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	for b.Loop() {
+		op()
+	}
+}
+
+// looprig returns an in-process call to a user-defined fake through
 // mcptest and this module's client.
-func looprig(b *testing.B, profile client.Profile) {
+func looprig(b *testing.B, profile client.Profile) func() {
 	ctx := context.Background()
 	fake := mcptest.InProcess(b, &mcptest.FakeOptions{Definition: weather})
 	def := fake.Definition()
 	def.Profile = profile
 	c := mcptest.Connect(b, def, nil)
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		if _, err := c.CallTool(ctx, "get_weather", args); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// goSDK measures the go-sdk alone: its server with a typed tool (input
-// validated against the schema inferred from its type), its in-memory
-// transports and its client, at version.
-func goSDK(b *testing.B, version string) {
+// goSDK returns a call through the go-sdk alone: its server with a typed
+// tool (input validated against the schema inferred from its type), its
+// in-memory transports and its client, at version.
+func goSDK(b *testing.B, version string) func() {
 	ctx := context.Background()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "get_weather"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
@@ -76,24 +126,23 @@ func goSDK(b *testing.B, version string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ss.Close()
+	b.Cleanup(func() { ss.Close() })
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
+	b.Cleanup(func() { cs.Close() })
 	p := &mcp.CallToolParams{Name: "get_weather", Arguments: args}
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		if _, err := cs.CallTool(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// mcpGo measures mark3labs/mcp-go's mcptest: its server and client over
-// in-memory pipes.
-func mcpGo(b *testing.B) {
+// mcpGo returns a call through mark3labs/mcp-go's mcptest: its server and
+// client over in-memory pipes.
+func mcpGo(b *testing.B) func() {
 	ctx := context.Background()
 	// mcp-go's mcptest takes a *testing.T only for its Name; a benchmark
 	// has none to give.
@@ -105,12 +154,11 @@ func mcpGo(b *testing.B) {
 	if err := s.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(s.Close)
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "get_weather"
 	req.Params.Arguments = args
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		if _, err := s.Client().CallTool(ctx, req); err != nil {
 			b.Fatal(err)
 		}

@@ -13,14 +13,26 @@
 // carries the client's identity and capabilities in every request's _meta,
 // which the go-sdk's server decodes on each call.
 //
+// The ratios of this module's figures against their baselines (this
+// benchmark's among them), measured in rounds of paired benchmarks whose
+// sides take turns call by call (BenchmarkCallToolPaired here), so that a
+// machine shared with other work slows both alike, are what scripts/bench
+// prints (./ratios computes the table):
+//
+//	scripts/bench                # from the repository's root
+//
 // What share of the cost is this module's: profile the looprig variant and
 // attribute each sample to the innermost frame that belongs to a module
-// (this one, the go-sdk, its JSON decoder, jsonschema), as in
+// (this one, the go-sdk, its JSON decoder, jsonschema-go), which ./shares
+// does with pprof's traces:
 //
 //	go test -run '^$' -bench 'CallTool/looprig-mcptest/2026' -benchtime 30000x -cpuprofile cpu.out -memprofile mem.out
-//	go tool pprof -traces -sample_index=alloc_space bench.test mem.out
+//	go tool pprof -traces bench.test cpu.out | go run ./shares
+//	go tool pprof -sample_index=alloc_space -traces bench.test mem.out | go run ./shares
 //
 // Nearly all the bytes are the go-sdk's JSON decoder (its internal/json
 // Unmarshal makes a segmentio Decoder, which starts with a 32 KiB buffer,
-// for every message it decodes).
+// for every message and every params, result and _meta it decodes), and
+// most of the time is that decoder and the garbage collection its buffers
+// cause.
 package bench

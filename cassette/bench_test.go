@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/benchpair"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,28 +84,58 @@ func BenchmarkSession(b *testing.B) {
 	const n = 1000
 	srv := newCounter().srv
 	b.Run("live-go-sdk-inmemory", func(b *testing.B) {
+		live := liveSession(b, srv, n)
 		for b.Loop() {
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := srv.Connect(context.Background(), st, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchSession(b, ct, n)
-			ss.Wait()
+			live()
 		}
 	})
 	b.Run("replay", func(b *testing.B) { replayLoop(b, n) })
 }
 
+// BenchmarkSessionPaired is BenchmarkSession with the two sides taking
+// turns session by session (internal/benchpair): replay-ns/op and
+// live-go-sdk-inmemory-ns/op are measured in the same moments, which makes
+// their ratio fair on a busy machine. scripts/bench reports it.
+func BenchmarkSessionPaired(b *testing.B) {
+	const n = 1000
+	benchpair.Run(b,
+		benchpair.Side{Name: "replay", Op: replaySession(b, n)},
+		benchpair.Side{Name: "live-go-sdk-inmemory", Op: liveSession(b, newCounter().srv, n)},
+	)
+}
+
+// liveSession returns an n-call session with srv over the go-sdk's
+// NewInMemoryTransports.
+func liveSession(b *testing.B, srv *mcp.Server, n int) func() {
+	return func() {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSession(b, ct, n)
+		ss.Wait()
+	}
+}
+
 // replayLoop replays a synthetic n-call session, loaded once, in every
 // iteration (Replay included).
 func replayLoop(b *testing.B, n int) {
+	replay := replaySession(b, n)
+	for b.Loop() {
+		replay()
+	}
+}
+
+// replaySession returns a replay of a synthetic n-call session, loaded
+// once (Replay included).
+func replaySession(b *testing.B, n int) func() {
 	path, _ := synthetic(b, n)
 	c, err := cassette.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
+	return func() {
 		f, err := cassette.Replay(c, nil, nil)
 		if err != nil {
 			b.Fatal(err)

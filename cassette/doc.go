@@ -181,6 +181,9 @@
 //     "Bearer REDACTED-1") is redacted wherever else it appears;
 //   - cookies: Cookie and Set-Cookie whole, and each cookie's value
 //     wherever it appears;
+//   - DPoP proofs (RFC 9449): the DPoP header whole, wherever it appears
+//     (the token it goes with is an Authorization credential, "DPoP
+//     REDACTED-1");
 //   - every value the live factory hands its peer (transport.SecretHolder:
 //     a stdio child's Options.Env), wherever it appears.
 //

@@ -87,8 +87,8 @@ type Options struct {
 
 	// RedactHeaders names HTTP headers whose values are replaced by
 	// placeholders, in addition to Authorization, Proxy-Authorization,
-	// Cookie and Set-Cookie, which always are. A value "Scheme credential"
-	// keeps its scheme ("Bearer REDACTED-1").
+	// Cookie, Set-Cookie and DPoP, which always are. A value "Scheme
+	// credential" keeps its scheme ("Bearer REDACTED-1").
 	RedactHeaders []string
 	// Hooks are go-vcr hooks run on each exchange of a Streamable HTTP
 	// session, presented as a go-vcr cassette.Interaction: AfterCaptureHook

@@ -240,8 +240,10 @@ func (r *redactor) pattern(re *regexp.Regexp, s string) string {
 // or describe the connection rather than the exchange.
 var volatileHeaders = []string{"Date", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer", "Upgrade", "Proxy-Connection"}
 
-// secretHeaders are always redacted.
-var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+// secretHeaders are always redacted. DPoP carries a proof of possession
+// (RFC 9449) that a server which keeps no record of proofs would take
+// again within its time window.
+var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "DPoP"}
 
 // redactHeaders returns h without volatile headers, secret headers replaced
 // by placeholders and every other value redacted as text.

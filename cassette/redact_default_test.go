@@ -22,14 +22,14 @@ import (
 )
 
 // echoHeaders adds to c a tool "headers" that answers with the values of
-// the request's Authorization, Proxy-Authorization, Cookie and X-Api-Key
-// headers, as a server
+// the request's Authorization, Proxy-Authorization, Cookie, X-Api-Key and
+// DPoP headers, as a server
 // that echoes what it was sent does.
 func echoHeaders(c *counter) *counter {
 	mcp.AddTool(c.srv, &mcp.Tool{Name: "headers", Description: "Echoes credentials."}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 		var parts []string
 		if h := req.Extra; h != nil && h.Header != nil {
-			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"} {
+			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "DPoP"} {
 				parts = append(parts, k+"="+h.Header.Get(k))
 			}
 		}
@@ -89,6 +89,7 @@ func TestRedactedByDefault(t *testing.T) {
 		twice   = "tok-twice-42"
 		matched = "sk-abc12345"
 		atPath  = "hunter2"
+		proof   = "eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJqdGkiOiIxIn0.c2lnbmF0dXJl"
 	)
 	for _, tc := range []struct {
 		name    string
@@ -111,6 +112,13 @@ func TestRedactedByDefault(t *testing.T) {
 				return above{httpLive(t, newHTTPServer(t, echoHeaders(statefulCounter()), false, nil).url(), nil), http.Header{"Proxy-Authorization": {"Basic " + proxy}}}
 			},
 			calls: []call{{Tool: "headers"}}, want: []string{`"Proxy-Authorization":["Basic REDACTED-1"]`, "Proxy-Authorization=Basic REDACTED-1"},
+		},
+		{
+			name: "a DPoP proof above the recorder", secrets: []string{proof},
+			live: func(t *testing.T) transport.Factory {
+				return above{httpLive(t, newHTTPServer(t, echoHeaders(statefulCounter()), false, nil).url(), nil), http.Header{"Dpop": {proof}}}
+			},
+			calls: []call{{Tool: "headers"}}, want: []string{`"Dpop":["REDACTED-1"]`, "DPoP=REDACTED-1"},
 		},
 		{
 			name: "Cookie above the recorder", secrets: []string{cookie},

@@ -259,8 +259,12 @@ const (
 	pacingWindow = 256
 	// pacingStall is how long the reader waits for a hand-over before it
 	// forgets the notifications it is waiting for: the go-sdk hands over
-	// no notification whose parameters it cannot decode.
-	pacingStall = 20 * time.Millisecond
+	// no notification whose parameters it cannot decode. It is long enough
+	// that a hand-over held up by a busy machine's scheduler (the go-sdk's
+	// handing goroutine not run for tens of milliseconds while its reader
+	// is) is not taken for one that will never come, which would let the
+	// reader run a window ahead each time.
+	pacingStall = 250 * time.Millisecond
 	// catchUpStall is how long a request that has its answer waits, at
 	// most, for the go-sdk's next hand-over of a notification read before
 	// it (see notifier.catchUp): long enough for a loaded machine's

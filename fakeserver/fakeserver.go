@@ -160,6 +160,9 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		Instructions:   cat.instructions,
 		SessionID:      sessionIDs(),
 		StateKey:       stateKey,
+		// Continuations carry no issue time, so that the same calls give
+		// the same bytes; each is still accepted once.
+		StateTTL: -1,
 	})
 	s.mcp = s.srv.MCP()
 	if o.Revision != "" {

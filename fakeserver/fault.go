@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -55,12 +56,16 @@ const (
 	// signal ends the process.
 	FaultIgnoreEOF FaultKind = "ignore-eof"
 	// FaultIgnoreSIGTERM (stdio) records SIGTERM (see --stop-file) and
-	// otherwise ignores it.
+	// otherwise ignores it. It needs a POSIX system: on Windows, where a
+	// child is ended by its job object and gets no SIGTERM, it is refused
+	// (see [ErrBadFault]).
 	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
 	// FaultGrandchild (stdio) starts a grandchild process at start that
 	// sleeps until killed, in the same process group, or with Setsid in a
 	// session and group of its own (as a daemon leaves its parent's); its
-	// pid is written to --grandchild-pid-file.
+	// pid is written to --grandchild-pid-file. With Setsid it needs a POSIX
+	// system, and is refused on Windows, which has no sessions (without,
+	// the grandchild is in the child's job object there).
 	FaultGrandchild FaultKind = "grandchild"
 
 	// FaultDrop (http) cuts the response stream of the first call of Tool
@@ -164,7 +169,10 @@ type Fault struct {
 	Status int
 }
 
-// ErrBadFault is returned when a fault's text or value is invalid.
+// ErrBadFault is returned when a fault's text or value is invalid. A fault
+// that cannot act on the system this program runs on (one that needs POSIX
+// process groups, sessions or signals, on Windows) is refused with an error
+// that wraps both ErrBadFault and errors.ErrUnsupported.
 var ErrBadFault = errors.New("invalid fault")
 
 // arity says whether a kind takes a tool and what argument it takes.
@@ -309,7 +317,26 @@ func (f Fault) check() error {
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
 	}
-	return nil
+	return f.checkSystem(runtime.GOOS)
+}
+
+// checkSystem refuses a fault that cannot act on the system goos: on
+// Windows those that need POSIX sessions or signals. It is apart from
+// check so that the refusals are tested on every system.
+func (f Fault) checkSystem(goos string) error {
+	if goos != "windows" {
+		return nil
+	}
+	var why string
+	switch {
+	case f.Kind == FaultIgnoreSIGTERM:
+		why = "a child on Windows is ended by its job object, with no SIGTERM to ignore"
+	case f.Kind == FaultGrandchild && f.Setsid:
+		why = "Windows has no sessions to leave the child's for"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s needs a POSIX system (%s): %w", ErrBadFault, f, why, errors.ErrUnsupported)
 }
 
 // String returns the fault's text form; ParseFault(f.String()) == f.

@@ -86,3 +86,40 @@ func TestNewRejects(t *testing.T) {
 		t.Errorf("New with the env tool's own fault: %v", err)
 	}
 }
+
+// On Windows the faults that need POSIX sessions or signals are refused,
+// with an error that is both a bad fault and unsupported; every other kind,
+// and every kind elsewhere, is accepted. The decision is tested here on
+// every system.
+func TestFaultsNeedingPOSIXRefusedOnWindows(t *testing.T) {
+	needsPOSIX := map[string]bool{"ignore-sigterm": true, "grandchild:setsid": true}
+	var texts []string
+	for kind, a := range kinds {
+		f := Fault{Kind: kind, Tool: "lookup", Delay: time.Second, Bytes: 1, Count: 1}
+		if a.tool == 0 {
+			f.Tool = ""
+		}
+		texts = append(texts, f.String())
+		if kind == FaultGrandchild {
+			texts = append(texts, "grandchild:setsid")
+		}
+	}
+	for _, text := range texts {
+		f, err := ParseFault(text)
+		if err != nil {
+			t.Fatalf("ParseFault(%q): %v", text, err)
+		}
+		for _, goos := range []string{"linux", "darwin", "freebsd", "windows"} {
+			err := f.checkSystem(goos)
+			if refuse := goos == "windows" && needsPOSIX[text]; !refuse {
+				if err != nil {
+					t.Errorf("checkSystem(%q) of %q = %v, want nil", goos, text, err)
+				}
+				continue
+			}
+			if !errors.Is(err, ErrBadFault) || !errors.Is(err, errors.ErrUnsupported) {
+				t.Errorf("checkSystem(%q) of %q = %v, want an error wrapping ErrBadFault and errors.ErrUnsupported", goos, text, err)
+			}
+		}
+	}
+}

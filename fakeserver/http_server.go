@@ -10,6 +10,9 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/looprig/mcp/internal/httpserve"
+	"github.com/looprig/mcp/server"
 )
 
 // An HTTPServer is a fake server listening over HTTP (see
@@ -25,9 +28,9 @@ type HTTPServer struct {
 	OtherURL string
 
 	h       *HTTPHandler
-	srv     *http.Server
+	srv     *httpserve.Server
 	otherH  *otherOrigin
-	otherS  *http.Server
+	otherS  *httpserve.Server
 	serving sync.WaitGroup
 	once    sync.Once
 	err     error
@@ -37,6 +40,14 @@ type HTTPServer struct {
 // loopback port) with its scripted faults, and starts the other origin on
 // another port of the same host. It returns once both listen. Close stops
 // both.
+//
+// Both servers keep the bounds every HTTP server of this module keeps:
+// request headers read within 10 s, a request body within 10 s (unless
+// opts.Serving sets its own BodyTimeout; a body still arriving then is cut
+// and its connection closed), idle connections closed after 60 s, and at
+// most 256 connections open at once (the next is answered 503 and
+// closed). A slow client holds one connection for those bounds at most,
+// and a good client beside it is served.
 func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -58,6 +69,16 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 	if opts != nil {
 		o = *opts
 	}
+	// The handler's own bound on reading a body is the server's
+	// (httpserve.BodyTimeout), unless the caller chose one.
+	serving := server.HTTPOptions{BodyTimeout: httpserve.BodyTimeout}
+	if o.Serving != nil {
+		serving = *o.Serving
+		if serving.BodyTimeout == 0 {
+			serving.BodyTimeout = httpserve.BodyTimeout
+		}
+	}
+	o.Serving = &serving
 	hs := &HTTPServer{OtherURL: "http://" + oln.Addr().String(), otherH: &otherOrigin{}}
 	o.OtherOrigin = hs.OtherURL
 	path := "/mcp"
@@ -66,8 +87,8 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 	}
 	hs.URL = "http://" + ln.Addr().String() + path
 	hs.h = s.HTTPHandler(&o)
-	hs.srv = &http.Server{Handler: hs.h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
-	hs.otherS = &http.Server{Handler: hs.otherH, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
+	hs.srv = httpserve.New(hs.h, nil, discardLog)
+	hs.otherS = httpserve.New(hs.otherH, nil, discardLog)
 	hs.serving.Add(2)
 	go func() { defer hs.serving.Done(); hs.srv.Serve(ln) }()
 	go func() { defer hs.serving.Done(); hs.otherS.Serve(oln) }()

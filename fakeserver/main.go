@@ -91,7 +91,9 @@ Flags:
   --grandchild-pid-file PATH  write the grandchild's pid (--fault grandchild)
   --http ADDR                 serve over Streamable HTTP on ADDR (e.g.
                               127.0.0.1:0) instead of stdio, print the endpoint
-                              URL on stdout, serve until SIGINT or SIGTERM;
+                              URL on stdout, serve until SIGINT or SIGTERM
+                              (headers and bodies read within 10 s each, idle
+                              connections closed after 60 s, at most 256 open);
                               HTTP faults:
                                 drop=TOOL:EVENTS      drop-no-id=TOOL:EVENTS
                                 delay-headers[=TOOL]:DURATION

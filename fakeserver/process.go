@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -73,7 +72,9 @@ func spawnGrandchild(pidFile string, setsid bool) error {
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Env = append(os.Environ(), sleepEnv+"=1")
 	if setsid {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := ownSession(cmd); err != nil {
+			return fmt.Errorf("fakeserver: grandchild: %w", err)
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("fakeserver: grandchild: %w", err)

@@ -12,14 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sys/unix"
 )
 
 // child is the test binary re-run as a stdio fake server, on plain pipes.
@@ -51,8 +49,9 @@ func (s *syncBuffer) String() string {
 
 const noExitSleep = "GORACE=atexit_sleep_ms=0"
 
-// startChild starts the fake server with args in its own process group;
-// at cleanup the group is killed and the child reaped.
+// startChild starts the fake server with args in its own process group
+// (where there are process groups); at cleanup the group (or the child) is
+// killed and the child reaped.
 func startChild(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
 	cmd := ChildCommand(args...)
@@ -61,7 +60,7 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 	}
 	// A race-enabled child otherwise sleeps a second at exit.
 	cmd.Env = append(cmd.Env, noExitSleep)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +82,7 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 	}()
 	t.Cleanup(func() {
 		c.stdin.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		<-c.done
 		c.stdout.Close()
 	})
@@ -222,125 +221,6 @@ func TestStdioDelay(t *testing.T) {
 	if d := time.Since(start); d < 30*time.Millisecond {
 		t.Errorf("delayed call returned after %v", d)
 	}
-}
-
-// SIGTERM ends the child with ExitSIGTERM and is recorded.
-func TestStdioSIGTERM(t *testing.T) {
-	leakcheck.Check(t)
-	stop := filepath.Join(t.TempDir(), "stop")
-	c := startChild(t, nil, "--stop-file", stop)
-	c.connect(t, nil, 0) // the handler is installed before serving starts
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	if code := c.wait(t); code != ExitSIGTERM {
-		t.Errorf("exit code = %d, want %d", code, ExitSIGTERM)
-	}
-	if got := readFile(t, stop); got != "sigterm\n" {
-		t.Errorf("stop file = %q, want %q", got, "sigterm\n")
-	}
-}
-
-// With ignore-sigterm, SIGTERM is recorded and the child goes on serving
-// until stdin ends.
-func TestStdioIgnoreSIGTERM(t *testing.T) {
-	leakcheck.Check(t)
-	stop := filepath.Join(t.TempDir(), "stop")
-	c := startChild(t, nil, "--fault", "ignore-sigterm", "--stop-file", stop)
-	cs := c.connect(t, nil, 0)
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	poll(t, "sigterm in the stop file", func() bool { return readFile(t, stop) == "sigterm\n" })
-	if diff := cmp.Diff(outcome{Text: "docs: still here"}, call(t, cs, "lookup", `{"query":"still here"}`)); diff != "" {
-		t.Errorf("lookup after SIGTERM mismatch (-want +got):\n%s", diff)
-	}
-	cs.Close()
-	if code := c.wait(t); code != 0 {
-		t.Errorf("exit code = %d, want 0", code)
-	}
-	if got, want := readFile(t, stop), "sigterm\nstdin-eof\n"; got != want {
-		t.Errorf("stop file = %q, want %q", got, want)
-	}
-}
-
-// With ignore-eof, the child outlives its stdin until a signal.
-func TestStdioIgnoreEOF(t *testing.T) {
-	leakcheck.Check(t)
-	stop := filepath.Join(t.TempDir(), "stop")
-	c := startChild(t, nil, "--fault", "ignore-eof", "--stop-file", stop)
-	cs := c.connect(t, nil, 0)
-	cs.Close()
-	poll(t, "stdin-eof in the stop file", func() bool { return readFile(t, stop) == "stdin-eof\n" })
-	select {
-	case <-c.done:
-		t.Fatal("child exited after stdin EOF")
-	default:
-	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	if code := c.wait(t); code != ExitSIGTERM {
-		t.Errorf("exit code = %d, want %d", code, ExitSIGTERM)
-	}
-	if got, want := readFile(t, stop), "stdin-eof\nsigterm\n"; got != want {
-		t.Errorf("stop file = %q, want %q", got, want)
-	}
-}
-
-func TestStdioGrandchild(t *testing.T) {
-	leakcheck.Check(t)
-	pidFile := filepath.Join(t.TempDir(), "grandchild")
-	c := startChild(t, nil, "--fault", "grandchild", "--grandchild-pid-file", pidFile)
-	c.connect(t, nil, 0) // serving starts after the grandchild is spawned
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
-	if err != nil {
-		t.Fatalf("grandchild pid file: %v", err)
-	}
-	if !alive(pid) {
-		t.Fatalf("grandchild %d is not running", pid)
-	}
-	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != c.cmd.Process.Pid {
-		t.Errorf("grandchild's process group = %d, %v; want the child's, %d", pgid, err, c.cmd.Process.Pid)
-	}
-	// It outlives its parent...
-	c.cmd.Process.Kill()
-	c.wait(t)
-	if !alive(pid) {
-		t.Errorf("grandchild %d died with its parent", pid)
-	}
-	// ...until its group is killed.
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
-}
-
-// grandchild:setsid starts the grandchild in a session and process group
-// of its own: killing the child's group leaves it running.
-func TestStdioGrandchildSetsid(t *testing.T) {
-	leakcheck.Check(t)
-	pidFile := filepath.Join(t.TempDir(), "grandchild")
-	c := startChild(t, nil, "--fault", "grandchild:setsid", "--grandchild-pid-file", pidFile)
-	c.connect(t, nil, 0)
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
-	if err != nil {
-		t.Fatalf("grandchild pid file: %v", err)
-	}
-	defer syscall.Kill(pid, syscall.SIGKILL)
-	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
-		t.Errorf("grandchild's session = %d, %v; want its own, %d", sid, err, pid)
-	}
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	c.wait(t)
-	if !alive(pid) {
-		t.Errorf("grandchild %d died with its parent's group", pid)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
-}
-
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	// The state follows the parenthesized command name.
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 func TestStdioFloodStderr(t *testing.T) {

@@ -85,6 +85,23 @@
 //	c := fake.Client(nil)
 //	… as.Counts().TokensIssued …
 //
+// The clients with no user are served too: the JWT-bearer grant takes a
+// workload's token ([AuthServer.IDToken] mints one; workload identity
+// federation) or an ID-JAG, which the token exchange of an IdP (another
+// AuthServer, listed in AuthServerOptions.Trust) issues for a user's ID
+// token (enterprise-managed authorization). DPoP proofs are checked at the
+// token endpoint and at the protected resource (AuthServerOptions
+// RequireDPoP, DPoPNonce), a replayed or misdirected proof refused. Faults
+// RefuseGrant and StaleNonces, counted in AuthCounts (JWTBearerGrants,
+// TokenExchanges, DPoPProofs, DPoPRefusals, NoncesIssued):
+//
+//	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true})
+//	key, _ := auth.NewDPoPKey(nil)
+//	src, _ := auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{
+//		Token:      func(context.Context) (auth.Token, error) { return auth.NewToken(as.IDToken("ci", as.URL, 0)), nil },
+//		HTTPClient: key.Client(nil),
+//	})
+//
 // # Cassettes
 //
 // [Cassette] puts a cassette between a Definition and its server. The mode
@@ -148,7 +165,8 @@
 //	authcounts NAME [COUNTER N]...
 //		Print the counters of the auth server NAME, one "COUNTER N" per
 //		line: registrations, authorizations, tokens, refreshes, refusals,
-//		resource-refusals (see AuthCounts). With COUNTER N pairs, fail
+//		resource-refusals, jwt-bearer, token-exchanges, dpop-proofs,
+//		dpop-refusals, nonces (see AuthCounts). With COUNTER N pairs, fail
 //		unless each is so (with !, fail if all are).
 //
 //	authexpire [-refresh] NAME
@@ -156,11 +174,13 @@
 //		(AuthServer.ExpireTokens); with -refresh, revoke its refresh tokens
 //		instead (AuthServer.RevokeRefreshTokens).
 //
-//	authserver [-scope S]... [-token-ttl D] [-token-delay D] [-invalid-grant] [-wrong-issuer] [-loop401] NAME
+//	authserver [-scope S]... [-token-ttl D] [-token-delay D] [-invalid-grant] [-wrong-issuer] [-loop401]
+//	           [-trust AUTHSERVER]... [-require-dpop] [-dpop-nonce] [-stale-nonces] [-refuse-grant CODE] NAME
 //		Start a fake OAuth authorization server named NAME (StartAuthServer,
-//		with the flags as AuthServerOptions), print its URL and set
-//		$NAME_URL to it. Its client is mcptest-client, secret
-//		mcptest-secret. serve -auth NAME protects a fake with it.
+//		with the flags as AuthServerOptions: -trust adds an auth server
+//		started before to Trust), print its URL and set $NAME_URL to it.
+//		Its client is mcptest-client, secret mcptest-secret. serve -auth
+//		NAME protects a fake with it.
 //
 //	call [-timeout D] CLIENT TOOL [JSON]
 //		Call TOOL once with the JSON object as arguments, within D (30s by
@@ -226,7 +246,11 @@
 //		VAR as a static bearer token), -client-id ID with
 //		-client-secret-env VAR (obtain tokens with the client credentials
 //		grant, discovering the authorization server from the server's 401:
-//		auth.NewClientCredentials), -max-event-bytes N,
+//		auth.NewClientCredentials), -workload-token-file FILE (present the
+//		workload's token in FILE with the JWT-bearer grant, read again for
+//		each token: auth.NewWorkloadIdentity), -dpop (with -client-id or
+//		-workload-token-file: DPoP-bound tokens, a key made for the
+//		connection: auth.NewDPoPKey), -max-event-bytes N,
 //		-header-timeout D (Timeouts.ResponseHeader); http only:
 //		-no-standalone (no standalone GET stream), -max-resume-attempts N.
 //		-record FILE writes the session to the cassette FILE when the client
@@ -241,6 +265,12 @@
 //		exited, exit-code, signal, error (if any), stderr-bytes (the tail's
 //		length) and stderr-tail.
 //
+//	idtoken [-ttl D] NAME SUBJECT AUDIENCE FILE
+//		Write to FILE a JWT the auth server NAME signs for SUBJECT with
+//		AUDIENCE (AuthServer.IDToken; -ttl its lifetime, negative for an
+//		expired one): a workload's token for connect -workload-token-file
+//		(AUDIENCE the server's $NAME_URL).
+//
 //	executions SOURCE TOOL [N]
 //		Print how many times TOOL was executed by SOURCE, a server started
 //		by serve or a fakeserver's --count-file; with N, fail unless it is
@@ -249,7 +279,7 @@
 //
 //	killchild CLIENT [SIGNAL]
 //		Send SIGNAL (default KILL; "TERM", "SIGINT", …) to the client's
-//		child process.
+//		child process. On Windows only KILL can be sent.
 //
 //	procs CLIENT
 //		Print the running processes of the client's child's process group,

@@ -70,7 +70,7 @@ func ExampleCheckServer() {
 // The script commands, for testscript.Params.Cmds.
 func ExampleCommands() {
 	fmt.Println(slices.Sorted(maps.Keys(mcptest.Commands())))
-	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions killchild procs requests rounds serve]
+	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions idtoken killchild procs requests rounds serve]
 }
 
 // A test of a client against a fake server run as a stdio child: the call
@@ -259,7 +259,7 @@ func ExampleNewAuthServer() {
 	})
 	// Output:
 	// docs: oauth
-	// {Registrations:0 Authorizations:0 TokensIssued:1 Refreshes:0 Refusals:0 ResourceRefusals:1}
+	// {Registrations:0 Authorizations:0 TokensIssued:1 Refreshes:0 Refusals:0 ResourceRefusals:1 JWTBearerGrants:0 TokenExchanges:0 DPoPProofs:0 DPoPRefusals:0 NoncesIssued:0}
 }
 
 // A tool that needs a further scope: the first call is refused 403
@@ -294,4 +294,40 @@ func ExampleProtection() {
 	// first call re-sent: false
 	// docs: scopes
 	// tokens issued: 2 executions: 1
+}
+
+// Workload identity federation with DPoP, offline: the fake authorization
+// server mints the CI job's token (as the CI's OIDC issuer would), takes
+// it with the JWT-bearer grant, and binds the access token to the job's
+// DPoP key; the protected fake checks a proof on every request.
+func ExampleAuthServer_IDToken() {
+	runTest(func(t testing.TB) {
+		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true})
+		key, err := auth.NewDPoPKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{
+			Token:      func(context.Context) (auth.Token, error) { return auth.NewToken(as.IDToken("ci-job", as.URL, 0)), nil },
+			HTTPClient: key.Client(nil),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+			Auth: &mcptest.Protection{Server: as},
+			HTTP: &streamablehttp.Options{Credentials: src},
+		})
+		c := fake.Client(nil)
+		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "no secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(text(res))
+		n := as.Counts()
+		fmt.Println("jwt-bearer grants:", n.JWTBearerGrants, "tokens:", n.TokensIssued, "DPoP refusals:", n.DPoPRefusals)
+	})
+	// Output:
+	// docs: no secret
+	// jwt-bearer grants: 1 tokens: 1 DPoP refusals: 0
 }

@@ -63,9 +63,10 @@ type FakeOptions struct {
 	Revision string
 	// Auth makes an [HTTP] or [WrapHTTP] fake a protected resource of a
 	// fake authorization server ([NewAuthServer]): requests need its
-	// tokens, with the scopes Auth asks for. Give the client a credential
-	// source in HTTP (opts.HTTP.Credentials), such as
-	// auth.NewClientCredentials with the server's client.
+	// tokens, with the scopes Auth asks for, and a DPoP-bound token with
+	// a valid proof of its key (never as Bearer; see [AuthServer.Protect]).
+	// Give the client a credential source in HTTP (opts.HTTP.Credentials),
+	// such as auth.NewClientCredentials with the server's client.
 	Auth *Protection
 	// ClientProfile is the protocol profile of the client.Definition the
 	// Fake hands out ([Fake.Definition], and so [Fake.Client]): the zero
@@ -176,6 +177,12 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 		args = append(args, "--revision", o.Revision)
 	}
 	for _, f := range o.Faults {
+		// The child parses the text form: parsing it here refuses at once,
+		// with the fault package's error, what the child would refuse (on
+		// Windows the faults that need POSIX sessions or signals).
+		if _, err := fakeserver.ParseFault(f.String()); err != nil {
+			t.Fatalf("mcptest.Stdio: %v", err)
+		}
 		args = append(args, "--fault", f.String())
 	}
 	exe, err := os.Executable()

@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -28,9 +29,12 @@ type httpFlags struct {
 func remoteFactory(ts *testscript.TestScript, kind string, args []string) (transport.Factory, cassette.Options, error) {
 	fs := flags(ts, "connect "+kind, connectUsage)
 	var hf httpFlags
+	var cf credFlags
 	fs.StringVar(&hf.tokenEnv, "token-env", "", "")
-	clientID := fs.String("client-id", "", "")
-	secretEnv := fs.String("client-secret-env", "", "")
+	fs.StringVar(&cf.clientID, "client-id", "", "")
+	fs.StringVar(&cf.secretEnv, "client-secret-env", "", "")
+	fs.StringVar(&cf.workloadFile, "workload-token-file", "", "")
+	fs.BoolVar(&cf.dpop, "dpop", false, "")
 	fs.Int64Var(&hf.maxEventBytes, "max-event-bytes", 0, "")
 	headerTimeout := fs.Duration("header-timeout", 0, "")
 	if kind == "http" {
@@ -52,19 +56,10 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string) (trans
 		tok = auth.NewToken(v)
 		creds = auth.Bearer(tok)
 	}
-	if *clientID != "" {
-		if creds != nil || *secretEnv == "" {
-			ts.Fatalf("connect: -client-id needs -client-secret-env, and no -token-env")
-		}
-		secret := ts.Getenv(*secretEnv)
-		if secret == "" {
-			ts.Fatalf("connect: -client-secret-env %s: the variable is empty", *secretEnv)
-		}
-		cc, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: *clientID, ClientSecret: auth.NewSecret(secret)})
-		if err != nil {
-			return nil, cassette.Options{}, err
-		}
-		creds = cc
+	if src, err := cf.source(ts, creds != nil); err != nil {
+		return nil, cassette.Options{}, err
+	} else if src != nil {
+		creds = src
 	}
 	var copts cassette.Options
 	if !tok.IsZero() {
@@ -86,6 +81,44 @@ func remoteFactory(ts *testscript.TestScript, kind string, args []string) (trans
 	o.Timeouts.ResponseHeader = *headerTimeout
 	f, err := streamablehttp.New(url, o)
 	return f, copts, err
+}
+
+// credFlags are connect's flags for the sources that obtain tokens.
+type credFlags struct {
+	clientID, secretEnv string
+	workloadFile        string
+	dpop                bool
+}
+
+// source returns the source the flags ask for, or nil; static says a
+// static token was asked for too.
+func (cf *credFlags) source(ts *testscript.TestScript, static bool) (auth.Source, error) {
+	var hc *http.Client
+	if cf.dpop {
+		key, err := auth.NewDPoPKey(nil)
+		if err != nil {
+			return nil, err
+		}
+		hc = key.Client(nil)
+	}
+	switch {
+	case cf.clientID != "" && cf.workloadFile != "", (cf.clientID != "" || cf.workloadFile != "") && static:
+		ts.Fatalf("connect: one of -token-env, -client-id and -workload-token-file")
+	case cf.workloadFile != "":
+		return auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{TokenFile: ts.MkAbs(cf.workloadFile), HTTPClient: hc})
+	case cf.clientID != "":
+		if cf.secretEnv == "" {
+			ts.Fatalf("connect: -client-id needs -client-secret-env")
+		}
+		secret := ts.Getenv(cf.secretEnv)
+		if secret == "" {
+			ts.Fatalf("connect: -client-secret-env %s: the variable is empty", cf.secretEnv)
+		}
+		return auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: cf.clientID, ClientSecret: auth.NewSecret(secret), HTTPClient: hc})
+	case cf.dpop:
+		ts.Fatalf("connect: -dpop needs -client-id or -workload-token-file")
+	}
+	return nil, nil
 }
 
 // serveScriptHTTP starts the fake server srv over HTTP for a script,

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -152,10 +151,7 @@ func (tr *tracker) leaked(timeout time.Duration) string {
 		for _, p := range outside {
 			fmt.Fprintf(&b, "    %s (a descendant outside the group)\n", p)
 		}
-		syscall.Kill(-g, syscall.SIGKILL)
-		for _, p := range outside {
-			proctree.Signal(p, syscall.SIGKILL)
-		}
+		killLeaked(g, c, outside)
 		if ps := waitGroupEmpty(g, reapTimeout); len(ps) > 0 || !waitGone(g, pids(outside), reapTimeout) {
 			fmt.Fprintf(&b, "    (still running %v after SIGKILL)\n", reapTimeout)
 		}

@@ -2,6 +2,9 @@ package mcptest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -18,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/looprig/mcp/internal/dpop"
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -48,8 +53,41 @@ type AuthServerOptions struct {
 	// every token as expired already, so that each request refreshes: a
 	// way to test refresh without waiting.
 	TokenTTL time.Duration
+	// Trust are the other fake servers whose JWTs the jwt-bearer grant
+	// takes as assertions, besides the server's own (see
+	// [AuthServer.IDToken]): the CI's or cloud's workload identity issuer
+	// of workload identity federation, the IdP of enterprise-managed
+	// authorization, whose token exchange issues the ID-JAGs.
+	Trust []*AuthServer
+
+	// RequireDPoP refuses a token request without a DPoP proof (400
+	// invalid_dpop_proof). Without it, a token request with a valid proof
+	// gets a DPoP-bound token (token_type DPoP, bound to the proof's key)
+	// and one without a proof a bearer token. Either way a proof that
+	// fails its checks is refused: its signature and key, htm and htu,
+	// iat within DPoPProofWindow of now, a jti not seen before, and (at
+	// the protected resource) ath and the token's key.
+	RequireDPoP bool
+	// DPoPNonce makes the token endpoint and the protected resource
+	// require a server nonce in every DPoP proof (RFC 9449 §8, §9): a
+	// proof without the current one is answered use_dpop_nonce (400 at
+	// the token endpoint, 401 at the resource) with a DPoP-Nonce header
+	// naming it. Nonces are nonce-1, nonce-2, …; one is current at a time.
+	DPoPNonce bool
 
 	// The faults.
+
+	// RefuseGrant refuses every client_credentials, jwt-bearer and token
+	// exchange request with this OAuth error code (invalid_grant,
+	// invalid_scope, unauthorized_client, …), status 400 (401 for
+	// invalid_client): a client must surface it, not retry it, and not
+	// switch to another grant. Empty means no refusal.
+	RefuseGrant string
+	// StaleNonces makes every DPoP nonce stale once issued: each proof,
+	// even one carrying the nonce the server just gave, is answered
+	// use_dpop_nonce with a new one. A client must retry once, then fail.
+	// It implies DPoPNonce.
+	StaleNonces bool
 
 	// InvalidGrant refuses every refresh_token grant with invalid_grant,
 	// as for refresh tokens revoked for good: the client must authorize
@@ -104,6 +142,20 @@ type AuthCounts struct {
 	// ResourceRefusals counts the requests the protected resource
 	// ([AuthServer.Protect]) answered 401 or 403.
 	ResourceRefusals int
+	// JWTBearerGrants counts jwt-bearer token requests (RFC 7523 §2.1),
+	// answered or refused; TokenExchanges token exchange requests
+	// (RFC 8693), answered or refused. A request refused for its DPoP
+	// proof alone counts in the DPoP counters only.
+	JWTBearerGrants int
+	TokenExchanges  int
+	// DPoPProofs counts the DPoP proofs checked, at the token endpoint and
+	// at the protected resource; DPoPRefusals those refused as invalid
+	// (signature, key, htm, htu, iat, ath, a replayed jti, a bound token
+	// sent as Bearer or without a proof); NoncesIssued the use_dpop_nonce
+	// answers, each naming a nonce.
+	DPoPProofs   int
+	DPoPRefusals int
+	NoncesIssued int
 }
 
 // An AuthServer is a fake OAuth 2.1 authorization server on a loopback
@@ -111,21 +163,30 @@ type AuthCounts struct {
 // server metadata (RFC 8414, also as OpenID configuration), dynamic client
 // registration (RFC 7591), the authorization code grant with PKCE (S256)
 // and a non-interactive authorization endpoint that redirects at once with
-// the code, the client credentials grant, refresh tokens, and scopes.
+// the code, the client credentials grant, refresh tokens, and scopes. For
+// the clients with no user it has the JWT-bearer grant (RFC 7523: a
+// workload's token, workload identity federation; an ID-JAG,
+// enterprise-managed authorization), the token exchange of an ID token for
+// an ID-JAG (RFC 8693, as an enterprise IdP), and [AuthServer.IDToken] to
+// mint the JWTs they take. Its token endpoint checks DPoP proofs (RFC 9449)
+// and binds tokens to their keys; nonces on request.
 // [AuthServer.Protect] puts a resource server in front of an MCP handler:
 // protected resource metadata (RFC 9728), 401 with a challenge for a
 // missing, unknown or expired token, 403 insufficient_scope for a tool
-// whose scope the token lacks (scope step-up).
+// whose scope the token lacks (scope step-up), and DPoP's checks for a
+// DPoP-bound token.
 //
-// Everything it issues is deterministic: clients client-1, client-2, …,
-// codes code-1, …, access tokens access-1, …, refresh tokens refresh-1, …
-// It keeps everything in memory and never forgets: it is for tests.
+// Everything it issues is deterministic but the signatures of its JWTs:
+// clients client-1, client-2, …, codes code-1, …, access tokens access-1,
+// …, refresh tokens refresh-1, …, DPoP nonces nonce-1, … It keeps
+// everything in memory and never forgets (but the DPoP proofs older than
+// DPoPProofWindow): it is for tests.
 type AuthServer struct {
 	// URL is the issuer: http://127.0.0.1:PORT.
 	URL string
 
 	opts AuthServerOptions
-	srv  *http.Server
+	srv  *httpserve.Server
 	ln   net.Listener
 	done chan struct{}
 
@@ -138,6 +199,10 @@ type AuthServer struct {
 	counts  AuthCounts
 	serial  map[string]int // per prefix: the last number issued
 	closed  bool
+	nonce   string               // the current DPoP nonce, "" before the first
+	jtis    map[string]time.Time // DPoP proofs seen (key thumbprint and jti) → their iat
+	signer  *ecdsa.PrivateKey    // signs the JWTs it issues (IDToken, ID-JAGs)
+	now     func() time.Time     // the clock of DPoP's iat window
 }
 
 // grant is what a code or token stands for.
@@ -148,7 +213,8 @@ type grant struct {
 	redirect  string // codes only
 	challenge string // codes only: the PKCE S256 challenge
 	expires   time.Time
-	used      bool // codes only
+	used      bool   // codes only
+	jkt       string // the thumbprint of the DPoP key a token is bound to; "" for a bearer token
 }
 
 // StartAuthServer starts a fake authorization server on a loopback port.
@@ -171,10 +237,19 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	if o.Clients == nil {
 		o.Clients = []AuthClient{{ID: DefaultClientID, Secret: DefaultClientSecret}}
 	}
+	if slices.Contains(o.Trust, nil) {
+		return nil, errors.New("mcptest: AuthServerOptions: nil server in Trust")
+	}
+	o.DPoPNonce = o.DPoPNonce || o.StaleNonces
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("mcptest: auth server key: %w", err)
+	}
 	a := &AuthServer{
 		opts: o, done: make(chan struct{}),
 		clients: map[string]*AuthClient{}, codes: map[string]*grant{},
 		tokens: map[string]*grant{}, refresh: map[string]*grant{}, serial: map[string]int{},
+		jtis: map[string]time.Time{}, signer: key, now: time.Now,
 	}
 	for _, c := range o.Clients {
 		if c.ID == "" || a.clients[c.ID] != nil {
@@ -193,7 +268,7 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLogger}
+	a.srv = httpserve.New(mux, nil, discardLogger)
 	go a.srv.Serve(ln)
 	return a, nil
 }
@@ -273,19 +348,23 @@ func (a *AuthServer) issuer() string {
 }
 
 func (a *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, &oauthex.AuthServerMeta{
+	type withDPoP struct {
+		*oauthex.AuthServerMeta
+		DPoPAlgs []string `json:"dpop_signing_alg_values_supported"`
+	}
+	writeJSON(w, http.StatusOK, withDPoP{&oauthex.AuthServerMeta{
 		Issuer:                            a.issuer(),
 		AuthorizationEndpoint:             a.URL + "/authorize",
 		TokenEndpoint:                     a.URL + "/token",
 		RegistrationEndpoint:              a.URL + "/register",
 		ScopesSupported:                   a.opts.Scopes,
 		ResponseTypesSupported:            []string{"code"},
-		GrantTypesSupported:               []string{"authorization_code", "refresh_token", "client_credentials"},
+		GrantTypesSupported:               []string{"authorization_code", "refresh_token", "client_credentials", grantJWTBearer, grantTokenExchange},
 		TokenEndpointAuthMethodsSupported: []string{"client_secret_basic", "client_secret_post", "none"},
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		// The authorization endpoint sends iss (RFC 9207).
 		AuthorizationResponseIssParameterSupported: true,
-	})
+	}, dpop.Algorithms})
 }
 
 // register is dynamic client registration (RFC 7591).
@@ -429,32 +508,68 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
 		return
 	}
-	c, ok := a.authenticate(r)
+	jkt, ok := a.tokenProof(w, r)
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Basic realm="mcptest"`)
-		a.refuse(w, http.StatusUnauthorized, "invalid_client", "unknown client or wrong secret")
 		return
 	}
 	f := r.PostForm
-	switch f.Get("grant_type") {
-	case "authorization_code":
-		a.codeGrant(w, c, f)
-	case "refresh_token":
-		a.refreshGrant(w, c, f)
-	case "client_credentials":
-		if c.Secret == "" {
-			a.refuse(w, http.StatusUnauthorized, "unauthorized_client", "a public client has no client credentials")
-			return
-		}
-		scopes, bad := a.scopes(f.Get("scope"))
-		if bad != "" {
-			a.refuse(w, http.StatusBadRequest, "invalid_scope", bad)
-			return
-		}
-		a.issue(w, &grant{client: c.ID, scopes: scopes, resource: f.Get("resource")}, false)
-	default:
-		a.refuse(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type "+f.Get("grant_type"))
+	gt := f.Get("grant_type")
+	switch gt {
+	case grantJWTBearer:
+		a.count(func(c *AuthCounts) { c.JWTBearerGrants++ })
+	case grantTokenExchange:
+		a.count(func(c *AuthCounts) { c.TokenExchanges++ })
 	}
+	var c *AuthClient
+	if gt != grantJWTBearer || presentsClient(r) {
+		if c, ok = a.authenticate(r); !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="mcptest"`)
+			a.refuse(w, http.StatusUnauthorized, "invalid_client", "unknown client or wrong secret")
+			return
+		}
+	}
+	if code := a.opts.RefuseGrant; code != "" && (gt == "client_credentials" || gt == grantJWTBearer || gt == grantTokenExchange) {
+		status := http.StatusBadRequest
+		if code == "invalid_client" {
+			status = http.StatusUnauthorized
+		}
+		a.refuse(w, status, code, "refused (scripted)")
+		return
+	}
+	switch gt {
+	case "authorization_code":
+		a.codeGrant(w, c, f, jkt)
+	case "refresh_token":
+		a.refreshGrant(w, c, f, jkt)
+	case "client_credentials":
+		a.clientGrant(w, c, f, jkt)
+	case grantJWTBearer:
+		a.jwtBearerGrant(w, c, f, jkt)
+	case grantTokenExchange:
+		a.tokenExchange(w, c, f)
+	default:
+		a.refuse(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type "+gt)
+	}
+}
+
+func (a *AuthServer) clientGrant(w http.ResponseWriter, c *AuthClient, f url.Values, jkt string) {
+	if c.Secret == "" {
+		a.refuse(w, http.StatusUnauthorized, "unauthorized_client", "a public client has no client credentials")
+		return
+	}
+	scopes, bad := a.scopes(f.Get("scope"))
+	if bad != "" {
+		a.refuse(w, http.StatusBadRequest, "invalid_scope", bad)
+		return
+	}
+	a.issue(w, &grant{client: c.ID, scopes: scopes, resource: f.Get("resource"), jkt: jkt}, false)
+}
+
+// presentsClient reports whether a token request names a client: Basic
+// credentials or a client_id.
+func presentsClient(r *http.Request) bool {
+	_, _, basic := r.BasicAuth()
+	return basic || r.PostForm.Get("client_id") != ""
 }
 
 // authenticate finds the client of a token request: client_secret_basic,
@@ -476,7 +591,7 @@ func (a *AuthServer) authenticate(r *http.Request) (*AuthClient, bool) {
 	return c, true
 }
 
-func (a *AuthServer) codeGrant(w http.ResponseWriter, c *AuthClient, f url.Values) {
+func (a *AuthServer) codeGrant(w http.ResponseWriter, c *AuthClient, f url.Values, jkt string) {
 	a.mu.Lock()
 	g := a.codes[f.Get("code")]
 	valid := g != nil && !g.used && g.client == c.ID && g.redirect == f.Get("redirect_uri")
@@ -490,11 +605,11 @@ func (a *AuthServer) codeGrant(w http.ResponseWriter, c *AuthClient, f url.Value
 	case s256(f.Get("code_verifier")) != g.challenge:
 		a.refuse(w, http.StatusBadRequest, "invalid_grant", "code_verifier does not match the code_challenge")
 	default:
-		a.issue(w, &grant{client: c.ID, scopes: g.scopes, resource: g.resource}, false)
+		a.issue(w, &grant{client: c.ID, scopes: g.scopes, resource: g.resource, jkt: jkt}, false)
 	}
 }
 
-func (a *AuthServer) refreshGrant(w http.ResponseWriter, c *AuthClient, f url.Values) {
+func (a *AuthServer) refreshGrant(w http.ResponseWriter, c *AuthClient, f url.Values, jkt string) {
 	a.mu.Lock()
 	g := a.refresh[f.Get("refresh_token")]
 	a.mu.Unlock()
@@ -504,7 +619,7 @@ func (a *AuthServer) refreshGrant(w http.ResponseWriter, c *AuthClient, f url.Va
 	case g == nil || g.client != c.ID:
 		a.refuse(w, http.StatusBadRequest, "invalid_grant", "unknown refresh token")
 	default:
-		a.issue(w, &grant{client: c.ID, scopes: g.scopes, resource: g.resource}, true)
+		a.issue(w, &grant{client: c.ID, scopes: g.scopes, resource: g.resource, jkt: jkt}, true)
 	}
 }
 
@@ -525,10 +640,14 @@ func (a *AuthServer) issue(w http.ResponseWriter, g *grant, refreshed bool) {
 		a.counts.Refreshes++
 	}
 	a.mu.Unlock()
+	typ := "Bearer"
+	if g.jkt != "" {
+		typ = "DPoP"
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token":  access,
-		"token_type":    "Bearer",
+		"token_type":    typ,
 		"expires_in":    int(a.opts.TokenTTL / time.Second),
 		"refresh_token": refresh,
 		"scope":         strings.Join(g.scopes, " "),

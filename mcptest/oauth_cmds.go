@@ -2,16 +2,19 @@ package mcptest
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-const authserverUsage = "authserver [-scope S]... [-token-ttl D] [-token-delay D] [-invalid-grant] [-wrong-issuer] [-loop401] NAME"
+const authserverUsage = "authserver [-scope S]... [-token-ttl D] [-token-delay D] [-invalid-grant] [-wrong-issuer] [-loop401] " +
+	"[-trust AUTHSERVER]... [-require-dpop] [-dpop-nonce] [-stale-nonces] [-refuse-grant CODE] NAME"
 
 func cmdAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "authserver", authserverUsage)
+	st := stateOf(ts)
 	var o AuthServerOptions
 	fs.Func("scope", "", func(s string) error { o.Scopes = append(o.Scopes, s); return nil })
 	fs.DurationVar(&o.TokenTTL, "token-ttl", 0, "")
@@ -19,12 +22,16 @@ func cmdAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.BoolVar(&o.InvalidGrant, "invalid-grant", false, "")
 	fs.BoolVar(&o.WrongIssuer, "wrong-issuer", false, "")
 	fs.BoolVar(&o.Loop401, "loop401", false, "")
+	fs.Func("trust", "", func(s string) error { o.Trust = append(o.Trust, st.auth(ts, s)); return nil })
+	fs.BoolVar(&o.RequireDPoP, "require-dpop", false, "")
+	fs.BoolVar(&o.DPoPNonce, "dpop-nonce", false, "")
+	fs.BoolVar(&o.StaleNonces, "stale-nonces", false, "")
+	fs.StringVar(&o.RefuseGrant, "refuse-grant", "", "")
 	parse(ts, fs, args)
 	if neg || fs.NArg() != 1 {
 		fs.Usage()
 	}
 	name := fs.Arg(0)
-	st := stateOf(ts)
 	st.mu.Lock()
 	_, dup := st.auths[name]
 	st.mu.Unlock()
@@ -53,12 +60,15 @@ func (st *state) auth(ts *testscript.TestScript, name string) *AuthServer {
 }
 
 // authCountNames are the counters authcounts prints, in order.
-var authCountNames = []string{"registrations", "authorizations", "tokens", "refreshes", "refusals", "resource-refusals"}
+var authCountNames = []string{"registrations", "authorizations", "tokens", "refreshes", "refusals", "resource-refusals",
+	"jwt-bearer", "token-exchanges", "dpop-proofs", "dpop-refusals", "nonces"}
 
 func authCountValues(c AuthCounts) map[string]int {
 	return map[string]int{
 		"registrations": c.Registrations, "authorizations": c.Authorizations, "tokens": c.TokensIssued,
 		"refreshes": c.Refreshes, "refusals": c.Refusals, "resource-refusals": c.ResourceRefusals,
+		"jwt-bearer": c.JWTBearerGrants, "token-exchanges": c.TokenExchanges,
+		"dpop-proofs": c.DPoPProofs, "dpop-refusals": c.DPoPRefusals, "nonces": c.NoncesIssued,
 	}
 }
 
@@ -105,4 +115,16 @@ func cmdAuthExpire(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	a.ExpireTokens()
+}
+
+func cmdIDToken(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "idtoken [-ttl D] NAME SUBJECT AUDIENCE FILE"
+	fs := flags(ts, "idtoken", usage)
+	ttl := fs.Duration("ttl", 0, "")
+	parse(ts, fs, args)
+	if neg || fs.NArg() != 4 {
+		fs.Usage()
+	}
+	a := stateOf(ts).auth(ts, fs.Arg(0))
+	ts.Check(os.WriteFile(ts.MkAbs(fs.Arg(3)), []byte(a.IDToken(fs.Arg(1), fs.Arg(2), *ttl)+"\n"), 0o600))
 }

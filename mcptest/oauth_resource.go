@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/internal/dpop"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -38,9 +39,18 @@ const prmPath = "/.well-known/oauth-protected-resource"
 // /.well-known/oauth-protected-resource and at that path followed by the
 // endpoint's (/.well-known/oauth-protected-resource/mcp), naming a as its
 // authorization server; it answers a request without a token 401 with a
-// WWW-Authenticate challenge that points at the metadata; an unknown or
-// expired token, or one issued for another resource, 401 invalid_token;
-// and a token without the scopes p asks for 403 insufficient_scope.
+// WWW-Authenticate challenge that points at the metadata (a Bearer
+// challenge, and a DPoP one when a asks for DPoP); an unknown or expired
+// token, or one issued for another resource, 401 invalid_token; and a
+// token without the scopes p asks for 403 insufficient_scope.
+//
+// A DPoP-bound token must come as "Authorization: DPoP …" with a valid
+// proof of its key in the DPoP header (htm, htu, iat, ath, a jti not seen
+// before, the nonce if a asks for nonces): as Bearer, or without a valid
+// proof, it is refused 401 with a DPoP challenge (invalid_token,
+// invalid_dpop_proof, or use_dpop_nonce with a DPoP-Nonce header). A bearer
+// token sent with the DPoP scheme is refused too.
+//
 // p.Server must be a (or nil). Each 401 and 403 counts in
 // AuthCounts.ResourceRefusals.
 func (a *AuthServer) Protect(next http.Handler, p *Protection) http.Handler {
@@ -54,33 +64,79 @@ func (a *AuthServer) Protect(next http.Handler, p *Protection) http.Handler {
 			a.resourceMetadata(w, base, path, o.Scopes)
 			return
 		}
-		resource := base + r.URL.Path
-		challenge := fmt.Sprintf(`Bearer resource_metadata=%q`, base+prmPath+r.URL.Path)
-		need := slices.Clone(o.Scopes)
-		if tool := calledTool(r); tool != "" {
-			need = append(need, o.ToolScopes[tool]...)
-		}
-		slices.Sort(need)
-		need = slices.Compact(need)
-		if len(need) > 0 {
-			challenge += fmt.Sprintf(`, scope=%q`, strings.Join(need, " "))
-		}
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || tok == "" {
-			a.refuseResource(w, http.StatusUnauthorized, challenge)
+		ch := a.challenges(base, r, &o)
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if tok == "" || !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
+			a.refuseResource(w, http.StatusUnauthorized, ch.all(""))
 			return
 		}
 		g := a.lookup(tok)
 		switch {
-		case a.opts.Loop401, g == nil, time.Now().After(g.expires), g.resource != "" && g.resource != resource:
-			a.refuseResource(w, http.StatusUnauthorized, challenge+`, error="invalid_token"`)
+		case a.opts.Loop401, g == nil, time.Now().After(g.expires), g.resource != "" && g.resource != base+r.URL.Path:
+			a.refuseResource(w, http.StatusUnauthorized, ch.as(scheme, `error="invalid_token"`))
 			return
-		case !hasAll(g.scopes, need):
-			a.refuseResource(w, http.StatusForbidden, challenge+`, error="insufficient_scope"`)
+		case g.jkt == "" && strings.EqualFold(scheme, "DPoP"):
+			a.refuseResource(w, http.StatusUnauthorized, ch.as("DPoP", `error="invalid_token", error_description="not a DPoP-bound token"`))
+			return
+		case g.jkt != "":
+			if perr := a.resourceProof(r, scheme, tok, g); perr != nil {
+				if perr.code == "use_dpop_nonce" {
+					w.Header().Set("DPoP-Nonce", a.currentNonce())
+				}
+				a.refuseResource(w, http.StatusUnauthorized, ch.as("DPoP", fmt.Sprintf("error=%q, error_description=%q", perr.code, perr.why)))
+				return
+			}
+		}
+		if !hasAll(g.scopes, ch.need) {
+			a.refuseResource(w, http.StatusForbidden, ch.as(scheme, `error="insufficient_scope"`))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// challenges are the WWW-Authenticate challenges of one request.
+type challenges struct {
+	params string   // resource_metadata and scope
+	need   []string // the scopes the request needs
+	dpop   bool     // offer the DPoP scheme too
+}
+
+func (a *AuthServer) challenges(base string, r *http.Request, o *Protection) *challenges {
+	c := &challenges{params: fmt.Sprintf(`resource_metadata=%q`, base+prmPath+r.URL.Path), dpop: a.usesDPoP()}
+	c.need = slices.Clone(o.Scopes)
+	if tool := calledTool(r); tool != "" {
+		c.need = append(c.need, o.ToolScopes[tool]...)
+	}
+	slices.Sort(c.need)
+	c.need = slices.Compact(c.need)
+	if len(c.need) > 0 {
+		c.params += fmt.Sprintf(`, scope=%q`, strings.Join(c.need, " "))
+	}
+	return c
+}
+
+// all returns the challenges for a request without a token, with extra
+// parameters: Bearer, and DPoP when the server asks for it.
+func (c *challenges) all(extra string) []string {
+	out := []string{c.as("Bearer", extra)[0]}
+	if c.dpop {
+		out = append(out, c.as("DPoP", extra)[0])
+	}
+	return out
+}
+
+// as returns the challenge of one scheme (Bearer or DPoP, as the client
+// used it), with extra parameters.
+func (c *challenges) as(scheme, extra string) []string {
+	s := "Bearer " + c.params
+	if strings.EqualFold(scheme, "DPoP") {
+		s = fmt.Sprintf("DPoP algs=%q, %s", strings.Join(dpop.Algorithms, " "), c.params)
+	}
+	if extra != "" {
+		s += ", " + extra
+	}
+	return []string{s}
 }
 
 func (a *AuthServer) resourceMetadata(w http.ResponseWriter, base, path string, scopes []string) {
@@ -105,9 +161,11 @@ func (a *AuthServer) lookup(tok string) *grant {
 	return nil
 }
 
-func (a *AuthServer) refuseResource(w http.ResponseWriter, status int, challenge string) {
+func (a *AuthServer) refuseResource(w http.ResponseWriter, status int, challenges []string) {
 	a.count(func(c *AuthCounts) { c.ResourceRefusals++ })
-	w.Header().Set("WWW-Authenticate", challenge)
+	for _, ch := range challenges {
+		w.Header().Add("WWW-Authenticate", ch)
+	}
 	http.Error(w, http.StatusText(status), status)
 }
 

@@ -31,6 +31,7 @@ var commands = map[string]Cmd{
 	"connect":    cmdConnect,
 	"diagnose":   cmdDiagnose,
 	"executions": cmdExecutions,
+	"idtoken":    cmdIDToken,
 	"killchild":  cmdKillChild,
 	"procs":      cmdProcs,
 	"requests":   cmdRequests,

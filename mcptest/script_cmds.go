@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,7 +20,6 @@ import (
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
-	"golang.org/x/sys/unix"
 )
 
 // flags returns a flag set for a command, whose errors fail the script.
@@ -374,15 +372,9 @@ func cmdKillChild(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: killchild CLIENT [SIGNAL]")
 	}
 	sc := stateOf(ts).client(ts, args[0])
-	sig := syscall.SIGKILL
+	name := "KILL"
 	if len(args) == 2 {
-		name := strings.ToUpper(args[1])
-		if !strings.HasPrefix(name, "SIG") {
-			name = "SIG" + name
-		}
-		if sig = unix.SignalNum(name); sig == 0 {
-			ts.Fatalf("killchild: unknown signal %q", args[1])
-		}
+		name = args[1]
 	}
 	sc.groups.mu.Lock()
 	groups := append([]int(nil), sc.groups.groups...)
@@ -390,7 +382,10 @@ func cmdKillChild(ts *testscript.TestScript, neg bool, args []string) {
 	if len(groups) == 0 {
 		ts.Fatalf("killchild: client %s has no child process", args[0])
 	}
-	ts.Check(syscall.Kill(groups[0], sig)) // the child leads its group: its pid is the group id
+	// The child leads its group: its pid is the group id.
+	if err := signalChild(groups[0], name); err != nil {
+		ts.Fatalf("killchild: %v", err)
+	}
 }
 
 func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {

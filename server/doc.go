@@ -77,18 +77,25 @@
 // and a 2025-11-25 client on stateless HTTP, which cannot be asked, gets
 // ErrInputUnavailable. The RequestState is sealed with Options.StateKey: a
 // continuation whose state was altered, forged, or issued for another tool,
-// prompt, resource or other arguments is refused with invalid params
-// (-32602) before the handler runs. The handler's own state is readable by
-// the client (it is signed, not encrypted): keep secrets out of it. The
-// answers themselves come from the client; check them as any input.
+// prompt, resource, other arguments or another authenticated principal is
+// refused with invalid params (-32602) before the handler runs, and so is
+// one whose state is older than Options.StateTTL (15 minutes), or was used
+// before: each state continues its call once (Options.StateStore remembers
+// the uses; see [StateStore] for servers that share the key). Answers sent
+// without any state (inputResponses, no requestState) answer requests that
+// were never made, and are refused the same way. The handler's own state
+// is readable by the client (it is signed, not encrypted): keep secrets out
+// of it. The answers themselves come from the client; check them as any
+// input.
 //
 // # Determinism
 //
 // The server adds no clocks, random values or map-order leaks to what it
 // sends: lists are sorted by name, JSON objects are encoded with sorted
 // keys, and a schema violation names the first invalid property in sorted
-// order. (Only HTTP session ids and sealed request states are random,
-// unless Options.SessionID and Options.StateKey are set.)
+// order. (Only HTTP session ids and sealed request states vary: set
+// Options.SessionID, and Options.StateKey with a negative StateTTL, for
+// the same bytes from the same calls.)
 //
 // # Serving
 //
@@ -111,6 +118,68 @@
 // ([HTTPOptions] gives each). [Server.SSEHandler] serves the legacy
 // 2024-11-05 HTTP+SSE shape, for clients that still need it. [Server.MCP]
 // is the escape hatch to the go-sdk server.
+//
+// # Hostile clients
+//
+// Whatever decides how a request is served reads it as the go-sdk will
+// (keys matched exactly, the last of duplicate keys, nesting at most 1,000
+// deep), and what another reader could read otherwise is refused before
+// the go-sdk sees it: a parser differential is how request smuggling
+// starts. Over HTTP (HTTPHandler in both modes, SSEHandler) and on stdio
+// (ServeStdio), before any handler runs:
+//
+//   - A message holding a key that another JSON reader would read
+//     otherwise: a key given twice in the message, its params or their
+//     _meta ("method" twice: the go-sdk takes the last, other readers the
+//     first), two keys of the message or of its params equal ignoring
+//     case, or a key equal to the protocol's own ignoring case without
+//     being it ("_META", "_Meta", "PARAMS" beside "params", "Method",
+//     which the go-sdk would take for a response and answer 202): the
+//     error -32600 (invalid request), id null; over HTTP with 400.
+//   - A request whose id the reply could not carry unchanged. The go-sdk
+//     keeps a number as int64(float64(n)): 9007199254740993 would come
+//     back as 9007199254740992, 1.5 as 1, a number past the int64 range as
+//     the smallest int64; it reads a string with invalid UTF-8 or a lone
+//     surrogate with U+FFFD in their place, and a null id as a
+//     notification it never answers. Such a request gets -32600 with id
+//     null (400 over HTTP); a 2025-03-26 batch holding one is refused
+//     whole. Strings and integers of at most 2^53 in magnitude are
+//     answered as sent (an integer written otherwise, 1e2, is answered by
+//     its value, 100).
+//   - An Mcp-* header sent more than once (readers differ on which value
+//     counts; the go-sdk reads the first): 400 and -32020 (header
+//     mismatch), or -32600 for Mcp-Session-Id.
+//
+// HTTPHandler also refuses, with 400:
+//
+//   - In the default mode, a POST without a session that names no
+//     revision: no Mcp-Protocol-Version header, no protocol version in its
+//     requests' _meta (as the go-sdk reads it: a string), and not an
+//     initialize. It gets -32020: a 2026-07-28 request needs the header.
+//     With an older header it gets -32600: an older revision's requests
+//     need the session an initialize opens. (The go-sdk would open a
+//     session and answer code 0.) In Stateless mode such a request is a
+//     2025-03-26 request, and is served as one.
+//   - On a 2026-07-28 tools/call, a mirrored argument whose value no
+//     Mcp-Param-* header can carry (anything but a string, a boolean or an
+//     integer of at most 2^53-1 in magnitude: 1e300, 1.5, an object):
+//     -32602, the invalid argument it is (the go-sdk would call it a header
+//     mismatch). An Mcp-Param-* header that mirrors no argument of the tool,
+//     or any on another method: -32020 (the go-sdk would ignore it, leaving
+//     a proxy that routes on it to read what the server never checked).
+//
+// A session is bound to the principal that opened it (see [HTTPHandler]);
+// at most HTTPOptions.MaxSessions are open at once (10,000; past it 503
+// and -32603, nothing evicted), and each idle one ends after IdleTimeout.
+// A POST body is read within HTTPOptions.BodyTimeout (30 s) and
+// MaxBodyBytes (4 MiB). Every refusal and every failure carries a valid
+// JSON-RPC code: the specification's (-32600, -32601, -32602, -32603) or
+// MCP's (-32020, -32021, -32022); a handler's error without a code is
+// -32603, never the go-sdk's code 0.
+//
+// Server.Serve over a transport of the caller's own reads messages as that
+// transport decodes them: the checks above are ServeStdio's and the HTTP
+// handlers', which see the bytes.
 //
 // # Completion, subscriptions and caching
 //

@@ -1,12 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -16,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,6 +32,14 @@ const (
 	// DefaultIdleTimeout ends a Streamable HTTP session that has received no
 	// request for this long: 30 minutes.
 	DefaultIdleTimeout = 30 * time.Minute
+	// DefaultMaxSessions bounds the sessions one handler keeps open at
+	// once: 10,000. A session of this package costs about 5 KiB of heap and
+	// one goroutine while idle (BenchmarkSessionMemory measures it), so the
+	// bound holds an idle handler's sessions to about 50 MiB.
+	DefaultMaxSessions = 10_000
+	// DefaultBodyTimeout bounds the time to read the body of one request:
+	// 30 seconds.
+	DefaultBodyTimeout = 30 * time.Second
 )
 
 // HTTPOptions configures [Server.HTTPHandler] and [Server.SSEHandler]. The
@@ -113,6 +118,25 @@ type HTTPOptions struct {
 	// sessions end only when the client deletes them or the handler is
 	// closed. Not used by SSEHandler, whose sessions end with their stream.
 	IdleTimeout time.Duration
+	// MaxSessions bounds the sessions the handler keeps open at once
+	// (SSEHandler: its open session streams). Past it, a request that would
+	// open one more is refused with 503 Service Unavailable, Retry-After,
+	// and the JSON-RPC error -32603 saying the server is busy, before any
+	// of it is served; no session is ended to make room, in use or not: a
+	// session ends only when its client deletes it, IdleTimeout passes, or
+	// the handler is closed. A session being opened counts from the start
+	// of its initialize request. 2026-07-28 requests keep no session and
+	// are not counted. If zero, defaults to [DefaultMaxSessions]; negative
+	// means no bound.
+	MaxSessions int
+	// BodyTimeout bounds the time to read the body of one POST, from the
+	// moment the handler starts reading it: a body still arriving after it
+	// is cut, answered 408 Request Timeout (if the client still listens),
+	// and nothing of it is served. The http.Server's ReadTimeout, if set and
+	// shorter, bounds it instead. It needs a net/http server (it sets the
+	// connection's read deadline through http.ResponseController). If zero,
+	// defaults to [DefaultBodyTimeout]; negative means no bound.
+	BodyTimeout time.Duration
 }
 
 // hostPolicy is the parsed form of the DNS rebinding options.
@@ -260,7 +284,9 @@ func bound64(v, def int64) int64 {
 // protocol revision, at whatever path it is mounted on. It is the go-sdk's
 // mcp.StreamableHTTPHandler (two of them: stateful and stateless) behind
 // this package's checks; see [HTTPOptions] for what is refused before the
-// protocol sees a request, and HTTPOptions.Stateless for the two modes.
+// protocol sees a request, HTTPOptions.Stateless for the two modes, and
+// the package documentation ("Hostile clients") for how each request is
+// read before it is served.
 //
 // A request on 2026-07-28 or later stands alone, as that revision defines:
 // no initialize, no session id, no GET stream or DELETE; its version,
@@ -271,7 +297,12 @@ func bound64(v, def int64) int64 {
 // statelessly in either mode; it is recognised by its Mcp-Protocol-Version
 // header, or, for a POST without a session whose header is missing or
 // older, by the protocol version in the _meta of its requests (which the
-// header must then match: -32020).
+// header must then match: -32020). In the default mode a POST without a
+// session that is none of these and not an initialize names no revision
+// it can be served on, and is refused with 400 before anything runs:
+// -32020 when it has no Mcp-Protocol-Version header (a 2026-07-28 request
+// needs one), -32600 when the header names an older revision (whose
+// requests need a session).
 //
 // Sessions of older revisions (2025-11-25, 2025-06-18, 2025-03-26) are
 // stateful unless HTTPOptions.Stateless is set. A session's id is
@@ -281,18 +312,29 @@ func bound64(v, def int64) int64 {
 // POST carries requests, GET opens the stream of server-initiated
 // messages, DELETE ends a session. Every message a session sends on a
 // stream is kept in a bounded event store, so a client whose stream
-// dropped can resume it with Last-Event-ID and read what it missed.
+// dropped can resume it with Last-Event-ID and read what it missed. At
+// most HTTPOptions.MaxSessions sessions are open at once.
+//
+// A session belongs to the principal that opened it, when the handler is
+// behind the go-sdk's auth middleware (auth.RequireBearerToken, which puts
+// the token's auth.TokenInfo in the request's context): a request that
+// names the session with another principal's token, or none, is refused
+// with 403 Forbidden before it is served, as the go-sdk's own handler
+// refuses it.
 type HTTPHandler struct {
-	s         *Server
-	stateful  *mcp.StreamableHTTPHandler // sessions before 2026-07-28; nil when Stateless
-	stateless *mcp.StreamableHTTPHandler // requests on 2026-07-28; all requests when Stateless
-	policy    hostPolicy
-	maxBody   int64
+	s           *Server
+	stateful    *mcp.StreamableHTTPHandler // sessions before 2026-07-28; nil when Stateless
+	stateless   *mcp.StreamableHTTPHandler // requests on 2026-07-28; all requests when Stateless
+	policy      hostPolicy
+	maxBody     int64
+	bodyTimeout time.Duration // 0: none
+	maxSessions int           // -1: none
 
 	// mu guards the fields below.
 	mu       sync.Mutex
 	closed   bool
-	ids      map[string]bool // ids of sessions this handler started
+	ids      map[string]bool // ids of sessions this handler started and has not seen end
+	opening  int             // session-less POSTs on the stateful handler, each of which may open one
 	prune    int             // prune ids when it grows past this
 	requests map[*context.CancelFunc]bool
 	wg       sync.WaitGroup // the stateless requests in flight; Add only while !closed
@@ -307,12 +349,14 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		o = *opts
 	}
 	h := &HTTPHandler{
-		s:        s,
-		policy:   newHostPolicy("HTTPHandler", &o),
-		maxBody:  bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
-		ids:      make(map[string]bool),
-		prune:    64,
-		requests: make(map[*context.CancelFunc]bool),
+		s:           s,
+		policy:      newHostPolicy("HTTPHandler", &o),
+		maxBody:     bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
+		bodyTimeout: max(time.Duration(bound64(int64(o.BodyTimeout), int64(DefaultBodyTimeout))), 0),
+		maxSessions: bound(o.MaxSessions, DefaultMaxSessions),
+		ids:         make(map[string]bool),
+		prune:       64,
+		requests:    make(map[*context.CancelFunc]bool),
 	}
 	getServer := func(*http.Request) *mcp.Server { return s.mcp }
 	h.stateless = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
@@ -356,20 +400,65 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !guard(w, req, closed, h.policy, h.maxBody) {
 		return
 	}
-	if h.stateful != nil {
-		current, ok := h.currentRevision(w, req)
-		if !ok {
-			return
-		}
-		if !current {
-			h.stateful.ServeHTTP(w, req)
-			if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-				h.track(id)
+	if r := duplicateHeader(req); r != nil {
+		r.write(w)
+		return
+	}
+	var in *inbound
+	if req.Method == http.MethodPost {
+		var r *refusal
+		if in, r = readPOST(w, req, h.maxBody, h.bodyTimeout, true); in == nil {
+			if r != nil {
+				r.write(w)
 			}
 			return
 		}
 	}
-	h.serveStateless(w, req)
+	stateless, r := h.route(req, in)
+	if r == nil && stateless {
+		r = h.s.checkParamHeaders(req, in)
+	}
+	switch {
+	case r != nil:
+		r.write(w)
+	case stateless:
+		h.serveStateless(w, req)
+	default:
+		h.serveStateful(w, req, in)
+	}
+}
+
+// route decides which handler serves req, reading its body (in, nil for
+// a request without one) as the go-sdk will: the stateless one for a
+// request on 2026-07-28 or later, by its Mcp-Protocol-Version header
+// (compared as the go-sdk compares it, so that an unknown later version is
+// answered by the revision that lists the supported ones) or, for a POST
+// without a session, by the protocol version in the _meta of its requests;
+// the stateful one for everything else that names its revision: a request
+// of a session, an initialize, a GET or DELETE. A POST without a session
+// that names none is refused (see HTTPHandler).
+func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *refusal) {
+	header := req.Header.Get("Mcp-Protocol-Version")
+	switch {
+	case header >= "2026-07-28", h.stateful == nil:
+		return true, nil
+	case in == nil, req.Header.Get("Mcp-Session-Id") != "", in.msgs == nil:
+		return false, nil // the go-sdk refuses a body it cannot read
+	case in.carriesVersion():
+		return true, nil
+	case in.has("initialize"):
+		return false, nil
+	}
+	var id []byte
+	if _, raw, ok := in.single(); ok {
+		id = raw
+	}
+	if header == "" {
+		return false, &refusal{status: http.StatusBadRequest, code: mcp.CodeHeaderMismatch, id: id,
+			msg: "mcp: the request names no protocol revision: without a session, a request must be an initialize (2025-11-25 and earlier) or carry the Mcp-Protocol-Version header and params._meta[\"" + mcp.MetaKeyProtocolVersion + "\"] (2026-07-28)"}
+	}
+	return false, &refusal{status: http.StatusBadRequest, code: jsonrpc.CodeInvalidRequest, id: id,
+		msg: fmt.Sprintf("mcp: a %s request other than initialize needs the session that an initialize opens (Mcp-Session-Id)", header)}
 }
 
 // serveStateless serves one request without a session, so that Close can
@@ -394,90 +483,6 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, req *http.Request) {
 		h.wg.Done()
 	}()
 	h.stateless.ServeHTTP(w, req.WithContext(ctx))
-}
-
-// currentRevision reports whether req is on protocol revision 2026-07-28 or
-// later: its Mcp-Protocol-Version header says so (compared as the go-sdk
-// compares it, so that an unknown later version is answered by the
-// revision that lists the supported ones), or it is a POST without a
-// session whose requests carry a protocol version in their _meta. Reading
-// the body for that is bounded by MaxBodyBytes; a larger body is refused
-// here (413) and ok is false.
-func (h *HTTPHandler) currentRevision(w http.ResponseWriter, req *http.Request) (current, ok bool) {
-	if v := req.Header.Get("Mcp-Protocol-Version"); v != "" {
-		return v >= "2026-07-28", true
-	}
-	if req.Method != http.MethodPost || req.Header.Get("Mcp-Session-Id") != "" || req.Body == nil {
-		return false, true
-	}
-	body := req.Body
-	if h.maxBody > 0 {
-		body = http.MaxBytesReader(w, body, h.maxBody)
-	}
-	b, err := io.ReadAll(body)
-	req.Body.Close()
-	if err != nil {
-		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-			http.Error(w, fmt.Sprintf("mcp: request body exceeds the %d-byte limit", h.maxBody), http.StatusRequestEntityTooLarge)
-		} else {
-			http.Error(w, "mcp: reading the request body: "+err.Error(), http.StatusBadRequest)
-		}
-		return false, false
-	}
-	req.Body = io.NopCloser(bytes.NewReader(b))
-	return carriesProtocolVersion(b), true
-}
-
-// carriesProtocolVersion reports whether a JSON-RPC message or batch has a
-// request whose params' _meta names a protocol version.
-func carriesProtocolVersion(body []byte) bool {
-	type message struct {
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	var batch []message
-	if body = bytes.TrimSpace(body); len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &batch) != nil {
-			return false
-		}
-	} else {
-		var m message
-		if json.Unmarshal(body, &m) != nil {
-			return false
-		}
-		batch = append(batch, m)
-	}
-	for _, m := range batch {
-		if _, ok := m.Params.Meta[mcp.MetaKeyProtocolVersion]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// track remembers a session id, so that Close can end the session. If the
-// handler was closed meanwhile, the session is ended at once.
-func (h *HTTPHandler) track(id string) {
-	h.mu.Lock()
-	closed := h.closed
-	if !closed && !h.ids[id] {
-		h.ids[id] = true
-		if len(h.ids) > h.prune {
-			live := make(map[string]bool)
-			for ss := range h.s.mcp.Sessions() {
-				if h.ids[ss.ID()] {
-					live[ss.ID()] = true
-				}
-			}
-			h.ids = live
-			h.prune = max(64, 2*len(live))
-		}
-	}
-	h.mu.Unlock()
-	if closed {
-		h.closeSessions(map[string]bool{id: true})
-	}
 }
 
 // Close ends every session the handler started and every stateless request

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,19 +101,56 @@ type turn struct {
 }
 
 // continuation opens the sealed state of a request (*state, replaced by the
-// handler's own state), or starts round 0 if there is none. A bad state is
-// an invalid-params error.
-func (s *Server) continuation(b binding, state *string) (*turn, error) {
+// handler's own state), or starts round 0 if there is none. A state that
+// was altered or moved, has expired (Options.StateTTL) or was used before
+// (Options.StateStore), and answers sent without a state, are refused with
+// invalid params; a store that cannot record the use refuses the request
+// as the server busy.
+func (s *Server) continuation(ctx context.Context, b binding, state *string, answered bool) (*turn, error) {
 	c := &turn{b: b}
 	if *state == "" {
+		if answered {
+			return nil, invalidParams("%v: inputResponses sent without one answer input requests that were never made (a continuation echoes the requestState of the result that asked)", errBadState)
+		}
 		return c, nil
 	}
-	round, user, err := s.open(b, *state)
+	st, err := s.open(b, *state)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		return nil, invalidParams("%v", err)
 	}
-	c.round, *state = round, user
+	var expires time.Time
+	if s.stateTTL >= 0 {
+		if st.issued.IsZero() {
+			return nil, invalidParams("%v: it carries no issue time, and Options.StateTTL bounds continuations", errBadState)
+		}
+		if age := time.Since(st.issued); age > s.stateTTL {
+			return nil, invalidParams("%v: it expired: issued %v ago, and a continuation is accepted for %v (Options.StateTTL)", errBadState, age.Round(time.Millisecond), s.stateTTL)
+		}
+		expires = st.issued.Add(s.stateTTL)
+	}
+	first, err := s.states.Use(ctx, st.id, expires)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy, retry later: recording the continuation: " + err.Error()}
+	}
+	if !first {
+		return nil, invalidParams("%v: it was used before, and a continuation is accepted once", errBadState)
+	}
+	c.round, *state = st.round, st.user
 	return c, nil
+}
+
+// invalidParams is the JSON-RPC error -32602 with the message format makes.
+func invalidParams(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// principal is the authenticated user a request came from (the go-sdk's
+// auth.TokenInfo.UserID), or "".
+func principal(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.TokenInfo == nil {
+		return ""
+	}
+	return extra.TokenInfo.UserID
 }
 
 // askFor checks the input requests a handler returned and seals its state

@@ -244,6 +244,7 @@ func TestRequestStateSealed(t *testing.T) {
 	flipped := []byte(state)
 	flipped[len(flipped)/2] ^= 1
 	refused := "invalid requestState"
+	const fresh = "a fresh state" // ask again first
 	for _, tt := range []struct {
 		name       string
 		cs         *mcp.ClientSession
@@ -251,9 +252,6 @@ func TestRequestStateSealed(t *testing.T) {
 		state      string
 		want       string // the text, or the start of the error
 	}{
-		{"echoed", cs, "rm", args, state, `accept rm: {"path":"/tmp/a","n":1}`},
-		{"re-encoded arguments", cs, "rm", `{ "n": 1, "path": "/tmp/a" }`, state, `accept rm: {"n":1,"path":"/tmp/a"}`},
-		{"a replica with the same key", manual(t, replica, elicitCaps), "rm", args, state, `accept rm: {"path":"/tmp/a","n":1}`},
 		{"suffix appended", cs, "rm", args, state + "-TAMPERED", refused},
 		{"one bit flipped", cs, "rm", args, string(flipped), refused},
 		{"truncated", cs, "rm", args, state[:len(state)-1], refused},
@@ -262,7 +260,14 @@ func TestRequestStateSealed(t *testing.T) {
 		{"other arguments", cs, "rm", `{"path":"/etc","n":1}`, state, refused},
 		{"another number", cs, "rm", `{"path":"/tmp/a","n":2}`, state, refused},
 		{"a server with another key", manual(t, other, elicitCaps), "rm", args, state, refused},
+		{"echoed", cs, "rm", args, state, `accept rm: {"path":"/tmp/a","n":1}`},
+		{"echoed again", cs, "rm", args, state, refused},
+		{"re-encoded arguments", cs, "rm", `{ "n": 1, "path": "/tmp/a" }`, fresh, `accept rm: {"n":1,"path":"/tmp/a"}`},
+		{"a replica with the same key", manual(t, replica, elicitCaps), "rm", args, fresh, `accept rm: {"path":"/tmp/a","n":1}`},
 	} {
+		if tt.state == fresh {
+			tt.state = ask(t, cs, "rm", args)
+		}
 		before := c.runs.Load()
 		got, err := continueCall(tt.cs, tt.tool, tt.args, tt.state)
 		if err != nil {
@@ -314,13 +319,13 @@ func TestInputRoundsBound(t *testing.T) {
 		var n nagger
 		mustRegister(t, s, &mcp.Tool{Name: "nag", InputSchema: json.RawMessage(`{"type":"object"}`)}, n.handle)
 		cs := manual(t, s, elicitCaps)
-		state := ""
+		state, answers := "", mcp.InputResponseMap(nil)
 		for i := 1; i <= limit; i++ { // rounds 1..limit pass
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nag", InputResponses: accept, RequestState: state})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nag", InputResponses: answers, RequestState: state})
 			if err != nil || !res.NeedsInput() {
 				t.Fatalf("round %d: CallTool = %+v, %v; want input required", i, res, err)
 			}
-			state = res.RequestState
+			state, answers = res.RequestState, accept
 		}
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nag", InputResponses: accept, RequestState: state})
 		if err != nil || res.NeedsInput() || !res.IsError || text(res.Content) != want {

@@ -16,8 +16,10 @@ import (
 // RegisterResource publishes r, read by h.
 //
 // Resources and prompts have no isError result, so their failures are
-// JSON-RPC errors: a handler's error is sent as it is (use
-// mcp.ResourceNotFoundError for a missing resource); a panic, or a result
+// JSON-RPC errors: a handler's *jsonrpc.Error (or an error wrapping one)
+// is sent with its code (use mcp.ResourceNotFoundError for a missing
+// resource), any other error as an internal error (-32603) with its
+// message; a panic, or a result
 // whose encoding exceeds the result bound, is an internal error (-32603)
 // whose message starts "handler panicked" or "result too large". The
 // session goes on serving.
@@ -40,7 +42,7 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 		if res, ok := takePending(ctx); ok {
 			return res.(*mcp.ReadResourceResult), nil
 		}
-		c, err := s.continuation(binding{"resources/read", r.URI, nil}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"resources/read", r.URI, nil, principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("resource read refused", "resource", r.URI, "error", err)
 			return nil, err
@@ -49,6 +51,7 @@ func (s *Server) RegisterResource(r *mcp.Resource, h mcp.ResourceHandler) error 
 		hctx, done := requestScoped(ctx)
 		defer done()
 		res, err = h(hctx, req)
+		err = rpcError(err)
 		if err == nil && res != nil && res.InputRequests != nil {
 			err = s.askForRPC(ctx, "resource", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
 			if err == nil && res.Contents == nil && !newProtocol(req.Session) {
@@ -126,7 +129,7 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		args, _ := canonjson.Marshal(req.Params.Arguments) // a map of strings always encodes
-		c, err := s.continuation(binding{"prompts/get", p.Name, args}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"prompts/get", p.Name, args, principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("prompt refused", "prompt", p.Name, "error", err)
 			return nil, err
@@ -135,6 +138,7 @@ func (s *Server) RegisterPrompt(p *mcp.Prompt, h mcp.PromptHandler) error {
 		hctx, done := requestScoped(ctx)
 		defer done()
 		res, err = h(hctx, req)
+		err = rpcError(err)
 		if err == nil && res != nil && res.InputRequests != nil {
 			err = s.askForRPC(ctx, "prompt", c, req.Session, req.ClientCapabilities(), res.InputRequests, &res.RequestState)
 		}
@@ -198,4 +202,18 @@ func (s *Server) recoverRPC(kind, name string, errp *error) {
 		s.logger.Error(kind+" handler panicked", kind, name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		*errp = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: %v", ErrPanic, v)}
 	}
+}
+
+// rpcError gives a handler's error a valid JSON-RPC code: one that is, or
+// wraps, a *jsonrpc.Error with a code is sent with it (the go-sdk keeps
+// the outer message); any other, or one whose code is 0, which is no
+// JSON-RPC code, is an internal error (-32603) with its message.
+func rpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if werr, ok := errors.AsType[*jsonrpc.Error](err); ok && werr.Code != 0 {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }

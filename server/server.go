@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -110,6 +111,22 @@ type Options struct {
 	// this Server. A fake server sets a fixed key to make its output
 	// reproducible.
 	StateKey []byte
+	// StateTTL bounds how long after an input-required result its
+	// continuation is accepted: later, the continuation is refused with
+	// invalid params (-32602) before the handler runs. The issue time
+	// travels in the sealed state, so the bound holds across replicas
+	// (whose clocks should agree to within a small part of it). If zero,
+	// defaults to [DefaultStateTTL]; negative means no time bound, and the
+	// state carries no time (a fake server sets it so, to make its output
+	// reproducible).
+	StateTTL time.Duration
+	// StateStore remembers the sealed states that were used, so that each
+	// is accepted once: a continuation whose state was used before (a
+	// replay) is refused with invalid params (-32602) before the handler
+	// runs. If nil, New makes one for this Server alone,
+	// NewMemoryStateStore(0). Servers that share StateKey must share a
+	// store to refuse a replay at another one: see [StateStore].
+	StateStore StateStore
 	// Cache decides the caching hints (ttlMs, cacheScope) of the results that
 	// carry them on 2026-07-28: server/discover, tools/list, prompts/list,
 	// resources/list, resources/templates/list and resources/read. It is
@@ -134,14 +151,18 @@ type Server struct {
 	logger         *slog.Logger
 	maxInputBytes  int
 	maxResultBytes int
-	maxRounds      int    // -1: no bound
-	stateKey       []byte // seals requestState
+	maxRounds      int           // -1: no bound
+	stateKey       []byte        // seals requestState
+	stateTTL       time.Duration // -1: no bound
+	states         StateStore    // the states used
+	serial         atomic.Uint64 // the states sealed
 
-	// mu guards the registered names.
+	// mu guards the registered names and the tools' mirrored arguments.
 	mu        sync.Mutex
 	tools     map[string]bool
 	resources map[string]bool
 	prompts   map[string]bool
+	headers   map[string][]paramHeader // by tool name
 }
 
 // New returns a Server named name at version, with no tools, resources or
@@ -179,9 +200,12 @@ func New(name, version string, opts *Options) *Server {
 		maxResultBytes: bound(o.MaxResultBytes, DefaultMaxResultBytes),
 		maxRounds:      bound(o.MaxInputRounds, DefaultMaxInputRounds),
 		stateKey:       key,
+		stateTTL:       time.Duration(bound64(int64(o.StateTTL), int64(DefaultStateTTL))),
+		states:         o.StateStore,
 		tools:          make(map[string]bool),
 		resources:      make(map[string]bool),
 		prompts:        make(map[string]bool),
+		headers:        make(map[string][]paramHeader),
 	}
 	mo := &mcp.ServerOptions{
 		Instructions:      o.Instructions,
@@ -189,7 +213,7 @@ func New(name, version string, opts *Options) *Server {
 		PageSize:          o.PageSize,
 		KeepAlive:         o.KeepAlive,
 		GetSessionID:      o.SessionID,
-		CompletionHandler: o.Completion,
+		CompletionHandler: completion(o.Completion),
 		SetCacheable:      o.Cache,
 	}
 	if o.Subscriptions {
@@ -198,9 +222,23 @@ func New(name, version string, opts *Options) *Server {
 		}
 		mo.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 	}
+	if s.states == nil {
+		s.states = NewMemoryStateStore(0)
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
 	return s
+}
+
+// completion gives the errors of h valid JSON-RPC codes (rpcError).
+func completion(h func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)) func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	if h == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		res, err := h(ctx, req)
+		return res, rpcError(err)
+	}
 }
 
 // checkSubscription refuses a subscription to a resource that is not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,14 +17,19 @@ import (
 // checks as [HTTPHandler] (Host, Origin, body bound; see [HTTPOptions]).
 //
 // A session lasts as long as its GET stream: it ends when the client
-// disconnects or the handler is closed. A POST for a session that ended
-// gets 404 Not Found. The legacy transport has no resumption and no
-// DELETE, and its session ids are always random: Options.SessionID,
-// EventStoreBytes and IdleTimeout do not apply.
+// disconnects or the handler is closed; at most HTTPOptions.MaxSessions
+// are open at once (the next GET gets 503). A POST for a session that
+// ended gets 404 Not Found. A POST's message is read as [HTTPHandler]
+// reads one, and refused as it refuses one (400 and a JSON-RPC error on
+// the POST, before the session sees it). The legacy transport has no
+// resumption and no DELETE, and its session ids are always random:
+// Options.SessionID, EventStoreBytes and IdleTimeout do not apply.
 type SSEHandler struct {
-	inner   *mcp.SSEHandler
-	policy  hostPolicy
-	maxBody int64
+	inner       *mcp.SSEHandler
+	policy      hostPolicy
+	maxBody     int64
+	bodyTimeout time.Duration // 0: none
+	maxSessions int           // -1: none
 
 	// mu guards the fields below.
 	mu      sync.Mutex
@@ -41,9 +47,11 @@ func (s *Server) SSEHandler(opts *HTTPOptions) *SSEHandler {
 		o = *opts
 	}
 	h := &SSEHandler{
-		policy:  newHostPolicy("SSEHandler", &o),
-		maxBody: bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
-		streams: make(map[*context.CancelFunc]bool),
+		policy:      newHostPolicy("SSEHandler", &o),
+		maxBody:     bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
+		bodyTimeout: max(time.Duration(bound64(int64(o.BodyTimeout), int64(DefaultBodyTimeout))), 0),
+		maxSessions: bound(o.MaxSessions, DefaultMaxSessions),
+		streams:     make(map[*context.CancelFunc]bool),
 	}
 	h.inner = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.SSEOptions{
 		MaxRequestBodyBytes:        h.maxBody,
@@ -60,6 +68,18 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !guard(w, req, closed, h.policy, h.maxBody) {
 		return
 	}
+	if r := duplicateHeader(req); r != nil {
+		r.write(w)
+		return
+	}
+	if req.Method == http.MethodPost {
+		if in, r := readPOST(w, req, h.maxBody, h.bodyTimeout, false); in == nil {
+			if r != nil {
+				r.write(w)
+			}
+			return
+		}
+	}
 	if req.Method != http.MethodGet {
 		h.inner.ServeHTTP(w, req)
 		return
@@ -71,6 +91,11 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if h.closed {
 		h.mu.Unlock()
 		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
+		return
+	}
+	if h.maxSessions >= 0 && len(h.streams) >= h.maxSessions {
+		h.mu.Unlock()
+		busy(h.maxSessions).write(w)
 		return
 	}
 	h.streams[&cancel] = true

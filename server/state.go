@@ -8,20 +8,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/looprig/mcp/internal/canonjson"
 )
 
 // The requestState of an input-required result, as the client sees it, is
-// sealed: base64url(version | uvarint round | the handler's state | MAC),
-// where the MAC is HMAC-SHA256 under Options.StateKey over a domain
-// string, what the state was issued for (tools/call, prompts/get or
-// resources/read; the tool or prompt name or resource URI; a digest of the
-// arguments) and the payload. A client can read the handler's state (it is
-// not encrypted) but cannot change it, move it to another call, or make up
-// a round count.
+// sealed: base64url(version | uvarint round | uvarint serial | 8-byte
+// issue time | the handler's state | MAC), where the MAC is HMAC-SHA256
+// under Options.StateKey over a domain string, what the state was issued
+// for (tools/call, prompts/get or resources/read; the tool or prompt name
+// or resource URI; a digest of the arguments; the authenticated principal)
+// and the payload. A client can read the handler's state (it is not
+// encrypted) but cannot change it, move it to another call or principal,
+// make up a round count, or date it anew. The serial (a count of the
+// states this Server has sealed) and the issue time (Unix nanoseconds; 0
+// when Options.StateTTL is negative) make every state unique, so that the
+// StateStore can tell its second use from the first of another.
 const (
-	stateVersion = 1
+	stateVersion = 2
 	stateDomain  = "looprig/mcp requestState\x00"
 	macSize      = sha256.Size
 )
@@ -31,44 +36,69 @@ var errBadState = errors.New("invalid requestState")
 
 // binding identifies what a sealed state was issued for.
 type binding struct {
-	method string // tools/call, prompts/get, resources/read
-	name   string // tool or prompt name, resource URI
-	args   []byte // digest of the arguments (nil for resources)
+	method    string // tools/call, prompts/get, resources/read
+	name      string // tool or prompt name, resource URI
+	args      []byte // digest of the arguments (nil for resources)
+	principal string // the auth.TokenInfo.UserID of the request, or ""
+}
+
+// sealed is what open finds in a state.
+type sealed struct {
+	round  int
+	user   string    // the handler's own state
+	issued time.Time // zero: no time bound
+	id     string    // names the state to the StateStore
 }
 
 // seal returns the state the client echoes to continue the call: the round
 // count so far and the handler's own state, bound to b.
 func (s *Server) seal(b binding, round int, user string) string {
 	payload := binary.AppendUvarint([]byte{stateVersion}, uint64(round))
+	payload = binary.AppendUvarint(payload, s.serial.Add(1))
+	var issued uint64
+	if s.stateTTL >= 0 {
+		issued = uint64(time.Now().UnixNano())
+	}
+	payload = binary.BigEndian.AppendUint64(payload, issued)
 	payload = append(payload, user...)
 	return base64.RawURLEncoding.EncodeToString(append(payload, s.mac(b, payload)...))
 }
 
-// open checks a sealed state and returns the round count and the handler's
-// state in it. Every failure wraps errBadState.
-func (s *Server) open(b binding, sealed string) (round int, user string, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(sealed)
-	if err != nil || len(raw) < 1+1+macSize {
-		return 0, "", fmt.Errorf("%w: not a state this server issued", errBadState)
+// open checks a sealed state and returns what it holds. Every failure
+// wraps errBadState.
+func (s *Server) open(b binding, state string) (sealed, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(state)
+	if err != nil || len(raw) < 1+1+1+8+macSize {
+		return sealed{}, fmt.Errorf("%w: not a state this server issued", errBadState)
 	}
 	payload, mac := raw[:len(raw)-macSize], raw[len(raw)-macSize:]
 	if !hmac.Equal(mac, s.mac(b, payload)) {
-		return 0, "", fmt.Errorf("%w: it fails its integrity check (altered, or issued for another request or by another server)", errBadState)
+		return sealed{}, fmt.Errorf("%w: it fails its integrity check (altered, or issued for another request, principal or server)", errBadState)
 	}
 	if payload[0] != stateVersion {
-		return 0, "", fmt.Errorf("%w: version %d", errBadState, payload[0])
+		return sealed{}, fmt.Errorf("%w: version %d", errBadState, payload[0])
 	}
-	r, n := binary.Uvarint(payload[1:])
-	if n <= 0 || r > 1<<20 {
-		return 0, "", fmt.Errorf("%w: bad round count", errBadState)
+	rest := payload[1:]
+	round, n := binary.Uvarint(rest)
+	if n <= 0 || round > 1<<20 {
+		return sealed{}, fmt.Errorf("%w: bad round count", errBadState)
 	}
-	return int(r), string(payload[1+n:]), nil
+	rest = rest[n:]
+	if _, n = binary.Uvarint(rest); n <= 0 || len(rest[n:]) < 8 {
+		return sealed{}, fmt.Errorf("%w: bad serial", errBadState)
+	}
+	rest = rest[n:]
+	out := sealed{round: int(round), user: string(rest[8:]), id: base64.RawURLEncoding.EncodeToString(mac)}
+	if ns := binary.BigEndian.Uint64(rest); ns != 0 {
+		out.issued = time.Unix(0, int64(ns))
+	}
+	return out, nil
 }
 
 func (s *Server) mac(b binding, payload []byte) []byte {
 	m := hmac.New(sha256.New, s.stateKey)
 	m.Write([]byte(stateDomain))
-	for _, part := range []string{b.method, b.name} {
+	for _, part := range []string{b.method, b.name, b.principal} {
 		m.Write(binary.AppendUvarint(nil, uint64(len(part))))
 		m.Write([]byte(part))
 	}

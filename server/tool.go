@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,7 +75,8 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
 	}
-	if err := checkParamHeaders(t.InputSchema); err != nil {
+	headers, err := paramHeadersOf(t.InputSchema)
+	if err != nil {
 		return fmt.Errorf("server: tool %q: input schema: %w: %v", t.Name, ErrInvalidDefinition, err)
 	}
 	if t.OutputSchema != nil {
@@ -85,6 +87,9 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if err := s.claim(s.tools, "tool", t.Name); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.headers[t.Name] = headers
+	s.mu.Unlock()
 	s.mcp.AddTool(t, s.guardTool(t.Name, in, h))
 	return nil
 }
@@ -92,8 +97,11 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 // RegisterToolFor publishes t, run by the typed handler h. A nil
 // t.InputSchema is inferred from In (which must be a struct or a map), and
 // a nil t.OutputSchema from Out (unless Out is any), by jsonschema.For.
-// Arguments that do not decode into In are invalid input. Otherwise it is
-// [Server.RegisterTool].
+// The arguments are decoded into In as the schema validated them: an
+// object key fills the field whose JSON name it is exactly (not ignoring
+// case, as encoding/json would), so that no field holds a value the schema
+// did not check. Arguments that do not decode into In are invalid input.
+// Otherwise it is [Server.RegisterTool].
 func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil || h == nil {
 		return fmt.Errorf("server: tool: nil tool or handler: %w", ErrInvalidDefinition)
@@ -123,7 +131,10 @@ func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, O
 	return s.RegisterTool(&tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 {
-			if err := json.Unmarshal(args, &in); err != nil {
+			// Read as validated: keys matched exactly. encoding/json would
+			// fill a field from a key the schema never checked ("QUERY"
+			// beside a validated "query").
+			if err := wire.Unmarshal(args, &in); err != nil {
 				return nil, fmt.Errorf("%w: decoding arguments: %v", ErrInvalidInput, err)
 			}
 		}
@@ -167,6 +178,11 @@ func (s *Server) RemoveTools(names ...string) {
 		}
 	}
 	if len(gone) > 0 {
+		s.mu.Lock()
+		for _, n := range gone {
+			delete(s.headers, n)
+		}
+		s.mu.Unlock()
 		s.mcp.RemoveTools(gone...)
 	}
 }
@@ -185,7 +201,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err := validateArgs(in, args); err != nil {
 			return s.toolError(name, fmt.Errorf("%w: %v", ErrInvalidInput, err)), nil
 		}
-		c, err := s.continuation(binding{"tools/call", name, argsDigest(args)}, &req.Params.RequestState)
+		c, err := s.continuation(ctx, binding{"tools/call", name, argsDigest(args), principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
 			s.logger.Warn("tool call refused", "tool", name, "error", err)
 			return nil, err
@@ -199,7 +215,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err != nil {
 			if werr, ok := errors.AsType[*jsonrpc.Error](err); ok {
 				s.logger.Warn("tool call failed", "tool", name, "error", err)
-				return nil, werr
+				return nil, rpcError(werr)
 			}
 			return s.toolError(name, err), nil
 		}
@@ -353,23 +369,26 @@ type headerProperty struct {
 	Properties map[string]headerProperty `json:"properties"`
 }
 
-// checkParamHeaders applies the rules of x-mcp-header annotations
-// (SEP-2243) that the go-sdk checks when it lists a tool.
-func checkParamHeaders(schema any) error {
+// paramHeadersOf applies the rules of x-mcp-header annotations (SEP-2243)
+// that the go-sdk checks when it lists a tool, and returns the arguments
+// the schema mirrors in headers.
+func paramHeadersOf(schema any) ([]paramHeader, error) {
 	b, err := json.Marshal(schema)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var root headerProperty
 	if err := json.Unmarshal(b, &root); err != nil {
-		return nil // not an object schema: resolveSchema has refused it
+		return nil, nil // not an object schema: resolveSchema has refused it
 	}
-	return checkHeaderProps(root.Properties, "", make(map[string]string))
+	var out []paramHeader
+	return out, checkHeaderProps(root.Properties, nil, make(map[string]string), &out)
 }
 
-func checkHeaderProps(props map[string]headerProperty, prefix string, seen map[string]string) error {
+func checkHeaderProps(props map[string]headerProperty, prefix []string, seen map[string]string, out *[]paramHeader) error {
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, path := props[name], prefix+name
+		p, at := props[name], append(slices.Clone(prefix), name)
+		path := strings.Join(at, ".")
 		if p.Header != nil {
 			var header string
 			if err := json.Unmarshal(p.Header, &header); err != nil || header == "" {
@@ -385,8 +404,9 @@ func checkHeaderProps(props map[string]headerProperty, prefix string, seen map[s
 				return fmt.Errorf("property %q: x-mcp-header %q is property %q's too", path, header, other)
 			}
 			seen[strings.ToLower(header)] = path
+			*out = append(*out, paramHeader{path: at, header: header})
 		}
-		if err := checkHeaderProps(p.Properties, path+".", seen); err != nil {
+		if err := checkHeaderProps(p.Properties, at, seen, out); err != nil {
 			return err
 		}
 	}

@@ -284,3 +284,25 @@ func TestRegisterToolForInvalidOutput(t *testing.T) {
 		t.Errorf("CallTool mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestRegisterToolForReadsWhatWasValidated: a key the schema does not
+// constrain, equal to a constrained one ignoring case, does not fill the
+// constrained field: the handler sees the value the schema checked.
+func TestRegisterToolForReadsWhatWasValidated(t *testing.T) {
+	s := New("docs", "v1", nil)
+	type in struct {
+		Query string `json:"query"`
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","maxLength":3}}}`)
+	var seen string
+	if err := RegisterToolFor(s, &mcp.Tool{Name: "q", InputSchema: schema}, func(_ context.Context, _ *mcp.CallToolRequest, in in) (*mcp.CallToolResult, any, error) {
+		seen = in.Query
+		return textResult("ok"), nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if _, isErr := call(t, cs, "q", `{"query":"abc","QUERY":"far too long for the schema"}`); isErr || seen != "abc" {
+		t.Errorf("the handler saw query %q (isError %v), want the validated %q", seen, isErr, "abc")
+	}
+}

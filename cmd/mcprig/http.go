@@ -13,6 +13,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,6 +76,11 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, 
 			if !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(errlog, "mcprig: %s %s: %v\n", r.Method, r.URL.Path, err)
 			}
+			if httpserve.IsTimeout(err) {
+				// The client's body was cut at the server's bound.
+				w.WriteHeader(http.StatusRequestTimeout)
+				return
+			}
 			panic(http.ErrAbortHandler)
 		},
 	}
@@ -91,7 +97,7 @@ func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve runs srv on l until the client ends its session or ctx is done,
 // then shuts the server down (open streams are cut after a short grace).
 func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.New(p, nil, nil)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	var err error

@@ -44,6 +44,9 @@ when it closes the session; or, with --idle D, once no request has been
 in flight for D (for clients that do neither); or at SIGINT or SIGTERM.
 A request the upstream fails with no response reaches the client as a
 connection closed with no response, as it would have without the proxy.
+The proxy reads a request's headers within 10 s and its body within 10 s (a
+body still arriving is cut and its connection closed), closes a connection
+idle for 60 s, and keeps at most 256 open (the next is answered 503).
 
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.

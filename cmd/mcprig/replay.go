@@ -35,6 +35,11 @@ The session ends as recorded: where the recorded server exited (a crash
 mid-call), mcprig writes the tail of its standard error that the cassette
 holds to stderr and exits with the server's status.
 
+With --listen, the HTTP server reads a request's headers within 10 s and
+its body within 10 s (a body still arriving is cut and its connection
+closed), closes a connection idle for 60 s, and keeps at most 256 open
+(the next is answered 503).
+
 Flags:
 `
 

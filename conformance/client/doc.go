@@ -22,13 +22,17 @@
 //		--command /tmp/conformance-client --requirements 2026-07-28
 //
 // --requirements 2026-07-28 runs the extension scenarios too but does not
-// score them. The two this program plays, OAuth client credentials
-// (auth.NewClientCredentials), are run by name:
+// score them. The auth extensions this program plays are run by name too:
+// OAuth client credentials (auth/client-credentials-basic, -jwt:
+// auth.NewClientCredentials), DPoP (auth/dpop, auth/dpop-nonce: the
+// authorization code flow with an auth.NewDPoPKey's client), workload
+// identity federation (auth/wif-jwt-bearer: auth.NewWorkloadIdentity with
+// the suite's valid_jwt) and enterprise-managed authorization
+// (auth/enterprise-managed-authorization: auth.NewEnterprise with the
+// suite's ID token and clients):
 //
 //	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
-//		--command /tmp/conformance-client --scenario auth/client-credentials-basic
-//	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
-//		--command /tmp/conformance-client --scenario auth/client-credentials-jwt
+//		--command /tmp/conformance-client --scenario auth/dpop-nonce
 //
 // Every scenario connects with client.Connect over streamablehttp.New at the
 // profile the scenario's specification revision calls for: ProfileDefault

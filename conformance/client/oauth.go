@@ -66,8 +66,13 @@ const (
 // whichever registration the server supports: client ID metadata document,
 // the pre-registered client the suite names in its context, or dynamic
 // registration), lists tools and calls test-tool.
-func oauthFlow(ctx context.Context, r *runner) error {
+func oauthFlow(ctx context.Context, r *runner) error { return authorizationCode(ctx, r, nil) }
+
+// authorizationCode plays oauthFlow with hc as the handler's HTTP client
+// (nil: the go-sdk's default).
+func authorizationCode(ctx context.Context, r *runner, hc *http.Client) error {
 	cfg := &sdkauth.AuthorizationCodeHandlerConfig{
+		Client:                         hc,
 		RedirectURL:                    redirectURL,
 		AuthorizationCodeFetcher:       fetchAuthorizationCode,
 		ClientIDMetadataDocumentConfig: &sdkauth.ClientIDMetadataDocumentConfig{URL: clientMetadataURL},

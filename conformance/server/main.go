@@ -30,12 +30,12 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/looprig/mcp/server"
 )
 
@@ -71,7 +71,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, opts *serve
 		return err
 	}
 	h := srv.HTTPHandler(opts)
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := httpserve.New(h, nil, log.Default())
 	log.Printf("listening at http://%s (stateless: %v)", ln.Addr(), opts.Stateless)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

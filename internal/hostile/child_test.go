@@ -47,7 +47,7 @@ func runFaulty() int {
 		case "setsid":
 			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), childEnv+"=sleeper")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			ownSession(cmd)
 			if err := cmd.Start(); err == nil {
 				record("escaped", fmt.Sprint(cmd.Process.Pid))
 			}

@@ -100,22 +100,6 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// TestFloodFigures prints the figures of issue 12's flood: 50,000 and
-// 150,000 notifications/message of about 110 bytes before the answer, a
-// Logging handler taking 100µs each, on every transport. It runs only when
-// HOSTILE_FLOOD_FIGURES is set: it measures, it proves nothing.
-func TestFloodFigures(t *testing.T) {
-	if os.Getenv("HOSTILE_FLOOD_FIGURES") == "" {
-		t.Skip("set HOSTILE_FLOOD_FIGURES=1 to measure")
-	}
-	for _, kind := range allKinds {
-		for _, n := range []int{50_000, 150_000} {
-			f := flood(t, kind, n, 100*time.Microsecond, client.Limits{})
-			t.Logf("%v, %d notifications: %v", kind, n, f)
-		}
-	}
-}
-
 // A peer that sends 50,000 notifications/message (about 5.5 MB) before its
 // answer, to a Logging handler that takes 100µs each, grows the client's
 // live heap by a bounded amount, and Close returns within its drain bound

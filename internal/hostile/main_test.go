@@ -17,6 +17,9 @@ const childEnv = "HOSTILE_TEST_PEER"
 
 func TestMain(m *testing.M) {
 	if name := os.Getenv(childEnv); name != "" {
+		if h, ok := httpPeers[name]; ok {
+			os.Exit(serveHTTPPeer(h))
+		}
 		run, ok := stdioPeers[name]
 		if !ok {
 			fmt.Fprintf(os.Stderr, "unknown %s=%q\n", childEnv, name)

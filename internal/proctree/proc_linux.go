@@ -10,21 +10,87 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
+// procTable reads /proc afresh at each call: a process's children come
+// from its threads' children files, so a scan reads only the processes it
+// walks, never the whole table.
+type procTable struct{}
+
+func (procTable) stat(pid int) (Proc, error)      { return stat(pid) }
+func (procTable) children(pid int) ([]int, error) { return Children(pid) }
+
+func current() (table, error) { return procTable{}, nil }
+
+// lastPid is the pid the kernel gave out last in this pid namespace (to a
+// process or a thread), the fifth field of /proc/loadavg: the pids given
+// out since a look are those after the one it saw, in order.
+func lastPid() (int, bool) {
+	fd := loadavgFD()
+	if fd < 0 {
+		return 0, false
+	}
+	var buf [128]byte
+	for {
+		n, err := unix.Pread(fd, buf[:], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return 0, false
+		}
+		f := bytes.Fields(buf[:n])
+		if len(f) < 5 {
+			return 0, false
+		}
+		return atoi(f[4])
+	}
+}
+
+// loadavg is /proc/loadavg, opened once and kept for the life of the
+// process (one descriptor, not inherited by children): the kernel writes
+// it afresh at each read from its start, and a tracker reads it at every
+// look, where a path lookup in /proc costs more than the read, much more
+// while processes come and go.
+var loadavg struct {
+	once sync.Once
+	fd   int // -1 when it cannot be opened
+}
+
+func loadavgFD() int {
+	loadavg.once.Do(func() {
+		fd, err := open("/proc/loadavg", unix.O_RDONLY)
+		if err != nil {
+			fd = -1
+		}
+		loadavg.fd = fd
+	})
+	return loadavg.fd
+}
+
 // Stat reads process pid from /proc/PID/stat. The error wraps fs.ErrNotExist
 // when there is no such process, and ErrUnsupported when /proc is not
 // mounted.
 func Stat(pid int) (Proc, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	p, err := stat(pid)
+	if errors.Is(err, fs.ErrNotExist) && !mounted() {
+		return Proc{}, fmt.Errorf("proctree: %w: no /proc", ErrUnsupported)
+	}
+	return p, err
+}
+
+// stat is Stat without telling a process that is gone from a /proc that is
+// not mounted: a tracker, which had /proc when it was made, asks after
+// many processes that are gone.
+func stat(pid int) (Proc, error) {
+	var buf [512]byte
+	b, err := readFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:0], true)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && !mounted() {
-			return Proc{}, fmt.Errorf("proctree: %w: no /proc", ErrUnsupported)
-		}
 		return Proc{}, err
 	}
 	p, ok := parseStat(b)
@@ -39,6 +105,58 @@ func mounted() bool {
 	return err == nil
 }
 
+// readFile appends the whole of the small file path to buf, by raw system
+// calls: a file of /proc is generated as it is read, so os.ReadFile's
+// fstat for its size and its poller registration are wasted calls. With
+// line set the file is one line, complete at its newline, so the read that
+// would return end of file is saved too. A process that is gone (ENOENT)
+// or exiting (ESRCH) is fs.ErrNotExist.
+func readFile(path string, buf []byte, line bool) ([]byte, error) {
+	fd, err := open(path, unix.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(512, cap(buf)))
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, pathError("read", path, err)
+		case n == 0:
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if line && buf[len(buf)-1] == '\n' {
+			return buf, nil
+		}
+	}
+}
+
+func open(path string, mode int) (int, error) {
+	for {
+		fd, err := unix.Open(path, mode|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, pathError("open", path, err)
+		}
+		return fd, nil
+	}
+}
+
+func pathError(op, path string, err error) error {
+	if err == unix.ESRCH {
+		err = unix.ENOENT // the process exited while it was read
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
+}
+
 // parseStat parses one /proc/PID/stat line:
 // "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt
 // cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
@@ -48,15 +166,28 @@ func parseStat(b []byte) (Proc, bool) {
 	if open < 0 || end < open {
 		return Proc{}, false
 	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
-	if err != nil {
+	pid, ok := atoi(bytes.TrimSpace(b[:open]))
+	if !ok {
 		return Proc{}, false
 	}
-	f := bytes.Fields(b[end+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
+	// The fields after comm, from state (0) to starttime (19).
+	var f [20][]byte
+	rest := b[end+1:]
+	for i := range f {
+		rest = bytes.TrimLeft(rest, " ")
+		j := bytes.IndexByte(rest, ' ')
+		if j < 0 {
+			j = len(rest)
+		}
+		f[i], rest = bytes.TrimRight(rest[:j], "\n"), rest[j:]
+		if len(f[i]) == 0 {
+			return Proc{}, false
+		}
+	}
+	if len(f[0]) != 1 {
 		return Proc{}, false
 	}
-	num := func(i int) int { n, _ := strconv.Atoi(string(f[i])); return n }
+	num := func(i int) int { n, _ := atoi(f[i]); return n }
 	start, err := strconv.ParseUint(string(f[19]), 10, 64)
 	if err != nil {
 		return Proc{}, false
@@ -73,15 +204,32 @@ func parseStat(b []byte) (Proc, bool) {
 	}, true
 }
 
+// atoi parses a decimal number, signed, without allocating.
+func atoi(b []byte) (int, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 // All reads every process in /proc, by pid. Processes that exit while it
 // reads are left out.
 func All() ([]Proc, error) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("proctree: %w: %v", ErrUnsupported, err)
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	names, err := readDirNames("/proc")
 	if err != nil {
 		return nil, fmt.Errorf("proctree: %w: %v", ErrUnsupported, err)
 	}
@@ -109,30 +257,32 @@ func Group(pgid int) ([]Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ps []Proc
-	for _, p := range all {
-		if p.Pgid == pgid && p.Running() {
-			ps = append(ps, p)
-		}
-	}
-	return ps, nil
+	return group(all, pgid), nil
 }
 
-// Children returns the pids of pid's children, from
-// /proc/PID/task/TID/children (one file per thread: a child is listed under
-// the thread that forked it), or, on a kernel without those files, from a
-// scan of every process's parent.
+// Children returns the pids of pid's children, from each thread's children
+// file (a child is listed under the thread that forked it), or, on a
+// kernel without those files, from a scan of every process's parent.
+//
+// A thread's file is read as /proc/TID/task/TID/children, through the
+// thread's own (hidden) directory, not as /proc/PID/task/TID/children: a
+// file opened under /proc/PID/task/TID stays in the dentry cache under
+// /proc/PID, and when the process is reaped the kernel's invalidation of
+// /proc/PID walks into the directories its exiting threads are still
+// invalidating, and spins until they are done: measured, milliseconds of
+// the reaper's CPU per child under load, for a child read a few times in
+// its life. Under /proc/TID the same file costs the reaper nothing.
 func Children(pid int) ([]int, error) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tids, err := readDirNames(dir)
+	tids, err := readDirNames("/proc/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return nil, err
 	}
 	var kids []int
+	var buf [256]byte
 	for _, tid := range tids {
-		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		b, err := readFile("/proc/"+tid+"/task/"+tid+"/children", buf[:0], false)
 		if errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(dir + "/" + tid); err == nil {
+			if _, err := os.Stat("/proc/" + tid + "/task/" + tid); err == nil {
 				return childrenByScan(pid) // CONFIG_PROC_CHILDREN is off
 			}
 			continue // the thread ended meanwhile
@@ -141,7 +291,7 @@ func Children(pid int) ([]int, error) {
 			continue
 		}
 		for _, f := range bytes.Fields(b) {
-			if n, err := strconv.Atoi(string(f)); err == nil {
+			if n, ok := atoi(f); ok {
 				kids = append(kids, n)
 			}
 		}
@@ -155,25 +305,34 @@ func childrenByScan(pid int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	var kids []int
-	for _, p := range all {
-		if p.PPid == pid {
-			kids = append(kids, p.Pid)
-		}
-	}
-	return kids, nil
+	return newListTable(all).children(pid)
 }
 
+// readDirNames lists dir by raw system calls (see readFile).
 func readDirNames(dir string) ([]string, error) {
-	d, err := os.Open(dir)
+	fd, err := open(dir, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !mounted() {
 			return nil, fmt.Errorf("proctree: %w: no /proc", ErrUnsupported)
 		}
 		return nil, err
 	}
-	defer d.Close()
-	return d.Readdirnames(-1)
+	defer unix.Close(fd)
+	var names []string
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, pathError("readdirent", dir, err)
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
 }
 
 // Signal sends sig to p if p is still the process it was when read (same
@@ -223,22 +382,4 @@ func IsSubreaper() bool {
 		return false
 	}
 	return v != 0
-}
-
-// Reap collects p, a child of the calling process that has exited (a
-// zombie), and so frees its pid, without waiting. It reports whether p is
-// gone: false while p runs, or is a zombie that cannot be collected yet (a
-// thread group leader whose other threads are still exiting), or is not a
-// child of the calling process.
-func Reap(p Proc) bool {
-	cur, err := Stat(p.Pid)
-	if err != nil || !cur.Same(p) {
-		return true
-	}
-	if cur.PPid != os.Getpid() || cur.Running() {
-		return false
-	}
-	var ws unix.WaitStatus
-	pid, _ := unix.Wait4(p.Pid, &ws, unix.WNOHANG, nil)
-	return pid == p.Pid
 }

@@ -7,20 +7,20 @@ import (
 	"sync"
 )
 
-// ErrUnsupported is returned where the process table cannot be read: not
-// Linux, or no /proc.
+// ErrUnsupported is returned where the process table cannot be read: a
+// system other than Linux and macOS, or Linux without /proc.
 var ErrUnsupported = errors.ErrUnsupported
 
-// A Proc is one process as /proc/PID/stat shows it.
+// A Proc is one process as the process table shows it.
 type Proc struct {
 	Pid     int
 	PPid    int    // parent
 	Pgid    int    // process group
-	Sid     int    // session
+	Sid     int    // session (0 on macOS, whose table does not hold it)
 	State   byte   // its leader thread's: 'R', 'S', 'D', 'T', 'Z' (zombie), 'X' (dead), …
-	Threads int    // its threads, an exited leader counted until reaped: a zombie with more than one still runs
-	Start   uint64 // start time, in clock ticks after boot: with Pid, the process's identity
-	Name    string // the command name (comm), at most 15 bytes
+	Threads int    // its threads, an exited leader counted until reaped: a zombie with more than one still runs (0 on macOS)
+	Start   uint64 // start time (clock ticks after boot on Linux, microseconds of the epoch on macOS): with Pid, the process's identity
+	Name    string // the command name (comm), at most 15 bytes (16 on macOS)
 }
 
 // Running reports whether p had not exited when it was read: it is neither
@@ -48,20 +48,33 @@ func (p Proc) String() string { return fmt.Sprintf("%d %s", p.Pid, p.Name) }
 // A Tracker is safe for concurrent use.
 type Tracker struct {
 	root Proc
+	view func() (table, error) // the process table now
+	last func() (int, bool)    // the pid given out last, where the system gives them out in order and says
 
-	mu    sync.Mutex   // guards known
+	mu    sync.Mutex   // guards known and seen
 	known map[int]Proc // every descendant seen, by pid
+	seen  int          // last() when the latest look began: every process up to it was looked at
 }
 
+// maxNew bounds how many processes created since the latest look
+// ScanIfNew reads one by one; when more were created, it scans.
+const maxNew = 32
+
 // NewTracker returns a tracker of the descendants of the running process
-// pid. It fails with an error wrapping ErrUnsupported where /proc cannot be
-// read, and with one wrapping fs.ErrNotExist when pid is gone.
+// pid. It fails with an error wrapping ErrUnsupported where the process
+// table cannot be read, and with one wrapping fs.ErrNotExist when pid is
+// gone.
 func NewTracker(pid int) (*Tracker, error) {
 	root, err := Stat(pid)
 	if err != nil {
 		return nil, err
 	}
-	return &Tracker{root: root, known: map[int]Proc{}}, nil
+	return newTracker(root, current, lastPid), nil
+}
+
+func newTracker(root Proc, view func() (table, error), last func() (int, bool)) *Tracker {
+	// The root's descendants were all given pids after it.
+	return &Tracker{root: root, view: view, last: last, known: map[int]Proc{}, seen: root.Pid}
 }
 
 // Root returns the process whose descendants t tracks.
@@ -72,8 +85,14 @@ func (t *Tracker) Root() Proc { return t.root }
 // belongs to another process (or to none) is forgotten. It returns the
 // processes it added.
 func (t *Tracker) Scan() []Proc {
+	last, _ := t.last() // before the table is read: a process created during the scan changes it
+	tb, err := t.view()
+	if err != nil {
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.seen = last
 	var added, queue []Proc
 	seen := map[int]bool{}
 	push := func(p Proc) {
@@ -82,25 +101,17 @@ func (t *Tracker) Scan() []Proc {
 			queue = append(queue, p)
 		}
 	}
-	if cur, err := Stat(t.root.Pid); err == nil && cur.Same(t.root) {
+	if cur, err := tb.stat(t.root.Pid); err == nil && cur.Same(t.root) {
 		push(cur)
 	}
-	for pid, p := range t.known {
-		cur, err := Stat(pid)
-		if err != nil || !cur.Same(p) {
-			delete(t.known, pid)
-			continue
-		}
-		t.known[pid] = cur
-		push(cur)
-	}
+	t.refresh(tb, push)
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
 		if !p.Running() {
 			continue // a zombie's children were re-parented when its last thread exited
 		}
-		kids, err := Children(p.Pid)
+		kids, err := tb.children(p.Pid)
 		if err != nil {
 			continue
 		}
@@ -108,7 +119,7 @@ func (t *Tracker) Scan() []Proc {
 			if seen[pid] {
 				continue
 			}
-			c, err := Stat(pid)
+			c, err := tb.stat(pid)
 			if err != nil || c.PPid != p.Pid {
 				continue // gone, or re-parented since the list was read
 			}
@@ -122,6 +133,69 @@ func (t *Tracker) Scan() []Proc {
 	return added
 }
 
+// refresh reads every known descendant again from tb, forgets those whose
+// pid is gone or belongs to another process now, and hands the others to
+// keep. t.mu is held.
+func (t *Tracker) refresh(tb table, keep func(Proc)) {
+	for pid, p := range t.known {
+		cur, err := tb.stat(pid)
+		if err != nil || !cur.Same(p) {
+			delete(t.known, pid)
+			continue
+		}
+		t.known[pid] = cur
+		keep(cur)
+	}
+}
+
+// ScanIfNew finds what Scan would, reading only the processes created
+// since the latest look where the system allows: Linux gives pids out in
+// order and says which it gave out last (/proc/loadavg), so the processes
+// created since are those with the pids in between. It reads each of them
+// (at most maxNew; when more were created it scans) and scans only if one
+// is a child of the root or of a known descendant, the only way a new
+// descendant can have appeared. A quiet system costs one small read, a busy
+// one a read per process it started, where a scan costs several per
+// process walked (each thread's children file). It reports whether it
+// scanned. Where the system does not say, it always scans.
+//
+// Its one blind spot is a pid chosen by a privileged program
+// (checkpoint/restore's set_tid or ns_last_pid), which Scan would find.
+func (t *Tracker) ScanIfNew() ([]Proc, bool) {
+	last, ok := t.last()
+	if !ok {
+		return t.Scan(), true
+	}
+	t.mu.Lock()
+	from := t.seen
+	parents := map[int]bool{t.root.Pid: true}
+	for pid := range t.known {
+		parents[pid] = true
+	}
+	t.mu.Unlock()
+	if last == from {
+		return nil, false
+	}
+	if last < from || last-from > maxNew { // wrapped, or busy
+		return t.Scan(), true
+	}
+	tb, err := t.view()
+	if err != nil {
+		return nil, false
+	}
+	for pid := from + 1; pid <= last; pid++ {
+		if p, err := tb.stat(pid); err == nil && parents[p.PPid] {
+			return t.Scan(), true
+		}
+	}
+	t.mu.Lock()
+	if t.seen == from { // no scan meanwhile
+		t.seen = last
+	}
+	t.mu.Unlock()
+	return nil, false
+}
+
 // Add makes p known as a descendant of the root, as if a scan had found it.
 func (t *Tracker) Add(p Proc) {
 	t.mu.Lock()
@@ -132,20 +206,26 @@ func (t *Tracker) Add(p Proc) {
 // Live returns the known descendants that are still running, read afresh,
 // by pid.
 func (t *Tracker) Live() []Proc {
+	tb, err := t.view()
+	if err != nil {
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var live []Proc
-	for pid, p := range t.known {
-		cur, err := Stat(pid)
-		if err != nil || !cur.Same(p) {
-			delete(t.known, pid)
-			continue
+	t.refresh(tb, func(p Proc) {
+		if p.Running() {
+			live = append(live, p)
 		}
-		t.known[pid] = cur
-		if cur.Running() {
-			live = append(live, cur)
-		}
-	}
+	})
 	slices.SortFunc(live, func(a, b Proc) int { return a.Pid - b.Pid })
 	return live
+}
+
+// Known reports whether the tracker has seen a descendant (running or not),
+// without reading the process table.
+func (t *Tracker) Known() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.known) > 0
 }

@@ -16,7 +16,8 @@
 //
 // The writer writes the form that reads back to the same event. The go-sdk's
 // own reader, which trims white space around every value, reads it the same
-// way when values have none (JSON-RPC messages, ids, names).
+// way when values have none (JSON-RPC messages, ids, names); [SDKView] says
+// how it reads it in every case.
 package sse
 
 import (
@@ -101,14 +102,20 @@ func (p *Parser) Feed(b []byte, emit func(Event) error) error {
 				continue
 			}
 		}
-		i := bytes.IndexAny(b, "\r\n")
+		i := lineEnd(b)
 		if i < 0 {
 			p.line = append(p.line, b...)
 			p.pending += len(b)
 			return p.check()
 		}
-		p.line = append(p.line, b[:i]...)
-		blank := len(p.line) == 0
+		// A line whole in b is read where it is; only one split across
+		// pieces is gathered in p.line.
+		line := b[:i]
+		if len(p.line) > 0 {
+			p.line = append(p.line, line...)
+			line = p.line
+		}
+		blank := len(line) == 0
 		p.pending += i + 1
 		if err := p.check(); err != nil {
 			return err
@@ -126,10 +133,23 @@ func (p *Parser) Feed(b []byte, emit func(Event) error) error {
 			}
 			continue
 		}
-		p.field(p.line)
+		p.field(line)
 		p.line = p.line[:0]
 	}
 	return nil
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	head := b
+	if i >= 0 {
+		head = b[:i]
+	}
+	if j := bytes.IndexByte(head, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 var bom = []byte("\ufeff")
@@ -151,7 +171,11 @@ func (p *Parser) field(line []byte) {
 	value = bytes.TrimPrefix(value, []byte{' '})
 	switch string(name) {
 	case "event":
-		p.evt.Name = string(value)
+		if string(value) == "message" {
+			p.evt.Name = "message" // the usual name, without a copy
+		} else {
+			p.evt.Name = string(value)
+		}
 	case "data":
 		if p.evt.Data == nil {
 			p.evt.Data = make([]byte, 0, len(value))
@@ -272,6 +296,72 @@ func Append(dst []byte, e Event) ([]byte, error) {
 		}
 	}
 	return append(dst, '\n'), nil
+}
+
+// SDKView returns e as the go-sdk's own reader of event streams reads the
+// text Append writes for it, and whether that reader reports it at all. The
+// go-sdk trims white space (as unicode.IsSpace) around every value and
+// around each line of the data before joining the lines with "\n", and
+// skips an event whose name, id, retry and data are all empty after that.
+// A transport that hands the go-sdk events written by Append, or decodes
+// their messages itself in its place, reads them through SDKView to read
+// what the go-sdk reads.
+func SDKView(e Event) (Event, bool) {
+	v := Event{Name: strings.TrimSpace(e.Name), ID: strings.TrimSpace(e.ID), Retry: strings.TrimSpace(e.Retry)}
+	if e.Data != nil {
+		v.Data = sdkData(e.Data)
+	}
+	return v, v.Name != "" || v.ID != "" || v.Retry != "" || len(v.Data) > 0
+}
+
+// sdkData is the go-sdk's reading of Append's data lines for data: each
+// line (split at CRLF, LF and CR, as Append splits it) trimmed, joined with
+// "\n". Data that needs no trimming is returned as it is.
+func sdkData(data []byte) []byte {
+	if !needsTrim(data) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for first := true; ; first = false {
+		i := bytes.IndexAny(data, "\r\n")
+		line := data
+		if i >= 0 {
+			line = data[:i]
+		}
+		if !first {
+			out = append(out, '\n')
+		}
+		out = append(out, bytes.TrimSpace(line)...)
+		if i < 0 {
+			return out
+		}
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+}
+
+// needsTrim reports whether sdkData would change data: it holds a CR, or a
+// line that starts or ends with a byte that may begin or end white space
+// (ASCII white space, or a byte of a multi-byte character, which may be one
+// of Unicode's spaces).
+func needsTrim(data []byte) bool {
+	edge := func(b byte) bool { return b <= ' ' || b >= 0x80 }
+	if len(data) > 0 && (edge(data[0]) || edge(data[len(data)-1])) {
+		return true
+	}
+	for i, b := range data {
+		switch b {
+		case '\r':
+			return true
+		case '\n':
+			if i > 0 && edge(data[i-1]) || i+1 < len(data) && edge(data[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Write writes e to w as Append encodes it, in one Write.

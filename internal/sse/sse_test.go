@@ -232,3 +232,55 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSDKView reads what Append writes as the go-sdk v1.8.0's reader does
+// (mcp/event.go, scanEventsLimited: each value trimmed with
+// strings.TrimSpace, each data line with bytes.TrimSpace, an event empty
+// after that skipped), for values with and without white space around them.
+func TestSDKView(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		in     Event
+		want   Event
+		wantOK bool
+	}{
+		{"a message is read as it is", Event{Name: "message", ID: "7", Data: data(`{"a":1}`)}, Event{Name: "message", ID: "7", Data: data(`{"a":1}`)}, true},
+		{"values are trimmed", Event{Name: " message\t", ID: " 7 ", Retry: "10"}, Event{Name: "message", ID: "7", Retry: "10"}, true},
+		{"each data line is trimmed", Event{Data: data(" a \n\tb\r\n c")}, Event{Data: data("a\nb\nc")}, true},
+		{"a CR ends a data line", Event{Data: data("a\rb")}, Event{Data: data("a\nb")}, true},
+		{"Unicode spaces are trimmed", Event{Data: data("\u00a0{}\u0085")}, Event{Data: data("{}")}, true},
+		{"a byte that is no space stays", Event{Data: data("\xff{}\xc3\xa9")}, Event{Data: data("\xff{}\xc3\xa9")}, true},
+		{"empty lines stay", Event{Data: data("a\n\nb\n")}, Event{Data: data("a\n\nb\n")}, true},
+		{"data of spaces is empty, and so is the event", Event{Data: data("  ")}, Event{Data: data("")}, false},
+		{"a name of spaces is none", Event{Name: "  ", Data: data("x")}, Event{Data: data("x")}, true},
+		{"an id alone is an event", Event{ID: "s1"}, Event{ID: "s1"}, true},
+		{"nothing is no event", Event{Name: " "}, Event{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := SDKView(tc.in)
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.wantOK {
+				t.Errorf("SDKView(%+v) = %v mismatch (-want +got):\n%s", tc.in, ok, diff)
+			}
+		})
+	}
+}
+
+// FuzzSDKView checks SDKView's shortcut (data that needs no trimming is
+// returned as it is) against the go-sdk's reading done in full: each line
+// of the data trimmed, the lines joined with "\n".
+func FuzzSDKView(f *testing.F) {
+	for _, s := range []string{"{}", " {} ", "a\nb", "a \n b", "a\r\nb", "\u00a0x", "x\u0085", "\xc2", "\n", "", "a\n\u2028b"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(data)), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimSpace(l)
+		}
+		want := strings.Join(lines, "\n")
+		got, _ := SDKView(Event{Data: data})
+		if string(got.Data) != want {
+			t.Fatalf("SDKView(%q).Data = %q, want %q", data, got.Data, want)
+		}
+	})
+}

@@ -15,7 +15,10 @@ import (
 // A Conn is one legacy SSE connection: the go-sdk's, with this package's
 // account of the calls awaiting their answer (which the idle-read watchdog
 // needs) and its errors in place of the go-sdk's. The go-sdk's SSE client
-// connection has no unexported hooks, so wrapping it hides nothing.
+// connection has no unexported hooks, so wrapping it hides nothing. Its
+// POSTs are the go-sdk's; what it reads is the session stream's messages,
+// each decoded once as the go-sdk decodes it (see streamBody.pump), not
+// the go-sdk's Read, which would decode each again.
 type Conn struct {
 	inner mcp.Connection
 	st    *connState
@@ -27,7 +30,7 @@ var _ mcp.Connection = (*Conn)(nil)
 // ended on a bound of this package (a limit, the idle watchdog), Read
 // returns that error, and the go-sdk fails every call in flight with it.
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.inner.Read(ctx)
+	msg, err := c.next(ctx)
 	if err != nil {
 		if f := c.st.streamFailure(); f != nil && ctx.Err() == nil {
 			return nil, f
@@ -49,6 +52,28 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.st.settled(r.ID)
 	}
 	return msg, nil
+}
+
+// next takes the next message of the session stream: io.EOF once the
+// stream ended or the connection closed.
+func (c *Conn) next(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.st.ctx.Done():
+		return nil, io.EOF
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.st.ctx.Done():
+		return nil, io.EOF
+	case <-c.st.ended:
+		return nil, io.EOF
+	case r := <-c.st.incoming:
+		return r.msg, r.err
+	}
 }
 
 // Write POSTs msg to the session's message endpoint. A POST is never sent

@@ -17,7 +17,11 @@
 // which it then POSTs its messages; every answer comes back on the stream.
 // This package gives the go-sdk its own http.Client, one per connection,
 // whose RoundTripper enforces the policy below on every request and
-// response.
+// response. The stream's messages reach the go-sdk as its own connection
+// would read them (the same events, the same decoding, the same refusals),
+// each decoded once, where the go-sdk's connection decodes each twice with a
+// fresh 32 KiB buffer each time; and all of them, in order, where the
+// go-sdk's connection may drop what it had read when the stream ended.
 //
 // # Chosen by name only
 //

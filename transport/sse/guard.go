@@ -29,6 +29,13 @@ type connState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// The session stream's messages, from the go-sdk's reading goroutine
+	// (streamBody.pump) to Conn.Read, one at a time; ended is closed once
+	// the stream ended and every message read before its end was taken.
+	incoming chan readResult
+	ended    chan struct{}
+	endOnce  sync.Once
+
 	mu       sync.Mutex          // guards the fields below
 	closed   bool                // the connection has closed
 	failure  error               // what ended the session stream, first only
@@ -40,7 +47,7 @@ type connState struct {
 }
 
 func newConnState(f *Factory) *connState {
-	st := &connState{f: f, pending: make(map[jsonrpc.ID]bool)}
+	st := &connState{f: f, pending: make(map[jsonrpc.ID]bool), incoming: make(chan readResult), ended: make(chan struct{})}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
 	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, maxIdlePerHost)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
@@ -61,6 +68,16 @@ func (st *connState) shutdown() {
 }
 
 func (st *connState) closeIdle() { st.base.CloseIdleConnections() }
+
+// A readResult is a message of the session stream, or the error decoding
+// it gave.
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// endStream notes that the session stream ended.
+func (st *connState) endStream() { st.endOnce.Do(func() { close(st.ended) }) }
 
 func (st *connState) isClosed() bool {
 	st.mu.Lock()

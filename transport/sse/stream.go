@@ -11,6 +11,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -21,10 +22,11 @@ const readChunk = 32 << 10
 // streamBody is the session stream. It reads the stream with internal/sse
 // (the events the standard defines, however the server ends its lines),
 // counts every byte against MaxStreamBytes and every event against
-// MaxEventBytes, reading at most one byte past either bound, and hands the
-// go-sdk each complete event written again in the one form the go-sdk reads
-// alike. The stream's first event is held until it has been checked to be
-// an endpoint event naming the pinned origin.
+// MaxEventBytes, reading at most one byte past either bound. Its first
+// event must be an endpoint event naming the pinned origin: the go-sdk's
+// Connect reads it, alone, from Read. The go-sdk's reading goroutine then
+// reads on, and from then on Read reads the stream's messages for it (see
+// pump) and returns only at the stream's end.
 type streamBody struct {
 	st       *connState
 	rc       io.ReadCloser
@@ -38,11 +40,12 @@ type streamBody struct {
 	// The fields below belong to the reading goroutine.
 	total   int64 // bytes of the stream
 	parser  sse.Parser
-	checked bool   // the endpoint event passed
-	out     []byte // bytes ready to hand out
-	alone   int    // out[:alone] goes out in reads of its own
+	checked bool        // the endpoint event passed
+	queue   []sse.Event // events read and not yet taken
+	out     []byte      // the endpoint event's text, not yet handed out
+	handed  bool        // the endpoint event has been handed out
 	scratch []byte
-	err     error // returned once out is drained
+	err     error // what ended the stream, once queue is taken
 }
 
 // openStream wraps the body of the session stream and starts its watchdog.
@@ -65,24 +68,68 @@ func (st *connState) openStream(ctx context.Context, rc io.ReadCloser, cancel co
 	return s
 }
 
+// Read hands the go-sdk's Connect the endpoint event, written by
+// sse.Append, and nothing else: the go-sdk reads it with a reader it then
+// drops. The next Read is the go-sdk's reading goroutine's: it pumps the
+// stream's messages to the connection until the stream ends, and returns
+// what ended it.
 func (s *streamBody) Read(p []byte) (int, error) {
-	for {
-		if s.alone > 0 {
-			n := copy(p, s.out[:s.alone])
-			s.out = s.out[n:]
-			s.alone -= n
-			return n, nil
+	if s.handed {
+		return 0, s.pump()
+	}
+	if s.out == nil {
+		e, err := s.next()
+		if err != nil {
+			return 0, err
 		}
-		if len(s.out) > 0 {
-			n := copy(p, s.out)
-			s.out = s.out[n:]
-			return n, nil
-		}
+		s.out, _ = sse.Append(nil, e) // a parsed event always writes
+	}
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	s.handed = len(s.out) == 0
+	return n, nil
+}
+
+// next returns the stream's next event (the endpoint event first), or what
+// ended the stream once every event read before the end has been taken.
+func (s *streamBody) next() (sse.Event, error) {
+	for len(s.queue) == 0 {
 		if s.err != nil {
-			return 0, s.err
+			return sse.Event{}, s.err
 		}
-		s.out = s.out[:0]
 		s.fill()
+	}
+	e := s.queue[0]
+	s.queue[0] = sse.Event{}
+	s.queue = s.queue[1:]
+	return e, nil
+}
+
+// pump reads the events that follow the endpoint event and hands the
+// connection's Read the message each carries, read as the go-sdk reads
+// it: the go-sdk's reader (sse.SDKView) skips the events it reads as
+// empty and hands on the data of every other, whatever its name, which the
+// go-sdk's connection decodes as a JSON-RPC message (wire.DecodeMessage,
+// once, where the go-sdk decodes each twice with a fresh 32 KiB buffer each
+// time). It returns what ended the stream, once the connection has taken
+// every message read before the end, or when the connection closes.
+func (s *streamBody) pump() error {
+	for {
+		e, err := s.next()
+		if err != nil {
+			s.st.endStream()
+			return err
+		}
+		v, ok := sse.SDKView(e)
+		if !ok {
+			continue
+		}
+		msg, err := wire.DecodeMessage(v.Data)
+		select {
+		case s.st.incoming <- readResult{msg: msg, err: err}:
+		case <-s.st.ctx.Done():
+			return s.st.ctx.Err()
+		}
 	}
 }
 
@@ -104,7 +151,7 @@ func (s *streamBody) abort() {
 	s.rc.Close()
 }
 
-// fill reads once from the network and hands out the events it completes.
+// fill reads once from the network and queues the events it completes.
 func (s *streamBody) fill() {
 	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
 	if int64(cap(s.scratch)) < room {
@@ -134,21 +181,15 @@ func (s *streamBody) fill() {
 	}
 }
 
-// emit checks the first event and hands out every event that follows it.
+// emit checks the first event and queues every event.
 func (s *streamBody) emit(e sse.Event) error {
 	if !s.checked {
 		if err := s.check(e); err != nil {
 			return err
 		}
 	}
-	var err error
-	s.out, err = sse.Append(s.out, e) // a parsed event always writes
-	if s.alone < 0 {
-		// The endpoint event goes out alone in its reads: the go-sdk reads
-		// it with a reader it then drops.
-		s.alone = len(s.out)
-	}
-	return err
+	s.queue = append(s.queue, e)
+	return nil
 }
 
 // ended handles the end of the network stream.
@@ -168,7 +209,7 @@ func (s *streamBody) ended(err error) {
 	s.err = err
 }
 
-// fail ends the stream with err, once what is already out has been read.
+// fail ends the stream with err, once the events already read are taken.
 func (s *streamBody) fail(err error) {
 	s.err = s.st.fail(err)
 	s.abort()
@@ -192,7 +233,7 @@ func (s *streamBody) check(e sse.Event) error {
 		}
 		return e
 	}
-	s.checked, s.alone = true, -1
+	s.checked = true
 	s.st.endpointChecked()
 	return nil
 }

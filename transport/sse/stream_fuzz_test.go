@@ -22,7 +22,7 @@ func (c *chunked) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c
 
 // FuzzSessionStream reads any server bytes as the session stream, in any
 // chunking, under any bounds: reading ends; at most one byte past
-// MaxStreamBytes is read from the network; what the go-sdk is handed is
+// MaxStreamBytes is read from the network; what the connection reads is
 // the stream's events, in order, as internal/sse reads them within both
 // bounds (a prefix of them when the stream fails), and all of them when it
 // ends cleanly.
@@ -58,7 +58,7 @@ func FuzzSessionStream(f *testing.F) {
 		}
 		handed, err := sse.Parse(got)
 		if err != nil {
-			t.Fatalf("what the go-sdk is handed does not parse: %v\n%q", err, got)
+			t.Fatalf("what the connection reads does not parse: %v\n%q", err, got)
 		}
 		var within []sse.Event
 		p := sse.Parser{Max: int(lim.MaxEventBytes)}

@@ -53,8 +53,11 @@ func TestConnectTimeouts(t *testing.T) {
 			if te.Phase != tc.want.Phase || te.Limit != tc.want.Limit {
 				t.Errorf("TimeoutError = %v, want phase %q after %v", te, tc.want.Phase, tc.want.Limit)
 			}
-			if d := time.Since(start); d > 10*tc.want.Limit {
-				t.Errorf("Connect took %v, want about %v", d, tc.want.Limit)
+			// The error names the bound that fired; the time only tells it
+			// from the default bounds (60 s), which a loaded machine
+			// cannot reach by accident.
+			if d := time.Since(start); d > sse.DefaultResponseHeaderTimeout/2 {
+				t.Errorf("Connect took %v: the default bound ended it, not the %v set", d, tc.want.Limit)
 			}
 		})
 	}

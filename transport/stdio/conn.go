@@ -11,7 +11,6 @@ import (
 
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // drainTimeout bounds how long Close waits for the child's stderr to reach
@@ -20,10 +19,10 @@ import (
 const drainTimeout = 500 * time.Millisecond
 
 // A Conn is the connection to one child process. It implements
-// [mcp.Connection] (framing is the go-sdk's newline-delimited JSON) and
-// [transport.Diagnoser].
+// [mcp.Connection] (framing is the go-sdk's newline-delimited JSON, each
+// message decoded once) and [transport.Diagnoser].
 type Conn struct {
-	sdk    mcp.Connection // the go-sdk's connection over stdout and stdin
+	rpc    *lineConn // newline-delimited JSON over stdout and stdin
 	proc   *proc
 	stdout *os.File // our end of the child's stdout
 	stderr *os.File // our end of the child's stderr
@@ -40,7 +39,7 @@ type Conn struct {
 	closeErr  error // set once by closeOnce
 }
 
-func newConn(ctx context.Context, pr *proc, p *pipes, o *Options) *Conn {
+func newConn(pr *proc, p *pipes, o *Options) *Conn {
 	c := &Conn{
 		proc:       pr,
 		stdout:     p.outR,
@@ -52,15 +51,12 @@ func newConn(ctx context.Context, pr *proc, p *pipes, o *Options) *Conn {
 		drained:    make(chan struct{}),
 		closing:    make(chan struct{}),
 	}
+	// The frame limiter is the bound; the cap on one value (counted as the
+	// go-sdk counts it, including read-ahead) only catches a value spread
+	// over lines. Close ends stdin first; stdout is closed after the child
+	// is dead, which ends the reading goroutine.
 	lr := &frameReader{r: p.outR, limit: o.MaxFrameBytes}
-	// Our own limiter is the bound; the go-sdk's cap (counted per decoded
-	// value, including read-ahead) only catches a value spread over lines.
-	t := &mcp.IOTransport{
-		Reader:        io.NopCloser(lr), // Close ends stdin first; stdout is closed after the child is dead
-		Writer:        p.inW,
-		MaxLineLength: 2*o.MaxFrameBytes + 2,
-	}
-	c.sdk, _ = t.Connect(ctx) // IOTransport.Connect does not fail
+	c.rpc = newLineConn(lr, p.inW, 2*o.MaxFrameBytes+2)
 	go c.drain()
 	return c
 }
@@ -69,7 +65,8 @@ func newConn(ctx context.Context, pr *proc, p *pipes, o *Options) *Conn {
 // of file.
 func (c *Conn) drain() {
 	defer close(c.drained)
-	buf := make([]byte, 32<<10)
+	// A small buffer until the child writes: most write nothing.
+	buf := make([]byte, 512)
 	tee := c.tee
 	for {
 		n, err := c.stderr.Read(buf)
@@ -80,6 +77,9 @@ func (c *Conn) drain() {
 					tee = nil
 				}
 			}
+			if len(buf) < 32<<10 {
+				buf = make([]byte, 32<<10)
+			}
 		}
 		if err != nil {
 			return
@@ -88,7 +88,8 @@ func (c *Conn) drain() {
 }
 
 // Pid returns the child's process id. The child leads its own process group,
-// so this is also the group id: see [GroupAlive].
+// so this is also the group id (on Windows, the key of its job object): see
+// [GroupAlive].
 func (c *Conn) Pid() int { return c.proc.pid }
 
 // SessionID returns "": a stdio connection has no session id.
@@ -96,13 +97,16 @@ func (c *Conn) SessionID() string { return "" }
 
 // Write sends one message to the child's stdin.
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.proc.wake() // a request may start helpers: look for them soon
-	return c.sdk.Write(ctx, msg)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+		c.proc.requested() // it may start helpers: look for them soon
+	}
+	return c.rpc.Write(ctx, msg)
 }
 
 // Descendants returns the pids of the child's descendants that are running,
 // in its process group or out of it, as far as this connection's scans have
-// seen them (see the package documentation for what they cannot see). After
+// seen them (see the package documentation for what they cannot see; on
+// Windows, every process of the child's job object but the child). After
 // Close has returned nil it is empty.
 func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
@@ -114,7 +118,12 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if fe := c.readErr.Load(); fe != nil {
 		return nil, fe
 	}
-	msg, err := c.sdk.Read(ctx)
+	select {
+	case <-c.closing:
+	default:
+		c.proc.heard() // after the child's last message, before waiting for the next
+	}
+	msg, err := c.rpc.Read(ctx)
 	if err == nil {
 		return msg, nil
 	}
@@ -195,7 +204,9 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 // waits TermGrace, then sends SIGKILL to the group in every case (so no
 // grandchild survives) and reaps the child. It returns within
 // CloseGrace+TermGrace+5.5s, nil unless the child could not be reaped
-// ([ErrUnresponsive]).
+// ([ErrUnresponsive]). On Windows, after CloseGrace it terminates the
+// child's job object, the child and every descendant, and waits until the
+// job is empty (see the package documentation).
 //
 // Close may be called several times, concurrently; every call returns once
 // the first has finished, with its result.
@@ -203,14 +214,14 @@ func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
 		c.proc.look() // before the child can exit and orphan its children
-		c.sdk.Close() // closes stdin, and unblocks Read
+		c.rpc.Close() // closes stdin, and unblocks Read
 		// Drop whatever the child still writes: a child blocked writing a
 		// reply nobody will read could not see the end of its input, and
 		// would wait for the signals instead of exiting within CloseGrace.
 		discarded := make(chan struct{})
 		go func() { defer close(discarded); io.Copy(io.Discard, c.stdout) }()
 		c.closeErr = c.proc.stop(c.closeGrace, c.termGrace)
-		c.stdout.Close() // ends the go-sdk's read loop even if a process escaped the group
+		c.stdout.Close() // ends the reading goroutine even if a process escaped the group
 		<-discarded
 		if !waitFor(c.drained, drainTimeout) {
 			c.stderr.Close()
@@ -219,4 +230,21 @@ func (c *Conn) Close() error {
 		c.stderr.Close()
 	})
 	return c.closeErr
+}
+
+// waitFor reports whether ch was closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -3,6 +3,7 @@ package stdio_test
 import (
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,14 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/stdio"
 )
+
+// allowed reports whether name is on stdio.DefaultInheritEnv, as this
+// system compares names.
+func allowed(name string) bool {
+	return slices.ContainsFunc(stdio.DefaultInheritEnv, func(n string) bool {
+		return n == name || runtime.GOOS == "windows" && strings.EqualFold(n, name)
+	})
+}
 
 // childEnviron runs the "env" child with opts and returns its environment.
 func childEnviron(t *testing.T, opts *stdio.Options) []string {
@@ -25,15 +34,21 @@ func childEnviron(t *testing.T, opts *stdio.Options) []string {
 
 func TestEnvAllowlist(t *testing.T) {
 	leakcheck.Check(t)
+	// home is on the allowlist; LANG is overridden explicitly.
+	home := "HOME"
+	if runtime.GOOS == "windows" {
+		home = "USERPROFILE"
+	}
 	t.Setenv("STDIO_TEST_SECRET", "hunter2")
-	t.Setenv("HOME", "/home/allowlisted")
+	t.Setenv(home, "/home/allowlisted")
 	t.Setenv("LANG", "C.UTF-8")
 
 	t.Run("default", func(t *testing.T) {
 		want := []string{childEnv + "=env", "EXPLICIT=1", "GORACE=atexit_sleep_ms=0", "LANG=override"}
-		for _, name := range stdio.DefaultInheritEnv {
-			if v, ok := os.LookupEnv(name); ok && name != "LANG" {
-				want = append(want, name+"="+v)
+		for _, kv := range os.Environ() {
+			name, _, _ := strings.Cut(kv, "=")
+			if allowed(name) && !strings.EqualFold(name, "LANG") {
+				want = append(want, kv) // as the parent spells it
 			}
 		}
 		slices.Sort(want)
@@ -41,19 +56,29 @@ func TestEnvAllowlist(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("child environment mismatch (-want +got):\n%s", diff)
 		}
-		if !slices.Contains(got, "HOME=/home/allowlisted") {
-			t.Errorf("HOME was not inherited: %q", got)
+		if !slices.Contains(got, home+"=/home/allowlisted") {
+			t.Errorf("%s was not inherited: %q", home, got)
 		}
 	})
 	t.Run("nothing inherited", func(t *testing.T) {
 		got := childEnviron(t, &stdio.Options{InheritEnv: []string{}})
-		if diff := cmp.Diff([]string{"GORACE=atexit_sleep_ms=0", childEnv + "=env"}, got); diff != "" {
+		want := []string{"GORACE=atexit_sleep_ms=0", childEnv + "=env"}
+		if runtime.GOOS == "windows" { // os/exec adds it: nothing runs without it
+			want = append(want, "SYSTEMROOT="+os.Getenv("SYSTEMROOT"))
+			slices.Sort(want)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("child environment mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("named", func(t *testing.T) {
-		got := childEnviron(t, &stdio.Options{InheritEnv: []string{"HOME", "NOT_SET_ANYWHERE"}})
-		if diff := cmp.Diff([]string{"GORACE=atexit_sleep_ms=0", "HOME=/home/allowlisted", childEnv + "=env"}, got); diff != "" {
+		got := childEnviron(t, &stdio.Options{InheritEnv: []string{home, "NOT_SET_ANYWHERE"}})
+		want := []string{"GORACE=atexit_sleep_ms=0", home + "=/home/allowlisted", childEnv + "=env"}
+		if runtime.GOOS == "windows" {
+			want = append(want, "SYSTEMROOT="+os.Getenv("SYSTEMROOT"))
+		}
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("child environment mismatch (-want +got):\n%s", diff)
 		}
 	})

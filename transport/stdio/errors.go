@@ -13,8 +13,9 @@ var ErrFrameTooLarge = errors.New("frame too large")
 
 // ErrUnresponsive is returned by Close when the child or another process of
 // its group is still running a few seconds after SIGKILL to the group (for
-// example, stuck in an uninterruptible system call). The child is reaped in
-// the background once it exits.
+// example, stuck in an uninterruptible system call), or on Windows a few
+// seconds after its job object was terminated. The child is reaped in the
+// background once it exits.
 var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
 // A StartError reports that the child process could not be started: the

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package stdio
 
@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// The supervision this package promises (process groups, group signals)
-// needs a Unix system; elsewhere Connect fails with errors.ErrUnsupported.
+// The supervision this package promises (process groups and signals, or a
+// job object) needs a Unix system or Windows; elsewhere Connect fails with
+// errors.ErrUnsupported.
 
 type exitStatus struct {
 	code   int
@@ -30,15 +31,13 @@ func (p *proc) exitStatus() (exitStatus, bool)          { return exitStatus{}, f
 func (p *proc) stop(time.Duration, time.Duration) error { return nil }
 func (p *proc) sent() []syscall.Signal                  { return nil }
 func (p *proc) descendants() []int                      { return nil }
-func (p *proc) wake()                                   {}
+func (p *proc) requested()                              {}
+func (p *proc) heard()                                  {}
 func (p *proc) look()                                   {}
-
-func waitFor(ch <-chan struct{}, d time.Duration) bool { return false }
 
 // GroupAlive reports whether any process of the process group pgid still
 // exists. It is always false on this system.
 func GroupAlive(pgid int) bool { return false }
 
-// BecomeSubreaper needs Linux: it returns an error wrapping
-// errors.ErrUnsupported.
+// BecomeSubreaper needs Linux: it returns errors.ErrUnsupported.
 func BecomeSubreaper() error { return errors.ErrUnsupported }

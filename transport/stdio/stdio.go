@@ -8,8 +8,8 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/looprig/mcp/transport"
@@ -32,11 +32,13 @@ type Options struct {
 
 	// InheritEnv names the variables copied from the parent's environment
 	// (at Connect time) when they are set. If nil, [DefaultInheritEnv] is
-	// used; an empty, non-nil slice copies nothing.
+	// used; an empty, non-nil slice copies nothing. On Windows names are
+	// compared ignoring case, as Windows compares them.
 	InheritEnv []string
 
-	// Env holds explicit values; they win over inherited ones. Nothing but
-	// InheritEnv and Env reaches the child.
+	// Env holds explicit values; they win over inherited ones (on Windows
+	// whatever the case of their names; two names that differ only in case
+	// are refused there). Nothing but InheritEnv and Env reaches the child.
 	Env map[string]string
 
 	// StderrBytes is how many bytes of the child's standard error are kept
@@ -53,13 +55,15 @@ type Options struct {
 	MaxFrameBytes int
 
 	// CloseGrace is how long Close waits, after closing the child's stdin,
-	// for the child to exit before sending SIGTERM to its process group. It
-	// is also how long Read waits for the exit status once the child has
-	// closed its output. If zero, DefaultCloseGrace (2s) is used.
+	// for the child to exit before sending SIGTERM to its process group (on
+	// Windows: before terminating its job object). It is also how long Read
+	// waits for the exit status once the child has closed its output. If
+	// zero, DefaultCloseGrace (2s) is used.
 	CloseGrace time.Duration
 
 	// TermGrace is how long Close waits after SIGTERM before sending SIGKILL
-	// to the process group. If zero, DefaultTermGrace (2s) is used.
+	// to the process group. If zero, DefaultTermGrace (2s) is used. Windows
+	// has no SIGTERM: there it is not used.
 	TermGrace time.Duration
 
 	// Stderr, if not nil, also receives everything the child writes to its
@@ -119,13 +123,8 @@ func (o *Options) resolve() error {
 			return err
 		}
 	}
-	for name, v := range o.Env {
-		if err := checkEnvName(name); err != nil {
-			return err
-		}
-		if strings.ContainsRune(v, 0) {
-			return fmt.Errorf("environment variable %s contains NUL", name)
-		}
+	if err := checkEnv(o.Env, foldEnv(runtime.GOOS)); err != nil {
+		return err
 	}
 	o.Env = maps.Clone(o.Env)
 	o.StderrBytes = cmp.Or(o.StderrBytes, DefaultStderrBytes)
@@ -157,8 +156,9 @@ func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, 
 // new child and returns a new [*Conn].
 type Transport struct{ f *Factory }
 
-// Connect starts the child in its own process group, with the allowlisted
-// environment, and returns the connection to it. ctx bounds only the start:
+// Connect starts the child in its own process group (on Windows, in a job
+// object of its own), with the allowlisted environment, and returns the
+// connection to it. ctx bounds only the start:
 // the child lives until the connection is closed. A failure to start is a
 // [*StartError].
 func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -176,7 +176,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		p.closeParent()
 		return nil, &StartError{Path: f.path, Err: err}
 	}
-	return newConn(ctx, pr, &p, &f.opts), nil
+	return newConn(pr, &p, &f.opts), nil
 }
 
 // pipes are the child's three standard streams.

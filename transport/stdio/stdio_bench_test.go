@@ -15,6 +15,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/looprig/mcp/internal/benchpair"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,24 +53,33 @@ func benchTransports(b *testing.B, mode string, extra map[string]string) map[str
 
 // Connect (start the child, initialize), list tools, close.
 func BenchmarkConnectListClose(b *testing.B) {
-	ctx := context.Background()
 	trs := benchTransports(b, "serve", nil)
 	for _, name := range []string{"looprig", "gosdk"} {
 		b.Run(name, func(b *testing.B) {
-			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+			op := connectListClose(b, trs[name])
 			for b.Loop() {
-				cs, err := client.Connect(ctx, trs[name](), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := cs.ListTools(ctx, nil); err != nil {
-					b.Fatal(err)
-				}
-				if err := cs.Close(); err != nil {
-					b.Fatal(err)
-				}
+				op()
 			}
 		})
+	}
+}
+
+// connectListClose returns a connect, list tools and close over the
+// transports tr makes.
+func connectListClose(b *testing.B, tr func() mcp.Transport) func() {
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+	return func() {
+		cs, err := client.Connect(ctx, tr(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cs.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -90,4 +100,16 @@ func BenchmarkCloseStubborn(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkConnectListClosePaired is BenchmarkConnectListClose with the
+// two sides taking turns connection by connection (internal/benchpair):
+// looprig-ns/op and gosdk-ns/op are measured in the same moments, which
+// makes their ratio fair on a busy machine. scripts/bench reports it.
+func BenchmarkConnectListClosePaired(b *testing.B) {
+	trs := benchTransports(b, "serve", nil)
+	benchpair.Run(b,
+		benchpair.Side{Name: "looprig", Op: connectListClose(b, trs["looprig"])},
+		benchpair.Side{Name: "gosdk", Op: connectListClose(b, trs["gosdk"])},
+	)
 }

@@ -1,17 +1,18 @@
 package streamablehttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -164,19 +165,11 @@ func (j *jsonBody) load() {
 	}
 }
 
-// isResponseTo reports whether data is one JSON-RPC response (a result or
-// an error) to call.
+// isResponseTo reports whether the go-sdk reads data as one JSON-RPC
+// response (a result or an error) to call.
 func isResponseTo(data []byte, call *callRef) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(data, &m) != nil || m.Method != nil || len(m.Result) == 0 && len(m.Error) == 0 {
-		return false
-	}
-	return bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(call.id))
+	h, err := wire.DecodeHeader(data)
+	return err == nil && !h.Request && (h.HasResult || h.HasError) && h.ID == call.jid
 }
 
 // snippet describes the start of a body, for an error message.
@@ -222,6 +215,7 @@ type sseBody struct {
 
 	parser  sse.Parser // bounded by maxEvent
 	scratch []byte     // what one read from the network fills
+	full    bool       // the last read filled scratch
 	out     []byte     // out[off:] is handed out but not yet read
 	off     int
 	end     error // returned once out is read, if set
@@ -253,13 +247,20 @@ func (s *sseBody) fill() {
 	s.parser.Max = int(s.maxEvent)
 	// Read at most one byte past the event bound and the stream bound.
 	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
-	if int64(cap(s.scratch)) < room {
-		// Grow by doubling, from a small start: most events are small.
-		s.scratch = make([]byte, min(room, int64(max(2*cap(s.scratch), 2<<10))))
+	if int64(cap(s.scratch)) < room && s.full {
+		// Grow by doubling, from a small start, once a read fills it:
+		// most streams are small.
+		s.scratch = make([]byte, min(room, int64(2*cap(s.scratch))))
+	} else if s.scratch == nil {
+		s.scratch = make([]byte, min(room, 2<<10))
 	}
 	room = min(room, int64(cap(s.scratch)))
 	n, err := s.read(s.scratch[:room])
+	s.full = int64(n) == room
 	data := s.scratch[:n]
+	// What goes out is the events again, each written by sse.Append: at
+	// most a few bytes longer than they came.
+	s.out = slices.Grow(s.out, n+n/4+64)
 	s.total += int64(n)
 	over := s.total > s.maxTotal
 	if over {
@@ -280,41 +281,29 @@ func (s *sseBody) fill() {
 
 // emit notes an event's id, whether it carries the call's answer and the
 // method of the notification it carries (for the client's pace), and hands
-// it out.
+// it out. It reads the event as the go-sdk will read it (sse.SDKView,
+// wire.DecodeHeader): the go-sdk resumes from the last id it read, and
+// takes a message from an event named "message" or not named, with data.
 func (s *sseBody) emit(e sse.Event) error {
-	if e.ID != "" {
-		s.lastID, s.idSeen = e.ID, true
+	v, ok := sse.SDKView(e)
+	if ok && v.ID != "" {
+		s.lastID, s.idSeen = v.ID, true
 	}
-	if len(e.Data) > 0 && (e.Name == "" || e.Name == "message") && (s.call != nil && !s.answered || s.st.admit != nil) {
-		id, method := idAndMethod(e.Data)
-		switch {
-		case method != "" && id == nil:
-			if s.st.admit != nil {
-				s.notes = append(s.notes, method)
+	if ok && len(v.Data) > 0 && (v.Name == "" || v.Name == "message") && (s.call != nil && !s.answered || s.st.admit != nil) {
+		if h, err := wire.DecodeHeader(v.Data); err == nil {
+			switch {
+			case h.Request && !h.IsCall():
+				if s.st.admit != nil {
+					s.notes = append(s.notes, h.Method)
+				}
+			case !h.Request && s.call != nil && !s.answered && h.ID == s.call.jid:
+				s.answered = true
 			}
-		case s.call != nil && !s.answered && method == "" && bytes.Equal(bytes.TrimSpace(id), bytes.TrimSpace(s.call.id)):
-			s.answered = true
 		}
 	}
 	var err error
 	s.out, err = sse.Append(s.out, e) // a parsed event always writes
 	return err
-}
-
-// idAndMethod returns the id and the method of the JSON-RPC message data
-// (nil and "" where it has none or is not one).
-func idAndMethod(data []byte) (json.RawMessage, string) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return nil, ""
-	}
-	if string(m.ID) == "null" {
-		m.ID = nil
-	}
-	return m.ID, m.Method
 }
 
 func (s *sseBody) overLimit(err *transport.LimitError) {

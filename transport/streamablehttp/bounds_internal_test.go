@@ -18,7 +18,7 @@ import (
 )
 
 // testCall is the call every body below answers.
-var testCall = &callRef{id: json.RawMessage("7"), method: "tools/call"}
+var testCall = parseCall([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`))
 
 // response is the JSON-RPC response to testCall, exactly n bytes long.
 func response(n int) string {
@@ -207,6 +207,10 @@ func FuzzSSEBody(f *testing.F) {
 	for _, seed := range []string{
 		sseEvent(response(60)),
 		sseEvent(notification(120)) + sseEvent(response(60)),
+		"event:  message \ndata: \u00a0{\"jsonrpc\":\"2.0\",\"id\":7.0,\"result\":{}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"ID\":7,\"result\":{}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}} trailing\n\n",
+		"data: {\"id\":7,\"result\":{}}\n\n",
 		"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\r\n\r\n",
 		sseEvent(notification(120)),
 		"data: " + strings.Repeat("x", 300) + "\n\n",
@@ -230,9 +234,15 @@ func FuzzSSEBody(f *testing.F) {
 		if perr != nil {
 			t.Fatalf("what the go-sdk reads does not parse: %v\n%q", perr, out)
 		}
+		// Answered as the go-sdk reads the events: through its reader
+		// (sse.SDKView) and its own decoder.
 		answered := false
 		for _, e := range got {
-			if id, method := idAndMethod(e.Data); method == "" && string(bytes.TrimSpace(id)) == "7" {
+			v, ok := sse.SDKView(e)
+			if !ok || len(v.Data) == 0 || v.Name != "" && v.Name != "message" {
+				continue
+			}
+			if r, ok := decoded(v.Data).(*jsonrpc.Response); ok && r.ID == testCall.jid {
 				answered = true
 			}
 		}
@@ -255,6 +265,15 @@ func FuzzSSEBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// decoded is the go-sdk's decoding of data, nil where it refuses it.
+func decoded(data []byte) jsonrpc.Message {
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return nil
+	}
+	return msg
 }
 
 // chunked reads data n bytes at a time.

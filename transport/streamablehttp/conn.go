@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
@@ -49,7 +51,8 @@ type connState struct {
 
 // A callRef names the JSON-RPC call a response stream answers.
 type callRef struct {
-	id     json.RawMessage // the request id, as sent
+	id     json.RawMessage // the request id, as the go-sdk encodes it
+	jid    jsonrpc.ID      // the request id, as the go-sdk reads it
 	method string
 }
 
@@ -124,6 +127,12 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
 	}
 	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
+	var wrote atomic.Bool // the whole request went out
+	if call != nil {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+		})
+	}
 	req = req.WithContext(ctx)
 	slot := req.Method != http.MethodDelete
 	if slot {
@@ -136,12 +145,6 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
-	var wrote atomic.Bool // the whole request went out
-	if call != nil {
-		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
-		}))
-	}
 
 	resp, err := st.base.RoundTrip(req)
 	if call != nil && req.Method == http.MethodGet && (err == nil || lastTry) {
@@ -311,7 +314,10 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "error body"}
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	if ct != "text/event-stream" && ct != "application/json" {
+		ct, _, _ = mime.ParseMediaType(ct)
+	}
 	switch {
 	case ct == "text/event-stream":
 		return &sseBody{
@@ -398,14 +404,14 @@ func peekBody(req *http.Request) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		data, err = io.ReadAll(body)
+		data, err = readBody(body, req.ContentLength)
 		body.Close()
 		if err != nil {
 			return nil, err
 		}
 	} else {
 		var err error
-		data, err = io.ReadAll(req.Body)
+		data, err = readBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -415,19 +421,46 @@ func peekBody(req *http.Request) ([]byte, error) {
 	return data, nil
 }
 
+// readBody reads a request's body, of n bytes if n is known (positive).
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n <= 0 || n > 64<<20 {
+		return io.ReadAll(r)
+	}
+	data := make([]byte, n+1) // a byte more, to see the end
+	k, err := io.ReadFull(r, data)
+	switch err {
+	case io.EOF, io.ErrUnexpectedEOF:
+		return data[:k], nil
+	case nil: // longer than said: read the rest
+		rest, err := io.ReadAll(r)
+		return append(data, rest...), err
+	}
+	return data[:k], err
+}
+
 // parseCall returns the call data encodes, or nil if it is not one.
 func parseCall(data []byte) *callRef {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &m) != nil {
+	if len(data) == 0 || data[0] != '{' {
 		return nil
 	}
-	if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+	h, err := wire.DecodeHeader(data)
+	if err != nil || !h.IsCall() || h.Method == "" {
 		return nil
 	}
-	return &callRef{id: m.ID, method: m.Method}
+	return &callRef{id: encodeID(h.ID), jid: h.ID, method: h.Method}
+}
+
+// encodeID writes id as the go-sdk encodes it: encoding/json of its value,
+// without escaping HTML.
+func encodeID(id jsonrpc.ID) json.RawMessage {
+	if n, ok := id.Raw().(int64); ok {
+		return strconv.AppendInt(nil, n, 10)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(id.Raw()) // a string: it cannot fail
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 func closeBody(req *http.Request) {

@@ -12,6 +12,13 @@
 // The protocol engine is the go-sdk's mcp.StreamableClientTransport; this
 // package gives it its own http.Client, one per connection, whose
 // RoundTripper enforces the policy below on every request and response.
+// Where the policy reads a message (which call a stream answers, which
+// notification it carries, the event id a resumption starts after), it
+// reads it as the go-sdk will: the events as the go-sdk's own reader reads
+// them, the message with the go-sdk's decoder, so that the two readings
+// cannot part. The go-sdk decodes the messages itself: the connection is
+// its own, whose unexported hooks the go-sdk client needs, and cannot be
+// wrapped.
 //
 // # Origin and credentials
 //
@@ -43,7 +50,11 @@
 // # Non-replay
 //
 // A POST that may have reached the server is never sent again. The go-sdk
-// itself POSTs each message once, with two exceptions, decided here:
+// itself POSTs each message once, with two exceptions, decided here (and
+// auth's round tripper adds a third, below this package's guard: a POST
+// the server refused with 401 use_dpop_nonce, before acting on it, is sent
+// again once with a DPoP proof carrying the server's nonce; see
+// auth.NewRoundTripper):
 //
 //   - Re-POST after OAuth. When a POST is answered 401 or 403 and the
 //     transport has an OAuth handler, the go-sdk runs the handler's flow and,

@@ -38,11 +38,10 @@ type proc struct {
 	reaped  chan struct{} // closed once the leader is reaped (the waiter is done)
 
 	// tree tracks the child's descendants while it runs, so that those
-	// that leave its group are found and ended too; nil where /proc cannot
-	// be read.
+	// that leave its group are found and ended too; nil where the process
+	// table cannot be read.
 	tree      *proctree.Tracker
-	interval  time.Duration // the tracker's slowest pace (trackInterval at start)
-	poke      chan struct{} // wakes the tracker early: the child was sent work
+	pace      *pace         // when a look for descendants is due
 	stopTrack chan struct{} // closed by stop: the tracker returns
 	tracked   chan struct{} // closed once the tracker has returned
 
@@ -68,8 +67,7 @@ func startProc(path string, args []string, dir string, env []string, stdio [3]*o
 		exited:    make(chan struct{}),
 		reapNow:   make(chan struct{}),
 		reaped:    make(chan struct{}),
-		interval:  trackInterval,
-		poke:      make(chan struct{}, 1),
+		pace:      newPace(trackInterval, time.Now()),
 		stopTrack: make(chan struct{}),
 		tracked:   make(chan struct{}),
 	}
@@ -123,11 +121,10 @@ func (p *proc) exitStatus() (exitStatus, bool) {
 func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	defer unregister(p)
 	if !waitFor(p.exited, closeGrace) {
-		p.signalAll(syscall.SIGTERM)
+		p.signalAll(syscall.SIGTERM, p.outside())
 		waitFor(p.exited, termGrace)
 	}
-	p.freeze()
-	p.signalAll(syscall.SIGKILL)
+	p.signalAll(syscall.SIGKILL, p.freeze())
 	close(p.stopTrack)
 	<-p.tracked
 	close(p.reapNow)
@@ -146,46 +143,59 @@ func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	return nil
 }
 
-// signalAll sends sig to the child's process group and to every descendant
-// found outside it, and records it.
-func (p *proc) signalAll(sig syscall.Signal) {
+// signalAll sends sig to the child's process group and to the descendants
+// outside it, and records it.
+func (p *proc) signalAll(sig syscall.Signal, outside []proctree.Proc) {
 	p.mu.Lock()
 	p.signals = append(p.signals, sig)
 	p.mu.Unlock()
 	syscall.Kill(-p.pid, sig) // ESRCH: the group is already empty
-	for _, d := range p.outside() {
+	for _, d := range outside {
 		proctree.Signal(d, sig)
 	}
 }
 
-// freeze stops (SIGSTOP) the group and every descendant outside it, looking
-// again after each round for descendants started meanwhile, so that none is
-// started between the last look and SIGKILL, and none is re-parented out of
-// sight by its parent's death. A round ends once what it signalled has
-// stopped: a process stopped in the middle of a fork has a child by then,
-// which the next round finds. All rounds together wait at most
-// stopTimeout for that.
-func (p *proc) freeze() {
+// freeze stops (SIGSTOP) the group and every descendant found outside it,
+// and returns those outside. It looks again after each round for
+// descendants started meanwhile, so that none is started between the last
+// look and SIGKILL, and none is re-parented out of sight by its parent's
+// death. A round ends once what it found has stopped: a process stopped in
+// the middle of a fork has a child by then, which the next round finds.
+// All rounds together wait at most stopTimeout for that.
+//
+// What it waits for is what the tracker can walk (the leader, and the
+// descendants it has seen or sees now): a member of the group that is
+// not is reached by the group's SIGKILL, and its children could not be
+// found however long it was waited for. So a child that left nothing
+// behind costs a look at the leader, not a read of the whole table.
+func (p *proc) freeze() []proctree.Proc {
 	deadline := time.Now().Add(stopTimeout)
 	syscall.Kill(-p.pid, syscall.SIGSTOP)
-	if members, err := proctree.Group(p.pid); err == nil {
-		waitStopped(members, deadline)
+	if p.nothingToFind() {
+		return nil
 	}
-	stopped := map[int]bool{}
+	fresh := []proctree.Proc{p.tree.Root()}
+	seen := map[int]bool{}
+	var outside []proctree.Proc
 	for range maxFreezeRounds {
-		var fresh []proctree.Proc
-		for _, d := range p.outside() {
-			if !stopped[d.Pid] {
-				stopped[d.Pid] = true
-				fresh = append(fresh, d)
+		waitStopped(fresh, deadline)
+		fresh = nil
+		for _, d := range p.found() {
+			if seen[d.Pid] {
+				continue
+			}
+			seen[d.Pid] = true
+			fresh = append(fresh, d)
+			if d.Pgid != p.pid {
 				proctree.Signal(d, syscall.SIGSTOP)
+				outside = append(outside, d)
 			}
 		}
 		if len(fresh) == 0 {
-			return
+			break
 		}
-		waitStopped(fresh, deadline)
 	}
+	return outside
 }
 
 // waitStopped waits, until deadline at the latest, until each of ps has
@@ -213,10 +223,9 @@ const stopTimeout = 500 * time.Millisecond
 // far as it was seen.
 const maxFreezeRounds = 16
 
-// outside scans for descendants and returns the running ones outside the
-// child's process group (the group signal reaches the others), adopted
+// found scans for descendants and returns the running ones, adopted
 // orphans attributed to this child included (see BecomeSubreaper).
-func (p *proc) outside() []proctree.Proc {
+func (p *proc) found() []proctree.Proc {
 	if p.tree == nil {
 		return nil
 	}
@@ -224,8 +233,14 @@ func (p *proc) outside() []proctree.Proc {
 	for _, a := range adopted(p) {
 		p.tree.Add(a)
 	}
+	return p.tree.Live()
+}
+
+// outside scans for descendants and returns the running ones outside the
+// child's process group (the group signal reaches the others).
+func (p *proc) outside() []proctree.Proc {
 	var out []proctree.Proc
-	for _, d := range p.tree.Live() {
+	for _, d := range p.found() {
 		if d.Pgid != p.pid {
 			out = append(out, d)
 		}
@@ -233,10 +248,27 @@ func (p *proc) outside() []proctree.Proc {
 	return out
 }
 
+// nothingToFind reports whether a look for descendants could find
+// nothing: there is no process table, or the leader has exited (its
+// children are no longer its own), no descendant was ever seen, and this
+// process adopts no orphans (see BecomeSubreaper). Close then reads the
+// table no more: the group's SIGKILL reaches whatever else is left of it.
+func (p *proc) nothingToFind() bool {
+	if p.tree == nil {
+		return true
+	}
+	select {
+	case <-p.exited:
+	default:
+		return false
+	}
+	return !p.tree.Known() && !proctree.IsSubreaper()
+}
+
 // outsideAlive reports whether a descendant found outside the group still
 // runs, and reaps those this process adopted that have died.
 func (p *proc) outsideAlive() bool {
-	if p.tree == nil {
+	if p.nothingToFind() {
 		return false
 	}
 	alive := false
@@ -254,12 +286,14 @@ func (p *proc) outsideAlive() bool {
 	return !reapAdopted(p)
 }
 
-// look scans for descendants now: Close calls it before it closes the
+// look looks for descendants now: Close calls it before it closes the
 // child's stdin, since a child that exits at the end of its input orphans
-// its children, and an orphan's ancestry is gone from /proc.
+// its children, and an orphan's ancestry is gone from the process table.
+// Where the system says which processes were created since the last look,
+// only those are read (see proctree.Tracker.ScanIfNew).
 func (p *proc) look() {
 	if p.tree != nil {
-		p.tree.Scan()
+		p.tree.ScanIfNew()
 	}
 }
 
@@ -276,46 +310,52 @@ func (p *proc) descendants() []int {
 	return pids
 }
 
-// track scans for the child's descendants while it runs: soon after it
-// starts and after each message sent to it (when a server typically starts
-// its helpers), then at a slowing pace down to one scan every
-// trackInterval, so that a descendant that leaves the group stays known
-// after its parent has exited.
+// track looks for the child's descendants while it is silent, every
+// trackInterval (see pace), so that a descendant that leaves the group
+// stays known after its parent has exited.
 func (p *proc) track() {
 	defer close(p.tracked)
-	if p.tree == nil || p.interval <= 0 {
+	if p.tree == nil || p.pace.interval <= 0 {
 		return
 	}
-	delay := time.Millisecond
-	t := time.NewTimer(delay)
+	t := time.NewTimer(p.pace.interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-p.stopTrack:
 			return
-		case <-p.poke:
-			delay = time.Millisecond
-			t.Reset(delay)
-		case <-t.C:
-			p.tree.Scan()
-			delay = min(2*delay, p.interval)
-			t.Reset(delay)
+		case now := <-t.C:
+			p.lookIfDue(now, true)
+			// Not before firstScan: a look on the reader's goroutine
+			// may be running, and the next is due after it ends.
+			t.Reset(max(time.Until(p.pace.silentUntil()), firstScan))
 		}
 	}
 }
 
-// trackInterval is the slowest pace of the descendant scan; zero turns the
-// scans off while the child runs (Close still scans). A variable so that a
-// test can show what an escape between two scans does.
-var trackInterval = 50 * time.Millisecond
-
-// wake makes the tracker scan soon.
-func (p *proc) wake() {
-	select {
-	case p.poke <- struct{}{}:
-	default:
+// heard looks for the child's descendants if a look is due: the child was
+// heard from (a message of its was read), so it ran, and has started
+// whatever it started to answer. It is called on the reader's goroutine,
+// awake anyway, so that the look costs no wake-up of its own.
+func (p *proc) heard() {
+	if p.tree != nil {
+		p.lookIfDue(time.Now(), false)
 	}
 }
+
+// lookIfDue looks at the processes created since the last look (see
+// proctree.Tracker.ScanIfNew) if the pace says a look is due at now.
+func (p *proc) lookIfDue(now time.Time, silent bool) {
+	if !p.pace.begin(now, silent) {
+		return
+	}
+	start := time.Now()
+	p.tree.ScanIfNew()
+	p.pace.end(start, time.Now())
+}
+
+// requested restarts the pace of the looks: a request may start helpers.
+func (p *proc) requested() { p.pace.request() }
 
 // sent returns the signals stop sent to the group, in order.
 func (p *proc) sent() []syscall.Signal {
@@ -336,30 +376,14 @@ func statusOf(ps *os.ProcessState) exitStatus {
 	}
 }
 
-// waitFor reports whether ch was closed within d.
-func waitFor(ch <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
 // GroupAlive reports whether a process of the process group pgid is still
 // running (a [Conn]'s group id is its Pid). After Close has returned nil it
 // is false for the group of the child Close ended.
 //
-// On Linux a zombie (a dead process its parent, or init for an orphaned
-// grandchild, has not reaped yet) does not count. Elsewhere it does, since
-// it cannot be told apart; a killed orphan is reaped by init in its own time.
+// On Linux and macOS a zombie (a dead process its parent, or init for an
+// orphaned grandchild, has not reaped yet) does not count. Elsewhere it
+// does, since it cannot be told apart; a killed orphan is reaped by init in
+// its own time.
 func GroupAlive(pgid int) bool {
 	if pgid <= 0 || syscall.Kill(-pgid, 0) == syscall.ESRCH {
 		return false
@@ -369,7 +393,8 @@ func GroupAlive(pgid int) bool {
 }
 
 // groupRunning reports whether a process of group pgid is running (not a
-// zombie), by reading /proc. ok is false when /proc cannot be read.
+// zombie), by reading the process table. ok is false when it cannot be
+// read.
 func groupRunning(pgid int) (running, ok bool) {
 	ps, err := proctree.Group(pgid)
 	return len(ps) > 0, err == nil

@@ -1,0 +1,130 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// prmURL is a place protected resource metadata may be, and the resource
+// it must name.
+type prmURL struct{ url, resource string }
+
+// prmURLs are the places to look for the server's protected resource
+// metadata, in the order the MCP specification gives: the challenge's
+// resource_metadata, then the well-known URIs at the endpoint's path and at
+// the root.
+func prmURLs(challenges []oauthex.Challenge, server *url.URL) []prmURL {
+	resource := *server
+	resource.RawQuery, resource.Fragment = "", ""
+	var out []prmURL
+	for _, c := range challenges {
+		if u := c.Params["resource_metadata"]; u != "" {
+			out = append(out, prmURL{u, resource.String()})
+			break
+		}
+	}
+	at := resource
+	at.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(server.Path, "/")
+	out = append(out, prmURL{at.String(), resource.String()})
+	root := resource
+	root.Path = "/.well-known/oauth-protected-resource"
+	origin := resource
+	origin.Path = ""
+	out = append(out, prmURL{root.String(), origin.String()})
+	return out
+}
+
+// challengeScopes returns the scope of a Bearer or DPoP challenge.
+func challengeScopes(challenges []oauthex.Challenge) []string {
+	for _, c := range challenges {
+		if (c.Scheme == "bearer" || c.Scheme == "dpop") && c.Params["scope"] != "" {
+			return strings.Fields(c.Params["scope"])
+		}
+	}
+	return nil
+}
+
+func sameIssuer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
+
+// checkTokenEndpoint refuses a discovered token endpoint that the secret or
+// assertion would reach in the clear: plain http to a host that is not
+// loopback, as the go-sdk's metadata checks refuse it (the metadata is
+// fetched here, without them).
+func checkTokenEndpoint(u string) error {
+	o, err := ParseOrigin(u)
+	if err != nil {
+		return fmt.Errorf("token endpoint: %w", err)
+	}
+	if o.Scheme != "https" && !o.IsLoopback() {
+		return fmt.Errorf("token endpoint %s is neither https nor loopback", o)
+	}
+	return nil
+}
+
+// maxMetadataBytes bounds an authorization server's metadata document.
+const maxMetadataBytes = 1 << 20
+
+// authServerMetadata fetches the RFC 8414 metadata of issuer from the
+// well-known URIs the MCP specification lists, and checks that it names
+// issuer (RFC 8414 §3.3). It does not require PKCE, which the go-sdk's
+// authorization code discovery does and the client credentials grant
+// does not use.
+func authServerMetadata(ctx context.Context, issuer string, hc *http.Client) (*oauthex.AuthServerMeta, error) {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("issuer %q is not an absolute URL", issuer)
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	var candidates []string
+	for _, wk := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		c := *u
+		c.Path = wk + path
+		candidates = append(candidates, c.String())
+	}
+	if path != "" {
+		c := *u
+		c.Path = path + "/.well-known/openid-configuration"
+		candidates = append(candidates, c.String())
+	}
+	for _, mu := range candidates {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mu, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			continue // not here; try the next URI
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s: status %d", mu, resp.StatusCode)
+		}
+		if len(data) > maxMetadataBytes {
+			return nil, fmt.Errorf("%s: metadata larger than %d bytes", mu, maxMetadataBytes)
+		}
+		var m oauthex.AuthServerMeta
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", mu, err)
+		}
+		if !sameIssuer(m.Issuer, issuer) {
+			return nil, fmt.Errorf("%w: %s names issuer %q, want %q", ErrIssuerMismatch, mu, m.Issuer, issuer)
+		}
+		return &m, nil
+	}
+	return nil, nil
+}

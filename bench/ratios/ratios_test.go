@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Ratios are taken within a round, between the two metrics of one paired
+// result, and the medians are of the rounds: the middle one of three, the
+// mean of the middle two of four.
+func TestTable(t *testing.T) {
+	in := `1 streamablehttp BenchmarkCallToolPaired-2   2000   900 ns/op   500 gosdk-ns/op   400 looprig-ns/op   10 B/op   1 allocs/op
+2 streamablehttp BenchmarkCallToolPaired-2   2000   2100 ns/op   1000 gosdk-ns/op   1100 looprig-ns/op
+3 streamablehttp BenchmarkCallToolPaired-2   2000   1200 ns/op   600 gosdk-ns/op   600 looprig-ns/op
+1 cassette BenchmarkLoad-2   5   300000000 ns/op   90.00 MB/s   27.04 file-MiB   1.600 heap/file
+2 cassette BenchmarkLoad-2   5   200000000 ns/op   130.00 MB/s   27.04 file-MiB   1.700 heap/file
+noise that is not a result
+`
+	res, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	print(&b, res)
+	want := `| figure | this module | baseline | ratio (median) | ratio (range) | rounds |
+|---|---|---|---|---|---|
+| Streamable HTTP call / go-sdk StreamableClientTransport | 600ns | 600ns | 1.00× | 0.80–1.10× | 3 |
+| cassette load, 10^5 calls: throughput | 110 | | | 90–130 | 2 |
+| cassette load, 10^5 calls: heap held / file size | 1.65 | | | 1.6–1.7 | 2 |
+| cassette load, 10^5 calls: file size (MiB) | 27 | | | 27–27 | 2 |
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("table mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseRefusesABadRound(t *testing.T) {
+	if _, err := parse(strings.NewReader("x stdio BenchmarkConnectListClosePaired-2 40 10 ns/op\n")); err == nil {
+		t.Error("parse accepted round x")
+	}
+}

@@ -1,0 +1,45 @@
+// Package benchpair runs the sides of a comparison in turn within one
+// benchmark: each iteration calls every side's operation once, the order
+// rotating, and each side's mean time is reported as a metric of its own
+// ("NAME-ns/op"). Sides measured a moment apart, many times over, are slowed
+// alike by whatever else the machine does, which sides measured one after
+// the other (sub-benchmarks, separate runs) are not: on a shared machine
+// the ratio of the two metrics is the fair figure.
+//
+//	benchpair.Run(b,
+//		benchpair.Side{Name: "looprig", Op: func() { call(ours) }},
+//		benchpair.Side{Name: "gosdk", Op: func() { call(theirs) }},
+//	)
+package benchpair
+
+import (
+	"testing"
+	"time"
+)
+
+// A Side is one side of a comparison: Op is one operation, Name what its
+// metric is called.
+type Side struct {
+	Name string
+	Op   func()
+}
+
+// Run runs the sides in turn for b's iterations and reports each side's
+// mean duration of Op as NAME-ns/op; ns/op is the sum of the sides'.
+func Run(b *testing.B, sides ...Side) {
+	b.Helper()
+	total := make([]time.Duration, len(sides))
+	n := 0
+	for b.Loop() {
+		for j := range sides {
+			k := (n + j) % len(sides)
+			start := time.Now()
+			sides[k].Op()
+			total[k] += time.Since(start)
+		}
+		n++
+	}
+	for i, s := range sides {
+		b.ReportMetric(float64(total[i].Nanoseconds())/float64(max(n, 1)), s.Name+"-ns/op")
+	}
+}

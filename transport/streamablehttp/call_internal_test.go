@@ -1,0 +1,45 @@
+package streamablehttp
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// parseCall reads the call in a POST body the go-sdk encoded: its id as the
+// go-sdk reads it back and as it wrote it, and its method; a notification
+// and a response are no call.
+func TestParseCallReadsTheGoSDKsEncoding(t *testing.T) {
+	for _, raw := range []any{float64(0), float64(7), float64(-3), float64(1 << 53), "7", "a<b>&c", "é\u2028", ""} {
+		id, err := jsonrpc.MakeID(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: "tools/call", Params: []byte(`{"name":"x"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := parseCall(body)
+		if call == nil {
+			t.Fatalf("id %#v: no call read from %s", raw, body)
+		}
+		if call.jid != id || call.method != "tools/call" {
+			t.Errorf("id %#v: read id %#v method %q from %s", raw, call.jid.Raw(), call.method, body)
+		}
+		if !bytes.Contains(body, []byte(`"id":`+string(call.id)+`,`)) {
+			t.Errorf("id %#v: encoded as %s, not as in %s", raw, call.id, body)
+		}
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":3,"method":""}`,
+	} {
+		if diff := cmp.Diff((*callRef)(nil), parseCall([]byte(body)), cmp.AllowUnexported(callRef{})); diff != "" {
+			t.Errorf("parseCall(%s) mismatch (-want +got):\n%s", body, diff)
+		}
+	}
+}
