@@ -119,6 +119,7 @@ func evenOutMessages(c *Cassette) {
 	settleCancels(c)
 	floatAnswers(c)
 	floatNotifications(c)
+	renameStates(c)
 }
 
 // evenOutHTTP is evenOutMessages at the HTTP level, where a notification
@@ -131,6 +132,7 @@ func evenOutHTTP(c *Cassette) {
 	floatAnswers(c)
 	floatNotifications(c)
 	renameEventIDs(c)
+	renameStates(c)
 }
 
 // heardCalls returns the id keys of the client calls the server showed it

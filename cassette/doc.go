@@ -224,6 +224,13 @@
 // handed out is "session-<n>" in every header and wherever else it
 // appears, and replay hands that name out.
 //
+// On every transport, the request states a 2026-07-28 server hands out in
+// its input-required results (requestState, an opaque token the client
+// only hands back, which a server may seal with a serial, a time or a
+// nonce) are renamed too: the n-th is "state-<n>" in the result and in the
+// continuations that carry it back. Replay hands that name out; Verify
+// sends the live server's own state in its place.
+//
 // # Re-recording
 //
 // Recording the same session twice gives the same bytes, also against

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,6 +224,7 @@ type verifier struct {
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
+	states      stateNames          // the recorded request states (renamed) → the live server's
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -284,6 +286,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 				}
 			}
 			cp := *m
+			cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
 			err := conn.Write(ctx, &cp)
 			if err != nil && ctx.Err() == nil && m.IsCall() {
 				// The live server refused the request outside JSON-RPC (an
@@ -336,12 +339,14 @@ func (v *verifier) step(ctx context.Context, conn interface {
 		if method == "" {
 			what = fmt.Sprintf("the answer to request %v", m.ID.Raw())
 		}
-		if _, err := v.await(ctx, what, false, func(g jsonrpc.Message) bool {
+		got, err := v.await(ctx, what, false, func(g jsonrpc.Message) bool {
 			r, ok := g.(*jsonrpc.Response)
 			return ok && r.ID == m.ID
-		}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
+		v.learnState(info.canon, got)
 		delete(v.outstanding, m.ID)
 		return nil
 	}
@@ -361,7 +366,13 @@ func (v *verifier) endListen(ctx context.Context, conn interface {
 		return nil
 	}
 	v.cancelled[liveIDKey(id)] = true
-	raw, err := json.Marshal(map[string]any{"requestId": id.Raw()})
+	params := map[string]any{"requestId": id.Raw()}
+	if v.c.Header.Protocol == "2026-07-28" {
+		// Every message of 2026-07-28 names its revision in _meta; a
+		// server refuses one that does not.
+		params["_meta"] = map[string]any{metaProtocol: v.c.Header.Protocol}
+	}
+	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
@@ -406,3 +417,28 @@ func (v *verifier) await(ctx context.Context, what string, forRequest bool, want
 }
 
 var errEnded = errors.New("connection closed")
+
+// learnState notes the request state the live server issued in got, the
+// live answer to the recorded answer rec, in place of the (renamed) state
+// rec carries: the recorded continuation that hands it back is sent with
+// the live one.
+func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
+	r, ok := got.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return
+	}
+	recorded := issuedState(rec)
+	if recorded == nil {
+		return
+	}
+	live, err := json.Marshal(struct {
+		Result json.RawMessage `json:"result"`
+	}{r.Result})
+	if err != nil {
+		return
+	}
+	if st := issuedState(live); st != nil {
+		v.states.from = append(v.states.from, bytes.Clone(recorded))
+		v.states.to = append(v.states.to, st)
+	}
+}
