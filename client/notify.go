@@ -283,7 +283,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		"notifications/progress":               c.handlers.Progress != nil,
 		"notifications/resources/updated":      c.handlers.ResourceUpdated != nil,
 	}
-	if p, ok := tr.(transport.Pacer); ok {
+	if p, ok := transport.As[transport.Pacer](tr); ok {
 		p.SetPacer(func(ctx context.Context, method string) {
 			c.announce(method)
 			if paced[method] {
