@@ -274,7 +274,7 @@ func (f *Factory) Unwrap() transport.Factory {
 
 // Classify implements transport.Classifier. The JSON-RPC error (code
 // CodeMismatch) a replayed request was answered with stands for its
-// *MismatchError, which Classify returns (it matches ErrMismatch and
+// *MismatchError, which Classify returns (it matches
 // transport.ErrMismatch): this module's client puts it in the error its
 // call returns, where errors.As finds it, with the class
 // client.ClassMismatch. (A go-sdk client's caller can ask Classify the
