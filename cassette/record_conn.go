@@ -51,7 +51,7 @@ type recorded struct {
 
 	end   error                // the error that ended reading (io.EOF included), for the server's end
 	diag  *transport.Diagnosis // what the connection knew of the end then
-	class string
+	class transport.Class
 }
 
 // shallow copies the message struct; params and results are immutable.
@@ -122,7 +122,7 @@ func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				e.diag = d.Diagnose()
 			}
 			if errors.Is(err, io.EOF) {
-				e.class = ""
+				e.class = 0
 			}
 			c.add(e)
 		}
