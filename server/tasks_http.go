@@ -221,15 +221,26 @@ func (t *tasks) update(ctx context.Context, principal, id string, answers map[st
 	return ack, nil
 }
 
-// writeResponse writes msg as the JSON body of a 200 response.
+// writeResponse writes msg as the JSON body of a response whose status is
+// the one SEP-2575 gives its error, as the go-sdk sends it: 404 for
+// -32601; 400 for -32602, -32021 and -32022; 200 otherwise.
 func writeResponse(w http.ResponseWriter, msg *jsonrpc.Response) {
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		http.Error(w, "mcp: encoding the response: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	status := http.StatusOK
+	if werr, ok := errors.AsType[*jsonrpc.Error](msg.Error); ok {
+		switch werr.Code {
+		case jsonrpc.CodeMethodNotFound:
+			status = http.StatusNotFound
+		case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+			status = http.StatusBadRequest
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 }
 
