@@ -456,3 +456,21 @@ func TestRegisterTaskToolNeedsTasks(t *testing.T) {
 		t.Errorf("RegisterTaskTool without Options.Tasks: %v, want ErrInvalidDefinition", err)
 	}
 }
+
+func TestTaskUpdateRefusedUnlessInputRequired(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	id := f.start("gated")
+	f.await(id, TaskWorking)
+	r := f.post("tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{}`, id), "")
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("tasks/update of a working task: %s %+v, want -32602", r.Result, r.Error)
+	}
+	f.post("tasks/cancel", id, fmt.Sprintf(`"taskId":%q`, id), "")
+	r = f.post("tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{}`, id), "")
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("tasks/update of a cancelled task: %s %+v, want -32602", r.Result, r.Error)
+	}
+	if d := f.await(id, TaskCancelled); d.Status != TaskCancelled {
+		t.Errorf("after an update, the cancelled task is %s", d.Status)
+	}
+}
