@@ -233,10 +233,11 @@ func (s *Server) startTask(ctx context.Context, name string, c *turn, tt *taskTo
 	case tt.opts.InputFirst && len(req.Params.InputResponses) == 0:
 		return nil, false, nil
 	}
-	slot, ok := ctx.Value(taskSlotKey{}).(*taskSlot)
-	if !ok {
+	slot, http := ctx.Value(taskSlotKey{}).(*taskSlot)
+	_, stdio := ctx.Value(stdioKey{}).(bool)
+	if !http && !stdio {
 		if tt.opts.Required {
-			return nil, true, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q runs only as a task, and tasks are served over Server.HTTPHandler only", name)}
+			return nil, true, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q runs only as a task, and tasks are served over Server.HTTPHandler and ServeStdio only", name)}
 		}
 		return nil, false, nil
 	}
@@ -244,7 +245,11 @@ func (s *Server) startTask(ctx context.Context, name string, c *turn, tt *taskTo
 	if err != nil {
 		return nil, true, err
 	}
-	slot.created, _ = json.Marshal(s.tasks.wire(task, "task"))
+	created, _ := json.Marshal(s.tasks.wire(task, "task"))
+	if !http {
+		return markedTask(created), true, nil
+	}
+	slot.created = created
 	return &mcp.CallToolResult{Content: []mcp.Content{}}, true, nil
 }
 

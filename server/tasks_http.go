@@ -69,17 +69,20 @@ func (h *HTTPHandler) serveTaskCall(w http.ResponseWriter, req *http.Request, r 
 	buf.copyTo(w)
 }
 
+// taskParams are the params of a tasks/* request.
+type taskParams struct {
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	Meta           struct {
+		Caps *taskCaps `json:"io.modelcontextprotocol/clientCapabilities"`
+	} `json:"_meta"`
+}
+
 // serveTaskMethod answers a tasks/* request: its Mcp-Method and Mcp-Name
 // headers must be its method and task id (else 400, -32020), and its
 // capabilities must declare the extension (else -32021).
 func (h *HTTPHandler) serveTaskMethod(w http.ResponseWriter, req *http.Request, r *jsonrpc.Request, id []byte) {
-	var p struct {
-		TaskID         string                     `json:"taskId"`
-		InputResponses map[string]json.RawMessage `json:"inputResponses"`
-		Meta           struct {
-			Caps *taskCaps `json:"io.modelcontextprotocol/clientCapabilities"`
-		} `json:"_meta"`
-	}
+	var p taskParams
 	if err := wire.Unmarshal(r.Params, &p); err != nil {
 		writeResponse(w, &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params: %v", r.Method, err)}})
 		return
@@ -95,6 +98,12 @@ func (h *HTTPHandler) serveTaskMethod(w http.ResponseWriter, req *http.Request, 
 		mismatch("Mcp-Name %q is not the body's taskId %q (a %s request names its task in Mcp-Name)", n, p.TaskID, r.Method)
 		return
 	}
+	writeResponse(w, h.s.answerTask(req.Context(), r, &p, taskPrincipal(req)))
+}
+
+// answerTask answers the tasks/* request r, whose params are p, for
+// principal: -32021 unless its capabilities declare the extension.
+func (s *Server) answerTask(ctx context.Context, r *jsonrpc.Request, p *taskParams, principal string) *jsonrpc.Response {
 	var res any
 	var err error
 	switch _, declared := p.Meta.Caps.extensions()[TasksExtension]; {
@@ -103,18 +112,17 @@ func (h *HTTPHandler) serveTaskMethod(w http.ResponseWriter, req *http.Request, 
 	case p.TaskID == "":
 		err = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Method + ": taskId is missing"}
 	default:
-		res, err = h.s.tasks.serve(req.Context(), r.Method, taskPrincipal(req), p.TaskID, p.InputResponses)
+		res, err = s.tasks.serve(ctx, r.Method, principal, p.TaskID, p.InputResponses)
 	}
 	if err != nil {
 		werr, ok := errors.AsType[*jsonrpc.Error](err)
 		if !ok {
 			werr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
-		writeResponse(w, &jsonrpc.Response{ID: r.ID, Error: werr})
-		return
+		return &jsonrpc.Response{ID: r.ID, Error: werr}
 	}
 	b, _ := json.Marshal(res)
-	writeResponse(w, &jsonrpc.Response{ID: r.ID, Result: b})
+	return &jsonrpc.Response{ID: r.ID, Result: b}
 }
 
 // taskCaps is what serveTaskMethod reads of a request's capabilities.
