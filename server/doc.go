@@ -92,7 +92,7 @@
 //
 // With Options.Tasks set, the server offers the tasks extension
 // (io.modelcontextprotocol/tasks, SEP-2663) on 2026-07-28 over
-// [Server.HTTPHandler], and [Server.RegisterTaskTool] publishes a tool
+// [Server.HTTPHandler] and [Server.ServeStdio], and [Server.RegisterTaskTool] publishes a tool
 // that runs as a task: for a client that declares the extension in the
 // request's capabilities, the tools/call is answered at once with the task
 // (a CreateTaskResult), and the handler runs on after the reply:
@@ -140,10 +140,14 @@
 // HTTPHandler therefore answers tasks/* itself from the body it has read,
 // and serves a task tool's tools/call through the go-sdk into a buffer,
 // replacing the reply with the task when one was started (such a call's
-// reply is sent when its handler returns, not streamed). Over stdio and
-// Server.Serve a task tool runs in the request (a required one fails with
-// -32603), and status notifications (notifications/tasks) are not sent:
-// clients poll.
+// reply is sent when its handler returns, not streamed). ServeStdio
+// answers tasks/* from the frames it reads, and its frame writer sends a
+// started task in its call's result's place; a stdio session has no
+// principal. Over Server.Serve (a transport of the caller's) and
+// Server.Factory a task tool runs in the request (a required one fails
+// with -32603). Status notifications (notifications/tasks through
+// subscriptions/listen) are not sent: the go-sdk sends no notification
+// it does not know, and clients poll.
 //
 // # Determinism
 //

@@ -139,7 +139,7 @@ type Options struct {
 	Cache func(ctx context.Context, req mcp.Request, c *mcp.Cacheable)
 	// Tasks, if set, offers the tasks extension (SEP-2663): server/discover
 	// advertises it, tasks/get, tasks/update and tasks/cancel are answered
-	// over HTTPHandler, and tools registered with RegisterTaskTool run as
+	// over HTTPHandler and ServeStdio, and tools registered with RegisterTaskTool run as
 	// tasks. A zero TaskOptions gives its documented defaults. If nil, the
 	// extension is not offered, tasks/* methods are not found (-32601), and
 	// RegisterTaskTool fails.
