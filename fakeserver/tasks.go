@@ -12,31 +12,32 @@ import (
 )
 
 // The fault kinds of the tasks extension (SEP-2663). A tool named by any
-// of the per-tool ones runs as a task for a 2026-07-28 client over HTTP
-// that declares the extension (server.RegisterTaskTool): its tools/call is
-// answered with the task, and the client polls tasks/get. All of them are
-// (http): served in-process or over stdio, a task tool runs in the request.
+// of the per-tool ones runs as a task for a 2026-07-28 client that
+// declares the extension (server.RegisterTaskTool): its tools/call is
+// answered with the task, and the client polls tasks/get. Tasks are
+// served over HTTP and in a stdio child; in-process ([Server.Factory]) a
+// task tool runs in the request (a required one fails with -32603).
 //
 // A task that never finishes is a task tool with FaultHang as well: it
 // stays working until it is cancelled, expires or the fake is closed.
 const (
-	// FaultTask (http) makes Tool run as an optional task: a client that
+	// FaultTask makes Tool run as an optional task: a client that
 	// does not declare the extension gets it run in the request.
 	FaultTask FaultKind = "task"
-	// FaultTaskRequired (http) makes Tool run only as a task: a client
+	// FaultTaskRequired makes Tool run only as a task: a client
 	// that does not declare the extension gets -32021 before it runs.
 	FaultTaskRequired FaultKind = "task-required"
-	// FaultTaskFail (http) makes Tool's task fail: status failed, with the
+	// FaultTaskFail makes Tool's task fail: status failed, with the
 	// JSON-RPC error -32603 and Message (default "scripted task failure").
 	FaultTaskFail FaultKind = "task-fail"
-	// FaultTaskInput (http) makes Tool's task ask for input once before
+	// FaultTaskInput makes Tool's task ask for input once before
 	// its reply runs: an elicitation under the key "fakeserver.continue",
 	// so that the task is input_required until tasks/update answers it.
 	FaultTaskInput FaultKind = "task-input"
-	// FaultTaskExpire (http) makes every task expire Delay after it was
+	// FaultTaskExpire makes every task expire Delay after it was
 	// created (server.TaskOptions.TTL): later polls read it as unknown.
 	FaultTaskExpire FaultKind = "task-expire"
-	// FaultTaskPollError (http) makes the first Count polls (tasks/get)
+	// FaultTaskPollError makes the first Count polls (tasks/get)
 	// of each task of Tool fail with -32603, the server busy; later polls
 	// are answered.
 	FaultTaskPollError FaultKind = "task-poll-error"
@@ -46,12 +47,12 @@ const (
 const continueKey = "fakeserver.continue"
 
 func init() {
-	kinds[FaultTask] = arity{tool: 2, http: true}
-	kinds[FaultTaskRequired] = arity{tool: 2, http: true}
-	kinds[FaultTaskFail] = arity{tool: 2, arg: "message", argOK: 1, http: true}
-	kinds[FaultTaskInput] = arity{tool: 2, http: true}
-	kinds[FaultTaskExpire] = arity{arg: "duration", argOK: 2, http: true}
-	kinds[FaultTaskPollError] = arity{tool: 2, arg: "count", argOK: 2, http: true}
+	kinds[FaultTask] = arity{tool: 2}
+	kinds[FaultTaskRequired] = arity{tool: 2}
+	kinds[FaultTaskFail] = arity{tool: 2, arg: "message", argOK: 1}
+	kinds[FaultTaskInput] = arity{tool: 2}
+	kinds[FaultTaskExpire] = arity{arg: "duration", argOK: 2}
+	kinds[FaultTaskPollError] = arity{tool: 2, arg: "count", argOK: 2}
 }
 
 // checkTask validates the parameters of the task kinds.

@@ -1,6 +1,7 @@
 package fakeserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,5 +224,56 @@ func TestParseTaskFaults(t *testing.T) {
 		if _, err := ParseFault(s); !errors.Is(err, ErrBadFault) {
 			t.Errorf("ParseFault(%q): %v, want ErrBadFault", s, err)
 		}
+	}
+}
+
+func TestTaskFaultInStdioChild(t *testing.T) {
+	countFile := t.TempDir() + "/counts.json"
+	c := startChild(t, nil, "--fault", "task=lookup", "--count-file", countFile)
+	out := bufio.NewScanner(c.stdout)
+	n := 0
+	send := func(method, params string) taskReply {
+		t.Helper()
+		n++
+		fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"t","version":"v0"}}}}`+"\n", n, method, params, tasksCaps)
+		if !out.Scan() {
+			t.Fatalf("%s: no reply (stderr: %s)", method, c.stderr)
+		}
+		var r taskReply
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v in %s", method, err, out.Bytes())
+		}
+		return r
+	}
+	r := send("tools/call", `"name":"lookup","arguments":{"query":"child"}`)
+	if r.Error != nil || r.Result.ResultType != "task" {
+		t.Fatalf("tools/call in a stdio child: %+v %+v, want a task", r.Result, r.Error)
+	}
+	id := r.Result.TaskID
+	deadline := time.Now().Add(10 * time.Second)
+	polls := 0
+	for {
+		polls++
+		g := send("tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+		if g.Error != nil {
+			t.Fatalf("tasks/get: %+v", g.Error)
+		}
+		if g.Result.Status == "completed" {
+			if g.Result.Result == nil || g.Result.Result.Content[0].Text != "docs: child" {
+				t.Errorf("result: %+v", g.Result.Result)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task is %s after 10 s", g.Result.Status)
+		}
+	}
+	counts, err := ReadCounts(countFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{Executions: map[string]int{"lookup": 1}, Rounds: map[string]int{"lookup": 1}, Polls: map[string]int{"lookup": polls}}
+	if diff := cmp.Diff(want, counts); diff != "" {
+		t.Errorf("the child's counts mismatch (-want +got):\n%s", diff)
 	}
 }
