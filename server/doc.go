@@ -126,7 +126,9 @@
 //
 // Task ids are 128 random bits. A task belongs to the authenticated
 // principal that started it (auth.TokenInfo.UserID): to any other, its id
-// reads as an unknown task (-32602), as a guessed one does. The bounds
+// reads as an unknown task (-32602), as a guessed one does. (Without
+// authentication every client is the same principal, and the id is the
+// only secret; a stdio session has no principal.) The bounds
 // (TaskOptions): tasks per principal in the store (DefaultMaxTasks, 100;
 // past it the tools/call gets -32603 and its handler does not run), time
 // to live (DefaultTaskTTL, 1 hour: the task is then cancelled and
