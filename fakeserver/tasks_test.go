@@ -183,6 +183,9 @@ func TestTaskFaults(t *testing.T) {
 			t.Errorf("%d executions, want 1", n)
 		}
 	})
+}
+
+func TestTaskFaultsExpiryAndRequired(t *testing.T) {
 	t.Run("expires", func(t *testing.T) {
 		_, c := newTaskClient(t, Fault{Kind: FaultTask, Tool: "lookup"}, Fault{Kind: FaultHang, Tool: "lookup"}, Fault{Kind: FaultTaskExpire, Delay: 20 * time.Millisecond})
 		id := c.start("x")
