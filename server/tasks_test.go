@@ -420,6 +420,9 @@ func TestMemoryTaskStoreBounds(t *testing.T) {
 	if err := st.Create(ctx, &Task{ID: "3", Principal: "p", Expires: now.Add(time.Hour)}); !errors.Is(err, ErrTooManyTasks) {
 		t.Fatalf("task 4 of a bound of 3: %v, want ErrTooManyTasks", err)
 	}
+	if got, err := st.Get(ctx, "p", "0"); err != nil || got.ID != "0" {
+		t.Errorf("the principal's own task: %+v, %v", got, err)
+	}
 	if _, err := st.Get(ctx, "q", "0"); !errors.Is(err, ErrTaskNotFound) {
 		t.Errorf("another principal's Get: %v, want ErrTaskNotFound", err)
 	}
