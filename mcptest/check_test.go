@@ -221,7 +221,7 @@ func TestCheckServerPassesTheFakeServers(t *testing.T) {
 	for _, profile := range []string{"docs", "rich"} {
 		t.Run(profile, func(t *testing.T) {
 			mcptest.LeakCheck(t)
-			f := mcptest.InProcess(t, &mcptest.FakeOptions{Profile: profile})
+			f := mcptest.InProcess(t, &mcptest.InProcessOptions{Catalog: profile})
 			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
 				t.Errorf("CheckServer: %v", err)
 			}
@@ -283,7 +283,7 @@ func TestCheckServerOneRevision(t *testing.T) {
 	for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
 		t.Run(rev, func(t *testing.T) {
 			mcptest.LeakCheck(t)
-			f := mcptest.InProcess(t, &mcptest.FakeOptions{Revision: rev})
+			f := mcptest.InProcess(t, &mcptest.InProcessOptions{Revision: rev})
 			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
 				t.Errorf("CheckServer: %v", err)
 			}

@@ -24,21 +24,26 @@ func TestPinnedRevision(t *testing.T) {
 	mcptest.LeakCheck(t)
 	modes := []struct {
 		name  string
-		start func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake
+		start func(t testing.TB, rev string) *mcptest.Fake
 	}{
-		{"inprocess", mcptest.InProcess},
-		{"stdio", mcptest.Stdio},
-		{"http", mcptest.HTTP},
-		{"http-stateless", func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake {
-			o.Stateless = true
-			return mcptest.HTTP(t, o)
+		{"inprocess", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{Revision: rev})
+		}},
+		{"stdio", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.Stdio(t, &mcptest.StdioOptions{Revision: rev})
+		}},
+		{"http", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: rev})
+		}},
+		{"http-stateless", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: rev, Stateless: true})
 		}},
 	}
 	for _, m := range modes {
 		for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
 			for _, p := range []client.Profile{client.ProfileDefault, client.Profile20260728, client.Profile20251125} {
 				t.Run(fmt.Sprintf("%s/serves %s/client %s", m.name, rev, p), func(t *testing.T) {
-					fake := m.start(t, &mcptest.FakeOptions{Revision: rev})
+					fake := m.start(t, rev)
 					def := fake.Definition()
 					def.Profile = p
 					ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -49,7 +54,7 @@ func TestPinnedRevision(t *testing.T) {
 							c.Close()
 							t.Fatalf("a %s client connected to a fake that serves %s only, at %s", p, rev, c.ProtocolVersion())
 						}
-						if n := fake.Executions("lookup"); n != 0 {
+						if n := fake.Counts().Executions["lookup"]; n != 0 {
 							t.Errorf("Executions = %d, want 0", n)
 						}
 						return
@@ -64,7 +69,7 @@ func TestPinnedRevision(t *testing.T) {
 					if _, err := c.CallTool(ctx, "lookup", map[string]any{"query": "x"}); err != nil {
 						t.Fatal(err)
 					}
-					if n := fake.Executions("lookup"); n != 1 {
+					if n := fake.Counts().Executions["lookup"]; n != 1 {
 						t.Errorf("Executions = %d, want 1", n)
 					}
 				})
@@ -78,7 +83,7 @@ func TestPinnedRevision(t *testing.T) {
 // naming the revision it supports), and the tool does not run.
 func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
 	mcptest.LeakCheck(t)
-	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Revision: fakeserver.Revision20251125, Stateless: true})
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: fakeserver.Revision20251125, Stateless: true})
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"query":"x"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"v0"}}}}`
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, fake.HTTP().URL, strings.NewReader(body))
@@ -101,7 +106,7 @@ func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
 	if !strings.Contains(string(got), `"code":-32022`) || !strings.Contains(string(got), `"supported":["2025-11-25"]`) {
 		t.Errorf("answer %s, want -32022 naming 2025-11-25", got)
 	}
-	if n := fake.Executions("lookup"); n != 0 {
+	if n := fake.Counts().Executions["lookup"]; n != 0 {
 		t.Errorf("Executions = %d, want 0", n)
 	}
 }
