@@ -43,6 +43,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
 	}
 	res, err := rounds(ctx, c, params, c.session.CallTool, toolInput, toolNext)
+	c.notes.catchUp(ctx)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
@@ -100,6 +101,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := rounds(ctx, c, &mcp.ReadResourceParams{URI: uri}, c.session.ReadResource, readInput, readNext)
+	c.notes.catchUp(ctx)
 	if err != nil {
 		return nil, c.fail(OpRead, "", err)
 	}
@@ -117,6 +119,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := rounds(ctx, c, &mcp.GetPromptParams{Name: name, Arguments: args}, c.session.GetPrompt, promptInput, promptNext)
+	c.notes.catchUp(ctx)
 	if err != nil {
 		return nil, c.fail(OpGetPrompt, "", err)
 	}

@@ -27,6 +27,7 @@ const noExitSleep = "atexit_sleep_ms=0"
 type Fake struct {
 	t         testing.TB
 	name      string
+	profile   client.Profile // the Definition's
 	faults    []fakeserver.Fault
 	factory   transport.Factory
 	srv       *fakeserver.Server     // in-process and HTTP
@@ -46,12 +47,12 @@ func InProcess(t testing.TB, opts *InProcessOptions) *Fake {
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
 	}
-	return inProcess(t, srv, o.Faults)
+	return inProcess(t, srv, o.Faults, o.ClientProfile)
 }
 
-func inProcess(t testing.TB, srv *fakeserver.Server, faults []fakeserver.Fault) *Fake {
+func inProcess(t testing.TB, srv *fakeserver.Server, faults []fakeserver.Fault, profile client.Profile) *Fake {
 	conns := &connCounter{Factory: srv.Factory()}
-	f := &Fake{t: t, name: srv.Name(), faults: faults, factory: conns, srv: srv}
+	f := &Fake{t: t, name: srv.Name(), profile: profile, faults: faults, factory: conns, srv: srv}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
 		if n := waitSessions(srv, conns, groupTimeout); n > 0 {
@@ -138,7 +139,7 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	if err != nil {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
-	return &Fake{t: t, name: name, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+	return &Fake{t: t, name: name, profile: o.ClientProfile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
 }
 
 // noHTTPFaults fails t for a fault that acts on HTTP requests, given to
@@ -169,14 +170,16 @@ func inProcessFaults(faults []fakeserver.Fault) []fakeserver.Fault {
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
 // Definition returns a client.Definition of the fake server, named after its
-// catalog ("docs"), definition or wrapped server, with the default profile
-// and limits.
+// catalog ("docs"), definition or wrapped server, with the protocol profile
+// of the options' ClientProfile (the default profile when unset) and the
+// default limits.
 func (f *Fake) Definition() client.Definition {
-	return client.Definition{Name: f.name, Transport: f.factory}
+	return client.Definition{Name: f.name, Profile: f.profile, Transport: f.factory}
 }
 
-// Client connects a client to the fake with [Connect]: closed at cleanup
-// of the test the Fake was started for. h may be nil.
+// Client connects a client to the fake with [Connect], at the options'
+// ClientProfile: closed at cleanup of the test the Fake was
+// started for. h may be nil.
 func (f *Fake) Client(h *client.Handlers) *client.Client {
 	f.t.Helper()
 	return Connect(f.t, f.Definition(), h)

@@ -25,7 +25,7 @@ func HTTP(t testing.TB, opts *HTTPOptions) *Fake {
 	if err != nil {
 		t.Fatalf("mcptest.HTTP: %v", err)
 	}
-	return serveHTTP(t, "mcptest.HTTP", srv, httpSpec{o.Faults, o.Stateless, o.Auth, o.Transport})
+	return serveHTTP(t, "mcptest.HTTP", srv, httpSpec{o.Faults, o.Stateless, o.Auth, o.Transport, o.ClientProfile})
 }
 
 // serveHTTP serves srv over HTTP for a test.
@@ -50,7 +50,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *F
 	// The client's connections are not wrapped: the go-sdk hands a
 	// Streamable HTTP connection the session's state through methods a
 	// wrapper cannot pass on.
-	fake := &Fake{t: t, name: srv.Name(), faults: o.faults, factory: f, srv: srv, http: hs}
+	fake := &Fake{t: t, name: srv.Name(), profile: o.clientProfile, faults: o.faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
 		if n := waitSessions(srv, nil, groupTimeout); n > 0 {

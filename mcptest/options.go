@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -31,6 +32,13 @@ type InProcessOptions struct {
 	// reaches by falling back to initialize; fakeserver.Revision20260728
 	// for one that serves only the current revision. Empty serves both.
 	Revision string
+	// ClientProfile is the protocol profile of the client.Definition the
+	// Fake hands out ([Fake.Definition], and so [Fake.Client]): the zero
+	// value, client.ProfileDefault, negotiates; client.Profile20251125
+	// pins the client to 2025-11-25, client.Profile20260728 to the current
+	// revision. It chooses what the client offers; Revision chooses what
+	// the fake serves.
+	ClientProfile client.Profile
 }
 
 // StdioOptions configure a fake started by [Stdio], a child per
@@ -50,6 +58,8 @@ type StdioOptions struct {
 	// Transport supervises each child; nil means the stdio package's
 	// defaults. Its Env gets fakeserver.ChildEnv and GORACE added.
 	Transport *stdio.Options
+	// ClientProfile is as in [InProcessOptions].
+	ClientProfile client.Profile
 }
 
 // HTTPOptions configure a fake served by [HTTP].
@@ -79,6 +89,8 @@ type HTTPOptions struct {
 	// streamablehttp transport: credentials, limits, timeouts); nil means
 	// the package's defaults.
 	Transport *streamablehttp.Options
+	// ClientProfile is as in [InProcessOptions].
+	ClientProfile client.Profile
 }
 
 // WrapOptions configure [Wrap].
@@ -87,6 +99,8 @@ type WrapOptions struct {
 	// publishes; none by default. One that acts on a process or on HTTP
 	// requests fails the test (use [WrapHTTP] for the HTTP ones).
 	Faults []fakeserver.Fault
+	// ClientProfile is as in [InProcessOptions].
+	ClientProfile client.Profile
 }
 
 // WrapHTTPOptions configure [WrapHTTP].
@@ -100,6 +114,8 @@ type WrapHTTPOptions struct {
 	Auth *Protection
 	// Transport is as in [HTTPOptions].
 	Transport *streamablehttp.Options
+	// ClientProfile is as in [InProcessOptions].
+	ClientProfile client.Profile
 }
 
 // catalogSpec is what a fake serves, whichever way it is started.
@@ -117,10 +133,11 @@ func (c catalogSpec) server() (*fakeserver.Server, error) {
 
 // httpSpec is how a server is served over HTTP.
 type httpSpec struct {
-	faults    []fakeserver.Fault
-	stateless bool
-	auth      *Protection
-	transport *streamablehttp.Options
+	faults        []fakeserver.Fault
+	stateless     bool
+	auth          *Protection
+	transport     *streamablehttp.Options
+	clientProfile client.Profile
 }
 
 // orZero returns *p, or the zero value when p is nil.

@@ -15,12 +15,12 @@ import (
 func TestOptionsHoldOnlyWhatActs(t *testing.T) {
 	catalog := []string{"Catalog", "Definition", "Faults", "Revision"}
 	served := []string{"Stateless", "Auth", "Transport"}
-	want := map[string][]string{
-		"InProcessOptions": catalog,
-		"StdioOptions":     append(append([]string{}, catalog...), "Transport"),
-		"HTTPOptions":      append(append([]string{}, catalog...), served...),
-		"WrapOptions":      {"Faults"},
-		"WrapHTTPOptions":  append([]string{"Faults"}, served...),
+	want := map[string][]string{ // ClientProfile acts on the Definition every Fake hands out
+		"InProcessOptions": append(append([]string{}, catalog...), "ClientProfile"),
+		"StdioOptions":     append(append([]string{}, catalog...), "Transport", "ClientProfile"),
+		"HTTPOptions":      append(append(append([]string{}, catalog...), served...), "ClientProfile"),
+		"WrapOptions":      {"Faults", "ClientProfile"},
+		"WrapHTTPOptions":  append(append([]string{"Faults"}, served...), "ClientProfile"),
 	}
 	got := map[string][]string{}
 	for _, v := range []any{mcptest.InProcessOptions{}, mcptest.StdioOptions{}, mcptest.HTTPOptions{}, mcptest.WrapOptions{}, mcptest.WrapHTTPOptions{}} {

@@ -25,7 +25,7 @@ func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *WrapOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
 	noHTTPFaults(t, "mcptest.Wrap", "mcptest.WrapHTTP", o.Faults)
-	return inProcess(t, wrap(t, "mcptest.Wrap", srv, o.Faults), o.Faults)
+	return inProcess(t, wrap(t, "mcptest.Wrap", srv, o.Faults), o.Faults, o.ClientProfile)
 }
 
 // WrapHTTP is [Wrap] over Streamable HTTP on a loopback port, as [HTTP]
@@ -36,7 +36,7 @@ func WrapHTTP[S fakeserver.Servable](t testing.TB, srv S, opts *WrapHTTPOptions)
 	t.Helper()
 	o := orZero(opts)
 	fs := wrap(t, "mcptest.WrapHTTP", srv, o.Faults)
-	return serveHTTP(t, "mcptest.WrapHTTP", fs, httpSpec{o.Faults, o.Stateless, o.Auth, o.Transport})
+	return serveHTTP(t, "mcptest.WrapHTTP", fs, httpSpec{o.Faults, o.Stateless, o.Auth, o.Transport, o.ClientProfile})
 }
 
 // wrap wraps srv with faults for t, for what (the caller's name in
