@@ -59,6 +59,19 @@ func TestApplyCarriesHooks(t *testing.T) {
 	if !slices.Equal(withHooks.Secrets, base.Secrets) || withHooks.Mode != base.Mode {
 		t.Errorf("Apply lost the other options: %+v", withHooks)
 	}
+	// An HTTP cassette takes hooks; a nil one is refused, so the hook
+	// Apply copied is still there.
+	f, err := cassette.Open("../testdata/http.jsonl", nil, vcr.Apply(nil, &vcr.Options{Hooks: []*recorder.Hook{nil}}))
+	if !errors.As(err, &oe) || oe.Option != "Hooks[0]" {
+		t.Errorf("Open of an HTTP cassette with a nil hook = %v, want an *OptionsError for Hooks[0]", err)
+	}
+	replaying := *withHooks // a copy of the options keeps their hooks
+	replaying.Mode = cassette.ModeReplay
+	if f, err = cassette.Open("../testdata/http.jsonl", nil, &replaying); err != nil {
+		t.Errorf("Open of an HTTP cassette with the hook Apply copied: %v", err)
+	} else {
+		f.Discard()
+	}
 	for name, o := range map[string]*cassette.Options{"the input": base, "Apply(o, nil)": vcr.Apply(withHooks, nil)} {
 		f, err := cassette.Open(path, fake.Factory(), o)
 		if err != nil {
