@@ -265,8 +265,9 @@ func (m *memFS) IsFileExists(name string) bool {
 	return ok
 }
 
-// TestFSServesEveryReadAndWrite: with Options.FS, record-once checks for,
-// writes and reads the cassette through it, and nothing touches the disk.
+// TestFSServesEveryReadAndWrite: with go-vcr storage (vcr.Options.FS),
+// record-once checks for, writes and reads the cassette through it, and
+// nothing touches the disk.
 func TestFSServesEveryReadAndWrite(t *testing.T) {
 	leakcheck.Check(t)
 	fs := &memFS{files: map[string][]byte{}}

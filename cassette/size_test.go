@@ -36,7 +36,7 @@ func sized(t *testing.T, n int) []byte {
 const bound = 64 << 10
 
 // TestMaxSizeLoadAtTheEdge: a cassette of exactly MaxSize bytes loads
-// (cassette.Load, and Open from disk and through Options.FS); one byte more
+// (cassette.Load, and Open from disk and through go-vcr storage); one byte more
 // is a *FormatError naming the file, at every way in.
 func TestMaxSizeLoadAtTheEdge(t *testing.T) {
 	leakcheck.Check(t)
