@@ -40,24 +40,8 @@ func (c Counts) clone() Counts {
 	return Counts{Executions: maps.Clone(c.Executions), Rounds: maps.Clone(c.Rounds), Polls: maps.Clone(c.Polls)}
 }
 
-// Executions returns how many times tool has been executed (see [Counts]):
-// a call counts once its input has passed validation and its handler has
-// started, whatever happens next (a fault, an error, a crash), unless that
-// round ends by asking the client for input.
-func (s *Server) Executions(tool string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts.Executions[tool]
-}
-
-// Rounds returns how many rounds of tool have run (see [Counts]).
-func (s *Server) Rounds(tool string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts.Rounds[tool]
-}
-
-// Counts returns a copy of the counters.
+// Counts returns a copy of the counters: tool executions and rounds, by
+// tool, as one snapshot.
 func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()

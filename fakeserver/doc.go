@@ -3,7 +3,7 @@
 // (stateful or stateless), on protocol revisions 2025-11-25 and
 // 2026-07-28, or on one of them only (Options.Revision: a server from
 // before 2026-07-28, or one of that revision alone). It serves built-in
-// profiles, your own tools, resources and prompts ([Definition]), or your
+// catalogs, your own tools, resources and prompts ([Definition]), or your
 // own server under test ([Wrap]).
 //
 //	fs, err := fakeserver.New(&fakeserver.Options{
@@ -11,9 +11,9 @@
 //	})
 //	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: fs.Factory()}, nil)
 //	…
-//	if n := fs.Executions("lookup"); n != 1 { … } // the call ran exactly once
+//	if n := fs.Counts().Executions["lookup"]; n != 1 { … } // the call ran exactly once
 //
-// [New] and [Wrap] return errors for bad input (an unknown profile, an
+// [New] and [Wrap] return errors for bad input (an unknown catalog, an
 // invalid definition or fault), which often comes from scripts and flags.
 //
 // # Your own tools
@@ -21,7 +21,7 @@
 // A [Definition] declares tools (name, schemas, annotations, and a [Reply]:
 // [Text], [Result], [Sequence] call by call, [Error], or a function of the
 // [Call]), resources and prompts. A fake built from it is deterministic,
-// counted and takes every fault, as the built-in profiles do:
+// counted and takes every fault, as the built-in catalogs do:
 //
 //	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
 //		Name:        "get_weather",
@@ -31,7 +31,7 @@
 //	fs, err := fakeserver.New(&fakeserver.Options{Definition: weather, Faults: …})
 //
 // A stdio child finds a definition by name: [Register] it (mcptest.Main
-// does) and run the child with --profile NAME.
+// does) and run the child with --catalog NAME.
 //
 // # Your own server
 //
@@ -39,11 +39,12 @@
 // *mcp.Server or a *server.Server, served in-process ([Server.Factory])
 // and over HTTP ([Server.StartHTTP]).
 //
-// # Profiles
+// # Catalogs
 //
-// A profile is a fixed catalog. "docs" (the default) publishes the tool
-// lookup (input {"query": string}, reply "docs: <query>"), the resource
-// docs://readme and the prompt summarize (argument topic). "rich" adds
+// A built-in catalog is a fixed set of tools, resources and prompts.
+// "docs" (the default) publishes the tool lookup (input {"query": string},
+// reply "docs: <query>"), the resource docs://readme and the prompt
+// summarize (argument topic). "rich" adds
 // tools that exercise every client feature: sample (sampling), elicit
 // (elicitation), roots, log (logging; the client must set a level), progress
 // (for the call's progress token), toggle (adds or removes the tool
@@ -71,9 +72,9 @@
 // Every round of a tool (a tools/call request whose input has passed
 // validation) is counted per tool before any fault acts, and so is every
 // execution: a round that did not end by asking for input ([Counts]).
-// [Server.Executions], [Server.Rounds] and [Server.Counts] in-process; for
-// a child process, the file named by --count-file (Options.CountFile),
-// rewritten atomically after each round and read with [ReadCounts].
+// [Server.Counts] reads them in-process, as one snapshot; for a child
+// process, read the file named by --count-file (Options.CountFile), rewritten
+// atomically after each round, with [ReadCounts].
 //
 // # Faults
 //
@@ -144,7 +145,7 @@
 //		os.Exit(m.Run())
 //	}
 //
-//	cmd := fakeserver.ChildCommand("--profile", "docs", "--count-file", path)
+//	cmd := fakeserver.ChildCommand("--catalog", "docs", "--count-file", path)
 //	cs, err := mcp.NewClient(impl, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 //
 // --stop-file records how the child was asked to stop ("stdin-eof",
