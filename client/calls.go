@@ -27,6 +27,14 @@ import (
 // When the tool ran and reported failure (IsError), CallTool returns the
 // result and a ClassTool *Error wrapping a *ToolError, so the content can
 // still be shown to a model.
+//
+// With Definition.Tasks set, the call declares the tasks extension
+// (protocol 2026-07-28), and a server may run the tool as a task: CallTool
+// then waits for the task's outcome as Task.Wait does (bounded by
+// Limits.MaxTaskPolls, TaskPollMin, TaskPollMax and TaskTimeout rather
+// than CallTimeout, which bounds each request), and cancels the task
+// (tasks/cancel) when it gives up: ctx ends, the client closes, or a bound
+// is passed. Its errors then hold a *TaskError naming the task.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	base, err := c.begin(OpCallTool, name)
 	if err != nil {
@@ -36,20 +44,19 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	if err := c.callable(name); err != nil {
 		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
 	}
-	ctx, cancel := c.bound(ctx, base)
+	callCtx, cancel := c.bound(ctx, base)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: name, Arguments: args}
-	if c.handlers.Progress != nil {
-		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
-	}
-	res, err := rounds(ctx, c, params, c.session.CallTool, toolInput, toolNext)
+	t, err := c.start(callCtx, name, args, c.def.Tasks)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
-	if res.IsError {
-		return res, &Error{Class: ClassTool, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: &ToolError{Text: text(res)}}
+	res, err := t.await(ctx, base)
+	if err != nil {
+		err = t.fail(err)
+		t.giveUp(ctx, err)
+		return nil, err
 	}
-	return res, nil
+	return t.outcome(res, nil)
 }
 
 // CallModel calls the tool whose binding has the given model name, as a
