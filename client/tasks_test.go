@@ -17,8 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// taskVias are the transports the task tests run on, both at 2026-07-28.
-var taskVias = []string{"in-process", "http"}
+// taskVias are the transports the task tests run on, all at 2026-07-28:
+// Streamable HTTP answering with event streams and with JSON bodies.
+var taskVias = []string{"in-process", "http", "http json"}
 
 // fastPolls are Limits that poll a task every millisecond or so.
 var fastPolls = client.Limits{TaskPollMin: time.Millisecond, TaskPollMax: 5 * time.Millisecond}
@@ -31,8 +32,9 @@ func connectTasks(t *testing.T, via string, p *taskPeer, tasks bool, l client.Li
 	srv := p.server()
 	var f transport.Factory = inprocess.New(srv)
 	var rec *recorder
-	if via == "http" {
-		var hh http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	if via != "in-process" {
+		var hh http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: via == "http json"})
 		if wrap != nil {
 			hh = wrap(hh)
 		}
