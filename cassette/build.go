@@ -39,15 +39,27 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	pending := map[string][]byte{} // client calls not yet answered, by id key
 	var order []string
 	serverEnded := false
-	skip := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
+	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		if entries[i].end != nil || entries[i].failed {
 			return "", nil
 		}
 		return entries[i].from, entries[i].msg
 	})
+	heard := heardCalls(entries)
 	for i, e := range entries {
 		if skip[i] {
 			continue
+		}
+		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[liveIDKey(r.ID)] {
+			// The write failed (its context ended while the transport
+			// waited to hear it was taken: legacy SSE's 202), but the
+			// server had it: it answered, or told of its progress.
+			e.failed = false
+		}
+		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == FromServer && e.end == nil && !e.failed {
+			if at, ok := ended[liveIDKey(r.ID)]; ok && i > at {
+				continue // the listen's answer to the client's closing cancellation
+			}
 		}
 		if e.end != nil {
 			c.Interactions = append(c.Interactions, Interaction{Kind: KindClose, Ending: serverEnding(e, red)})
@@ -96,8 +108,59 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	floatNotifications(c)
+	evenOutMessages(c)
 	return c, nil
+}
+
+// evenOutMessages writes what timing alone orders in a recording of
+// messages one way: a cancellation, an answer and the list changes and
+// listings around it, a notification and the listings around it.
+func evenOutMessages(c *Cassette) {
+	settleCancels(c)
+	floatAnswers(c)
+	floatNotifications(c)
+	renameStates(c)
+}
+
+// evenOutHTTP is evenOutMessages at the HTTP level, where a notification
+// of the standalone GET or a listen stream and the answers of the calls in
+// flight also reach the recorder in either order, and event ids are
+// numbered in the order written.
+func evenOutHTTP(c *Cassette) {
+	sinkNotifications(c)
+	settleCancels(c)
+	floatAnswers(c)
+	floatNotifications(c)
+	renameEventIDs(c)
+	renameStates(c)
+}
+
+// heardCalls returns the id keys of the client calls the server showed it
+// had: it answered them, or sent a progress notification with their
+// progress token.
+func heardCalls(entries []recorded) map[string]bool {
+	heard := map[string]bool{}
+	tokens := map[string]bool{}
+	for _, e := range entries {
+		switch m := e.msg.(type) {
+		case *jsonrpc.Response:
+			if e.from == FromServer {
+				heard[liveIDKey(m.ID)] = true
+			}
+		case *jsonrpc.Request:
+			if e.from == FromServer && m.Method == "notifications/progress" {
+				tokens[progressToken(m.Params)] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
+			if tok := progressToken(m.Params); tok != "" && tokens[tok] {
+				heard[liveIDKey(m.ID)] = true
+			}
+		}
+	}
+	return heard
 }
 
 // serverEnding records how the server ended a session: a child's exit
@@ -143,7 +206,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	calls := map[int]string{}  // stream → the id of the call its request carries
 	answered := map[int]bool{} // streams whose call was answered on them
 	resumed := map[int]bool{}  // streams that resume another (GET with Last-Event-ID)
-	skip := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
+	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		in := &entries[i].in
 		if in.Kind != KindRequest || len(entries[i].raw) == 0 {
 			return "", nil
@@ -154,6 +217,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		}
 		return FromClient, m
 	})
+	closing := closingAnswers(entries, ended)
 	skipStream := map[int]bool{}
 	for i := range skip {
 		skipStream[entries[i].in.HTTP.Stream] = true
@@ -161,7 +225,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	lastReq := lastRequest(entries, skip)
 	for _, i := range lineOrder(entries) {
 		e := entries[i]
-		if e.in.HTTP != nil && skipStream[e.in.HTTP.Stream] {
+		if e.in.HTTP != nil && skipStream[e.in.HTTP.Stream] || closing.events[i] {
 			continue
 		}
 		in := e.in
@@ -181,6 +245,11 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 				// (the server's end, the client's drain, the session's end) is
 				// timing, not behaviour.
 				end.End = EndEOF
+			case closing.streams[h.Stream]:
+				// The listen the client cancelled as it closed: its answer
+				// was left out, and the stream was open until the session
+				// ended, as when the answer comes too late to be seen.
+				end.End = EndSession
 			case end.End == EndClient && i > lastReq:
 				// A stream the client stopped reading once it had made its
 				// last request (a standalone GET, a 2026-07-28
@@ -231,7 +300,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	floatNotifications(c)
+	evenOutHTTP(c)
 	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err
 	}
@@ -245,8 +314,11 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 // and the go-sdk sends that cancellation best-effort, off the closing
 // path, sometimes after the session is gone. It is the session's close,
 // which the cassette records, and is left out, or re-recordings would
-// differ by it.
-func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) map[int]bool {
+// differ by it. ended maps the id key of each listen so cancelled to the
+// entry of its cancellation: the server's answer to it, when it comes
+// before the session is gone, is the close too (the client no longer
+// waits for it) and is left out as well, the listen left pending.
+func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (skip map[int]bool, ended map[string]int) {
 	listens := map[string]bool{}
 	last := -1 // the last client message that is not such a cancellation
 	cancels := map[int]bool{}
@@ -266,12 +338,56 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) map
 			last = i
 		}
 	}
+	ended = map[string]int{}
 	for i := range cancels {
 		if i < last {
 			delete(cancels, i)
+			continue
+		}
+		_, m := msg(i)
+		ended[cancelledID(m.(*jsonrpc.Request).Params)] = i
+	}
+	return cancels, ended
+}
+
+// closingLines are the lines of an HTTP recording that are a closing
+// listen's answer (see closingCancels): its events, and its streams.
+type closingLines struct {
+	events  map[int]bool // entries of the answer events, left out
+	streams map[int]bool // the streams they were on, ended as the session's
+}
+
+// closingAnswers finds the events that answer a listen the client
+// cancelled as it closed (ended, from closingCancels), after the
+// cancellation, on the listen's own stream.
+func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
+	cl := closingLines{events: map[int]bool{}, streams: map[int]bool{}}
+	if len(ended) == 0 {
+		return cl
+	}
+	listenOf := map[int]string{} // stream → the id key of the listen it carries
+	for i := range entries {
+		e := &entries[i]
+		if e.in.HTTP == nil || len(e.raw) == 0 {
+			continue
+		}
+		m, err := jsonrpc.DecodeMessage(e.raw)
+		if err != nil {
+			continue
+		}
+		switch v := m.(type) {
+		case *jsonrpc.Request:
+			if e.in.Kind == KindRequest && v.IsCall() && v.Method == "subscriptions/listen" {
+				listenOf[e.in.HTTP.Stream] = liveIDKey(v.ID)
+			}
+		case *jsonrpc.Response:
+			id := liveIDKey(v.ID)
+			if at, ok := ended[id]; ok && e.in.Kind == KindEvent && i > at && listenOf[e.in.HTTP.Stream] == id {
+				cl.events[i], cl.streams[e.in.HTTP.Stream] = true, true
+			}
 		}
 	}
-	return cancels
+	return cl
 }
 
 // sessionIDs collects the session ids the server handed out
@@ -448,6 +564,31 @@ func (a *eventIDs) alias(id string) string {
 	}
 	a.ids[id] = p + suffix
 	return p + suffix
+}
+
+// renameEventIDs numbers the event ids' renamed prefixes ("s<n>") again,
+// in the order the lines are written, once lines have moved (see
+// sinkNotifications): the first prefix a cassette holds is s1, whatever
+// order the recorder saw the streams in.
+func renameEventIDs(c *Cassette) {
+	var again eventIDs
+	for i := range c.Interactions {
+		h := c.Interactions[i].HTTP
+		if h == nil {
+			continue
+		}
+		id, last := h.ID, h.Headers.Get("Last-Event-ID")
+		if id == "" && last == "" {
+			continue
+		}
+		cp := *h
+		cp.ID = again.alias(id)
+		if last != "" {
+			cp.Headers = h.Headers.Clone()
+			cp.Headers.Set("Last-Event-ID", again.alias(last))
+		}
+		c.Interactions[i].HTTP = &cp
+	}
 }
 
 // headerScan finds the protocol revision and server name of a session: from

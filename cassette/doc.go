@@ -122,7 +122,10 @@
 // message that matches nothing is a [*MismatchError] at once (naming the
 // cassette, the line of the nearest recorded message and a diff against
 // it); a call gets it as a JSON-RPC error (code [CodeMismatch]), an HTTP
-// GET or DELETE a 405.
+// GET or DELETE a 405. One changed argument is one mismatch: the recorded
+// call it was diffed against is passed over (nothing recorded after it
+// waits for its answer), and is still answered if the client makes it
+// after all.
 //
 // # Order
 //
@@ -221,6 +224,13 @@
 // handed out is "session-<n>" in every header and wherever else it
 // appears, and replay hands that name out.
 //
+// On every transport, the request states a 2026-07-28 server hands out in
+// its input-required results (requestState, an opaque token the client
+// only hands back, which a server may seal with a serial, a time or a
+// nonce) are renamed too: the n-th is "state-<n>" in the result and in the
+// continuations that carry it back. Replay hands that name out; Verify
+// sends the live server's own state in its place.
+//
 // # Re-recording
 //
 // Recording the same session twice gives the same bytes, also against
@@ -235,6 +245,24 @@
 //     the client before or after one that ran meanwhile is timing. It never
 //     passes a call or a client notification. An acknowledgement of a
 //     subscription is written right after the subscription's request.
+//   - at the HTTP level, such a notification that came while calls were
+//     answered (a resource or a list the call changed) is written after
+//     the lines of the calls in flight when it came, up to the next
+//     request; event ids are numbered in the order the lines are written.
+//   - the answer to a call that is not a listing is written before the
+//     list changes (notifications/…/list_changed) and the listings
+//     recorded between the call and it: a server may announce the change
+//     a call made before or after its answer (a go-sdk server does so
+//     from a timer, 10 ms after the change), and the client re-lists at
+//     once. It passes nothing else: its call's progress, a log message, a
+//     server request, a client message keep their place before it.
+//   - a client's notifications/cancelled is written right after the last
+//     line of the call it cancels (the go-sdk sends it from a goroutine of
+//     its own, racing the client's next messages), and the server's
+//     answer to a call the client gave up is left out: the client no
+//     longer waited for it, and replay has the call given up. At the HTTP
+//     level the call's stream ends, for the client, right before the
+//     cancellation, whether the client or the server ended it first.
 //   - a stream the client stopped reading once it had made its last
 //     request is "session": open until the session ended.
 //   - a 2026-07-28 client's notifications/cancelled of its
@@ -272,9 +300,24 @@
 // an event store allows, message N served once), delay message N, end the
 // session at message N, answer the request of message N with 401, 403 or
 // 5xx. Messages are numbered as [Cassette.Messages] and mcprig inspect
-// number them. Faults act in the adapters, not in the scheduler's rules:
-// a recorded tools/call is still never answered twice, and what a fault
-// answered or prevented is not reported unused.
+// number them. A fault may name a request instead of a number, by method,
+// name and order, so that it survives a change of revision, which numbers
+// the same call otherwise:
+//
+//	KIND@TARGET[:ARG]        TARGET: N, or METHOD[=NAME][#NTH]
+//	end@tools/call=get_weather#2      the server dies under the second call of get_weather
+//	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
+//	delay@resources/read=docs://readme:200ms
+//	status@tools/list:503             the first tools/list is answered 503
+//
+// NAME is params.name (tools/call, prompts/get) or params.uri (resources);
+// NTH counts from 1 the requests of the session with that method and name,
+// continuations of an input-required request (2026-07-28) counting as the
+// request they continue; status acts on the request, drop, delay and end
+// on its answer (its last round's). See [Fault]. Faults act in the
+// adapters, not in the scheduler's rules: a recorded tools/call is still
+// never answered twice, and what a fault answered or prevented is not
+// reported unused.
 //
 // # Compare and Verify
 //

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -50,47 +51,83 @@ const (
 	FaultStatus FaultKind = "status"
 )
 
-// A Fault is one fault replay injects. Its text form, which ParseFault
-// reads and String writes, is KIND@N[:ARG]:
+// A Fault is one fault replay injects. It acts on the message numbered
+// Message, or, when Method is set, on the request Method names (and the
+// answer to it): the Nth request of Method whose name is Name, so that it
+// survives a change of revision, which numbers messages otherwise.
 //
-//	drop@12          break the stream before message 12
-//	delay@13:200ms   hold message 13 200ms longer
-//	end@9            end the session at message 9
-//	status@12:503    answer the request of message 12 with 503
+// Its text form, which ParseFault reads and String writes, is
+// KIND@TARGET[:ARG], TARGET being a message number N or a request
+// METHOD[=NAME][#NTH]:
+//
+//	drop@12                          break the stream before message 12
+//	delay@13:200ms                   hold message 13 200ms longer
+//	end@9                            end the session at message 9
+//	status@12:503                    answer the request of message 12 with 503
+//	end@tools/call=get_weather#2     the server dies under the second call of get_weather
+//	drop@tools/call=lookup           the stream of lookup's first call breaks before its answer
+//	delay@resources/read=docs://readme:1s   its answer comes a second late
+//	status@tools/list:401            the first tools/list is answered 401
+//
+// A request is named by its method and its name: params.name for
+// tools/call and prompts/get, params.uri for resources/read,
+// resources/subscribe and resources/unsubscribe, params.ref's name or uri
+// for completion/complete; without =NAME any request of the method
+// counts. NTH counts from 1 (the default) the requests of the session in
+// order; the continuations of a multi round-trip request (2026-07-28's
+// input-required rounds) belong to the request they continue, so that
+// "the second call of get_weather" is the same call on both revisions.
+// status acts on the request itself; drop, delay and end on its answer
+// (the answer to its last round). A NAME holding ':' or '#' is written as
+// it is: ARG is after the last ':', and NTH after a last '#' followed by
+// digits only (write #1 after a name that ends in '#' and digits).
 type Fault struct {
 	Kind    FaultKind
-	Message int           // the message it acts on: Message.Number, from 1
+	Message int           // the message it acts on: Message.Number, from 1; zero when Method is set
+	Method  string        // the request it acts on, by method (and Name, Nth), instead of Message
+	Name    string        // with Method: the request's name; empty for any request of Method
+	Nth     int           // with Method: which request of Method and Name, from 1; zero means 1
 	Delay   time.Duration // FaultDelay: how much longer
 	Status  int           // FaultStatus: 401, 403 or 500 to 599
 }
 
 // ErrBadFault is returned (inside an *OptionsError) for a fault that
 // cannot be injected: an unknown kind, a message the cassette does not
-// have or that is not of the kind the fault acts on, a transport the
-// fault does not apply to. ParseFault returns it wrapped too.
+// have or that is not of the kind the fault acts on, a request it does not
+// hold, a transport the fault does not apply to. ParseFault returns it
+// wrapped too.
 var ErrBadFault = errors.New("invalid fault")
+
+// faultSyntax is ParseFault's grammar, for its errors.
+const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE"
 
 // ParseFault reads a fault's text form (see Fault).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (want KIND@N[:ARG]: drop@N, delay@N:DURATION, end@N, status@N:CODE)", s, ErrBadFault, why)
+		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (%s)", s, ErrBadFault, why, faultSyntax)
 	}
 	kind, rest, ok := strings.Cut(s, "@")
 	if !ok {
-		return bad("no @N")
+		return bad("no @TARGET")
 	}
 	f := Fault{Kind: FaultKind(kind)}
-	num, arg, hasArg := strings.Cut(rest, ":")
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 {
-		return bad("N must be a message number from 1")
-	}
-	f.Message = n
+	target, arg, hasArg := rest, "", false
 	switch f.Kind {
 	case FaultDrop, FaultEnd:
-		if hasArg {
+		if n, _, colon := strings.Cut(rest, ":"); colon && isNumber(n) {
 			return bad("takes no argument")
 		}
+	case FaultDelay, FaultStatus:
+		if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+			target, arg, hasArg = rest[:i], rest[i+1:], true
+		}
+	default:
+		return bad("unknown kind")
+	}
+	if err := f.parseTarget(target); err != "" {
+		return bad(err)
+	}
+	switch f.Kind {
 	case FaultDelay:
 		d, err := time.ParseDuration(arg)
 		if !hasArg || err != nil || d <= 0 {
@@ -103,17 +140,52 @@ func ParseFault(s string) (Fault, error) {
 			return bad("status takes 401, 403 or a code from 500 to 599")
 		}
 		f.Status = code
-	default:
-		return bad("unknown kind")
 	}
 	return f, nil
+}
+
+// parseTarget reads TARGET into f; it returns what is wrong, or "".
+func (f *Fault) parseTarget(t string) string {
+	if isNumber(t) {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 1 {
+			return "N must be a message number from 1"
+		}
+		f.Message = n
+		return ""
+	}
+	if i := strings.LastIndexByte(t, '#'); i >= 0 && isNumber(t[i+1:]) {
+		n, err := strconv.Atoi(t[i+1:])
+		if err != nil || n < 1 {
+			return "NTH counts from 1"
+		}
+		f.Nth, t = n, t[:i]
+	}
+	method, name, _ := strings.Cut(t, "=")
+	if !strings.Contains(method, "/") && method != "ping" && method != "initialize" || strings.ContainsAny(method, " \t") {
+		return "TARGET must be a message number or a request's method (tools/call, ping, …)"
+	}
+	f.Method, f.Name = method, name
+	return ""
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func okStatus(code int) bool { return code == 401 || code == 403 || code >= 500 && code <= 599 }
 
 // String returns the fault's text form.
 func (f Fault) String() string {
-	s := string(f.Kind) + "@" + strconv.Itoa(f.Message)
+	s := string(f.Kind) + "@" + f.target()
 	switch f.Kind {
 	case FaultDelay:
 		s += ":" + f.Delay.String()
@@ -121,6 +193,28 @@ func (f Fault) String() string {
 		s += ":" + strconv.Itoa(f.Status)
 	}
 	return s
+}
+
+// target is TARGET of the text form.
+func (f Fault) target() string {
+	if f.Method == "" {
+		return strconv.Itoa(f.Message)
+	}
+	s := f.Method
+	if f.Name != "" {
+		s += "=" + f.Name
+	}
+	if f.Nth > 1 || f.Nth == 1 && endsInNumber(f.Name) {
+		s += "#" + strconv.Itoa(f.Nth)
+	}
+	return s
+}
+
+// endsInNumber reports whether a name ends in '#' and digits, so that its
+// text form needs an explicit #NTH.
+func endsInNumber(name string) bool {
+	i := strings.LastIndexByte(name, '#')
+	return i >= 0 && isNumber(name[i+1:])
 }
 
 // faults is where a player's faults act, by line.
@@ -145,9 +239,20 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 		}
 	}
 	isHTTP := c.Kind() == transport.KindStreamableHTTP
+	numbers := make(map[int]int, len(lines)) // line index → message number
+	for n, i := range lines {
+		numbers[i] = n + 1
+	}
 	for k, f := range o.Faults {
 		bad := func(format string, args ...any) error {
 			return &OptionsError{Option: "Faults[" + strconv.Itoa(k) + "]", Value: f.String(), Err: fmt.Errorf("%w: "+format, append([]any{ErrBadFault}, args...)...)}
+		}
+		if f.Method != "" {
+			line, err := requestLine(c, infos, f)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			f.Message = numbers[line]
 		}
 		if f.Message < 1 || f.Message > len(lines) {
 			return nil, bad("the cassette has %d messages", len(lines))
@@ -180,4 +285,99 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 		}
 	}
 	return fs, nil
+}
+
+// requestLine returns the line a fault addressed by request acts on (see
+// Fault): the request's own for FaultStatus; for the others its answer,
+// the answer to its last round.
+func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
+	nth := max(f.Nth, 1)
+	seen := 0
+	for i := range infos {
+		m := &infos[i].msg
+		if infos[i].canon == nil || side(&c.Interactions[i]) != FromClient || m.kind != kindCall || m.method != f.Method {
+			continue
+		}
+		name, cont := requestName(m.params)
+		if cont || f.Name != "" && name != f.Name {
+			continue
+		}
+		if seen++; seen < nth {
+			continue
+		}
+		if f.Kind == FaultStatus {
+			return i, nil
+		}
+		return lastAnswer(c, infos, i, m.method, name)
+	}
+	what := f.Method
+	if f.Name != "" {
+		what += " of " + f.Name
+	}
+	return 0, fmt.Errorf("the cassette holds %d %s request(s), not %d", seen, what, nth)
+}
+
+// lastAnswer returns the line of the answer to request line i's last
+// round: while an answer asks for input, the next request of the method
+// and name that continues it is the next round.
+func lastAnswer(c *Cassette, infos []lineInfo, i int, method, name string) (int, error) {
+	for {
+		a := infos[i].pair
+		if a < 0 {
+			return 0, fmt.Errorf("the %s request at line %d has no recorded answer", method, c.Line(i))
+		}
+		if !asksForInput(infos[a].msg.result) {
+			return a, nil
+		}
+		next := -1
+		for j := a + 1; j < len(infos) && next < 0; j++ {
+			m := &infos[j].msg
+			if infos[j].canon != nil && side(&c.Interactions[j]) == FromClient && m.kind == kindCall && m.method == method {
+				if n, cont := requestName(m.params); cont && n == name {
+					next = j
+				}
+			}
+		}
+		if next < 0 {
+			return a, nil // the client did not continue it: its last answer is this one
+		}
+		i = next
+	}
+}
+
+// requestName returns what names a request (see Fault) and whether it
+// continues an earlier round (it carries inputResponses).
+func requestName(params []byte) (name string, continues bool) {
+	var p struct {
+		Name           string          `json:"name"`
+		URI            string          `json:"uri"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		Ref            struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"ref"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	name = p.Name
+	for _, n := range []string{p.URI, p.Ref.Name, p.Ref.URI} {
+		if name == "" {
+			name = n
+		}
+	}
+	return name, len(p.InputResponses) > 0 && string(p.InputResponses) != "null"
+}
+
+// asksForInput reports whether a result is a 2026-07-28 input-required
+// result.
+func asksForInput(result []byte) bool {
+	var r struct {
+		ResultType    string          `json:"resultType"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return false
+	}
+	return r.ResultType == "input_required" || len(r.InputRequests) > 0 && string(r.InputRequests) != "null"
 }

@@ -14,8 +14,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -163,6 +165,89 @@ func TestFaultDropResumedServedOnce(t *testing.T) {
 	}
 }
 
+// TestFaultDropResumesAfterTheEventsGot: a stream dropped before its
+// answer, after events with content the client got (two progress
+// notifications, each with an event id), resumes after the last of them:
+// the client hears each notification once, and the answer once. A resume
+// that served the event the client's Last-Event-ID names again would make
+// it hear that notification twice.
+func TestFaultDropResumesAfterTheEventsGot(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	hs, err := fake.StartHTTP("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs.Close()
+	progress := func(f transport.Factory) ([]string, error) {
+		var mu sync.Mutex
+		var heard []string
+		h := &client.Handlers{Progress: func(_ context.Context, p *mcp.ProgressNotificationParams) {
+			mu.Lock()
+			heard = append(heard, p.Message)
+			mu.Unlock()
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c, err := client.Connect(ctx, client.Definition{Name: "rich", Profile: client.Profile20251125, Transport: f}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.CallTool(ctx, "progress", map[string]any{"steps": 2})
+		if err == nil {
+			mu.Lock()
+			heard = append(heard, "answer: "+res.Content[0].(*mcp.TextContent).Text)
+			mu.Unlock()
+		}
+		c.Close() // waits for the handlers of what was queued
+		mu.Lock()
+		defer mu.Unlock()
+		return heard, err
+	}
+	path := tempPath(t, "progress.jsonl")
+	rec := open(t, path, httpLive(t, hs.URL, nil), &cassette.Options{Mode: cassette.ModeRecord})
+	want, err := progress(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 3 {
+		t.Fatalf("live: heard %q, want two progress notifications and the answer", want)
+	}
+	c := load(t, path)
+	var ids []string // the event ids on the call's stream
+	for i := range c.Interactions {
+		if h := c.Interactions[i].HTTP; h != nil && c.Interactions[i].Kind == cassette.KindEvent && h.ID != "" && strings.Contains(string(c.Interactions[i].Message), "notifications/progress") {
+			ids = append(ids, h.ID)
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("the recorded progress events carry ids %q, want two", ids)
+	}
+	n := numberOf(t, path, cassette.FromServer, `"progress: 2 steps"`)
+	live := newCounting(t)
+	f := open(t, path, live, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultDrop, Message: n}}})
+	got, err := progress(f)
+	if err != nil {
+		t.Fatalf("the dropped call: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("heard through the drop and the resume (-live +replayed):\n%s", diff)
+	}
+	if got := live.count("GET last-event-id=" + ids[1]); got != 1 {
+		t.Errorf("%d GETs resuming after the last progress event %s, want 1: %q", got, ids[1], *live.seen)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
 // TestFaultDropWithoutResumption: on 2026-07-28 there is no resumption:
 // the dropped call's outcome is unknown, and it is never sent again.
 func TestFaultDropWithoutResumption(t *testing.T) {
@@ -247,6 +332,37 @@ func TestFaultEnd(t *testing.T) {
 	}
 }
 
+// TestFaultEndIsPrompt: on 2025-11-25 over HTTP the call whose answer the
+// session ends at fails at once: its stream ends with a retry of 10ms, as
+// a drop's does, so that the go-sdk resumes it (and is told the session is
+// gone) without its reconnection backoff of one to two seconds. Timed on
+// testing/synctest's clock.
+func TestFaultEndIsPrompt(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "end.jsonl")
+	recordOurs(t, path, httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil), rev2025, script[0])
+	n := numberOf(t, path, cassette.FromServer, `"first #1"`)
+	synctest.Test(t, func(t *testing.T) {
+		f, err := cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: n}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c, err := client.Connect(ctx, client.Definition{Name: "counter", Profile: client.Profile20251125, Transport: f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		start := time.Now()
+		_, err = c.CallTool(ctx, script[0].Tool, script[0].Args)
+		if took := time.Since(start); !errors.Is(err, client.ErrOutcomeUnknown) || took >= 500*time.Millisecond {
+			t.Errorf("the call ended at after %v: %v; want its outcome unknown at once (the resumption after 10ms)", took, err)
+		}
+	})
+}
+
 // TestFaultDelay: a delayed answer comes exactly the delay later (on
 // testing/synctest's clock), and the call succeeds.
 func TestFaultDelay(t *testing.T) {
@@ -295,17 +411,27 @@ func TestFaultsRefused(t *testing.T) {
 
 func TestParseFault(t *testing.T) {
 	for s, want := range map[string]cassette.Fault{
-		"drop@12":       {Kind: cassette.FaultDrop, Message: 12},
-		"delay@3:200ms": {Kind: cassette.FaultDelay, Message: 3, Delay: 200 * time.Millisecond},
-		"end@9":         {Kind: cassette.FaultEnd, Message: 9},
-		"status@4:401":  {Kind: cassette.FaultStatus, Message: 4, Status: 401},
+		"drop@12":                               {Kind: cassette.FaultDrop, Message: 12},
+		"delay@3:200ms":                         {Kind: cassette.FaultDelay, Message: 3, Delay: 200 * time.Millisecond},
+		"end@9":                                 {Kind: cassette.FaultEnd, Message: 9},
+		"status@4:401":                          {Kind: cassette.FaultStatus, Message: 4, Status: 401},
+		"end@tools/call=get_weather#2":          {Kind: cassette.FaultEnd, Method: "tools/call", Name: "get_weather", Nth: 2},
+		"drop@tools/call=lookup":                {Kind: cassette.FaultDrop, Method: "tools/call", Name: "lookup"},
+		"end@tools/list#3":                      {Kind: cassette.FaultEnd, Method: "tools/list", Nth: 3},
+		"end@ping":                              {Kind: cassette.FaultEnd, Method: "ping"},
+		"status@tools/list:503":                 {Kind: cassette.FaultStatus, Method: "tools/list", Status: 503},
+		"delay@resources/read=docs://readme:1s": {Kind: cassette.FaultDelay, Method: "resources/read", Name: "docs://readme", Delay: time.Second},
+		"end@resources/read=docs://a#b#2":       {Kind: cassette.FaultEnd, Method: "resources/read", Name: "docs://a#b", Nth: 2},
+		"end@resources/read=docs://a#7#1":       {Kind: cassette.FaultEnd, Method: "resources/read", Name: "docs://a#7", Nth: 1},
+		"status@prompts/get=p:q#2:403":          {Kind: cassette.FaultStatus, Method: "prompts/get", Name: "p:q", Nth: 2, Status: 403},
 	} {
 		got, err := cassette.ParseFault(s)
 		if err != nil || got != want || got.String() != s {
 			t.Errorf("ParseFault(%q) = %+v, %v; String %q", s, got, err, got.String())
 		}
 	}
-	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1"} {
+	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1",
+		"end@", "end@=lookup", "end@tools/call#0", "end@tools call", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call"} {
 		if _, err := cassette.ParseFault(s); !errors.Is(err, cassette.ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, want ErrBadFault", s, err)
 		}

@@ -3,6 +3,7 @@ package cassette
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // readOnly are the requests that change nothing at the server and so cause
@@ -153,4 +154,134 @@ func subscriptionID(params []byte) string {
 
 func sameStream(a, b *Interaction) bool {
 	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
+}
+
+// sinkNotifications writes each notification of the standalone GET stream
+// or of a subscriptions/listen stream (HTTP level) after the lines of the
+// requests in flight when it came: the answers, events and ends of the
+// streams whose requests were recorded before it, that follow it. A server
+// that sends a notification while it answers a call (a resource it
+// changes, a list) writes the two on two streams, which reach the client
+// in either order; the notification may well be the call's doing, and goes
+// after its answer. It passes no request, so replay keeps it where it was:
+// it goes out once the client messages recorded before it are served.
+func sinkNotifications(c *Cassette) {
+	ins := c.Interactions
+	reqAt := map[int]int{} // stream → the line of its request
+	side := map[int]bool{} // streams whose notifications relate to no request
+	for i := range ins {
+		h := ins[i].HTTP
+		if h == nil || ins[i].Kind != KindRequest {
+			continue
+		}
+		reqAt[h.Stream] = i
+		m, _ := scanMessage(ins[i].Message)
+		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+	}
+	for i := 0; i < len(ins); i++ {
+		h := ins[i].HTTP
+		m, _ := scanMessage(ins[i].Message)
+		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.kind != kindNote || m.method == "notifications/subscriptions/acknowledged" {
+			continue
+		}
+		k := i + 1 // the notification and the close lines of its stream after it
+		for k < len(ins) && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
+			k++
+		}
+		j := k
+		for j < len(ins) {
+			o := ins[j].HTTP
+			if o == nil || ins[j].Kind == KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
+				break
+			}
+			j++
+		}
+		if j == k {
+			continue
+		}
+		rotate(ins[i:j], k-i)
+		i = j - 1
+	}
+}
+
+// floatAnswers writes the answer to a call that changes something (not a
+// listing) before the list changes (notifications/…/list_changed) and the
+// read-only exchanges recorded between the call and it, with the close
+// lines of its stream that follow it (at HTTP). A server that changes its
+// lists in a call may send the change before or after the call's answer (a
+// go-sdk server sends it from a timer, 10 ms after the change), and the
+// client re-lists as soon as it hears of it: whether the answer reached
+// the client before the change, or after the listings that followed it,
+// is timing, not behaviour (no listing is answered by it, nor a list
+// change), and where its line goes must not be, or re-recording such a
+// server would not give the same bytes. At the HTTP level it also passes
+// the end of a listen or standalone stream. The answer passes nothing else: a
+// progress or log notification, a server request, any other client message
+// (a cancellation, an input response) keeps its place before it.
+func floatAnswers(c *Cassette) {
+	ins := c.Interactions
+	n := len(ins)
+	calls := map[string]string{}  // client call id → method (message level)
+	reqMethod := map[int]string{} // HTTP stream → the method of its call
+	side := map[int]bool{}        // HTTP streams of the server's own notifications
+	passable := make([]bool, n)   // a line an answer may go before
+	answer := make([]bool, n)     // the answer to a call that is not a listing
+	for i := range ins {
+		in := &ins[i]
+		var m msgInfo
+		if in.Message != nil {
+			m, _ = scanMessage(in.Message)
+		}
+		listChange := in.Message != nil && m.kind == kindNote && strings.HasSuffix(m.method, "/list_changed")
+		if h := in.HTTP; h != nil {
+			if in.Kind == KindRequest {
+				if in.Message != nil && m.kind == kindCall {
+					reqMethod[h.Stream] = m.method
+				}
+				side[h.Stream] = standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
+			}
+			switch method := reqMethod[h.Stream]; {
+			case readOnly[method]:
+				passable[i] = true
+			case side[h.Stream]:
+				passable[i] = in.Kind == KindEvent && listChange || in.Kind == KindClose
+			case method != "" && in.Message != nil && m.kind == kindResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
+				answer[i] = true
+			}
+			continue
+		}
+		if in.Kind != KindMessage {
+			continue
+		}
+		switch {
+		case in.From == FromClient && m.kind == kindCall:
+			calls[m.id] = m.method
+			passable[i] = readOnly[m.method]
+		case in.From == FromServer && m.kind == kindResponse:
+			passable[i] = readOnly[calls[m.id]]
+			answer[i] = calls[m.id] != "" && !readOnly[calls[m.id]]
+		case in.From == FromServer:
+			passable[i] = listChange
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !answer[i] {
+			continue
+		}
+		j := i
+		for j > 0 && passable[j-1] && !sameStream(&ins[j-1], &ins[i]) {
+			j--
+		}
+		if j == i {
+			continue
+		}
+		k := i + 1 // the close lines that follow the answer on its stream go with it
+		for k < n && ins[k].Kind == KindClose && sameStream(&ins[k], &ins[i]) {
+			k++
+		}
+		rotate(ins[j:k], i-j)
+		rotate(passable[j:k], i-j)
+		rotate(answer[j:k], i-j)
+		i = k - 1
+	}
 }

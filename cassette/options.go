@@ -35,6 +35,15 @@ type Options struct {
 	// Patterns redact every match in every string; when a pattern has a
 	// group, only the first group's text is redacted ("Bearer (\S+)").
 	Patterns []*regexp.Regexp
+	// NotSecret are values the live factory hands its peer that are not
+	// secrets, and are written as they are: a stdio child's Env value (a
+	// config path, a log level). Every other such value of MinAutoSecret
+	// bytes or more is redacted, plain paths included: a path may hold a secret (a token in it, the name of a key
+	// file), and a temporary directory's path differs every run, which
+	// its placeholder keeps out of the cassette. A value also in Secrets
+	// or Revealers, or matched by Patterns or RedactPaths, is redacted all
+	// the same. Empty strings are ignored.
+	NotSecret []string
 	// RedactPaths replace whole values inside messages, named by
 	// dot-separated keys from the JSON-RPC message object, "*" matching any
 	// key or array element: "params.arguments.password",
@@ -190,19 +199,33 @@ const EnvRecord = "MCPRIG_RECORD"
 // ModeFromEnv returns the mode the environment asks for:
 //
 //   - MCPRIG_RECORD set: the mode it names (ParseMode; "1" records);
-//   - else CI set (as CI systems do): ModeReplay, so CI never needs a server;
+//   - else CI set to true (as CI systems do): ModeReplay, so CI never
+//     needs a server;
 //   - else ModeRecordOnce, so a developer records missing cassettes by
 //     running the tests.
 //
-// An MCPRIG_RECORD value that names no mode is an error.
+// CI is read as a boolean, as CI systems set it: empty, and the false
+// values of strconv.ParseBool ("0", "f", "F", "false", "FALSE", "False"),
+// mean no CI; any other value ("true", "1", "yes", the name of a CI
+// system) means CI. An MCPRIG_RECORD value that names no mode is an error.
 func ModeFromEnv() (Mode, error) {
 	if s, ok := os.LookupEnv(EnvRecord); ok && s != "" {
 		return ParseMode(s)
 	}
-	if os.Getenv("CI") != "" {
+	if inCI(os.Getenv("CI")) {
 		return ModeReplay, nil
 	}
 	return ModeRecordOnce, nil
+}
+
+// inCI reports whether the value of CI says the tests run in CI: any value
+// but empty and the false values of strconv.ParseBool.
+func inCI(v string) bool {
+	v = strings.TrimSpace(v)
+	if b, err := strconv.ParseBool(v); err == nil {
+		return b
+	}
+	return v != ""
 }
 
 // ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is

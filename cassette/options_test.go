@@ -140,6 +140,8 @@ func TestModeStringParses(t *testing.T) {
 	}
 }
 
+// ModeFromEnv reads CI as a boolean: CI=false and CI=0 are not CI, and
+// replay only where CI says it is one.
 func TestModeFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		record, ci string
@@ -148,6 +150,15 @@ func TestModeFromEnv(t *testing.T) {
 	}{
 		{"", "", cassette.ModeRecordOnce, false},
 		{"", "true", cassette.ModeReplay, false},
+		{"", "1", cassette.ModeReplay, false},
+		{"", "True", cassette.ModeReplay, false},
+		{"", "woodpecker", cassette.ModeReplay, false},
+		{"", "false", cassette.ModeRecordOnce, false},
+		{"", "0", cassette.ModeRecordOnce, false},
+		{"", "FALSE", cassette.ModeRecordOnce, false},
+		{"", " false ", cassette.ModeRecordOnce, false},
+		{"", "f", cassette.ModeRecordOnce, false},
+		{"1", "false", cassette.ModeRecord, false},
 		{"1", "true", cassette.ModeRecord, false},
 		{"1", "", cassette.ModeRecord, false},
 		{"passthrough", "true", cassette.ModePassthrough, false},

@@ -191,10 +191,31 @@ func standalone(in *Interaction) bool {
 	return in.Kind == KindRequest && in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
 }
 
+// keepsPlaceOnListen reports whether line in, of the stream of req, is a
+// notification a 2026-07-28 subscriptions/listen stream carries (a list
+// change, a resource update) or that stream's close: like the standalone
+// GET stream's, they relate to no request and keep their place, and would
+// otherwise all go out as soon as the listen is served (at Connect, for the
+// listen of list changes). Its acknowledgement answers the listen, and
+// stays attached to it.
+func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
+	if reqInfo.canon == nil || reqInfo.msg.kind != kindCall || reqInfo.msg.method != "subscriptions/listen" {
+		return false
+	}
+	switch in.Kind {
+	case KindClose:
+		return true
+	case KindEvent:
+		return info.canon != nil && info.msg.kind == kindNote && info.msg.method != "notifications/subscriptions/acknowledged"
+	}
+	return false
+}
+
 // planHTTP plans a Streamable HTTP session: a request is a client line; the
 // lines of its stream are attached to it, but for the events and close of
-// the standalone GET stream, which keep their place; an answer on a resumed
-// stream waits for its call as well.
+// the standalone GET stream and the notifications of a subscriptions/listen
+// stream, which keep their place; an answer on a resumed stream waits for
+// its call as well.
 func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 	ins := c.Interactions
 	idx := streamIndex(ins)
@@ -215,7 +236,7 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 		st.server = true
 		req := &ins[sl.req]
 		st.after = int32(sl.req)
-		if standalone(req) && in.Kind != KindResponse {
+		if standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.req]) {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete

@@ -75,6 +75,9 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if !named {
 		i, ok = c.s.match(c.p.index[string(key)])
 	}
+	if !ok && !named {
+		i, ok = c.s.reclaim(c.p.index[string(key)])
+	}
 	if !ok {
 		if c.givesUp(m) {
 			return nil

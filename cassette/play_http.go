@@ -97,6 +97,9 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if !ok && !named {
+		i, ok = h.s.reclaim(h.p.index[live.key])
+	}
 	if !ok && h.givesUp(live.msg) {
 		h.mu.Unlock()
 		return refuse(req, live, nil), nil
@@ -554,13 +557,13 @@ func (b *playBody) Read(p []byte) (int, error) {
 			i := b.sl.events[b.next]
 			if err := b.fault(i); err != nil {
 				b.done = err
-				if err == io.ErrUnexpectedEOF {
-					// As a server that drops a stream on purpose does, it
-					// tells the client to come back soon.
-					b.buf, _ = sse.Append(nil, sse.Event{Retry: "10"})
-					break
-				}
-				continue
+				// As a server that ends a stream on purpose does, it tells
+				// the client to come back soon: a dropped stream is
+				// resumed, and a client that resumes the stream of a
+				// session that ended is told so, without waiting out its
+				// reconnection backoff.
+				b.buf, _ = sse.Append(nil, sse.Event{Retry: "10"})
+				break
 			}
 			if err := b.h.await(b.ctx, i, b.closed); err != nil {
 				return 0, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ func newRedactor(o *Options) *redactor {
 		values = append(values, rv.Reveal())
 	}
 	for _, v := range o.auto {
-		if len(v) >= MinAutoSecret {
+		if len(v) >= MinAutoSecret && !slices.Contains(o.NotSecret, v) {
 			values = append(values, v)
 		}
 	}

@@ -252,3 +252,32 @@ func TestSSEBearerRedactedByDefault(t *testing.T) {
 		t.Errorf("the echoed token has no placeholder:\n%s", data)
 	}
 }
+
+// Options.NotSecret names Env values that are not secret: the recorder
+// writes them as they are (a plain path, here), while it still redacts
+// every other Env value, and a value also named in Secrets.
+func TestNotSecretEnvIsWritten(t *testing.T) {
+	leakcheck.Check(t)
+	const path = "/etc/counter/config.yaml"
+	for _, tc := range []struct {
+		name    string
+		opts    cassette.Options
+		written bool
+	}{
+		{"by default", cassette.Options{}, false},
+		{"not secret", cassette.Options{NotSecret: []string{path}}, true},
+		{"another value not secret", cassette.Options{NotSecret: []string{"/some/other/path"}}, false},
+		{"also a secret", cassette.Options{NotSecret: []string{path}, Secrets: []string{path}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			live := stdioCounter(t, &stdio.Options{Env: map[string]string{secretEnv: path}})
+			data, outs := record(t, tempPath(t, "env.jsonl"), live, &tc.opts, rev2025, call{Tool: "env"})
+			if outs[0].Text != "the key is "+path {
+				t.Fatalf("live outcome %+v: the child did not tell its value", outs)
+			}
+			if got := bytes.Contains(data, []byte("the key is "+path)); got != tc.written {
+				t.Errorf("the cassette holds the value: %v, want %v:\n%s", got, tc.written, data)
+			}
+		})
+	}
+}

@@ -154,14 +154,15 @@ func TestRecordServerToClientRequests(t *testing.T) {
 }
 
 // TestRecordContinuations: a 2026-07-28 call that needs input is recorded
-// as two requests, the input-required answer and the continuation.
+// as two requests, the input-required answer and the continuation, the
+// server's request state ("round-1") renamed as the n-th it issued.
 func TestRecordContinuations(t *testing.T) {
 	leakcheck.Check(t)
 	path := tempPath(t, "session.jsonl")
 	record(t, path, inprocess.New(newCounter().srv), nil, rev2026, call{Tool: "confirm"})
 	data, _ := os.ReadFile(path)
 	calls := bytes.Count(data, []byte(`"method":"tools/call"`))
-	if calls != 2 || !bytes.Contains(data, []byte(`"inputResponses"`)) || !bytes.Contains(data, []byte(`"requestState":"round-1"`)) {
+	if calls != 2 || !bytes.Contains(data, []byte(`"inputResponses"`)) || !bytes.Contains(data, []byte(`"requestState":"state-1"`)) {
 		t.Errorf("recorded %d tools/call requests, want the call and its continuation (inputResponses, requestState):\n%s", calls, data)
 	}
 	if !bytes.Contains(data, []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)) {

@@ -44,6 +44,7 @@ type scheduler struct {
 	served    []bool // client lines a live message matched
 	passed    []bool // client lines served, or skippable lines a later client line passed
 	failed    []bool // server lines held past the bound: nothing waits for them, and they are not delivered
+	voided    []bool // client lines a mismatching live message stood for (see void), until the client sends them after all
 	delivered []bool // message level: server lines handed out
 
 	maxServed   int32 // the last served client line; -1
@@ -59,7 +60,7 @@ type scheduler struct {
 func newScheduler(pl *plan) *scheduler {
 	n := len(pl.steps)
 	s := &scheduler{pl: pl, served: make([]bool, n), passed: make([]bool, n), failed: make([]bool, n),
-		delivered: make([]bool, n), maxServed: -1}
+		voided: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
 	s.advance()
 	return s
 }
@@ -233,11 +234,14 @@ func (s *scheduler) heldForRequests(i int) bool {
 // void records that a live client message stood for client line i but
 // differed from it (a mismatch): the line counts as sent, and the server
 // lines attached to it (its answer, the lines of its stream) fail, so that
-// nothing waits for them and none is delivered.
+// nothing waits for them and none is delivered. The line is still the
+// client's to send (see reclaim): one changed argument is one mismatch,
+// and the recorded call it was compared with is answered when it comes.
 func (s *scheduler) void(i int) {
 	if s.served[i] {
 		return
 	}
+	s.voided[i] = true
 	s.serve(i)
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
@@ -247,15 +251,31 @@ func (s *scheduler) void(i int) {
 	s.advance()
 }
 
+// reclaim returns the first voided line of candidates (client lines with
+// a live message's key, in recorded order): the live message is that line
+// after all, and its server lines may go out (revive).
+func (s *scheduler) reclaim(cands []int32) (int, bool) {
+	for _, i := range cands {
+		if s.voided[i] {
+			s.revive(int(i))
+			return int(i), true
+		}
+	}
+	return 0, false
+}
+
 // revive undoes void for client line i, sent again: its server lines may
-// go out after all (a request a fault answered in their place, which the
-// client made again).
+// go out after all (a request a mismatch stood for, or one a fault answered
+// in their place, which the client made again).
 func (s *scheduler) revive(i int) {
+	s.voided[i] = false
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
 			s.failed[k] = false
 		}
 	}
+	// The pointers past failed lines move back over them.
+	s.ansAt, s.deliverFrom = 0, 0
 	s.advance()
 }
 

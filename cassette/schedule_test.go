@@ -113,12 +113,21 @@ func runSchedule(transcript, script string) (string, error) {
 				return "", fmt.Errorf("%s: %v", cmd, err)
 			}
 			i, ok := h.s.match(p.index[key])
+			reclaimed := false
 			if !ok {
-				fmt.Fprintf(&out, "mismatch\n")
+				i, ok = h.s.reclaim(p.index[key])
+				reclaimed = ok
+			}
+			if !ok {
+				in, _ := shorthandLine(f[1:], h.http())
+				h.mismatch(key, in.Message)
 				continue
 			}
 			h.s.serve(i)
 			fmt.Fprintf(&out, "served %d\n", c.Line(i))
+			if reclaimed {
+				fmt.Fprintf(&out, "(the line a mismatch stood for)\n")
+			}
 			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == KindMessage {
 				if a := h.s.awaits(i); a >= 0 {
 					h.held[a] = true
@@ -165,6 +174,18 @@ type harness struct {
 }
 
 func (h *harness) http() bool { return h.p.streams != nil }
+
+// mismatch reports a live message (live, of match key key) that matched
+// no unserved line, and voids the recorded call it stood for, as the
+// message level's adapter does.
+func (h *harness) mismatch(key string, live []byte) {
+	merr, void := h.p.mismatch(h.s, key[0], []byte(key), live)
+	fmt.Fprintf(h.out, "mismatch (nearest line %d)\n", merr.Position)
+	if void >= 0 {
+		h.s.void(void)
+		fmt.Fprintf(h.out, "voided %d\n", h.p.c.Line(void))
+	}
+}
 
 // drain delivers what is ready, as the adapters' readers would.
 func (h *harness) drain() {

@@ -1,7 +1,9 @@
 package cassette
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,7 +95,8 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return fmt.Errorf("verify %s: %w", c.File, err)
 	}
 	conn = rec.conn(conn)
-	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{}, refused: map[jsonrpc.ID]bool{}}
+	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{},
+		refused: map[jsonrpc.ID]bool{}, cancelled: map[string]bool{}}
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(rctx, conn) })
@@ -220,6 +223,8 @@ type verifier struct {
 	serverIDs   map[int]jsonrpc.ID  // recorded server request → its live id
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
+	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
+	states      stateNames          // the recorded request states (renamed) → the live server's
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -269,7 +274,19 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			if m.IsCall() {
 				v.outstanding[m.ID] = true
 			}
+			if m.Method == "notifications/cancelled" {
+				// The call is given up: its answer, if the live server
+				// still gives one, is awaited no more.
+				key := cancelledID(m.Params)
+				v.cancelled[key] = true
+				for id := range v.outstanding {
+					if liveIDKey(id) == key {
+						delete(v.outstanding, id)
+					}
+				}
+			}
 			cp := *m
+			cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
 			err := conn.Write(ctx, &cp)
 			if err != nil && ctx.Err() == nil && m.IsCall() {
 				// The live server refused the request outside JSON-RPC (an
@@ -286,7 +303,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 		if !m.IsCall() {
 			return nil // server notifications are not awaited
 		}
-		got, err := v.await(ctx, true, func(g jsonrpc.Message) bool {
+		got, err := v.await(ctx, "the server's "+m.Method+" request", true, func(g jsonrpc.Message) bool {
 			r, ok := g.(*jsonrpc.Request)
 			return ok && r.IsCall() && r.Method == m.Method
 		})
@@ -311,23 +328,62 @@ func (v *verifier) step(ctx context.Context, conn interface {
 		if v.refused[m.ID] {
 			return nil // the live transport refused its request
 		}
-		if _, err := v.await(ctx, false, func(g jsonrpc.Message) bool {
-			r, ok := g.(*jsonrpc.Response)
-			return ok && r.ID == m.ID
-		}); err != nil {
+		method := ""
+		if p := info.pair; p >= 0 {
+			method = v.infos[p].msg.method
+		}
+		if err := v.endListen(ctx, conn, method, m.ID); err != nil {
 			return err
 		}
+		what := fmt.Sprintf("the answer to %s (id %v)", method, m.ID.Raw())
+		if method == "" {
+			what = fmt.Sprintf("the answer to request %v", m.ID.Raw())
+		}
+		got, err := v.await(ctx, what, false, func(g jsonrpc.Message) bool {
+			r, ok := g.(*jsonrpc.Response)
+			return ok && r.ID == m.ID
+		})
+		if err != nil {
+			return err
+		}
+		v.learnState(info.canon, got)
 		delete(v.outstanding, m.ID)
 		return nil
 	}
 	return nil
 }
 
+// endListen cancels the subscriptions/listen request id, before verify
+// awaits its recorded answer, unless the recording's cancellation of it
+// was sent already: a server answers a listen only once the client ends
+// it, and a recording made as the client closed the session holds the
+// answer without the cancellation (it is the session's close; see
+// "Re-recording" in the package documentation).
+func (v *verifier) endListen(ctx context.Context, conn interface {
+	Write(context.Context, jsonrpc.Message) error
+}, method string, id jsonrpc.ID) error {
+	if method != "subscriptions/listen" || v.cancelled[liveIDKey(id)] {
+		return nil
+	}
+	v.cancelled[liveIDKey(id)] = true
+	params := map[string]any{"requestId": id.Raw()}
+	if v.c.Header.Protocol == "2026-07-28" {
+		// Every message of 2026-07-28 names its revision in _meta; a
+		// server refuses one that does not.
+		params["_meta"] = map[string]any{metaProtocol: v.c.Header.Protocol}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	return conn.Write(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: raw})
+}
+
 // await returns the first live message (buffered or new) that want accepts.
 // Waiting for a server request (forRequest), it gives up and returns nil when
 // a response to an outstanding client request comes first: the server
-// answered without asking.
-func (v *verifier) await(ctx context.Context, forRequest bool, want func(jsonrpc.Message) bool) (jsonrpc.Message, error) {
+// answered without asking. what names what it waits for, in its errors.
+func (v *verifier) await(ctx context.Context, what string, forRequest bool, want func(jsonrpc.Message) bool) (jsonrpc.Message, error) {
 	giveUp := func(m jsonrpc.Message) bool {
 		r, ok := m.(*jsonrpc.Response)
 		return forRequest && ok && v.outstanding[r.ID]
@@ -344,10 +400,10 @@ func (v *verifier) await(ctx context.Context, forRequest bool, want func(jsonrpc
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 		case m, ok := <-v.msgs:
 			if !ok {
-				return nil, fmt.Errorf("live server ended: %w", errors.Join(v.readErr, errEnded))
+				return nil, fmt.Errorf("waiting for %s: live server ended: %w", what, errors.Join(v.readErr, errEnded))
 			}
 			if want(m) {
 				return m, nil
@@ -361,3 +417,28 @@ func (v *verifier) await(ctx context.Context, forRequest bool, want func(jsonrpc
 }
 
 var errEnded = errors.New("connection closed")
+
+// learnState notes the request state the live server issued in got, the
+// live answer to the recorded answer rec, in place of the (renamed) state
+// rec carries: the recorded continuation that hands it back is sent with
+// the live one.
+func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
+	r, ok := got.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return
+	}
+	recorded := issuedState(rec)
+	if recorded == nil {
+		return
+	}
+	live, err := json.Marshal(struct {
+		Result json.RawMessage `json:"result"`
+	}{r.Result})
+	if err != nil {
+		return
+	}
+	if st := issuedState(live); st != nil {
+		v.states.from = append(v.states.from, bytes.Clone(recorded))
+		v.states.to = append(v.states.to, st)
+	}
+}

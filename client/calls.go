@@ -47,6 +47,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	callCtx, cancel := c.bound(ctx, base)
 	defer cancel()
 	t, err := c.start(callCtx, name, args, c.def.Tasks)
+	c.notes.catchUp(callCtx)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
@@ -107,6 +108,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := rounds(ctx, c, &mcp.ReadResourceParams{URI: uri}, c.session.ReadResource, readInput, readNext)
+	c.notes.catchUp(ctx)
 	if err != nil {
 		return nil, c.fail(OpRead, "", err)
 	}
@@ -124,6 +126,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	res, err := rounds(ctx, c, &mcp.GetPromptParams{Name: name, Arguments: args}, c.session.GetPrompt, promptInput, promptNext)
+	c.notes.catchUp(ctx)
 	if err != nil {
 		return nil, c.fail(OpGetPrompt, "", err)
 	}

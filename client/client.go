@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,13 +141,16 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	o, _ := def.negotiation() // validated above
 	cs, err := sdk.Connect(ctx, c.conn, &mcp.ClientSessionOptions{ProtocolVersion: o.version})
 	if err != nil {
+		if refused := refusedRevision(err, def.Profile, o); refused != nil {
+			err = refused
+		}
 		return fail(OpConnect, err, true)
 	}
 	c.session = cs
 	if got := cs.InitializeResult().ProtocolVersion; !slices.Contains(o.accept, got) {
 		cs.Close()
-		return fail(OpConnect, fmt.Errorf("%w: server negotiated protocol %s; profile %s accepts %s",
-			transport.ErrProtocol, got, def.Profile, strings.Join(o.accept, " or ")), false)
+		return fail(OpConnect, fmt.Errorf("%w: the server negotiated %s; profile %s accepts %s",
+			ErrRevisionMismatch, got, def.Profile, o.accepts()), false)
 	}
 	if h.Logging != nil {
 		if err := c.askForLogs(ctx, h.LogLevel); err != nil {

@@ -139,7 +139,9 @@ func TestCallTimeout(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	c := connect(t, srv, client.Definition{Name: "gate", Limits: client.Limits{CallTimeout: 50 * time.Millisecond}}, nil)
-	_, err := c.CallTool(context.Background(), "wait", map[string]any{})
+	ctx := backstop(t)
+	_, err := c.CallTool(ctx, "wait", map[string]any{})
+	notBackstopped(t, ctx, err)
 	assertClass(t, err, client.ClassTimeout, context.DeadlineExceeded)
 	if got := n.get("wait"); got != 1 {
 		t.Errorf("wait ran %d times, want 1", got)

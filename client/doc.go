@@ -26,7 +26,8 @@
 // accepts 2025-11-25 (initialize and a session) from a server that does not
 // know server/discover. A named profile ([Profile20260728],
 // [Profile20251125], [Profile20250618], [Profile20250326]) pins one
-// revision and refuses a server that negotiates another; [ProfileLegacy]
+// revision and refuses a server that negotiates another
+// ([ErrRevisionMismatch], naming both revisions); [ProfileLegacy]
 // (2024-11-05) goes with transport/sse only. [Client.ProtocolVersion] says
 // what was negotiated. Scripts and flags name profiles as [ParseProfile]
 // reads them: "default", "legacy" or a revision date.

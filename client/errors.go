@@ -26,7 +26,8 @@ const (
 	// be resumed, a dial failed).
 	ClassTransport
 	// ClassProtocol: the server broke the protocol (malformed frame,
-	// repeated pagination cursor, unexpected message).
+	// repeated pagination cursor, unexpected message), or speaks no
+	// revision the profile accepts (ErrRevisionMismatch).
 	ClassProtocol
 	// ClassAuth: the server refused the credentials.
 	ClassAuth
@@ -35,7 +36,9 @@ const (
 	// round limit, a cross-origin redirect, a server's request for input
 	// the Handlers do not serve or could not answer.
 	ClassPolicy
-	// ClassTimeout: a deadline passed.
+	// ClassTimeout: a deadline passed (the caller's context's,
+	// Limits.CallTimeout, Limits.ConnectTimeout, or one of the transport's
+	// own bounds), or the caller gave up (its context was cancelled).
 	ClassTimeout
 	// ClassServer: the server answered with a JSON-RPC error, ended the
 	// session, or exited while in use.
@@ -110,10 +113,10 @@ func (e *Error) Error() string {
 	if d := e.Diagnosis; d != nil {
 		if e.Err != nil {
 			if rest, ok := saysTail(e.Err.Error(), d.Stderr); ok {
-				// The transport's error quotes the tail's last line already
-				// (a stdio exit error does, though the go-sdk keeps only its
-				// text): each line is said once. Stderr returns the whole
-				// tail.
+				// The transport's error quotes a line of the tail already
+				// (a stdio exit error quotes the one that says what went
+				// wrong, though the go-sdk keeps only its text): each line
+				// is said once. Stderr returns the whole tail.
 				cp := *d
 				cp.Stderr = rest
 				d = &cp
@@ -124,18 +127,21 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// saysTail reports whether msg quotes the last line of a stderr tail, and
-// returns the tail without it.
+// saysTail reports whether msg quotes a line of a stderr tail ("(stderr:
+// LINE)", as a stdio exit error does), and returns the tail without it.
 func saysTail(msg string, tail []byte) ([]byte, bool) {
-	t := strings.TrimRight(string(tail), "\r\n\t ")
-	rest, last := "", t
-	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
-		rest, last = t[:i+1], t[i+1:]
+	lines := strings.SplitAfter(strings.TrimRight(string(tail), "\r\n\t "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r\n")
+		if strings.TrimSpace(l) != "" && strings.Contains(msg, "(stderr: "+l+")") {
+			rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
+			if rest != "" && !strings.HasSuffix(rest, "\n") {
+				rest += "\n"
+			}
+			return []byte(rest), true
+		}
 	}
-	if last == "" || !strings.Contains(msg, last) {
-		return nil, false
-	}
-	return []byte(rest), true
+	return nil, false
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -153,10 +159,20 @@ func (e *Error) Stderr() string {
 // failure was in the connection, not in the request or the policy. It never
 // means that a tool call may be sent again: the library never retries a
 // tool call, and a caller that does so risks running the tool twice.
+//
+// A timeout is the connection's when Connect timed out (the handshake or
+// discovery) or when a transport's own bound passed (a dial, TLS
+// handshake, response header or idle read: transport.ErrTimeout). A
+// request that timed out because the caller stopped waiting (its
+// context's deadline or cancellation, Limits.CallTimeout) leaves the
+// connection as it was: ConnectionRetryable is false, and the next call
+// on the same client may be made.
 func (e *Error) ConnectionRetryable() bool {
 	switch e.Class {
-	case ClassTransport, ClassTimeout, ClassServer:
+	case ClassTransport, ClassServer:
 		return true
+	case ClassTimeout:
+		return e.Op == OpConnect || e.Op == OpDiscover || errors.Is(e.Err, transport.ErrTimeout)
 	case ClassStart:
 		// A missing executable will be missing next time too.
 		return !errors.Is(e.Err, transport.ErrPolicy) && !isNotFound(e.Err)
@@ -274,7 +290,7 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		errors.Is(err, ErrInputRounds), errors.Is(err, ErrTaskPolls), errors.Is(err, transport.ErrPolicy):
 		return ClassPolicy
 	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, ErrInvalidInputRequest),
-		errors.Is(err, ErrInvalidTask), errors.Is(err, transport.ErrProtocol):
+		errors.Is(err, ErrRevisionMismatch), errors.Is(err, ErrInvalidTask), errors.Is(err, transport.ErrProtocol):
 		return ClassProtocol
 	case errors.Is(err, transport.ErrAuth):
 		return ClassAuth
@@ -282,7 +298,8 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassStart
 	case errors.Is(err, transport.ErrBroken):
 		return ClassTransport
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, ErrTaskTimeout):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, context.Canceled),
+		errors.Is(err, ErrTaskTimeout):
 		return ClassTimeout
 	case errors.Is(err, transport.ErrServer), errors.Is(err, ErrTaskFailed), errors.Is(err, ErrTaskCancelled):
 		return ClassServer

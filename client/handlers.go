@@ -66,10 +66,16 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		// The client runs multi round-trip requests itself (rounds.go),
 		// bounded by Limits.MaxInputRounds; the go-sdk's middleware, whose
 		// bounds are fixed, is off.
-		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.notes.arrived(); c.listChanged("tools") },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.notes.arrived(); c.listChanged("resources") },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.notes.arrived(); c.listChanged("prompts") },
+		MultiRoundTrip:         &mcp.MultiRoundTripOptions{Disabled: true},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { defer c.notes.arrived(); c.listChanged("tools") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			defer c.notes.arrived()
+			c.listChanged("resources")
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			defer c.notes.arrived()
+			c.listChanged("prompts")
+		},
 	}
 	if h.Sampling != nil {
 		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (res *mcp.CreateMessageResult, err error) {
@@ -96,13 +102,13 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	// notifier): the go-sdk's handler returns at once.
 	if h.Logging != nil {
 		opts.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			c.notes.arrived()
+			defer c.notes.arrived() // once queued: see notifier.catchUp
 			c.notes.post("logging", func(ctx context.Context) { h.Logging(ctx, r.Params) })
 		}
 	}
 	if h.ResourceUpdated != nil {
 		opts.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
-			c.notes.arrived()
+			defer c.notes.arrived()
 			// On 2026-07-28 Unsubscribe cancels the subscription's
 			// listen stream, which the server ends when it reads the
 			// cancellation: an update may still come on it after
@@ -115,7 +121,7 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 	}
 	if h.Progress != nil {
 		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			c.notes.arrived()
+			defer c.notes.arrived()
 			c.notes.post("progress", func(ctx context.Context) { h.Progress(ctx, r.Params) })
 		}
 	}

@@ -289,7 +289,9 @@ func TestTimedOutCallIsOutcomeUnknown(t *testing.T) {
 		return nil, nil, ctx.Err()
 	})
 	c := connect(t, srv, client.Definition{Limits: client.Limits{CallTimeout: 50 * time.Millisecond}}, nil)
-	_, err := c.CallTool(context.Background(), "hang", map[string]any{})
+	ctx := backstop(t)
+	_, err := c.CallTool(ctx, "hang", map[string]any{})
+	notBackstopped(t, ctx, err)
 	assertClass(t, err, client.ClassTimeout, client.ErrOutcomeUnknown)
 	<-started
 	_, err = c.CallTool(context.Background(), "nope", map[string]any{})

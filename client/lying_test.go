@@ -146,7 +146,7 @@ func TestNegotiatedVersionMustMatchProfile(t *testing.T) {
 		return map[string]any{"tools": []any{}}
 	}}
 	_, err := client.Connect(context.Background(), client.Definition{Name: "liar", Transport: f}, nil)
-	assertClass(t, err, client.ClassProtocol, transport.ErrProtocol)
+	assertClass(t, err, client.ClassProtocol, client.ErrRevisionMismatch)
 	if err != nil && !strings.Contains(err.Error(), "2025-03-26") {
 		t.Errorf("error %q does not name the negotiated version", err)
 	}
@@ -169,7 +169,7 @@ func TestErrorStrings(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	for class, want := range map[client.FailureClass]bool{
-		client.ClassTransport: true, client.ClassTimeout: true, client.ClassServer: true,
+		client.ClassTransport: true, client.ClassTimeout: false, client.ClassServer: true,
 		client.ClassPolicy: false, client.ClassTool: false, client.ClassProtocol: false, client.ClassAuth: false, client.ClassClosed: false,
 	} {
 		if got := (&client.Error{Class: class}).ConnectionRetryable(); got != want {

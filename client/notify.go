@@ -265,6 +265,11 @@ const (
 	// is) is not taken for one that will never come, which would let the
 	// reader run a window ahead each time.
 	pacingStall = 250 * time.Millisecond
+	// catchUpStall is how long a request that has its answer waits, at
+	// most, for the go-sdk's next hand-over of a notification read before
+	// it (see notifier.catchUp): long enough for a loaded machine's
+	// scheduler, paid only for a notification the go-sdk drops.
+	catchUpStall = time.Second
 )
 
 // pacer returns the wrapper of the connection the go-sdk reads, or nil. A
@@ -316,7 +321,46 @@ func (p *pacedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-// arrived counts a notification the go-sdk handed to the client's handlers.
+// catchUp waits until the go-sdk has handed the client's handlers every
+// notification the connection had read when it was called (those a server
+// sent before the answer just read, on the answer's stream or the
+// connection: progress, log messages), so that a request returns with
+// them queued: the go-sdk hands notifications over on a goroutine of its
+// own, and an answer read after them could otherwise overtake them, and a
+// Close right after the call drop them. It waits no longer than
+// catchUpStall without a hand-over (the go-sdk hands over no notification
+// whose parameters it cannot decode; one such costs a call that long,
+// once).
+func (n *notifier) catchUp(ctx context.Context) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	target := n.read
+	for n.handed < target && !n.stopped {
+		if n.moved == nil {
+			n.moved = make(chan struct{})
+		}
+		moved, before := n.moved, n.handed
+		n.mu.Unlock()
+		t := time.NewTimer(catchUpStall)
+		select {
+		case <-moved:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		n.mu.Lock()
+		if ctx.Err() != nil {
+			return
+		}
+		if n.handed == before {
+			n.read = max(n.handed, n.read-(target-n.handed)) // what did not come is not coming
+			return
+		}
+	}
+}
+
+// arrived counts a notification the go-sdk handed to the client's handlers,
+// once they have queued (or dropped) it.
 func (n *notifier) arrived() {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -502,6 +504,74 @@ func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
 			}
 			if limit := 10 * (drain + client.HandlerGrace); took > limit {
 				t.Errorf("Close took %v, want well under %v", took, limit)
+			}
+		})
+	}
+}
+
+// A call returns with the notifications its server sent before the answer
+// (progress, log messages) queued for the handlers, though the go-sdk
+// hands them over on a goroutine of its own, which the answer could
+// overtake: a Close right after the call runs every one of them, rather
+// than dropping the ones not yet handed over. In-process and over HTTP, at
+// both revisions, many times over (the race is a matter of scheduling).
+func TestCallReturnsWithItsNotificationsQueued(t *testing.T) {
+	const steps, runs = 3, 20
+	srv := mcp.NewServer(&mcp.Implementation{Name: "noisy", Version: "v1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
+	mcp.AddTool(srv, &mcp.Tool{Name: "work"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		for i := range steps {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: steps}); err != nil {
+				return nil, nil, err
+			}
+			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprint(i)}); err != nil {
+				return nil, nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	for _, tc := range []struct {
+		name    string
+		profile client.Profile
+		http    bool
+	}{
+		{"inprocess", client.ProfileDefault, false},
+		{"http/2025-11-25", client.Profile20251125, true},
+		{"http/2026-07-28", client.Profile20260728, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			var f transport.Factory = inprocess.New(srv)
+			if tc.http {
+				ts, _ := httpServer(t, srv, tc.profile == client.Profile20260728)
+				hf, err := streamablehttp.New(ts.URL, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f = hf
+			}
+			for run := range runs {
+				var progress, logs atomic.Int64
+				h := &client.Handlers{
+					Progress: func(context.Context, *mcp.ProgressNotificationParams) { progress.Add(1) },
+					Logging:  func(context.Context, *mcp.LoggingMessageParams) { logs.Add(1) },
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				c, err := client.Connect(ctx, client.Definition{Name: "noisy", Profile: tc.profile, Transport: f}, h)
+				if err != nil {
+					cancel()
+					t.Fatal(err)
+				}
+				_, err = c.CallTool(ctx, "work", map[string]any{})
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if p, l := progress.Load(), logs.Load(); p != steps || l != steps {
+					t.Fatalf("run %d: the handlers ran for %d progress notifications and %d log messages, want %d of each (dropped %d)", run+1, p, l, steps, c.DroppedNotifications())
+				}
 			}
 		})
 	}

@@ -1,10 +1,14 @@
 package client
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Profile chooses the protocol revision a client offers and accepts.
@@ -112,6 +116,47 @@ func (p Profile) valid() bool { return p >= 0 && int(p) < len(profileVersions) }
 type offer struct {
 	version string   // the revision offered first
 	accept  []string // the revisions accepted
+}
+
+// accepts says which revisions o accepts: "2026-07-28 only", "2026-07-28
+// or 2025-11-25".
+func (o offer) accepts() string {
+	if len(o.accept) == 1 {
+		return o.accept[0] + " only"
+	}
+	return strings.Join(o.accept, " or ")
+}
+
+// ErrRevisionMismatch is returned by Connect when the server and the
+// profile have no protocol revision in common: the server negotiated one
+// the profile does not accept, or refused the one the profile offers (a
+// server of 2026-07-28 only has no initialize; a server may answer
+// initialize with -32022, unsupported protocol version). The message
+// names both revisions. It is a ClassProtocol error, and connecting again
+// with the same profile fails the same way.
+var ErrRevisionMismatch = errors.New("protocol revision mismatch")
+
+// refusedRevision returns the revision mismatch err, from the go-sdk's
+// handshake at the profile's revision, stands for, or nil: the server
+// refused initialize (method not found: it speaks 2026-07-28 or later
+// only), or refused the revision offered (-32022, naming the revisions it
+// supports).
+func refusedRevision(err error, p Profile, o offer) error {
+	var rpcErr *jsonrpc.Error
+	if o.version >= protocol20260728 || !errors.As(err, &rpcErr) {
+		return nil
+	}
+	switch rpcErr.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return fmt.Errorf("%w: the server refused initialize at %s (%v), as a server of %s or later only does; profile %s accepts %s",
+			ErrRevisionMismatch, o.version, rpcErr.Message, protocol20260728, p, o.accepts())
+	case mcp.CodeUnsupportedProtocolVersion:
+		var d mcp.UnsupportedProtocolVersionData
+		json.Unmarshal(rpcErr.Data, &d)
+		return fmt.Errorf("%w: the server refused %s, it supports %s; profile %s accepts %s",
+			ErrRevisionMismatch, o.version, strings.Join(d.Supported, ", "), p, o.accepts())
+	}
+	return nil
 }
 
 func (p Profile) offer() offer {

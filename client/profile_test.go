@@ -14,6 +14,7 @@ import (
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -104,7 +105,7 @@ func TestProfileNegotiation(t *testing.T) {
 			}
 			c, err := client.Connect(context.Background(), client.Definition{Name: "docs", Profile: tc.profile, Transport: f}, nil)
 			if tc.want == "" {
-				assertClass(t, err, client.ClassProtocol, transport.ErrProtocol)
+				assertClass(t, err, client.ClassProtocol, client.ErrRevisionMismatch)
 			} else {
 				if err != nil {
 					t.Fatal(err)
@@ -142,7 +143,7 @@ func TestProfileRefusesOlderServer(t *testing.T) {
 		old := mcp.NewServer(&mcp.Implementation{Name: "old", Version: "v1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
 		c, err := client.Connect(context.Background(), client.Definition{Name: "old", Profile: tc.profile, Transport: inprocess.New(old)}, nil)
 		if !tc.ok {
-			assertClass(t, err, client.ClassProtocol, transport.ErrProtocol)
+			assertClass(t, err, client.ClassProtocol, client.ErrRevisionMismatch)
 			continue
 		}
 		if err != nil {
@@ -201,5 +202,56 @@ func TestImplementationIsSent(t *testing.T) {
 		if !strings.Contains(first, tc.want) {
 			t.Errorf("profile %s: first request %s does not carry %s", tc.profile, first, tc.want)
 		}
+	}
+}
+
+// A server and a profile with no revision in common fail Connect with
+// ErrRevisionMismatch, whose message names both: a server that negotiates
+// a revision the profile does not accept, and one that refuses the
+// revision the profile offers (it has no initialize, being of 2026-07-28
+// only). It is a ClassProtocol error, not retryable, and does not read
+// "transport: protocol violation".
+func TestRevisionMismatchNamesBoth(t *testing.T) {
+	old := func() *mcp.Server {
+		return mcp.NewServer(&mcp.Implementation{Name: "old", Version: "v1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	}
+	current := func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "current", Version: "v1"}, nil)
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: `"initialize" is not supported in the new protocol`}
+				}
+				return next(ctx, method, req)
+			}
+		})
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		srv     func() *mcp.Server
+		profile client.Profile
+		want    []string
+	}{
+		{"negotiated", old, client.Profile20260728, []string{"the server negotiated 2025-11-25", "profile 2026-07-28 accepts 2026-07-28 only"}},
+		{"refused", current, client.Profile20251125, []string{"the server refused initialize at 2025-11-25", "2026-07-28", "profile 2025-11-25 accepts 2025-11-25 only"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			_, err := client.Connect(context.Background(), client.Definition{Name: tc.name, Profile: tc.profile, Transport: inprocess.New(tc.srv())}, nil)
+			assertClass(t, err, client.ClassProtocol, client.ErrRevisionMismatch)
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.ConnectionRetryable() {
+				t.Errorf("%v is ConnectionRetryable", err)
+			}
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v does not say %q", err, w)
+				}
+			}
+			if err != nil && strings.Contains(err.Error(), "protocol violation") {
+				t.Errorf("error %v reads as a protocol violation", err)
+			}
+		})
 	}
 }

@@ -4,15 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
+	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -305,4 +311,69 @@ func TestCheckServerOneRevision(t *testing.T) {
 			t.Error("CheckServer passed a server that serves no revision")
 		}
 	})
+}
+
+// CheckServer passes servers of 2026-07-28 over Streamable HTTP, which the
+// ping check reaches only through the transport's stand-in for ping (the
+// go-sdk's ClientSession.Ping sends that revision a ping without its
+// per-request _meta): the fake over HTTP, stateful and stateless, a
+// wrapped server.Server and a plain one behind httptest, and a go-sdk
+// server.
+func TestCheckServerOverHTTPAt20260728(t *testing.T) {
+	own := func() *server.Server {
+		s := server.New("own", "v1", nil)
+		if err := server.RegisterToolFor(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct{ Text string }) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	plain := func(t *testing.T, h http.Handler) transport.Factory {
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		f, err := streamablehttp.New(ts.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for name, factory := range map[string]func(t *testing.T) transport.Factory{
+		"fake": func(t *testing.T) transport.Factory { return mcptest.HTTP(t, nil).Factory() },
+		"fake-stateless": func(t *testing.T) transport.Factory {
+			return mcptest.HTTP(t, &mcptest.FakeOptions{Stateless: true}).Factory()
+		},
+		"fake-20260728": func(t *testing.T) transport.Factory {
+			return mcptest.HTTP(t, &mcptest.FakeOptions{Revision: fakeserver.Revision20260728}).Factory()
+		},
+		"wrapped": func(t *testing.T) transport.Factory { return mcptest.WrapHTTP(t, own(), nil).Factory() },
+		"server": func(t *testing.T) transport.Factory {
+			h := own().HTTPHandler(nil)
+			t.Cleanup(func() { h.Close() })
+			return plain(t, h)
+		},
+		"go-sdk": func(t *testing.T) transport.Factory {
+			s := mcp.NewServer(&mcp.Implementation{Name: "sdk", Version: "v1"}, nil)
+			mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+			return plain(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			f := factory(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := mcptest.CheckServer(ctx, f); err != nil {
+				t.Errorf("CheckServer: %v", err)
+			}
+			// The same through this module's client and the session it
+			// exposes.
+			c := mcptest.Connect(t, client.Definition{Name: name, Profile: client.Profile20260728, Transport: f}, nil)
+			if err := c.Session().Ping(ctx, nil); err != nil {
+				t.Errorf("c.Session().Ping at %s: %v", c.ProtocolVersion(), err)
+			}
+		})
+	}
 }

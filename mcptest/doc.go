@@ -111,6 +111,8 @@
 //	CI=true go test ./...           replay only; a missing cassette fails, saying how to record it
 //	go test ./...                   replay if the cassette exists, else record it
 //
+// CI is read as a boolean: CI=false and CI=0 are not CI.
+//
 // # Golden catalogs
 //
 // [GoldenCatalog] compares a catalog with a txtar file (a prose comment,
@@ -180,8 +182,10 @@
 //		Its client is mcptest-client, secret mcptest-secret. serve -auth
 //		NAME protects a fake with it.
 //
-//	call CLIENT TOOL [JSON]
-//		Call TOOL once with the JSON object as arguments. Stdout holds the
+//	call [-timeout D] CLIENT TOOL [JSON]
+//		Call TOOL once with the JSON object as arguments, within D (30s by
+//		default: a call that gets no answer fails there, class timeout,
+//		rather than hanging the script). Stdout holds the
 //		text of each text content, one per line; on failure stderr holds
 //		"class: CLASS" (the client.FailureClass) and "error: …" with the
 //		error (and, for a child, its exit status and stderr tail). A tool

@@ -68,6 +68,13 @@ type FakeOptions struct {
 	// Give the client a credential source in HTTP (opts.HTTP.Credentials),
 	// such as auth.NewClientCredentials with the server's client.
 	Auth *Protection
+	// ClientProfile is the protocol profile of the client.Definition the
+	// Fake hands out ([Fake.Definition], and so [Fake.Client]): the zero
+	// value, client.ProfileDefault, negotiates; client.Profile20251125
+	// pins the client to 2025-11-25, client.Profile20260728 to the current
+	// revision. It chooses what the client offers; Revision chooses what
+	// the fake serves.
+	ClientProfile client.Profile
 }
 
 // A Fake is a fake server, or a server under test wrapped with faults and
@@ -78,6 +85,7 @@ type FakeOptions struct {
 type Fake struct {
 	t         testing.TB
 	name      string
+	profile   client.Profile // the Definition's
 	faults    []fakeserver.Fault
 	factory   transport.Factory
 	srv       *fakeserver.Server     // in-process and HTTP
@@ -103,7 +111,7 @@ func InProcess(t testing.TB, opts *FakeOptions) *Fake {
 
 func inProcess(t testing.TB, srv *fakeserver.Server, o FakeOptions) *Fake {
 	conns := &connCounter{Factory: srv.Factory()}
-	f := &Fake{t: t, name: srv.Profile(), faults: o.Faults, factory: conns, srv: srv}
+	f := &Fake{t: t, name: srv.Profile(), profile: o.ClientProfile, faults: o.Faults, factory: conns, srv: srv}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
 		if n := waitSessions(srv, conns, groupTimeout); n > 0 {
@@ -195,7 +203,7 @@ func Stdio(t testing.TB, opts *FakeOptions) *Fake {
 	if err != nil {
 		t.Fatalf("mcptest.Stdio: %v", err)
 	}
-	return &Fake{t: t, name: profile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
+	return &Fake{t: t, name: profile, profile: o.ClientProfile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
 }
 
 // refuseUnused fails t for options what would ignore: the HTTP ones
@@ -258,14 +266,16 @@ func fakeOptions(opts *FakeOptions) FakeOptions {
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
 // Definition returns a client.Definition of the fake server, named after its
-// profile ("docs"), definition or wrapped server, with the default profile
-// and limits.
+// profile ("docs"), definition or wrapped server, with the protocol
+// profile FakeOptions.ClientProfile (the default profile when unset) and
+// the default limits.
 func (f *Fake) Definition() client.Definition {
-	return client.Definition{Name: f.name, Transport: f.factory}
+	return client.Definition{Name: f.name, Profile: f.profile, Transport: f.factory}
 }
 
-// Client connects a client to the fake with [Connect]: closed at cleanup
-// of the test the Fake was started for. h may be nil.
+// Client connects a client to the fake with [Connect], at
+// FakeOptions.ClientProfile: closed at cleanup of the test the Fake was
+// started for. h may be nil.
 func (f *Fake) Client(h *client.Handlers) *client.Client {
 	f.t.Helper()
 	return Connect(f.t, f.Definition(), h)

@@ -51,7 +51,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions)
 	// The client's connections are not wrapped: the go-sdk hands a
 	// Streamable HTTP connection the session's state through methods a
 	// wrapper cannot pass on.
-	fake := &Fake{t: t, name: srv.Profile(), faults: o.Faults, factory: f, srv: srv, http: hs}
+	fake := &Fake{t: t, name: srv.Profile(), profile: o.ClientProfile, faults: o.Faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
 		if n := waitSessions(srv, nil, groupTimeout); n > 0 {

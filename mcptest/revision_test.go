@@ -116,3 +116,47 @@ func TestUnknownRevision(t *testing.T) {
 		t.Errorf("Main(--revision latest) = %d, want 2", code)
 	}
 }
+
+// FakeOptions.ClientProfile pins the client a Fake hands out (Definition,
+// Client) to a revision, in every mode: a fake that serves both is reached
+// at the pinned one, and one that serves the other only refuses it.
+func TestFakeClientPinsAProfile(t *testing.T) {
+	for _, mode := range []struct {
+		name  string
+		start func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake
+	}{
+		{"inprocess", mcptest.InProcess},
+		{"stdio", mcptest.Stdio},
+		{"http", mcptest.HTTP},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			mcptest.LeakCheck(t)
+			for _, p := range []client.Profile{client.Profile20251125, client.Profile20260728} {
+				c := mode.start(t, &mcptest.FakeOptions{ClientProfile: p}).Client(nil)
+				if got := c.ProtocolVersion(); got != p.ProtocolVersion() {
+					t.Errorf("ClientProfile %s: the Fake's client negotiated %s", p, got)
+				}
+			}
+			def := mode.start(t, &mcptest.FakeOptions{ClientProfile: client.Profile20260728, Revision: fakeserver.Revision20251125}).Definition()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if c, err := client.Connect(ctx, def, nil); !errors.Is(err, client.ErrRevisionMismatch) {
+				if err == nil {
+					c.Close()
+				}
+				t.Errorf("a 2026-07-28 client of a 2025-11-25 fake: Connect = %v, want ErrRevisionMismatch", err)
+			}
+		})
+	}
+	t.Run("wrap", func(t *testing.T) {
+		mcptest.LeakCheck(t)
+		srv, err := fakeserver.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mcptest.Wrap(t, srv.Server(), &mcptest.FakeOptions{ClientProfile: client.Profile20251125}).Client(nil)
+		if got := c.ProtocolVersion(); got != "2025-11-25" {
+			t.Errorf("the wrapped server's client negotiated %s, want 2025-11-25", got)
+		}
+	})
+}

@@ -221,9 +221,18 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 	return nil, none, nil
 }
 
+// callTimeout bounds a script's call unless call -timeout says otherwise:
+// a call that gets no answer fails the script there (class timeout), not
+// at Limits.CallTimeout's five minutes.
+const callTimeout = 30 * time.Second
+
 func cmdCall(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flags(ts, "call", "call [-timeout D] CLIENT TOOL [JSON]")
+	timeout := fs.Duration("timeout", callTimeout, "")
+	parse(ts, fs, args)
+	args = fs.Args()
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: call CLIENT TOOL [JSON]")
+		fs.Usage()
 	}
 	sc := stateOf(ts).client(ts, args[0])
 	var in map[string]any
@@ -232,7 +241,9 @@ func cmdCall(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("call: arguments: %v", err)
 		}
 	}
-	res, err := sc.c.CallTool(context.Background(), args[1], in)
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	res, err := sc.c.CallTool(ctx, args[1], in)
 	printResult(ts.Stdout(), res)
 	if err != nil {
 		printError(ts.Stderr(), err)

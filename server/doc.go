@@ -159,7 +159,10 @@
 //     With an older header it gets -32600: an older revision's requests
 //     need the session an initialize opens. (The go-sdk would open a
 //     session and answer code 0.) In Stateless mode such a request is a
-//     2025-03-26 request, and is served as one.
+//     2025-03-26 request, and is served as one. A POST of notifications
+//     alone runs nothing and is accepted (202) in either mode: the
+//     go-sdk's client sends a 2026-07-28 notifications/cancelled with no
+//     _meta and no header.
 //   - On a 2026-07-28 tools/call, a mirrored argument whose value no
 //     Mcp-Param-* header can carry (anything but a string, a boolean or an
 //     integer of at most 2^53-1 in magnitude: 1e300, 1.5, an object):

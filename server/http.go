@@ -436,7 +436,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // without a session, by the protocol version in the _meta of its requests;
 // the stateful one for everything else that names its revision: a request
 // of a session, an initialize, a GET or DELETE. A POST without a session
-// that names none is refused (see HTTPHandler).
+// that names none is refused (see HTTPHandler), or accepted with nothing
+// run when it holds no call.
 func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *refusal) {
 	header := req.Header.Get("Mcp-Protocol-Version")
 	switch {
@@ -448,6 +449,14 @@ func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *
 		return true, nil
 	case in.has("initialize"):
 		return false, nil
+	case header == "" && !slices.ContainsFunc(in.requests(), (*jsonrpc.Request).IsCall):
+		// Notifications (or responses) alone, outside any session, ask
+		// for nothing: they are accepted, and nothing runs. The go-sdk's
+		// own client sends a 2026-07-28 notifications/cancelled with no
+		// _meta and no header (a stateless request is cancelled by
+		// closing its stream); refusing it would fail every
+		// cancellation it sends.
+		return false, &refusal{status: http.StatusAccepted}
 	}
 	var id []byte
 	if _, raw, ok := in.single(); ok {

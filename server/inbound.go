@@ -56,7 +56,8 @@ func (in *inbound) single() (*jsonrpc.Request, []byte, bool) {
 
 // A refusal answers a request that is refused before the go-sdk sees it:
 // an HTTP status, and a JSON-RPC error whose id is the request's own as
-// sent, or null where it has none that can be carried back.
+// sent, or null where it has none that can be carried back. A refusal
+// with status 202 is an acceptance of what needs no answer: no body.
 type refusal struct {
 	status int
 	code   int64
@@ -66,6 +67,10 @@ type refusal struct {
 }
 
 func (r *refusal) write(w http.ResponseWriter) {
+	if r.status == http.StatusAccepted {
+		w.WriteHeader(r.status) // accepted with nothing to answer
+		return
+	}
 	id := []byte("null")
 	if r.id != nil {
 		id = r.id

@@ -21,6 +21,11 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 // noExitSleep keeps race-detector children from sleeping a second at exit.
 const noExitSleep = "atexit_sleep_ms=0"
 
+// verifyTimeout is the --timeout of the tests' mcprig verify runs: a
+// verify that waits for what the live server never sends fails there,
+// well within the test's deadline, instead of at verify's default minute.
+const verifyTimeout = "10s"
+
 // self returns the path of the test binary, which stands in for mcprig.
 func self(t testing.TB) string {
 	t.Helper()

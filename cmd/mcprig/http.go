@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/looprig/mcp/auth"
@@ -41,16 +40,17 @@ func listen(addr string, allowRemote bool) (net.Listener, error) {
 
 // A session proxy forwards every request it gets to one endpoint through a
 // round tripper (a recorder or a replaying cassette), streaming responses
-// as they come, and reports when the client ended its session with DELETE.
+// as they come, and reports when the client ended its session (see
+// sessionEnd). idle, if positive, also ends it once no request has been in
+// flight for that long.
 type sessionProxy struct {
 	endpoint *url.URL
 	rp       *httputil.ReverseProxy
-	ended    chan struct{}
-	once     sync.Once
+	end      *sessionEnd
 }
 
-func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer) *sessionProxy {
-	p := &sessionProxy{endpoint: endpoint, ended: make(chan struct{})}
+func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, idle time.Duration) *sessionProxy {
+	p := &sessionProxy{endpoint: endpoint, end: newSessionEnd(idle)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			u := *endpoint
@@ -67,6 +67,11 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer) 
 		},
 		Transport:     rt,
 		FlushInterval: -1, // server-sent events go out as they arrive
+		// The upstream's request failed with no response (the server
+		// died before its headers; replayed, the recording says so): the
+		// client sees what it would have seen without the proxy, its
+		// connection closed with no response, not a 502 of the proxy's
+		// own.
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(errlog, "mcprig: %s %s: %v\n", r.Method, r.URL.Path, err)
@@ -76,28 +81,29 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer) 
 				w.WriteHeader(http.StatusRequestTimeout)
 				return
 			}
-			w.WriteHeader(http.StatusBadGateway)
+			panic(http.ErrAbortHandler)
 		},
 	}
 	return p
 }
 
 func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	kind := kindOf(r)
+	p.end.begin()
+	defer func() { p.end.done(kind, r.Context().Err() != nil) }()
 	p.rp.ServeHTTP(w, r)
-	if r.Method == http.MethodDelete {
-		p.once.Do(func() { close(p.ended) })
-	}
 }
 
-// serve runs srv on l until the client deletes its session or ctx is done,
+// serve runs srv on l until the client ends its session or ctx is done,
 // then shuts the server down (open streams are cut after a short grace).
 func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
 	srv := httpserve.New(p, nil, nil)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	var err error
+	defer p.end.stop()
 	select {
-	case <-p.ended:
+	case <-p.end.ended:
 	case <-ctx.Done():
 	case err = <-errc:
 		return err
@@ -113,7 +119,7 @@ func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
 
 // recordHTTP runs the recording HTTP proxy: it prints the URL to connect to
 // on stdout, forwards to the upstream and writes the cassette when the
-// client deletes its session or mcprig is interrupted.
+// client ends its session (see sessionEnd) or mcprig is interrupted.
 func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, stdout, stderr io.Writer) int {
 	up, err := url.Parse(f.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
@@ -136,7 +142,7 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 		l.Close()
 		return usageError(stderr, "mcprig record", err.Error())
 	}
-	p := newSessionProxy(up, pf.rt, stderr)
+	p := newSessionProxy(up, pf.rt, stderr, f.idle)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), up.EscapedPath())
 	serveErr := p.serve(ctx, l)
 	if err := errors.Join(serveErr, rec.Close()); err != nil {
@@ -148,7 +154,7 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 }
 
 // replayHTTP serves a streamablehttp cassette over HTTP on f.listen until the
-// client deletes its session or mcprig is interrupted.
+// client ends its session (see sessionEnd) or mcprig is interrupted.
 func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, stdout, stderr io.Writer) int {
 	if c.Kind() != transport.KindStreamableHTTP {
 		fmt.Fprintf(stderr, "mcprig replay: --listen serves cassettes recorded over Streamable HTTP; %s was recorded over %s (replay it over stdio, without --listen)\n", c.File, c.Header.Transport)
@@ -176,7 +182,7 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 	if err != nil {
 		return usageError(stderr, "mcprig replay", err.Error())
 	}
-	sp := newSessionProxy(endpoint, pf.rt, stderr)
+	sp := newSessionProxy(endpoint, pf.rt, stderr, f.idle)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())
 	if err := errors.Join(sp.serve(ctx, l), p.Close()); err != nil {
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)

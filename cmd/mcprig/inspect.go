@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -149,7 +150,7 @@ func writeText(w *strings.Builder, c *cassette.Cassette) {
 		h.write(w)
 	}
 	if e, line := sessionEnding(c); e != nil {
-		fmt.Fprintf(w, "\nending (line %d): %s\n", line, describeEnding(e))
+		fmt.Fprintf(w, "\nending (line %d): %s\n", line, describeEnding(e, listens(c)))
 		if e.Stderr != "" {
 			fmt.Fprintf(w, "\nstderr (%d bytes), last lines:\n", len(e.Stderr))
 			lines := strings.Split(strings.TrimRight(e.Stderr, "\n"), "\n")
@@ -170,18 +171,43 @@ func sessionEnding(c *cassette.Cassette) (*cassette.Ending, int) {
 	return nil, 0
 }
 
-// describeEnding says how a session or stream ended.
-func describeEnding(e *cassette.Ending) string {
+// listens returns the ids (as written) of the client's
+// subscriptions/listen requests in c.
+func listens(c *cassette.Cassette) map[string]bool {
+	ids := map[string]bool{}
+	for _, m := range c.Messages() {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if m.From == cassette.FromClient && json.Unmarshal(m.Message, &r) == nil && r.Method == "subscriptions/listen" && len(r.ID) > 0 {
+			ids[string(r.ID)] = true
+		}
+	}
+	return ids
+}
+
+// describeEnding says how a session or stream ended. listens are the ids
+// of the session's subscriptions/listen requests: one pending at the end
+// is a subscription the client held open, not a lost call.
+func describeEnding(e *cassette.Ending, listens map[string]bool) string {
 	var s string
 	switch e.End {
 	case cassette.EndClient:
 		s = "closed by the client"
-		if len(e.Pending) > 0 {
-			ids := make([]string, len(e.Pending))
-			for i, id := range e.Pending {
-				ids[i] = string(id)
+		var calls, subs []string
+		for _, id := range e.Pending {
+			if listens[string(id)] {
+				subs = append(subs, string(id))
+			} else {
+				calls = append(calls, string(id))
 			}
-			s += fmt.Sprintf(", %d call(s) unanswered (id %s)", len(ids), strings.Join(ids, ", "))
+		}
+		if len(calls) > 0 {
+			s += fmt.Sprintf(", %d call(s) unanswered (id %s)", len(calls), strings.Join(calls, ", "))
+		}
+		if len(subs) > 0 {
+			s += fmt.Sprintf(", %d subscription(s) open (subscriptions/listen id %s)", len(subs), strings.Join(subs, ", "))
 		}
 	case cassette.EndEOF:
 		s = "the server ended it"

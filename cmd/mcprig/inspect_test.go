@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -51,5 +58,32 @@ func TestInspectUsage(t *testing.T) {
 	}
 	if code, _, stderr := runMcprig("inspect", "--help"); code != 0 || !strings.Contains(stderr, "usage: mcprig inspect [--format text|mermaid|html] [-o FILE] FILE") {
 		t.Errorf("inspect --help: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An ending's pending requests are told apart: a subscriptions/listen the
+// client held open until it closed is a subscription, not a lost call; a
+// call left unanswered is a call.
+func TestInspectPendingListenIsNoLostCall(t *testing.T) {
+	e := &cassette.Ending{End: cassette.EndClient, Pending: []json.RawMessage{json.RawMessage("2"), json.RawMessage("7")}}
+	got := describeEnding(e, map[string]bool{"2": true})
+	want := "closed by the client, 1 call(s) unanswered (id 7), 1 subscription(s) open (subscriptions/listen id 2)"
+	if got != want {
+		t.Errorf("describeEnding = %q, want %q", got, want)
+	}
+}
+
+// mcprig replay --fault takes a fault by request: the session ends at the
+// answer to the first call of lookup, which fails with its outcome
+// unknown.
+func TestReplayFaultByRequest(t *testing.T) {
+	leakcheck.Check(t)
+	c := connect(t, mcprig(t, nil, "replay", "--fault", "end@tools/call=lookup", filepath.Join("testdata", "docs.jsonl")))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
+	if !errors.Is(err, client.ErrOutcomeUnknown) {
+		t.Errorf("CallTool = %v, want the session ended under it, its outcome unknown", err)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/opmatrix"
 )
 
 // TestMain lets this test binary stand in for mcprig: started with a
 // command name as its first argument (as `mcprig demo` starts
 // `mcprig fakeserver`), it runs that command.
 func TestMain(m *testing.M) {
+	opmatrix.ServeIfChild() // the operation matrix's servers, as mcprig record's children
 	if len(os.Args) > 1 {
 		if _, ok := commands[os.Args[1]]; ok {
 			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

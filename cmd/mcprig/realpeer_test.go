@@ -392,10 +392,10 @@ func TestRealPeerEverythingRerecord(t *testing.T) {
 	}
 	upstream := startEverythingHTTP(t, everything)
 	for _, args := range [][]string{
-		{"verify", stdioRuns[0], "--", everything, "stdio"},
-		{"verify", httpRuns[0], "--upstream", upstream},
-		{"verify", stdioRuns[0], "--upstream", upstream},
-		{"verify", httpRuns[0], "--", everything, "stdio"},
+		{"verify", "--timeout", "30s", stdioRuns[0], "--", everything, "stdio"},
+		{"verify", "--timeout", "30s", httpRuns[0], "--upstream", upstream},
+		{"verify", "--timeout", "30s", stdioRuns[0], "--upstream", upstream},
+		{"verify", "--timeout", "30s", httpRuns[0], "--", everything, "stdio"},
 	} {
 		code, stdout, stderr := runMcprig(args...)
 		if code != 0 || !strings.Contains(stdout, "no drift") {

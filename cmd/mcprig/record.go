@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/transport/stdio"
@@ -35,10 +36,17 @@ child's status, as the child would have.
 
 With --upstream, mcprig is a recording HTTP proxy: it listens on ADDR
 (loopback only, unless --allow-remote) and forwards to the Streamable HTTP
-server at URL, recording at the HTTP level. It reads a request's headers
-within 10 s and its body within 10 s (a body still arriving is cut and its
-connection closed), closes a connection idle for 60 s, and keeps at most 256
-open (the next is answered 503).
+server at URL, recording at the HTTP level. The recording is written when
+the client ends its session: a 2025-11-25 session with its DELETE, a
+2026-07-28 one (which has no DELETE) when the client closes the
+subscriptions/listen stream it holds for list changes, as a client does
+when it closes the session; or, with --idle D, once no request has been
+in flight for D (for clients that do neither); or at SIGINT or SIGTERM.
+A request the upstream fails with no response reaches the client as a
+connection closed with no response, as it would have without the proxy.
+The proxy reads a request's headers within 10 s and its body within 10 s (a
+body still arriving is cut and its connection closed), closes a connection
+idle for 60 s, and keeps at most 256 open (the next is answered 503).
 
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.
@@ -56,6 +64,7 @@ type recordFlags struct {
 	upstream    string
 	listen      string
 	allowRemote bool
+	idle        time.Duration
 }
 
 func (f *recordFlags) define(fs *flag.FlagSet) {
@@ -67,11 +76,17 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.upstream, "upstream", "", "record the Streamable HTTP server at `URL` (with --listen)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --upstream: allow --listen on a non-loopback address")
+	fs.DurationVar(&f.idle, "idle", 0, "with --upstream: also end the recording once no request has been in flight for `D` (0: never)")
 }
 
 // options returns the cassette options the flags ask for.
 func (f *recordFlags) options() (*cassette.Options, error) {
 	o := &cassette.Options{Stderr: f.stderr}
+	ns, err := f.child.notSecretValues()
+	if err != nil {
+		return nil, err
+	}
+	o.NotSecret = ns
 	return o, f.redact.apply(o)
 }
 
@@ -109,13 +124,15 @@ func (f *redactFlags) apply(o *cassette.Options) error {
 // childFlags are the flags of a command that starts the server as a stdio
 // child.
 type childFlags struct {
-	env      multiFlag
-	inherit  *string // nil when --inherit was not given
-	maxFrame int
+	env       multiFlag
+	notSecret multiFlag
+	inherit   *string // nil when --inherit was not given
+	maxFrame  int
 }
 
 func (f *childFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.env, "env", "pass `NAME` (copied from mcprig's environment) or NAME=VALUE to the child; repeatable")
+	fs.Var(&f.notSecret, "not-secret", "the --env value of `NAME` is no secret: write it as it is (every --env value of 8 bytes or more is redacted otherwise); repeatable")
 	fs.Func("inherit", "comma-separated `NAMES` copied from mcprig's environment to the child, in place of the default allowlist ("+strings.Join(stdio.DefaultInheritEnv, ",")+"); \"-\" for none", func(v string) error {
 		if v == "" {
 			return errors.New(`empty; "-" inherits nothing`)
@@ -124,6 +141,27 @@ func (f *childFlags) define(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.IntVar(&f.maxFrame, "max-frame", stdio.DefaultMaxFrameBytes, "bound one message, in `BYTES`, in each direction")
+}
+
+// notSecretValues returns the values of the --env names --not-secret
+// names.
+func (f *childFlags) notSecretValues() ([]string, error) {
+	if len(f.notSecret) == 0 {
+		return nil, nil
+	}
+	so, err := f.stdioOptions(io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range f.notSecret {
+		v, ok := so.Env[name]
+		if !ok {
+			return nil, fmt.Errorf("--not-secret %s: no --env gives the child %s", name, name)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // stdioOptions returns the child's options.

@@ -219,3 +219,43 @@ func crashedCall(t *testing.T, c *client.Client) *transport.Diagnosis {
 	}
 	return ce.Diagnosis
 }
+
+// mcprig record --not-secret NAME writes the --env value of NAME as it is
+// (a plain path here), where every other --env value of 8 bytes or more
+// is redacted; a --not-secret name no --env gives is a usage error.
+func TestRecordNotSecretEnv(t *testing.T) {
+	leakcheck.Check(t)
+	const config = "/etc/docs/config.yaml"
+	for _, tc := range []struct {
+		name    string
+		extra   []string
+		written bool
+	}{
+		{"redacted by default", nil, false},
+		{"not secret", []string{"--not-secret", "DOCS_CONFIG"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "env.jsonl")
+			args := append([]string{"record", "-o", path, "--env", "GORACE", "--env", "DOCS_CONFIG=" + config}, tc.extra...)
+			c := connect(t, mcprig(t, nil, append(args, "--", self(t), "fakeserver", "--fault", "env")...))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.CallTool(ctx, "env", nil)
+			if err != nil || !strings.Contains(textOf(res)[0], "DOCS_CONFIG="+config) {
+				t.Fatalf("env = %v, %v; want the child's DOCS_CONFIG", res, err)
+			}
+			closeClient(t, c)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(data), "DOCS_CONFIG="+config); got != tc.written {
+				t.Errorf("the cassette holds the value: %v, want %v", got, tc.written)
+			}
+		})
+	}
+	code, _, stderr := runMcprig("record", "-o", filepath.Join(t.TempDir(), "x.jsonl"), "--not-secret", "NOPE", "--", "x")
+	if code != 2 || !strings.Contains(stderr, "--not-secret NOPE: no --env gives the child NOPE") {
+		t.Errorf("--not-secret without --env: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -35,6 +35,7 @@ func steps(c *cassette.Cassette) []step {
 	}
 	var out []step
 	n := 0
+	subs := listens(c)
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
 		line := c.Line(i)
@@ -63,7 +64,7 @@ func steps(c *cassette.Cassette) []step {
 			out = append(out, st)
 			continue
 		}
-		if note, over, warn := noteOf(in); note != "" {
+		if note, over, warn := noteOf(in, subs); note != "" {
 			out = append(out, step{line: line, kind: "note", label: note, over: over, warn: warn})
 		}
 	}
@@ -92,11 +93,11 @@ func notificationLabel(raw []byte) string {
 }
 
 // noteOf says what a line that carries no message shows, if anything.
-func noteOf(in *cassette.Interaction) (note, over string, warn bool) {
+func noteOf(in *cassette.Interaction, listens map[string]bool) (note, over string, warn bool) {
 	h := in.HTTP
 	switch {
 	case in.Kind == cassette.KindClose && h == nil:
-		return "session " + describeEnding(in.Ending), "both", in.Ending.End != cassette.EndClient
+		return "session " + describeEnding(in.Ending, listens), "both", in.Ending.End != cassette.EndClient
 	case in.Kind == cassette.KindRequest && h.Headers.Get("Last-Event-ID") != "":
 		return fmt.Sprintf("stream %d resumes after event %s (GET Last-Event-ID)", h.Stream, h.Headers.Get("Last-Event-ID")), "client", false
 	case in.Kind == cassette.KindRequest && h.Method == "GET":
@@ -108,7 +109,7 @@ func noteOf(in *cassette.Interaction) (note, over string, warn bool) {
 	case in.Kind == cassette.KindClose && in.Ending.End == cassette.EndDropped:
 		return fmt.Sprintf("stream %d dropped", h.Stream), "both", true
 	case in.Kind == cassette.KindClose && in.Ending.End == cassette.EndError:
-		return fmt.Sprintf("stream %d: the request failed: %s", h.Stream, describeEnding(in.Ending)), "both", true
+		return fmt.Sprintf("stream %d: the request failed: %s", h.Stream, describeEnding(in.Ending, listens)), "both", true
 	}
 	return "", "", false
 }

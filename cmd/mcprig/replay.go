@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 )
@@ -18,7 +19,9 @@ const replayUsage = `usage: mcprig replay [flags] FILE
 Serves the session recorded in the cassette FILE as an MCP server, with no
 server, process or network behind it: on stdin and stdout by default, so any
 MCP client can launch "mcprig replay FILE" in place of the server, or over
-Streamable HTTP with --listen ADDR.
+Streamable HTTP with --listen ADDR, until the client ends its session as
+mcprig record's proxy sees it end (a DELETE; on 2026-07-28 the close of
+its list-change listen; with --idle D, D with no request in flight).
 
 Each client message must match the next recorded one (by method and params;
 ids are rewritten and "_meta" is ignored); each recorded answer is served
@@ -44,6 +47,7 @@ type replayFlags struct {
 	listen      string
 	allowRemote bool
 	allowUnused bool
+	idle        time.Duration
 	maxFrame    int
 	ignore      multiFlag
 	faults      multiFlag
@@ -54,8 +58,9 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "serve over Streamable HTTP on `ADDR` (loopback only, unless --allow-remote) instead of stdio")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address")
 	fs.BoolVar(&f.allowUnused, "allow-unused", false, "do not exit 1 when the client did not make every recorded request")
+	fs.DurationVar(&f.idle, "idle", 0, "with --listen: also end the replay once no request has been in flight for `D` (0: never)")
 	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
-	fs.Var(&f.faults, "fault", "inject a fault: drop@N, delay@N:DURATION, end@N or status@N:CODE, N a message number of mcprig inspect; repeatable")
+	fs.Var(&f.faults, "fault", "inject a fault: drop@T, delay@T:DURATION, end@T or status@T:CODE, T a message number of mcprig inspect or a request METHOD[=NAME][#NTH] (end@tools/call=lookup#2); repeatable")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
 }

@@ -253,7 +253,9 @@ func editFile(t *testing.T, path, name string, oldnew ...string) string {
 // TestVerifyEveryCassette: every cassette verifies against the docs fake as
 // a stdio child (mcprig verify FILE -- CMD) and over HTTP (mcprig verify
 // FILE --upstream URL), whatever transport recorded it; a fake whose
-// lookup now fails is result drift, exit 1.
+// lookup now fails is result drift, exit 1. Each verify ends at
+// verifyTimeout, and the first that fails ends its subtest, so that a
+// broken verify fails the test rather than hanging it.
 func TestVerifyEveryCassette(t *testing.T) {
 	leakcheck.Check(t)
 	fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs"})
@@ -271,19 +273,19 @@ func TestVerifyEveryCassette(t *testing.T) {
 	for _, k := range sessionKinds {
 		t.Run(k.name(), func(t *testing.T) {
 			for _, live := range [][]string{{"--", self(t), "fakeserver", "--profile", "docs"}, {"--upstream", upstream}} {
-				args := append([]string{"verify", "--env", "GORACE=" + noExitSleep, k.path()}, live...)
+				args := append([]string{"verify", "--timeout", verifyTimeout, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
 				code, stdout, stderr := runMcprig(args...)
 				if code != 0 || !strings.Contains(stdout, "no drift") {
-					t.Errorf("mcprig %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+					t.Fatalf("mcprig %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
 			}
 			for _, live := range [][]string{{"--", self(t), "fakeserver", "--profile", "docs", "--fault", "error=lookup:index offline"}, {"--upstream", brokenUpstream}} {
 				out := filepath.Join(t.TempDir(), "live.jsonl")
-				args := append([]string{"verify", "-o", out, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
+				args := append([]string{"verify", "--timeout", verifyTimeout, "-o", out, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
 				code, stdout, stderr := runMcprig(args...)
 				if code != 1 || !strings.Contains(stdout, "result drift:\n  tools/call lookup {\"query\":\"close\"}: answered differently") ||
 					!strings.Contains(stdout, `+        "text": "index offline",`) {
-					t.Errorf("mcprig %s: exit %d, want 1 and the lookup's drift\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+					t.Fatalf("mcprig %s: exit %d, want 1 and the lookup's drift\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
 				if _, err := cassette.Load(out); err != nil {
 					t.Errorf("verify -o wrote no live cassette: %v", err)

@@ -84,6 +84,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := f.redact.apply(opts); err != nil {
 		return usageError(stderr, "mcprig verify", err.Error())
 	}
+	if opts.NotSecret, err = f.child.notSecretValues(); err != nil {
+		return usageError(stderr, "mcprig verify", err.Error())
+	}
 	c, err := cassette.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcprig verify: %v\n", err)

@@ -273,8 +273,10 @@ var faults = []fault{
 		http: onToolCall(func(p *peer, w http.ResponseWriter, r *http.Request, next http.Handler) {
 			<-r.Context().Done()
 		}),
+		// It fails at CallTimeout, a bound the caller set: the connection
+		// is not what failed, and the error does not say to retry it.
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
-			o := outcome{op: client.OpCallTool, class: client.ClassTimeout, retryable: true, unknown: true, posts: 1, gets: -1, timeout: true}
+			o := outcome{op: client.OpCallTool, class: client.ClassTimeout, unknown: true, posts: 1, gets: -1, timeout: true}
 			if kind == transport.KindStdio {
 				o.execs = 1
 			}
@@ -349,7 +351,7 @@ var faults = []fault{
 			if kind == transport.KindStreamableHTTP {
 				return outcome{op: client.OpCallTool, class: client.ClassProtocol, is: streamablehttp.ErrResponseMismatch, unknown: true, execs: 1, posts: 1, gets: -1}, true
 			}
-			return outcome{op: client.OpCallTool, class: client.ClassTimeout, retryable: true, unknown: true, execs: 1, posts: 1, gets: -1, timeout: true}, true
+			return outcome{op: client.OpCallTool, class: client.ClassTimeout, unknown: true, execs: 1, posts: 1, gets: -1, timeout: true}, true
 		},
 	},
 	{

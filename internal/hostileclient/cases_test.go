@@ -92,6 +92,9 @@ var jsonCases = []hostileCase{
 	{group: "JSON", name: "no revision: no _meta, no headers", sdk: "stateful",
 		attack: sent(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, nil),
 		want:   byMode(outcome{"400/-32020", 0}, outcome{"200", 1})},
+	{group: "JSON", name: "no revision: a notification alone", sdk: "stateful",
+		attack: sent(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"context canceled"}}`, nil),
+		want:   both("202", 0)},
 	{group: "JSON", name: "a batch on 2026-07-28", sdk: "stateless",
 		attack: func(t *testing.T, tg *target) string {
 			body, hs := echo26("1", "")

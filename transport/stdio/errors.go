@@ -1,9 +1,9 @@
 package stdio
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrFrameTooLarge is returned (wrapped in a [*FrameError]) by a connection's
@@ -81,19 +81,71 @@ func (e *FrameError) Error() string { return "stdio: reading frame: " + e.Err.Er
 
 func (e *FrameError) Unwrap() error { return e.Err }
 
-// stderrSuffix is the last non-empty line of a stderr tail, for one-line
-// error messages; the whole tail is in the error's Stderr field.
+// stderrSuffix quotes the line of a stderr tail that says what went
+// wrong, for one-line error messages; the whole tail is in the error's
+// Stderr field. See whatWentWrong.
 func stderrSuffix(tail []byte) string {
-	tail = bytes.TrimRight(tail, "\r\n\t ")
-	if len(tail) == 0 {
+	line := whatWentWrong(tail)
+	if line == "" {
 		return ""
 	}
-	if i := bytes.LastIndexByte(tail, '\n'); i >= 0 {
-		tail = tail[i+1:]
-	}
 	const max = 200
-	if len(tail) > max {
-		tail = tail[len(tail)-max:]
+	if len(line) > max {
+		line = line[len(line)-max:]
 	}
-	return " (stderr: " + string(tail) + ")"
+	return " (stderr: " + line + ")"
+}
+
+// whatWentWrong picks the line of a stderr tail that says what went
+// wrong. A program that fails at start says so first and then prints its
+// usage (Go's flag package: "flag provided but not defined: -x", then
+// "Usage of prog:" and indented defaults), so only the lines before a
+// usage header count. Of those, the last that reads as an error (error,
+// panic, fatal, exception, failed, invalid, unknown, not defined, not
+// found, cannot, denied, refused, missing) and is not indented (an
+// indented line is a stack frame or a flag's help); else the last line
+// that is not indented; else the last line.
+func whatWentWrong(tail []byte) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(tail), "\r\n\t "), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "usage") && len(lines) > 0 {
+			break
+		}
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	plain := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		if readsAsError(l) {
+			return l
+		}
+		if plain == "" {
+			plain = l
+		}
+	}
+	if plain != "" {
+		return plain
+	}
+	return lines[len(lines)-1]
+}
+
+var errorWords = []string{"error", "panic", "fatal", "exception", "failed", "invalid", "unknown", "not defined", "not found", "cannot", "denied", "refused", "missing"}
+
+func readsAsError(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range errorWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -91,3 +91,26 @@ func TestRingKeepsExactlyTheTail(t *testing.T) {
 		}
 	}
 }
+
+// A one-line error quotes the stderr line that says what went wrong: the
+// error a program prints before its usage, not the usage's last line; a
+// Go panic's message, not its last frame; a Python exception, not its
+// traceback header.
+func TestWhatWentWrong(t *testing.T) {
+	for _, tc := range []struct{ tail, want string }{
+		{"", ""},
+		{"boom: config missing\n", "boom: config missing"},
+		{"flag provided but not defined: -no-such-flag\nUsage of myserver:\n  -config string\n    \tconfig file\n", "flag provided but not defined: -no-such-flag"},
+		{"flag provided but not defined: -x\nusage: mcpcall [flags] TOOL\n\nStarts PROG. It exits 1 when the call fails (the error on stderr).\n\nFlags:\n  -timeout duration\n", "flag provided but not defined: -x"},
+		{"panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/errors/main.go:9 +0x18\n", "panic: boom"},
+		{"Traceback (most recent call last):\n  File \"s.py\", line 3, in <module>\n    main()\nValueError: no token\n", "ValueError: no token"},
+		{"/app/server.js:3\n  throw new Error('no token')\n  ^\n\nError: no token\n    at Object.<anonymous> (/app/server.js:3:9)\n\nNode.js v22.1.0\n", "Error: no token"},
+		{"listening\nshutting down\n", "shutting down"},
+		{"  only indented\n", "  only indented"},
+		{"usage: prog [flags]\n", "usage: prog [flags]"},
+	} {
+		if got := whatWentWrong([]byte(tc.tail)); got != tc.want {
+			t.Errorf("whatWentWrong(%q) = %q, want %q", tc.tail, got, tc.want)
+		}
+	}
+}

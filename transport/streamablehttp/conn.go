@@ -46,6 +46,8 @@ type connState struct {
 	next    int                    // next slot in recent
 	sent    map[string]bool        // the ids in recent
 	resumes map[string]*resumption // last event id of a dropped call stream → its resumption
+
+	meta requestMeta // the per-request _meta of 2026-07-28, for requests sent without it
 }
 
 // A callRef names the JSON-RPC call a response stream answers.
@@ -99,11 +101,15 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var call *callRef
 	if req.Method == http.MethodPost {
-		var err error
-		if call, err = peekCall(req); err != nil {
+		body, err := peekBody(req)
+		if err == nil {
+			req, err = st.meta.fill(req, body)
+		}
+		if err != nil {
 			closeBody(req)
 			return nil, fmt.Errorf("streamablehttp: request body: %w", err)
 		}
+		call = parseCall(body)
 		if call != nil && !resendable[call.method] && !st.remember(call) {
 			closeBody(req)
 			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
@@ -395,9 +401,8 @@ func (st *connState) endResume(id string) {
 	delete(st.resumes, id)
 }
 
-// peekCall returns the call a POST carries, or nil for a notification, a
-// response or a batch.
-func peekCall(req *http.Request) (*callRef, error) {
+// peekBody returns the body of a POST, leaving it readable.
+func peekBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
@@ -421,7 +426,7 @@ func peekCall(req *http.Request) (*callRef, error) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(data))
 	}
-	return parseCall(data), nil
+	return data, nil
 }
 
 // readBody reads a request's body, of n bytes if n is known (positive).
@@ -527,7 +532,7 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	if err := az.Authorize(ctx, req, resp); err != nil {
 		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
 	}
-	if call, err := peekCall(req); err == nil && call != nil && resendable[call.method] {
+	if body, err := peekBody(req); err == nil && parseCall(body) != nil && resendable[parseCall(body).method] {
 		return nil
 	}
 	return fmt.Errorf("%w (status %d)", ErrReauthorized, status)

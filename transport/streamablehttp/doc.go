@@ -101,6 +101,19 @@
 // the response headers arrived, on any revision. The client reports each of
 // these as an outcome unknown (client.ErrOutcomeUnknown).
 //
+// # Protocol 2026-07-28 requests
+//
+// Every request of 2026-07-28 carries, in its _meta, the revision, the
+// client and its capabilities (SEP-2575), and a server refuses one without
+// them (400). A call the go-sdk sends without them gets the ones the
+// connection's previous requests carried. The go-sdk v1.8.0's
+// ClientSession.Ping is one: it sends a ping without them, and the
+// revision has no ping at all (a server refuses one with -32601). On this
+// transport a ping of 2026-07-28 goes as the revision's own probe,
+// server/discover, with the ping's id, and its answer answers the ping: the
+// session's Ping works on every revision, and says what a ping says. A
+// cassette records what went on the wire, the server/discover.
+//
 // # Close
 //
 // Closing the connection sends the protocol DELETE that ends the session,

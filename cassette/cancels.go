@@ -1,0 +1,148 @@
+package cassette
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// settleCancels writes a client's cancellation of a call the same way
+// whatever the timing, as re-recording needs:
+//
+//   - The go-sdk sends notifications/cancelled off the cancelled call's
+//     return path, on a goroutine of its own, so that it races with the
+//     client's next messages (and their answers). Its line goes right
+//     after the last line of the call it cancels recorded before it (the
+//     call itself, the notifications carrying the call's progress token,
+//     at the HTTP level the lines of the call's stream): where the client
+//     gave the call up. What it passes keeps its order; so do two
+//     cancellations of one call.
+//   - A server answers a call the client cancelled if it still can (the
+//     go-sdk's server does, with the handler's error), after the
+//     cancellation; the client no longer waits for it, and whether the
+//     answer came before the session moved on is timing. It is left out:
+//     the call is given up, as replay then has it.
+//   - At the HTTP level, the client gives the call's stream up as it
+//     cancels: whether the server ended the stream first (an eof, after
+//     the cancellation or the session's next requests) or the client did
+//     is timing too. The stream ends, for the client, right before its
+//     cancellation; what the stream carried after it is left out.
+func settleCancels(c *Cassette) {
+	ins := c.Interactions
+	type call struct {
+		line   int    // the request's line
+		stream int    // its HTTP stream; 0 at the message level
+		token  string // its progress token, as JSON; "" for none
+	}
+	calls := map[string]*call{} // client call id key → the call
+	out := make([]Interaction, 0, len(ins))
+	owner := make([]string, 0, len(ins)) // out's lines: the id key of the call each belongs to
+	cancelled := map[string]bool{}
+	streamOf := map[int]string{} // HTTP stream → the id key of the call it carries
+	givenUp := map[int]bool{}    // HTTP streams of cancelled calls, after the cancellation
+	closed := map[int]bool{}     // HTTP streams whose close is written
+	for i := 0; i < len(ins); i++ {
+		in := ins[i]
+		m, _ := scanMessage(in.Message)
+		id := ""
+		switch {
+		case in.Message != nil && side(&in) == FromClient && m.kind == kindCall:
+			calls[m.id] = &call{line: i, token: progressToken(m.params)}
+			if in.HTTP != nil {
+				calls[m.id].stream = in.HTTP.Stream
+				streamOf[in.HTTP.Stream] = m.id
+			}
+			id = m.id
+		case in.HTTP != nil && streamOf[in.HTTP.Stream] != "" && !(m.kind == kindNote && m.method == "notifications/cancelled"):
+			id = streamOf[in.HTTP.Stream]
+		case in.Message != nil && m.kind == kindNote && m.method == "notifications/progress":
+			tok := progressToken(m.params)
+			for k, cl := range calls {
+				if tok != "" && cl.token == tok {
+					id = k
+				}
+			}
+		}
+		if in.Message != nil && side(&in) == FromServer && m.kind == kindResponse && cancelled[m.id] {
+			continue // the answer to a call the client gave up
+		}
+		if in.HTTP != nil && givenUp[in.HTTP.Stream] {
+			continue // what a stream the client gave up carried after
+		}
+		if in.Message != nil && side(&in) == FromClient && m.kind == kindNote && m.method == "notifications/cancelled" {
+			target := cancelledID(m.params)
+			if _, known := calls[target]; known {
+				cancelled[target] = true
+				// The cancellation's own HTTP stream (its request, and the
+				// empty response and close that follow it) moves with it.
+				group := []Interaction{in}
+				for i+1 < len(ins) && in.HTTP != nil && ins[i+1].HTTP != nil && ins[i+1].HTTP.Stream == in.HTTP.Stream {
+					i++
+					group = append(group, ins[i])
+				}
+				at := len(out)
+				for at > 0 && owner[at-1] != target {
+					at--
+				}
+				if at == 0 {
+					at = len(out) // nothing of the call is written: keep its place
+				}
+				if st := calls[target].stream; st != 0 && !givenUp[st] {
+					givenUp[st] = true
+					if !closed[st] {
+						group = append([]Interaction{{Kind: KindClose, HTTP: &HTTP{Stream: st}, Ending: &Ending{End: EndClient}}}, group...)
+					}
+				}
+				out = slices.Insert(out, at, group...)
+				owner = slices.Insert(owner, at, make([]string, len(group))...)
+				continue
+			}
+		}
+		if in.HTTP != nil && in.Kind == KindClose {
+			closed[in.HTTP.Stream] = true
+		}
+		out = append(out, in)
+		owner = append(owner, id)
+	}
+	renumberStreams(out)
+	c.Interactions = out
+}
+
+// renumberStreams numbers HTTP streams from 1 in the order their requests
+// appear, as the format wants, once lines have moved.
+func renumberStreams(ins []Interaction) {
+	numbers := map[int]int{}
+	for i := range ins {
+		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindRequest {
+			if _, ok := numbers[h.Stream]; !ok {
+				numbers[h.Stream] = len(numbers) + 1
+			}
+		}
+	}
+	for i := range ins {
+		if h := ins[i].HTTP; h != nil {
+			if n, ok := numbers[h.Stream]; ok && n != h.Stream {
+				cp := *h
+				cp.Stream = n
+				ins[i].HTTP = &cp
+			}
+		}
+	}
+}
+
+// progressToken returns the progress token in a request's params._meta,
+// as JSON, or "".
+func progressToken(params []byte) string {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	if len(p.Meta.Token) > 0 {
+		return string(p.Meta.Token)
+	}
+	return string(p.Token)
+}

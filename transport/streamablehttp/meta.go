@@ -1,0 +1,139 @@
+package streamablehttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// The per-request _meta of protocol 2026-07-28 (SEP-2575): every request
+// names the revision, the client and its capabilities, and a server
+// refuses a request without them (400, invalid params).
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// requestMeta keeps the per-request _meta of a 2026-07-28 connection and
+// gives it to a request sent without it: what the session's previous
+// requests carried (server/discover, always first, carries all of it), or
+// else the revision the request's Mcp-Protocol-Version header names and
+// empty capabilities. Keys the request has are kept.
+//
+// It also answers for the go-sdk v1.8.0's ClientSession.Ping (and its
+// keep-alive pings), which sends a ping on 2026-07-28 without that _meta:
+// a server refuses it (400, invalid params), and the revision has no ping
+// anyway (SEP-2575 removed it; a server answers one that carries the _meta
+// -32601, method not found). A ping of that revision is sent as the
+// revision's own probe instead, server/discover, with the ping's id: its
+// answer (an object, which the go-sdk reads as ping's empty result) says
+// what a ping says, that the server is there and answers. The session's
+// Ping then works on every revision.
+type requestMeta struct {
+	mu   sync.Mutex                 // guards last
+	last map[string]json.RawMessage // the triple of the last request that had one
+}
+
+// fill returns req, or a copy of it whose body carries the _meta it
+// lacked. body is req's body. It acts on calls of 2026-07-28 only; the
+// body of anything else is left as it is.
+func (m *requestMeta) fill(req *http.Request, body []byte) (*http.Request, error) {
+	if !statelessRevision(req) {
+		return req, nil
+	}
+	var msg map[string]json.RawMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &msg) != nil || !isCall(msg) {
+		return req, nil
+	}
+	params := map[string]json.RawMessage{}
+	if p := msg["params"]; len(p) > 0 && string(p) != "null" {
+		if json.Unmarshal(p, &params) != nil {
+			return req, nil // not an object: the server says what is wrong
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw := params["_meta"]; len(raw) > 0 && string(raw) != "null" {
+		if json.Unmarshal(raw, &meta) != nil {
+			return req, nil
+		}
+	}
+	ping := string(msg["method"]) == `"ping"`
+	if _, ok := meta[metaProtocolVersion]; ok && !ping {
+		m.keep(meta)
+		return req, nil
+	}
+	for k, v := range m.triple(req) {
+		if _, ok := meta[k]; !ok {
+			meta[k] = v
+		}
+	}
+	if ping {
+		msg["method"], params = json.RawMessage(`"server/discover"`), map[string]json.RawMessage{}
+	}
+	var err error
+	if params["_meta"], err = marshal(meta); err != nil {
+		return nil, err
+	}
+	if msg["params"], err = marshal(params); err != nil {
+		return nil, err
+	}
+	data, err := marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	if ping {
+		out.Header.Set("Mcp-Method", "server/discover")
+	}
+	out.Body = io.NopCloser(bytes.NewReader(data))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	out.ContentLength = int64(len(data))
+	return out, nil
+}
+
+// marshal encodes v without escaping HTML, so that the values it holds
+// keep their bytes.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// isCall reports whether msg is a JSON-RPC request with an id.
+func isCall(msg map[string]json.RawMessage) bool {
+	id, method := msg["id"], msg["method"]
+	return len(method) > 0 && len(id) > 0 && string(id) != "null"
+}
+
+// keep remembers the triple of meta, a request's _meta that has one.
+func (m *requestMeta) keep(meta map[string]json.RawMessage) {
+	t := map[string]json.RawMessage{}
+	for _, k := range []string{metaProtocolVersion, metaClientInfo, metaClientCapabilities} {
+		if v, ok := meta[k]; ok {
+			t[k] = v
+		}
+	}
+	m.mu.Lock()
+	m.last = t
+	m.mu.Unlock()
+}
+
+// triple returns the _meta to give a request that has none: the last one
+// kept, or what req's header says.
+func (m *requestMeta) triple(req *http.Request) map[string]json.RawMessage {
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil {
+		return last
+	}
+	v, _ := json.Marshal(req.Header.Get("Mcp-Protocol-Version"))
+	return map[string]json.RawMessage{metaProtocolVersion: v, metaClientCapabilities: json.RawMessage("{}")}
+}
