@@ -57,6 +57,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 		t.giveUp(ctx, err)
 		return nil, err
 	}
+	if t.id != "" {
+		c.notes.catchUp(ctx)
+	}
 	return t.outcome(res, nil)
 }
 
