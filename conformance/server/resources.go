@@ -18,8 +18,9 @@ func newServer() (*server.Server, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
 		Subscriptions: true,
+		Tasks:         &server.TaskOptions{},
 	})
-	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent} {
+	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent, registerTasks} {
 		if err := register(srv); err != nil {
 			return nil, err
 		}

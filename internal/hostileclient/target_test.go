@@ -78,14 +78,16 @@ func newTarget(t *testing.T, kind, mode string, edit func(*server.Options, *serv
 		if edit != nil {
 			edit(o, ho)
 		}
+		o.Tasks = &server.TaskOptions{Store: server.NewMemoryTaskStore(maxTasks)}
 		s := server.New("hostile", "v1", o)
 		for _, tl := range tools {
 			if err := s.RegisterTool(tl.tool, tg.handle); err != nil {
 				t.Fatal(err)
 			}
 		}
+		tg.registerTaskTools(t, s)
 		h := s.HTTPHandler(ho)
-		t.Cleanup(func() { h.Close() })
+		t.Cleanup(func() { h.Close(); s.Close() })
 		tg.h = h
 	case "go-sdk":
 		s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "v1"}, nil)
