@@ -24,15 +24,20 @@ import (
 //
 // While a round runs it counts as an execution; once it ends by asking
 // for input, it counts as a round only.
+//
+// Polls counts the polls of tasks (tasks/get), by the tool the task runs:
+// apart from executions, so that a test can see that however often a task
+// is polled its tool runs once. It is nil until a task is polled.
 type Counts struct {
 	Executions map[string]int `json:"executions"`
 	Rounds     map[string]int `json:"rounds"`
+	Polls      map[string]int `json:"polls,omitempty"`
 }
 
 func newCounts() Counts { return Counts{Executions: map[string]int{}, Rounds: map[string]int{}} }
 
 func (c Counts) clone() Counts {
-	return Counts{Executions: maps.Clone(c.Executions), Rounds: maps.Clone(c.Rounds)}
+	return Counts{Executions: maps.Clone(c.Executions), Rounds: maps.Clone(c.Rounds), Polls: maps.Clone(c.Polls)}
 }
 
 // Executions returns how many times tool has been executed (see [Counts]):

@@ -80,11 +80,36 @@
 // Faults are [Fault] values, or text for the --fault flag in the form
 // KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
 // panic, oversize, flood-notifications and env work in-process (and on
-// every transport); crash, malformed, flood-stderr,
+// every transport); the task kinds (see Tasks) over HTTP; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
 // in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
 // gone, server-error, no-get, redirect and foreign-endpoint act on HTTP
 // requests and work only over HTTP.
+//
+// # Tasks
+//
+// The task faults make the fake's tools run as tasks (the tasks
+// extension, SEP-2663, served by server.HTTPHandler on 2026-07-28):
+// task=TOOL (optional: a client that does not declare the extension gets
+// the call run in the request) or task-required=TOOL (such a client gets
+// -32021 and the tool does not run). A client that declares it gets the
+// task at once and polls tasks/get. With them:
+//
+//	task=lookup, hang=lookup      a task that never finishes (working until cancelled, expired or Close)
+//	task-fail=lookup:disk full    a task that fails: status failed, error -32603 "disk full"
+//	task-input=lookup             a task that asks for input once (key "fakeserver.continue") before it replies
+//	task-expire:50ms              every task expires 50 ms after it was created
+//	task-poll-error=lookup:2      the first 2 polls of each task of lookup fail with -32603
+//
+// Every poll of a task the principal holds is counted in Counts.Polls by
+// the task's tool ([Server.Polls]), apart from executions and rounds: a
+// task polled twenty times is still one execution. The other faults of a
+// tool act inside its task. A task's id and times are the server
+// package's (random, and from the clock): a fake with tasks is
+// deterministic in everything but those. Served in-process or over stdio
+// a task tool runs in the request (a required one fails), as the server
+// package serves tasks over HTTP only; [Wrap] refuses the task faults (a
+// wrapped server registers its task tools itself).
 //
 // # Over HTTP
 //

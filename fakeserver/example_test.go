@@ -128,7 +128,7 @@ func ExampleDefinition() {
 	// isError=false sunny in Oslo
 	// isError=true rate limited
 	// isError=true invalid input: validating root: required: missing properties: ["city"]
-	// {Executions:map[get_weather:2] Rounds:map[get_weather:2]}
+	// {Executions:map[get_weather:2] Rounds:map[get_weather:2] Polls:map[]}
 }
 
 // Your own go-sdk server, wrapped with a scripted delay and the counters.

@@ -163,6 +163,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		// Continuations carry no issue time, so that the same calls give
 		// the same bytes; each is still accepted once.
 		StateTTL: -1,
+		Tasks:    s.taskOptions(),
 	})
 	s.mcp = s.srv.MCP()
 	if o.Revision != "" {
@@ -209,6 +210,9 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 				what = "server"
 			}
 			return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no tool %q", f, ErrBadFault, what, s.name, f.Tool)
+		}
+		if s.wrapped && isTaskKind(f.Kind) {
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: a wrapped server's tools are its own; register them with server.RegisterTaskTool", f, ErrBadFault)
 		}
 		if f.Kind == FaultOversize {
 			maxResult = max(maxResult, f.Bytes+64<<10)
@@ -260,13 +264,17 @@ func (s *Server) Profile() string { return s.name }
 func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }
 
 // Close releases every call held by a hang or delay fault: each returns at
-// once, as if cancelled, and later ones do not wait. A go-sdk session
+// once, as if cancelled, and later ones do not wait; tasks still running
+// are cancelled, and Close waits for them. A go-sdk session
 // waits for its calls before it closes, so a session with a hung call
 // (whose client gave up on it) closes only after this. Sessions stay open
 // until their clients close them (over HTTP, until the handler's Close).
 // Close may be called more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { close(s.quit) })
+	if s.srv != nil && !s.wrapped {
+		s.srv.Close() // ends the tasks still running, and waits for them
+	}
 	return nil
 }
 

@@ -456,3 +456,93 @@ func TestRegisterTaskToolNeedsTasks(t *testing.T) {
 		t.Errorf("RegisterTaskTool without Options.Tasks: %v, want ErrInvalidDefinition", err)
 	}
 }
+
+func TestTaskUpdateRefusedUnlessInputRequired(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	id := f.start("gated")
+	f.await(id, TaskWorking)
+	r := f.post("tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{}`, id), "")
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("tasks/update of a working task: %s %+v, want -32602", r.Result, r.Error)
+	}
+	f.post("tasks/cancel", id, fmt.Sprintf(`"taskId":%q`, id), "")
+	r = f.post("tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{}`, id), "")
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("tasks/update of a cancelled task: %s %+v, want -32602", r.Result, r.Error)
+	}
+	if d := f.await(id, TaskCancelled); d.Status != TaskCancelled {
+		t.Errorf("after an update, the cancelled task is %s", d.Status)
+	}
+}
+
+func TestTaskInputFirstBecomesTaskOnContinuation(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	noArgs := json.RawMessage(`{"type":"object"}`)
+	err := f.s.RegisterTaskTool(&mcp.Tool{Name: "askfirst", InputSchema: noArgs}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		f.runs.Add(1)
+		if r, ok := ElicitResponse(req.Params.InputResponses, "name"); ok {
+			return textResult(fmt.Sprintf("hello %v", r.Content["name"])), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Name?", RequestedSchema: map[string]any{"type": "object"}}}}, nil
+	}, &TaskToolOptions{Required: true, InputFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.post("tools/call", "askfirst", `"name":"askfirst","arguments":{}`, "")
+	var round1 struct {
+		ResultType   string `json:"resultType"`
+		TaskID       string `json:"taskId"`
+		RequestState string `json:"requestState"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &round1) != nil || round1.ResultType != "input_required" || round1.TaskID != "" {
+		t.Fatalf("round 1: %s %+v, want an input-required result and no task", r.Result, r.Error)
+	}
+	r = f.post("tools/call", "askfirst", fmt.Sprintf(`"name":"askfirst","arguments":{},"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":%q`, round1.RequestState), "")
+	var round2 struct {
+		ResultType   string `json:"resultType"`
+		TaskID       string `json:"taskId"`
+		RequestState *string
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &round2) != nil || round2.ResultType != "task" || round2.TaskID == "" || strings.Contains(string(r.Result), "requestState") {
+		t.Fatalf("round 2: %s %+v, want a task and no requestState", r.Result, r.Error)
+	}
+	d := f.await(round2.TaskID, TaskCompleted)
+	if d.Result == nil || d.Result.Content[0].Text != "hello Ada" {
+		t.Errorf("the task's result: %+v", d.Result)
+	}
+	if n := f.runs.Load(); n != 2 {
+		t.Errorf("%d executions for two rounds, want 2", n)
+	}
+}
+
+func TestTaskInputNeedsCapability(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	noArgs := json.RawMessage(`{"type":"object"}`)
+	err := f.s.RegisterTaskTool(&mcp.Tool{Name: "sample", InputSchema: noArgs}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.CreateMessageParams{MaxTokens: 1}}}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// taskMeta declares elicitation, not sampling.
+	d := f.await(f.start("sample"), TaskFailed)
+	if d.Error == nil || d.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Errorf("a task asking for sampling of a client without it: %+v, want failed with -32021", d.Error)
+	}
+}
+
+func TestServerCloseEndsTasks(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	id := f.start("gated")
+	f.await(id, TaskWorking)
+	if err := f.s.Close(); err != nil { // returns once the gated handler saw its context end
+		t.Fatal(err)
+	}
+	if d, _ := f.get(id); d.Status != TaskCancelled {
+		t.Errorf("a task running at Close is %s, want cancelled", d.Status)
+	}
+	r := f.post("tools/call", "gated", `"name":"gated","arguments":{}`, "")
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError {
+		t.Errorf("a task tool after Close: %s %+v, want -32603", r.Result, r.Error)
+	}
+}
