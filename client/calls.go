@@ -36,14 +36,11 @@ import (
 // (tasks/cancel) when it gives up: ctx ends, the client closes, or a bound
 // is passed. Its errors then hold a *TaskError naming the task.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	base, err := c.begin(OpCallTool, name)
+	base, err := c.beginCall(name)
 	if err != nil {
 		return nil, err
 	}
 	defer c.inflight.Done()
-	if err := c.callable(name); err != nil {
-		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
-	}
 	callCtx, cancel := c.bound(ctx, base)
 	defer cancel()
 	t, err := c.start(callCtx, name, args, c.def.Tasks)
@@ -74,6 +71,20 @@ func (c *Client) CallModel(ctx context.Context, modelName string, args any) (*mc
 			Err: fmt.Errorf("%w: no binding has model name %q", ErrUnknownTool, modelName)}
 	}
 	return c.CallTool(ctx, tool, args)
+}
+
+// beginCall registers an in-flight call of tool, refused (a ClassPolicy
+// *Error, nothing registered) when the tool is not callable.
+func (c *Client) beginCall(tool string) (context.Context, error) {
+	base, err := c.begin(OpCallTool, tool)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.callable(tool); err != nil {
+		c.inflight.Done()
+		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: tool, Err: err}
+	}
+	return base, nil
 }
 
 func (c *Client) callable(tool string) error {

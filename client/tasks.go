@@ -195,14 +195,11 @@ func (t *Task) Tool() string { return t.tool }
 // CallTool is; it fulfils the server's input-required results as CallTool
 // does before the task is created; it is never retried.
 func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, error) {
-	base, err := c.begin(OpCallTool, name)
+	base, err := c.beginCall(name)
 	if err != nil {
 		return nil, err
 	}
 	defer c.inflight.Done()
-	if err := c.callable(name); err != nil {
-		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
-	}
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
 	t, err := c.start(ctx, name, args, true)
