@@ -2,6 +2,14 @@
 // test runs against a recorded server with no server, process or network,
 // and fails the same way the live session did.
 //
+//	live, err := stdio.New("docs-server", nil, nil) // or streamablehttp.New, inprocess.New: any transport.Factory
+//	mode, err := cassette.ModeFromEnv()               // replay in CI, record with MCPRIG_RECORD=1, else record once
+//	f, err := cassette.Open("testdata/docs.jsonl", live, &cassette.Options{Mode: mode})
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+//	res, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
+//	c.Close()
+//	err = f.Close() // recording: the file written; replaying: the first mismatch, or the recorded requests never made
+//
 // [Open] is the one way in, for every transport: given the path of a
 // cassette and the live server's transport.Factory, it returns a [*Factory]
 // that replays the cassette, records the live session to it, or passes it
@@ -195,7 +203,8 @@
 //     (the token it goes with is an Authorization credential, "DPoP
 //     REDACTED-1");
 //   - every value the live factory hands its peer (transport.SecretHolder:
-//     a stdio child's Options.Env), wherever it appears.
+//     a stdio child's Options.Env), wherever it appears, except those named
+//     in [Options].NotSecret (a config path, a log level).
 //
 // Values learnt by themselves (environment values, cookie values) are
 // redacted from [MinAutoSecret] bytes: shorter ones are ordinary words.
@@ -222,7 +231,10 @@
 // A request records the method, the URL's path and query (not the origin: a
 // loopback port would make every recording differ), the headers and the
 // body; a response the status, the headers and, unless it is an event
-// stream, the body; an event one server-sent event, read as the HTML
+// stream, the body (a request refused outside JSON-RPC, such as a 401 that
+// asks for credentials or a DPoP nonce, leaves its calls unanswered, and
+// the client's second send of them with the same ids is recorded and
+// replayed in turn); an event one server-sent event, read as the HTML
 // standard defines them (internal/sse). A body or data that is a JSON-RPC
 // message is in "message", anything else in "text". Headers that describe
 // the connection (Date, Content-Length, …) are left out. Lines are written

@@ -16,15 +16,21 @@ import (
 // handle. (With Definition.Tasks set, CallTool does both in one call.)
 func ExampleClient_StartTool() {
 	ctx := context.Background()
-	s := server.New("ci", "v1", &server.Options{Tasks: &server.TaskOptions{}})
-	err := s.RegisterTaskTool(&mcp.Tool{Name: "build", InputSchema: map[string]any{"type": "object"}},
+	s, err := server.New("ci", "v1", &server.Options{Tasks: &server.TaskOptions{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = s.RegisterTaskTool(&mcp.Tool{Name: "build", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "built"}}}, nil
 		}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := s.HTTPHandler(nil)
+	h, err := s.HTTPHandler(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(h)
 	defer func() { ts.Close(); h.Close(); s.Close() }()
 

@@ -29,7 +29,10 @@ type taskServer struct {
 func newTaskServer(t *testing.T) *taskServer {
 	t.Helper()
 	ts := &taskServer{polled: make(chan struct{}, 1), cancelled: make(chan struct{})}
-	s := server.New("tasks", "v0", &server.Options{Tasks: &server.TaskOptions{PollInterval: time.Millisecond}})
+	s, err := server.New("tasks", "v0", &server.Options{Tasks: &server.TaskOptions{PollInterval: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := func(name string, opts *server.TaskToolOptions, h server.ToolHandler) {
 		err := s.RegisterTaskTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			ts.runs.Add(1)
@@ -56,7 +59,10 @@ func newTaskServer(t *testing.T) *taskServer {
 		close(ts.cancelled)
 		return nil, ctx.Err()
 	})
-	h := s.HTTPHandler(nil)
+	h, err := s.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && bytes.Contains(readBody(r), []byte(`"method":"tasks/get"`)) {
 			select {

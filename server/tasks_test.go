@@ -45,7 +45,10 @@ func newTaskFixture(t *testing.T, o *TaskOptions) *taskFixture {
 	if o == nil {
 		o = &TaskOptions{}
 	}
-	f.s = New("tasks", "v0", &Options{Tasks: o})
+	var err error
+	if f.s, err = New("tasks", "v0", &Options{Tasks: o}); err != nil {
+		t.Fatal(err)
+	}
 	count := func(h ToolHandler) ToolHandler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f.runs.Add(1)
@@ -94,7 +97,10 @@ func newTaskFixture(t *testing.T, o *TaskOptions) *taskFixture {
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	h := f.s.HTTPHandler(nil)
+	h, err := f.s.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.ts = httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
 	t.Cleanup(func() {
 		close(f.gate)
@@ -449,8 +455,11 @@ func TestTaskIDsAreUnguessable(t *testing.T) {
 }
 
 func TestRegisterTaskToolNeedsTasks(t *testing.T) {
-	s := New("plain", "v0", nil)
-	err := s.RegisterTaskTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	s, err := New("plain", "v0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.RegisterTaskTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }, nil)
 	if !errors.Is(err, ErrInvalidDefinition) {
 		t.Errorf("RegisterTaskTool without Options.Tasks: %v, want ErrInvalidDefinition", err)

@@ -79,14 +79,20 @@ func newTarget(t *testing.T, kind, mode string, edit func(*server.Options, *serv
 			edit(o, ho)
 		}
 		o.Tasks = &server.TaskOptions{Store: server.NewMemoryTaskStore(maxTasks)}
-		s := server.New("hostile", "v1", o)
+		s, err := server.New("hostile", "v1", o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, tl := range tools {
 			if err := s.RegisterTool(tl.tool, tg.handle); err != nil {
 				t.Fatal(err)
 			}
 		}
 		tg.registerTaskTools(t, s)
-		h := s.HTTPHandler(ho)
+		h, err := s.HTTPHandler(ho)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { h.Close(); s.Close() })
 		tg.h = h
 	case "go-sdk":
