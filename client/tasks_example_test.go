@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"time"
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/server"
@@ -12,11 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A long-running tool is started as a task and waited for through its
-// handle. (With Definition.Tasks set, CallTool does both in one call.)
-func ExampleClient_StartTool() {
-	ctx := context.Background()
-	s, err := server.New("ci", "v1", &server.Options{Tasks: &server.TaskOptions{}})
+// buildServer serves, over Streamable HTTP, this module's server with one
+// tool, build, that runs as a task; stop ends it.
+func buildServer() (f *streamablehttp.Factory, stop func()) {
+	s, err := server.New("ci", "v1", &server.Options{Tasks: &server.TaskOptions{PollInterval: 10 * time.Millisecond}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,12 +32,42 @@ func ExampleClient_StartTool() {
 		log.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
-	defer func() { ts.Close(); h.Close(); s.Close() }()
-
-	f, err := streamablehttp.New(ts.URL, nil)
+	f, err = streamablehttp.New(ts.URL, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	return f, func() { ts.Close(); h.Close(); s.Close() }
+}
+
+// A long-running tool reads as one call: with Definition.Tasks set,
+// CallTool waits for the task the server runs it as.
+func ExampleDefinition_tasks() {
+	ctx := context.Background()
+	f, stop := buildServer()
+	defer stop()
+	def := client.Definition{Name: "ci", Transport: f, Tasks: true, Limits: client.Limits{
+		TaskTimeout: 30 * time.Minute,
+	}}
+	c, err := client.Connect(ctx, def, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "build", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// built
+}
+
+// A caller that manages a long job itself starts it as a task and takes
+// the handle: status, wait, cancel.
+func ExampleClient_StartTool() {
+	ctx := context.Background()
+	f, stop := buildServer()
+	defer stop()
 	c, err := client.Connect(ctx, client.Definition{Name: "ci", Transport: f}, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -47,12 +77,20 @@ func ExampleClient_StartTool() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("a task:", task.ID() != "")
+	st, err := task.Status(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("a task:", st.ID == task.ID() && task.ID() != "")
 	res, err := task.Wait(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	err = task.Cancel(ctx) // a finished task stays finished
+	if err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// a task: true
 	// built
