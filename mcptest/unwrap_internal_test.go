@@ -22,6 +22,7 @@ func TestWrappersForwardNothingByHand(t *testing.T) {
 		reflect.TypeFor[transport.SecretHolder](),
 		reflect.TypeFor[transport.Pacer](),
 		reflect.TypeFor[transport.Diagnoser](),
+		reflect.TypeFor[transport.Tapper](),
 	}
 	for _, w := range []reflect.Type{
 		reflect.TypeFor[*connCounter](), reflect.TypeFor[tracked](),
@@ -52,9 +53,9 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	type caps struct {
-		Classifier, Pacer bool
-		Pin               string
-		Secrets           []string
+		Classifier, Pacer, Tapper bool
+		Pin                       string
+		Secrets                   []string
 	}
 	of := func(f transport.Factory) caps {
 		var c caps
@@ -70,6 +71,7 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, c.Pacer = transport.As[transport.Pacer](tr)
+		_, c.Tapper = transport.As[transport.Tapper](tr)
 		return c
 	}
 	for _, tc := range []struct {
@@ -79,7 +81,7 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 	}{
 		{"stdio", std, caps{Secrets: []string{"s3cret"}}},
 		{"sse", legacy, caps{Classifier: true, Pin: sse.ProtocolVersion}},
-		{"streamablehttp", streamable, caps{Classifier: true, Pacer: true}},
+		{"streamablehttp", streamable, caps{Classifier: true, Pacer: true, Tapper: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := Track(t, &connCounter{Factory: Track(t, tc.f)})

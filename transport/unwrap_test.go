@@ -52,9 +52,9 @@ func twice(f transport.Factory) transport.Factory { return wrapped{wrapped{f}} }
 // capabilities is what As finds of a factory, its transport and its
 // connection.
 type capabilities struct {
-	Classifier, Pinner, Secrets, Pacer bool
-	Pin                                string
-	SecretValues                       []string
+	Classifier, Pinner, Secrets, Pacer, Tapper bool
+	Pin                                        string
+	SecretValues                               []string
 }
 
 func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
@@ -72,6 +72,7 @@ func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
 		t.Fatal(err)
 	}
 	_, c.Pacer = transport.As[transport.Pacer](tr)
+	_, c.Tapper = transport.As[transport.Tapper](tr)
 	return c
 }
 
@@ -99,7 +100,7 @@ func TestAsThroughTwoWrappers(t *testing.T) {
 	}{
 		{"stdio", std, capabilities{Secrets: true, SecretValues: []string{"s3cret"}}},
 		{"sse", legacy, capabilities{Classifier: true, Pinner: true, Pin: sse.ProtocolVersion}},
-		{"streamablehttp", streamable, capabilities{Classifier: true, Pacer: true}},
+		{"streamablehttp", streamable, capabilities{Classifier: true, Pacer: true, Tapper: true}},
 		{"inprocess", in, capabilities{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
