@@ -198,14 +198,15 @@ func TestFaultDropResumesAfterTheEventsGot(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := c.CallTool(ctx, "progress", map[string]any{"steps": 2})
-		if err == nil {
-			mu.Lock()
-			heard = append(heard, "answer: "+res.Content[0].(*mcp.TextContent).Text)
-			mu.Unlock()
-		}
-		c.Close() // waits for the handlers of what was queued
+		// The call returns with its notifications queued, and Close waits
+		// for the handlers of what was queued: the answer is written after
+		// them, whenever the handlers ran.
+		c.Close()
 		mu.Lock()
 		defer mu.Unlock()
+		if err == nil {
+			heard = append(heard, "answer: "+res.Content[0].(*mcp.TextContent).Text)
+		}
 		return heard, err
 	}
 	path := tempPath(t, "progress.jsonl")

@@ -34,8 +34,9 @@ type connState struct {
 	f      *Factory
 	base   *httpguard.Carrier // carries what passes the policy
 	client *http.Client
-	slots  chan struct{}                            // one token per request in flight
-	admit  func(ctx context.Context, method string) // the client's pacer, or nil
+	slots  chan struct{}                                        // one token per request in flight
+	admit  func(ctx context.Context, method string)             // the client's pacer, or nil
+	divert func(ctx context.Context, msg *jsonrpc.Request) bool // the client's diverter, or nil
 
 	watchOnce sync.Once
 

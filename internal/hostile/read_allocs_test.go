@@ -1,0 +1,77 @@
+package hostile_test
+
+import (
+	"context"
+	"runtime/metrics"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxBytesPerNote is the most the client's read path may allocate for one
+// small notification (about 110 bytes) that a handler of its own takes.
+// The go-sdk's JSON decoder allocates a 32 KiB buffer for every value it
+// decodes, so a notification decoded by it even once (its message, or its
+// params for the handler) costs more than twice this bound; read once by
+// this module and handed to the client's queue it costs about 1–3 KiB.
+const maxBytesPerNote = 16 << 10
+
+// A flood of small notifications/message costs the client at most
+// maxBytesPerNote allocated per notification on every transport, the peer
+// in a child process so that only the client's allocations are counted:
+// each is read once, the client's Logging notifications taken before the
+// go-sdk decodes them again. It counts bytes allocated, not time.
+func TestNotificationReadAllocations(t *testing.T) {
+	const n = 2_000
+	for _, kind := range allKinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			def := childPeer(t, kind)
+			def.Limits = client.Limits{MaxQueuedNotifications: 2 * n} // none dropped: each is handled
+			var handled atomic.Int64
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c, err := client.Connect(ctx, def, &client.Handlers{
+				Logging: func(context.Context, *mcp.LoggingMessageParams) { handled.Add(1) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// A first flood grows what the read path keeps (its buffers,
+			// the queue) to its size.
+			if _, err := c.CallTool(ctx, "flood", map[string]any{"n": n}); err != nil {
+				t.Fatal(err)
+			}
+			perNote := allocated(func() {
+				if _, err := c.CallTool(ctx, "flood", map[string]any{"n": n}); err != nil {
+					t.Fatal(err)
+				}
+			}) / n
+			t.Logf("%v: %.1f KiB allocated per notification", kind, float64(perNote)/1024)
+			if perNote > maxBytesPerNote {
+				t.Errorf("%v: the client allocated %d bytes per notification, want at most %d: a notification is decoded more than once", kind, perNote, maxBytesPerNote)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := handled.Load()+c.DroppedNotifications(), int64(2*n); got != want {
+				t.Errorf("%v: %d notifications handled or dropped, want %d", kind, got, want)
+			}
+		})
+	}
+}
+
+// allocated returns the bytes the process allocated while f ran.
+func allocated(f func()) uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	f()
+	metrics.Read(s)
+	return s[0].Value.Uint64() - before
+}
