@@ -188,6 +188,17 @@ func link(c *Cassette, infos []lineInfo) error {
 	pending := map[key]int{}
 	for i := range c.Interactions {
 		m := &infos[i].msg
+		if refusedStream(&c.Interactions[i], infos[i].canon) {
+			// Refused outside JSON-RPC (a 401 asking for credentials or
+			// a DPoP nonce, a 403, a 5xx): the calls it carried were
+			// never answered, and the client may send them again with
+			// the same ids.
+			for k, j := range pending {
+				if in := &c.Interactions[j]; in.HTTP != nil && in.HTTP.Stream == c.Interactions[i].HTTP.Stream {
+					delete(pending, k)
+				}
+			}
+		}
 		if infos[i].canon == nil {
 			continue
 		}
@@ -219,6 +230,13 @@ func link(c *Cassette, infos []lineInfo) error {
 		}
 	}
 	return nil
+}
+
+// refusedStream reports whether in is an HTTP response that refuses its
+// request outside JSON-RPC: a status other than 2xx and no JSON-RPC
+// message (canon nil) in its body.
+func refusedStream(in *Interaction, canon []byte) bool {
+	return in.Kind == KindResponse && in.HTTP != nil && canon == nil && (in.HTTP.Status < 200 || in.HTTP.Status > 299)
 }
 
 // side returns who sent a line's message.

@@ -212,7 +212,10 @@
 // A request records the method, the URL's path and query (not the origin: a
 // loopback port would make every recording differ), the headers and the
 // body; a response the status, the headers and, unless it is an event
-// stream, the body; an event one server-sent event, read as the HTML
+// stream, the body (a request refused outside JSON-RPC, such as a 401 that
+// asks for credentials or a DPoP nonce, leaves its calls unanswered, and
+// the client's second send of them with the same ids is recorded and
+// replayed in turn); an event one server-sent event, read as the HTML
 // standard defines them (internal/sse). A body or data that is a JSON-RPC
 // message is in "message", anything else in "text". Headers that describe
 // the connection (Date, Content-Length, …) are left out. Lines are written

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -305,5 +306,39 @@ func TestBuiltInCodeReplaysHTTP(t *testing.T) {
 	}
 	if err := f.Close(); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestLoadRequestRefusedThenSentAgain: an HTTP request refused outside
+// JSON-RPC (a 401 asking for a DPoP nonce) leaves its call unanswered, so
+// the client's second send of it with the same id loads; the same id sent
+// again while its first send's stream is not refused does not.
+func TestLoadRequestRefusedThenSentAgain(t *testing.T) {
+	leakcheck.Check(t)
+	const head = `{"format":"mcprig-cassette","version":2,"transport":"streamablehttp","protocol":"2026-07-28","server":"docs"}` + "\n"
+	const req = `{"kind":"request","stream":%d,"method":"POST","url":"/mcp","message":{"id":1,"jsonrpc":"2.0","method":"tools/list","params":{}}}` + "\n"
+	const answer = `{"kind":"response","stream":2,"status":200,"headers":{"Content-Type":["application/json"]},"message":{"id":1,"jsonrpc":"2.0","result":{"tools":[]}}}` + "\n" +
+		`{"kind":"close","end":"client"}` + "\n" + `{"kind":"end"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		status int
+		ok     bool
+	}{
+		{"401", 401, true},
+		{"403", 403, true},
+		{"503", 503, true},
+		{"202", 202, false}, // accepted: the call may still be answered
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := fmt.Sprintf(`{"kind":"response","stream":1,"status":%d,"text":"no"}`+"\n", tc.status)
+			data := head + fmt.Sprintf(req, 1) + first + fmt.Sprintf(req, 2) + answer
+			_, err := cassette.Parse("again.jsonl", []byte(data))
+			switch {
+			case tc.ok && err != nil:
+				t.Fatalf("Parse = %v, want the call sent again after a %d to load", err, tc.status)
+			case !tc.ok && (err == nil || !strings.Contains(err.Error(), "already pending since line 2")):
+				t.Fatalf("Parse = %v, want the id already pending since line 2", err)
+			}
+		})
 	}
 }

@@ -510,8 +510,11 @@ func TestMissingCapabilityIsNoHandler(t *testing.T) {
 		t.Run(p.String(), func(t *testing.T) {
 			leakcheck.Check(t)
 			var done tally
-			srv := server.New("asks", "v1", nil)
-			err := srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv, err := server.New("asks", "v1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				if _, ok := server.ElicitResponse(req.Params.InputResponses, "ok"); ok {
 					done.add("confirm")
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "confirmed"}}}, nil

@@ -153,7 +153,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.srv = server.New(cat.name, cat.version, &server.Options{
+	s.srv, err = server.New(cat.name, cat.version, &server.Options{
 		MaxResultBytes: maxResult,
 		Logger:         s.logger,
 		PageSize:       cat.pageSize,
@@ -164,6 +164,9 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		// the same bytes; each is still accepted once.
 		StateTTL: -1,
 	})
+	if err != nil {
+		return nil, err
+	}
 	s.mcp = s.srv.MCP()
 	if o.Revision != "" {
 		s.mcp.AddReceivingMiddleware(pinRevision(o.Revision))

@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -123,15 +124,17 @@ func (r Request) String() string {
 
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
-// on, with s's scripted HTTP faults. It panics if a redirect or
-// foreign-endpoint fault is scripted and opts.OtherOrigin is empty, or if
-// opts sets both SSE and Stateless: programmer errors.
+// on, with s's scripted HTTP faults. It returns an error wrapping
+// [ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
+// opts.OtherOrigin is empty, an error if opts sets both SSE and Stateless,
+// and the server package's *server.OptionsError for an invalid
+// opts.Serving.
 //
 // A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
 // go-sdk's own handlers, with an event store for resumption and the
 // go-sdk's own localhost protection; of opts.Serving only MaxBodyBytes
 // applies to it.
-func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
+func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
@@ -139,17 +142,20 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 	h := &HTTPHandler{s: s, sse: o.SSE, other: strings.TrimSuffix(o.OtherOrigin, "/"), fired: map[int]bool{}}
 	for _, f := range s.faults {
 		if (f.Kind == FaultRedirect || f.Kind == FaultForeignEndpoint) && h.other == "" {
-			panic(fmt.Sprintf("fakeserver: fault %q needs HTTPOptions.OtherOrigin", f))
+			return nil, fmt.Errorf("fakeserver: fault %q: %w: it needs HTTPOptions.OtherOrigin", f, ErrBadFault)
 		}
 	}
 	if o.SSE && o.Stateless {
-		panic("fakeserver: HTTPOptions: SSE and Stateless together")
+		return nil, errors.New("fakeserver: HTTPOptions: SSE and Stateless together")
 	}
-	h.inner, h.close = s.innerHandler(&o)
+	var err error
+	if h.inner, h.close, err = s.innerHandler(&o); err != nil {
+		return nil, err
+	}
 	if o.Wrap != nil {
 		h.inner = o.Wrap(h.inner)
 	}
-	return h
+	return h, nil
 }
 
 // innerHandler returns the protocol's handler underneath the faults, and
@@ -160,7 +166,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 // (2025-11-25 and older) and answers 2026-07-28 requests, which have no
 // sessions, statelessly; Stateless keeps no session for anyone. A wrapped
 // go-sdk server gets the same routing over the go-sdk's own handlers.
-func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
+func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error, error) {
 	if s.srv != nil {
 		var so server.HTTPOptions
 		if o.Serving != nil {
@@ -168,18 +174,24 @@ func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
 		}
 		so.Stateless = so.Stateless || o.Stateless
 		if o.SSE {
-			sh := s.srv.SSEHandler(&so)
-			return sh, sh.Close
+			sh, err := s.srv.SSEHandler(&so)
+			if err != nil {
+				return nil, nil, err
+			}
+			return sh, sh.Close, nil
 		}
-		hh := s.srv.HTTPHandler(&so)
-		return hh, hh.Close
+		hh, err := s.srv.HTTPHandler(&so)
+		if err != nil {
+			return nil, nil, err
+		}
+		return hh, hh.Close, nil
 	}
 	if o.SSE {
-		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), s.closeSessions
+		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), s.closeSessions, nil
 	}
 	modern := s.statelessHandler(o)
 	if o.Stateless {
-		return modern, s.closeSessions
+		return modern, s.closeSessions, nil
 	}
 	legacy := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		EventStore:          mcp.NewMemoryEventStore(nil),
@@ -192,7 +204,7 @@ func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error) {
 		}
 		legacy.ServeHTTP(w, r)
 	})
-	return route, s.closeSessions
+	return route, s.closeSessions, nil
 }
 
 // modernRevision is the first revision without sessions.

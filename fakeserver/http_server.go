@@ -86,7 +86,11 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 		path = "/sse"
 	}
 	hs.URL = "http://" + ln.Addr().String() + path
-	hs.h = s.HTTPHandler(&o)
+	if hs.h, err = s.HTTPHandler(&o); err != nil {
+		ln.Close()
+		oln.Close()
+		return nil, err
+	}
 	hs.srv = httpserve.New(hs.h, nil, discardLog)
 	hs.otherS = httpserve.New(hs.otherH, nil, discardLog)
 	hs.serving.Add(2)

@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -337,14 +338,46 @@ func TestHTTPNoGet(t *testing.T) {
 	}
 }
 
-func TestHTTPHandlerNeedsOtherOrigin(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("HTTPHandler with a redirect fault and no OtherOrigin did not panic")
-		}
-	}()
-	newFake(t, &Options{Faults: []Fault{{Kind: FaultRedirect}}}).HTTPHandler(nil)
+// TestHTTPHandlerOptionErrors: HTTPHandler returns an error, and no
+// handler, for options it cannot act on; the same fault with OtherOrigin
+// set, and SSE or Stateless alone, give a handler.
+func TestHTTPHandlerOptionErrors(t *testing.T) {
+	redirect := []Fault{{Kind: FaultRedirect}}
+	for _, tc := range []struct {
+		name   string
+		faults []Fault
+		opts   *HTTPOptions
+		want   error // nil: valid; errAny: an error of no sentinel
+	}{
+		{"redirect with OtherOrigin", redirect, &HTTPOptions{OtherOrigin: "http://127.0.0.1:1"}, nil},
+		{"SSE alone", nil, &HTTPOptions{SSE: true}, nil},
+		{"Stateless alone", nil, &HTTPOptions{Stateless: true}, nil},
+		{"redirect without OtherOrigin", redirect, nil, ErrBadFault},
+		{"foreign endpoint without OtherOrigin", []Fault{{Kind: FaultForeignEndpoint}}, &HTTPOptions{SSE: true}, ErrBadFault},
+		{"SSE and Stateless", nil, &HTTPOptions{SSE: true, Stateless: true}, errAny},
+		{"bad Serving origin", nil, &HTTPOptions{Serving: &server.HTTPOptions{AllowedOrigins: []string{"ftp://x"}}}, server.ErrInvalidOptions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := newFake(t, &Options{Faults: tc.faults}).HTTPHandler(tc.opts)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("HTTPHandler: %v", err)
+				}
+				h.Close()
+				return
+			}
+			if err == nil || h != nil {
+				t.Fatalf("HTTPHandler = %v, %v; want nil and an error", h, err)
+			}
+			if tc.want != errAny && !errors.Is(err, tc.want) {
+				t.Errorf("HTTPHandler error = %v; want %v", err, tc.want)
+			}
+		})
+	}
 }
+
+// errAny stands for an error that matches no sentinel.
+var errAny = errors.New("any error")
 
 // textOf joins the text of every text content.
 func textOf(cs []mcp.Content) string {

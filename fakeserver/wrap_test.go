@@ -28,8 +28,11 @@ func userServers(t *testing.T) map[string]func(*WrapOptions) (*Server, error) {
 			return Wrap(srv, o)
 		},
 		"server": func(o *WrapOptions) (*Server, error) {
-			srv := server.New("mine", "v0", nil)
-			err := server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+			srv, err := server.New("mine", "v0", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + a.Q}}}, nil, nil
 			})
 			if err != nil {
@@ -173,8 +176,11 @@ func askingServers(t *testing.T) map[string]func() (*Server, error) {
 			return Wrap(srv, nil)
 		},
 		"server": func() (*Server, error) {
-			srv := server.New("mine", "v0", nil)
-			err := srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: emptySchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv, err := server.New("mine", "v0", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: emptySchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				if res, ok := server.ElicitResponse(req.Params.InputResponses, "ok"); ok {
 					return text("confirmed: " + res.Action), nil
 				}

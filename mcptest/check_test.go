@@ -321,7 +321,10 @@ func TestCheckServerOneRevision(t *testing.T) {
 // server.
 func TestCheckServerOverHTTPAt20260728(t *testing.T) {
 	own := func() *server.Server {
-		s := server.New("own", "v1", nil)
+		s, err := server.New("own", "v1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := server.RegisterToolFor(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct{ Text string }) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 		}); err != nil {
@@ -348,7 +351,10 @@ func TestCheckServerOverHTTPAt20260728(t *testing.T) {
 		},
 		"wrapped": func(t *testing.T) transport.Factory { return mcptest.WrapHTTP(t, own(), nil).Factory() },
 		"server": func(t *testing.T) transport.Factory {
-			h := own().HTTPHandler(nil)
+			h, err := own().HTTPHandler(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Cleanup(func() { h.Close() })
 			return plain(t, h)
 		},

@@ -125,8 +125,12 @@ func ExampleInProcess_definition() {
 // scripted error reaches the client as the tool's error, and the call ran
 // once.
 func ExampleWrap() {
-	srv := server.New("mine", "v1.0.0", nil)
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+	srv, err := server.New("mine", "v1.0.0", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		Q string `json:"q"`
 	}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + in.Q}}}, nil, nil

@@ -32,7 +32,15 @@ func TestNothingLeftIsReportedAtOnce(t *testing.T) {
 	// environment: CI=true alone would make them refuse to record.
 	t.Setenv("CI", "")
 	t.Setenv(cassette.EnvRecord, "")
-	shared := httptest.NewServer(server.New("shared", "v0", nil).HTTPHandler(nil))
+	srv, err := server.New("shared", "v0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := srv.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := httptest.NewServer(h)
 	t.Cleanup(shared.Close)
 
 	call := func(tb testing.TB, c *client.Client) {

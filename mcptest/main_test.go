@@ -49,8 +49,12 @@ var weather = &fakeserver.Definition{
 // weatherServer is a user's own MCP server program, run by scripts as
 // `connect w stdio weather-server`.
 func weatherServer() int {
-	srv := server.New("weather-server", "v0", nil)
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "get_weather"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+	srv, err := server.New("weather-server", "v0", nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "get_weather"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		City string `json:"city"`
 	}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "cloudy in " + in.City}}}, nil, nil

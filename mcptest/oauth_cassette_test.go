@@ -67,8 +67,9 @@ func TestDPoPNeverInTheCassette(t *testing.T) {
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	spy := &headerSpy{base: tr}
-	// With TokenURL the first request already carries a token: a
-	// recording holds no request refused and sent again.
+	// With TokenURL the first request already carries a token
+	// (TestDPoPNonceSessionRecordsAndReplays records one refused and
+	// sent again).
 	src := clientCredentials(t, &auth.ClientCredentialsConfig{
 		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key.Client(nil),

@@ -35,8 +35,11 @@ func mySDKServer() *mcp.Server {
 
 // myServer is the same server written with this module's server package.
 func myServer(t testing.TB) *server.Server {
-	srv := server.New("mine", "v0", nil)
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+	srv, err := server.New("mine", "v0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "search"}, func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 		return searchResult(in.Q), nil, nil
 	})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkCallTool measures one validated, bounded tool call in-process.
 func BenchmarkCallTool(b *testing.B) {
-	s := New("docs", "v1", nil)
+	s := newServer(b, "docs", "v1", nil)
 	mustRegister(b, s, lookupTool(), lookup)
 	cs := connect(b, s)
 	p := &mcp.CallToolParams{Name: "lookup", Arguments: json.RawMessage(`{"query":"bench"}`)}
@@ -27,7 +27,7 @@ func BenchmarkCallTool(b *testing.B) {
 // BenchmarkCallToolUnguarded is the same call on the go-sdk server alone,
 // for comparison.
 func BenchmarkCallToolUnguarded(b *testing.B) {
-	s := New("docs", "v1", nil)
+	s := newServer(b, "docs", "v1", nil)
 	s.MCP().AddTool(lookupTool(), mcp.ToolHandler(lookup))
 	cs := connect(b, s)
 	p := &mcp.CallToolParams{Name: "lookup", Arguments: json.RawMessage(`{"query":"bench"}`)}
@@ -46,7 +46,7 @@ func BenchmarkCallToolUnguarded(b *testing.B) {
 // package's checks and routing. Compare go-sdk/… with ours/… of the same
 // revision.
 func BenchmarkHTTPCall(b *testing.B) {
-	guarded := New("docs", "v1", nil)
+	guarded := newServer(b, "docs", "v1", nil)
 	mustRegister(b, guarded, lookupTool(), lookup)
 	bare := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, nil)
 	bare.AddTool(lookupTool(), mcp.ToolHandler(lookup))
@@ -56,7 +56,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 		}
 	}
 	ours := func(o *HTTPOptions) func() http.Handler {
-		return func() http.Handler { return guarded.HTTPHandler(o) }
+		return func() http.Handler { return httpHandler(b, guarded, o) }
 	}
 	for _, bc := range []struct {
 		name, version string

@@ -10,7 +10,7 @@ import (
 
 func TestCacheHints(t *testing.T) {
 	var methods []string
-	s := New("docs", "v1", &Options{Cache: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	s := newServer(t, "docs", "v1", &Options{Cache: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 		switch req.(type) {
 		case *mcp.ListToolsRequest:
 			methods = append(methods, "tools/list")

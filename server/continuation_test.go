@@ -33,7 +33,7 @@ func refusedAs(t *testing.T, name string, err error, code int64, what string) {
 // refused with invalid params before the handler runs.
 func TestContinuationUsedOnce(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	cs := manual(t, s, elicitCaps)
@@ -59,7 +59,7 @@ func TestContinuationUsedOnce(t *testing.T) {
 func TestContinuationExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ttl = time.Minute
-		s := New("docs", "v1", &Options{StateTTL: ttl})
+		s := newServer(t, "docs", "v1", &Options{StateTTL: ttl})
 		var c confirmer
 		mustRegister(t, s, confirmTool("rm"), c.handle)
 		cs := manual(t, s, elicitCaps)
@@ -84,7 +84,7 @@ func TestContinuationExpires(t *testing.T) {
 func TestContinuationWithoutTimeBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		key := []byte(strings.Repeat("k", 32))
-		s := New("docs", "v1", &Options{StateKey: key, StateTTL: -1})
+		s := newServer(t, "docs", "v1", &Options{StateKey: key, StateTTL: -1})
 		var c confirmer
 		mustRegister(t, s, confirmTool("rm"), c.handle)
 		cs := manual(t, s, elicitCaps)
@@ -93,7 +93,7 @@ func TestContinuationWithoutTimeBound(t *testing.T) {
 		if got, err := continueCall(cs, "rm", `{}`, state); err != nil || !strings.HasPrefix(got, "accept rm") {
 			t.Errorf("continued a day later: %q, %v; want it accepted", got, err)
 		}
-		bounded := New("docs", "v1", &Options{StateKey: key})
+		bounded := newServer(t, "docs", "v1", &Options{StateKey: key})
 		mustRegister(t, bounded, confirmTool("rm"), c.handle)
 		_, err := continueCall(manual(t, bounded, elicitCaps), "rm", `{}`, ask(t, cs, "rm", `{}`))
 		refusedAs(t, "a state with no time at a server with StateTTL", err, jsonrpc.CodeInvalidParams, "no issue time")
@@ -109,7 +109,7 @@ func TestContinuationReplicas(t *testing.T) {
 	key := []byte(strings.Repeat("r", 32))
 	var c confirmer
 	replica := func(store StateStore) *mcp.ClientSession {
-		s := New("docs", "v1", &Options{StateKey: key, StateStore: store})
+		s := newServer(t, "docs", "v1", &Options{StateKey: key, StateStore: store})
 		mustRegister(t, s, confirmTool("rm"), c.handle)
 		return manual(t, s, elicitCaps)
 	}
@@ -147,7 +147,7 @@ func (failingStore) Use(context.Context, string, time.Time) (bool, error) {
 // TestContinuationStoreFails: a store that cannot record the use refuses
 // the continuation as the server busy, before the handler runs.
 func TestContinuationStoreFails(t *testing.T) {
-	s := New("docs", "v1", &Options{StateStore: failingStore{}})
+	s := newServer(t, "docs", "v1", &Options{StateStore: failingStore{}})
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	cs := manual(t, s, elicitCaps)
@@ -205,7 +205,7 @@ func TestMemoryStateStoreBound(t *testing.T) {
 // runs, for a tool, a prompt and a resource.
 func TestInputResponsesWithoutState(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	runs := 0
@@ -239,13 +239,13 @@ func TestInputResponsesWithoutState(t *testing.T) {
 // for bob before the handler runs.
 func TestContinuationBelongsToPrincipal(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	h := s.HTTPHandler(nil)
+	h := httpHandler(t, s, nil)
 	ts := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
 	t.Cleanup(func() { h.Close(); ts.Close() })
 	eliciting := strings.Replace(meta, `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1)

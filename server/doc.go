@@ -8,8 +8,8 @@
 // bytes before it is sent, and a handler that fails, panics or overflows
 // gives the caller a clear error while the session goes on serving.
 //
-//	srv := server.New("docs", "v1.0.0", nil)
-//	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup"},
+//	srv, err := server.New("docs", "v1.0.0", nil)
+//	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup"},
 //		func(ctx context.Context, req *mcp.CallToolRequest, in struct{ Query string `json:"query"` }) (*mcp.CallToolResult, any, error) {
 //			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "docs: " + in.Query}}}, nil, nil
 //		})

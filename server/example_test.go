@@ -12,11 +12,14 @@ import (
 
 // A tool with a typed handler, called in-process by a go-sdk client.
 func Example() {
-	srv := server.New("docs", "v1.0.0", nil)
+	srv, err := server.New("docs", "v1.0.0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	type query struct {
 		Query string `json:"query"`
 	}
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup", Description: "Look up the docs."},
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup", Description: "Look up the docs."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in query) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "docs: " + in.Query}}}, nil, nil
 		})
@@ -49,8 +52,11 @@ func Example() {
 
 // A raw handler with a schema given as JSON; its result is bounded.
 func ExampleServer_RegisterTool() {
-	srv := server.New("docs", "v1.0.0", &server.Options{MaxResultBytes: 64})
-	err := srv.RegisterTool(&mcp.Tool{
+	srv, err := server.New("docs", "v1.0.0", &server.Options{MaxResultBytes: 64})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = srv.RegisterTool(&mcp.Tool{
 		Name:        "repeat",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"required":["n"]}`),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

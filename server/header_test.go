@@ -36,7 +36,7 @@ func TestRegisterToolParamHeaders(t *testing.T) {
 		{"nested duplicate", `"a":{"type":"string","x-mcp-header":"A"},"o":{"type":"object","properties":{"b":{"type":"string","x-mcp-header":"a"}}}`, false},
 	} {
 		schema := json.RawMessage(`{"type":"object","properties":{` + tt.props + `}}`)
-		s := New("docs", "v1", nil)
+		s := newServer(t, "docs", "v1", nil)
 		err := s.RegisterTool(&mcp.Tool{Name: "t", InputSchema: schema}, lookup)
 		if tt.ok && err != nil {
 			t.Errorf("%s: RegisterTool = %v, want success", tt.name, err)
@@ -46,7 +46,7 @@ func TestRegisterToolParamHeaders(t *testing.T) {
 		}
 		// The go-sdk's own rule: its AddTool panics (which RegisterTool now
 		// spares its callers), or its tools/list leaves the tool out.
-		raw := New("docs", "v1", nil)
+		raw := newServer(t, "docs", "v1", nil)
 		if !addsTool(raw.MCP(), &mcp.Tool{Name: "t", InputSchema: schema}) {
 			if tt.ok {
 				t.Errorf("%s: the go-sdk refuses the tool RegisterTool accepts", tt.name)

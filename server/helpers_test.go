@@ -84,3 +84,33 @@ func mustRegister(t testing.TB, s *Server, tool *mcp.Tool, h ToolHandler) {
 		t.Fatalf("RegisterTool(%s): %v", tool.Name, err)
 	}
 }
+
+// newServer is New, failing t on an error.
+func newServer(t testing.TB, name, version string, opts *Options) *Server {
+	t.Helper()
+	s, err := New(name, version, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// httpHandler is s.HTTPHandler, failing t on an error.
+func httpHandler(t testing.TB, s *Server, opts *HTTPOptions) *HTTPHandler {
+	t.Helper()
+	h, err := s.HTTPHandler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// sseHandler is s.SSEHandler, failing t on an error.
+func sseHandler(t testing.TB, s *Server, opts *HTTPOptions) *SSEHandler {
+	t.Helper()
+	h, err := s.SSEHandler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

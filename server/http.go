@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,8 +97,8 @@ type HTTPOptions struct {
 	// brackets. If empty, see "DNS rebinding" above.
 	AllowedHosts []string
 	// AllowedOrigins are the Origin header values accepted, as
-	// scheme://host[:port] (a default port may be written or not). An
-	// invalid entry panics in HTTPHandler or SSEHandler. If empty, see
+	// scheme://host[:port] (a default port may be written or not). For an
+	// invalid entry HTTPHandler and SSEHandler return an *OptionsError. If empty, see
 	// "DNS rebinding" above.
 	AllowedOrigins []string
 	// MaxBodyBytes bounds the body of one request; a larger body is refused
@@ -145,19 +146,21 @@ type hostPolicy struct {
 	origins []auth.Origin // normalised
 }
 
-func newHostPolicy(method string, o *HTTPOptions) hostPolicy {
+// newHostPolicy parses o's DNS rebinding options; an invalid
+// AllowedOrigins entry is an *OptionsError of method.
+func newHostPolicy(method string, o *HTTPOptions) (hostPolicy, error) {
 	var p hostPolicy
 	for _, h := range o.AllowedHosts {
 		p.hosts = append(p.hosts, strings.ToLower(strings.TrimSpace(h)))
 	}
-	for _, s := range o.AllowedOrigins {
+	for i, s := range o.AllowedOrigins {
 		org, err := auth.ParseOrigin(s)
 		if err != nil {
-			panic(fmt.Sprintf("server.%s: AllowedOrigins: %v", method, err))
+			return hostPolicy{}, &OptionsError{Func: method, Option: "AllowedOrigins[" + strconv.Itoa(i) + "]", Value: s, Err: err}
 		}
 		p.origins = append(p.origins, org)
 	}
-	return p
+	return p, nil
 }
 
 // check returns "" if req may proceed, or the reason it is refused.
@@ -341,16 +344,20 @@ type HTTPHandler struct {
 }
 
 // HTTPHandler returns an http.Handler that serves s over Streamable HTTP.
-// A nil opts means defaults. It panics if an AllowedOrigins entry is not an
-// origin.
-func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
+// A nil opts means defaults. It returns an *OptionsError (matching
+// [ErrInvalidOptions]) if an AllowedOrigins entry is not an origin.
+func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
 	}
+	policy, err := newHostPolicy("HTTPHandler", &o)
+	if err != nil {
+		return nil, err
+	}
 	h := &HTTPHandler{
 		s:           s,
-		policy:      newHostPolicy("HTTPHandler", &o),
+		policy:      policy,
 		maxBody:     bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
 		bodyTimeout: max(time.Duration(bound64(int64(o.BodyTimeout), int64(DefaultBodyTimeout))), 0),
 		maxSessions: bound(o.MaxSessions, DefaultMaxSessions),
@@ -370,7 +377,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		PropagateRequestCancellation: true,
 	})
 	if o.Stateless {
-		return h
+		return h, nil
 	}
 	sopts := &mcp.StreamableHTTPOptions{
 		Logger:                     s.logger,
@@ -389,7 +396,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) *HTTPHandler {
 		sopts.SessionTimeout = o.IdleTimeout
 	}
 	h.stateful = mcp.NewStreamableHTTPHandler(getServer, sopts)
-	return h
+	return h, nil
 }
 
 // ServeHTTP implements http.Handler.

@@ -13,12 +13,16 @@ import (
 // A server published over Streamable HTTP on a loopback address, called by
 // a go-sdk client. A real program mounts the handler on its own mux:
 //
-//	h := srv.HTTPHandler(nil)
+//	h, err := srv.HTTPHandler(nil)
+//	if err != nil { … }
 //	defer h.Close()
 //	mux.Handle("/mcp", h)
 func ExampleServer_HTTPHandler() {
-	srv := server.New("docs", "v1.0.0", nil)
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup"},
+	srv, err := server.New("docs", "v1.0.0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "lookup"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 			Query string `json:"query"`
 		}) (*mcp.CallToolResult, any, error) {
@@ -28,7 +32,10 @@ func ExampleServer_HTTPHandler() {
 		log.Fatal(err)
 	}
 
-	h := srv.HTTPHandler(&server.HTTPOptions{MaxBodyBytes: 64 << 10})
+	h, err := srv.HTTPHandler(&server.HTTPOptions{MaxBodyBytes: 64 << 10})
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close() // runs first: ends the sessions, so that ts.Close does not wait for their streams
@@ -54,8 +61,14 @@ func ExampleServer_HTTPHandler() {
 // The legacy HTTP+SSE transport of protocol revision 2024-11-05, for
 // clients that still need it.
 func ExampleServer_SSEHandler() {
-	srv := server.New("docs", "v1.0.0", nil)
-	h := srv.SSEHandler(nil)
+	srv, err := server.New("docs", "v1.0.0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := srv.SSEHandler(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +25,7 @@ import (
 // the tool ran.
 func countingServer(t testing.TB, opts *Options) (*Server, *atomic.Int64) {
 	t.Helper()
-	s := New("docs", "v1", opts)
+	s := newServer(t, "docs", "v1", opts)
 	var runs atomic.Int64
 	mustRegister(t, s, lookupTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		runs.Add(1)
@@ -125,7 +127,7 @@ func do(t testing.TB, ts *httptest.Server, req *http.Request) (int, string) {
 func TestHTTPToolCall(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 	cs := connectHTTP(t, ts, ts.URL)
 
 	if got, isErr := call(t, cs, "lookup", `{"query":"http"}`); got != "docs: http" || isErr {
@@ -139,7 +141,7 @@ func TestHTTPToolCall(t *testing.T) {
 func TestSSEToolCall(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.SSEHandler(nil))
+	ts := serveHTTP(t, sseHandler(t, s, nil))
 	cs := connectWith(t, &mcp.SSEClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()})
 
 	if got, isErr := call(t, cs, "lookup", `{"query":"sse"}`); got != "docs: sse" || isErr {
@@ -154,7 +156,7 @@ func TestHTTPSessionIDFromOptions(t *testing.T) {
 	leakcheck.Check(t)
 	var n atomic.Int64
 	s, _ := countingServer(t, &Options{SessionID: func() string { return fmt.Sprintf("session-%d", n.Add(1)) }})
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 
 	got := []string{connectHTTP(t, ts, ts.URL).ID(), connectHTTP(t, ts, ts.URL).ID()}
 	if diff := cmp.Diff([]string{"session-1", "session-2"}, got); diff != "" {
@@ -165,7 +167,7 @@ func TestHTTPSessionIDFromOptions(t *testing.T) {
 func TestHTTPDeleteEndsSession(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 	cs := connectHTTP(t, ts, ts.URL)
 	call(t, cs, "lookup", `{"query":"before"}`)
 	if got := sessionCount(s); got != 1 {
@@ -207,7 +209,7 @@ func TestHTTPRefusesRebinding(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			s, runs := countingServer(t, nil)
-			ts := serveHTTP(t, s.HTTPHandler(nil))
+			ts := serveHTTP(t, httpHandler(t, s, nil))
 			cs := connectHTTP(t, ts, ts.URL)
 
 			status, body := post(t, ts, cs, callBody(7, "evil"), tc.edit)
@@ -232,7 +234,7 @@ func TestHTTPRefusesRebinding(t *testing.T) {
 func TestHTTPAllowlists(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{
 		AllowedHosts:   []string{"mcp.internal"},
 		AllowedOrigins: []string{"https://app.example"},
 	}))
@@ -321,7 +323,11 @@ func TestHostPolicy(t *testing.T) {
 			if tc.local != nil {
 				req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, tc.local))
 			}
-			reason := newHostPolicy("test", &tc.opts).check(req)
+			p, err := newHostPolicy("test", &tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reason := p.check(req)
 			if got := reason == ""; got != tc.allowed {
 				t.Errorf("check(Host %q, Origin %q) = %q; allowed %v, want %v", tc.host, tc.origin, reason, got, tc.allowed)
 			}
@@ -329,14 +335,53 @@ func TestHostPolicy(t *testing.T) {
 	}
 }
 
-func TestHTTPHandlerPanicsOnBadOrigin(t *testing.T) {
+// TestHandlerOriginErrors: an AllowedOrigins entry that is not an origin
+// makes HTTPHandler and SSEHandler return an *OptionsError naming the entry
+// and wrapping auth.ErrInvalidOrigin; valid entries give none.
+func TestHandlerOriginErrors(t *testing.T) {
 	leakcheck.Check(t)
-	defer func() {
-		if recover() == nil {
-			t.Error("HTTPHandler with an invalid AllowedOrigins entry did not panic")
-		}
-	}()
-	New("docs", "v1", nil).HTTPHandler(&HTTPOptions{AllowedOrigins: []string{"ftp://x"}})
+	s := newServer(t, "docs", "v1", nil)
+	handlers := map[string]func(*HTTPOptions) (io.Closer, error){
+		"HTTPHandler": func(o *HTTPOptions) (io.Closer, error) {
+			h, err := s.HTTPHandler(o)
+			if h == nil {
+				return nil, err
+			}
+			return h, err
+		},
+		"SSEHandler": func(o *HTTPOptions) (io.Closer, error) {
+			h, err := s.SSEHandler(o)
+			if h == nil {
+				return nil, err
+			}
+			return h, err
+		},
+	}
+	for fn, mk := range handlers {
+		t.Run(fn, func(t *testing.T) {
+			h, err := mk(&HTTPOptions{AllowedOrigins: []string{"https://a.example", "http://localhost:8080"}})
+			if err != nil {
+				t.Fatalf("valid origins: %v", err)
+			}
+			h.Close()
+			for _, bad := range []string{"ftp://x", "https://user@a.example", "not a url", ""} {
+				h, err := mk(&HTTPOptions{AllowedOrigins: []string{"https://a.example", bad}})
+				if !errors.Is(err, ErrInvalidOptions) || !errors.Is(err, auth.ErrInvalidOrigin) {
+					t.Errorf("%s(AllowedOrigins %q) error = %v; want ErrInvalidOptions and auth.ErrInvalidOrigin", fn, bad, err)
+				}
+				if h != nil {
+					t.Errorf("%s(AllowedOrigins %q) returned a handler beside its error", fn, bad)
+				}
+				var oe *OptionsError
+				if errors.As(err, &oe) {
+					want := OptionsError{Func: fn, Option: "AllowedOrigins[1]", Value: bad}
+					if diff := cmp.Diff(want, OptionsError{Func: oe.Func, Option: oe.Option, Value: oe.Value}); diff != "" {
+						t.Errorf("OptionsError mismatch (-want +got):\n%s", diff)
+					}
+				}
+			}
+		})
+	}
 }
 
 // hideLength makes a request body of unknown length, sent chunked.
@@ -345,7 +390,7 @@ type hideLength struct{ io.Reader }
 func TestHTTPOversizeBody(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{MaxBodyBytes: 2048}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{MaxBodyBytes: 2048}))
 	cs := connectHTTP(t, ts, ts.URL)
 	big := callBody(7, strings.Repeat("x", 4096))
 
@@ -371,7 +416,7 @@ func TestHTTPOversizeBody(t *testing.T) {
 func TestHTTPDefaultBodyBound(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 	cs := connectHTTP(t, ts, ts.URL)
 	status, _ := post(t, ts, cs, callBody(7, strings.Repeat("x", DefaultMaxBodyBytes)), nil)
 	if status != http.StatusRequestEntityTooLarge {
@@ -390,7 +435,7 @@ func TestHTTPDefaultBodyBound(t *testing.T) {
 func TestHTTPResumeAfterDrop(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	drop := &dropper{next: s.HTTPHandler(nil)}
+	drop := &dropper{next: httpHandler(t, s, nil)}
 	ts := serveHTTP(t, drop)
 	cs := connectHTTP(t, ts, ts.URL)
 
@@ -412,7 +457,7 @@ func TestHTTPResumeAfterDrop(t *testing.T) {
 func TestHTTPNoEventStoreNoResume(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	drop := &dropper{next: s.HTTPHandler(&HTTPOptions{EventStoreBytes: -1})}
+	drop := &dropper{next: httpHandler(t, s, &HTTPOptions{EventStoreBytes: -1})}
 	ts := serveHTTP(t, drop)
 	cs := connectHTTP(t, ts, ts.URL)
 
@@ -501,7 +546,7 @@ func (w *dropWriter) Flush() {
 func TestHTTPReplayLastEventID(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 	cs := connectHTTP(t, ts, ts.URL)
 
 	status, body := post(t, ts, cs, callBody(7, "replay"), nil)
@@ -561,7 +606,7 @@ func parseEvents(body string) []event {
 func TestHTTPCloseEndsSessions(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	h := s.HTTPHandler(nil)
+	h := httpHandler(t, s, nil)
 	ts := serveHTTP(t, h)
 	cs := connectHTTP(t, ts, ts.URL)
 	call(t, cs, "lookup", `{"query":"x"}`)
@@ -580,7 +625,7 @@ func TestHTTPCloseEndsSessions(t *testing.T) {
 func TestHTTPEventStoreBound(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{EventStoreBytes: 1}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{EventStoreBytes: 1}))
 	cs := connectHTTP(t, ts, ts.URL)
 
 	_, body := post(t, ts, cs, callBody(7, "first"), nil)
@@ -603,7 +648,7 @@ func TestHTTPEventStoreBound(t *testing.T) {
 func TestHTTPIdleTimeout(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{IdleTimeout: 50 * time.Millisecond}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{IdleTimeout: 50 * time.Millisecond}))
 	cs := connectHTTP(t, ts, ts.URL)
 	call(t, cs, "lookup", `{"query":"x"}`)
 	waitFor(t, "the idle session to end", func() bool { return sessionCount(s) == 0 })

@@ -119,18 +119,18 @@ func TestIDsAnsweredAsSent(t *testing.T) {
 			return replyID(t, read())
 		}},
 		{"HTTP session", func(t *testing.T, s *Server, id string) (string, int64) {
-			ts := serveHTTP(t, s.HTTPHandler(nil))
+			ts := serveHTTP(t, httpHandler(t, s, nil))
 			cs := connectHTTP(t, ts, ts.URL)
 			_, body := post(t, ts, cs, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"lookup","arguments":{"query":"x"}}}`, nil)
 			return replyID(t, lastJSON(body))
 		}},
 		{"HTTP 2026-07-28", func(t *testing.T, s *Server, id string) (string, int64) {
-			ts := serveHTTP(t, s.HTTPHandler(nil))
+			ts := serveHTTP(t, httpHandler(t, s, nil))
 			_, _, body := send(t, ts, lookupCall(id, ","+meta, ""), current)
 			return replyID(t, lastJSON(body))
 		}},
 		{"HTTP stateless, 2025-11-25", func(t *testing.T, s *Server, id string) (string, int64) {
-			ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{Stateless: true}))
+			ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{Stateless: true}))
 			_, _, body := send(t, ts, lookupCall(id, "", ""), header{"Mcp-Protocol-Version", "2025-11-25"})
 			return replyID(t, lastJSON(body))
 		}},
@@ -237,7 +237,7 @@ func TestStdioValidCodes(t *testing.T) {
 // when it is refused, else the answer on the session stream.
 func sseAsk(t *testing.T, s *Server, frame string) (string, int64) {
 	t.Helper()
-	ts := serveHTTP(t, s.SSEHandler(nil))
+	ts := serveHTTP(t, sseHandler(t, s, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL, nil)
@@ -282,7 +282,7 @@ func sseAsk(t *testing.T, s *Server, frame string) (string, int64) {
 // the go-sdk sends code 0.
 func TestHTTPValidCodes(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", &Options{Completion: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	s := newServer(t, "docs", "v1", &Options{Completion: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 		return nil, fmt.Errorf("no suggestions today")
 	}})
 	fire := fmt.Errorf("disk on fire")
@@ -299,7 +299,7 @@ func TestHTTPValidCodes(t *testing.T) {
 	mustRegister(t, s, &mcp.Tool{Name: "zero", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Message: "code zero"}
 	})
-	ts := serveHTTP(t, s.HTTPHandler(nil))
+	ts := serveHTTP(t, httpHandler(t, s, nil))
 	for _, tc := range []struct{ method, name, params string }{
 		{"resources/read", "file:///fire", `"uri":"file:///fire"`},
 		{"prompts/get", "fire", `"name":"fire"`},

@@ -16,12 +16,15 @@ import (
 // call. The handler runs twice either way, two rounds of one call: once to
 // ask, once to finish.
 func ExampleElicitResponse() {
-	srv := server.New("files", "v1.0.0", nil)
+	srv, err := server.New("files", "v1.0.0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	type target struct {
 		Path string `json:"path"`
 	}
 	rounds := 0
-	err := server.RegisterToolFor(srv, &mcp.Tool{Name: "remove", Description: "Remove a file, once the user confirms."},
+	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "remove", Description: "Remove a file, once the user confirms."},
 		func(_ context.Context, req *mcp.CallToolRequest, in target) (*mcp.CallToolResult, any, error) {
 			rounds++
 			if r, ok := server.ElicitResponse(req.Params.InputResponses, "confirm"); ok {

@@ -82,7 +82,7 @@ func TestInputRequiredBothRevisions(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			leakcheck.Check(t)
-			s := New("docs", "v1", nil)
+			s := newServer(t, "docs", "v1", nil)
 			var a asker
 			mustRegister(t, s, &mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, a.handle)
 			wire := countMethods(s)
@@ -228,7 +228,7 @@ func continueCall(cs *mcp.ClientSession, tool, args, state string) (string, erro
 func TestRequestStateSealed(t *testing.T) {
 	leakcheck.Check(t)
 	key := []byte(strings.Repeat("k", 32))
-	s := New("docs", "v1", &Options{StateKey: key})
+	s := newServer(t, "docs", "v1", &Options{StateKey: key})
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	mustRegister(t, s, confirmTool("rm2"), c.handle)
@@ -236,9 +236,9 @@ func TestRequestStateSealed(t *testing.T) {
 	const args = `{"path":"/tmp/a","n":1}`
 	state := ask(t, cs, "rm", args)
 
-	replica := New("docs", "v1", &Options{StateKey: key})
+	replica := newServer(t, "docs", "v1", &Options{StateKey: key})
 	mustRegister(t, replica, confirmTool("rm"), c.handle)
-	other := New("docs", "v1", nil) // its own random key
+	other := newServer(t, "docs", "v1", nil) // its own random key
 	mustRegister(t, other, confirmTool("rm"), c.handle)
 
 	flipped := []byte(state)
@@ -290,7 +290,7 @@ func TestRequestStateSealed(t *testing.T) {
 }
 
 func TestRequestStateRefusedWithInvalidParams(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	cs := manual(t, s, elicitCaps)
@@ -315,7 +315,7 @@ func TestInputRoundsBound(t *testing.T) {
 	const limit = 3
 	want := fmt.Sprintf("too many input rounds: nag asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", limit+1, limit)
 	t.Run("2026-07-28", func(t *testing.T) {
-		s := New("docs", "v1", &Options{MaxInputRounds: limit})
+		s := newServer(t, "docs", "v1", &Options{MaxInputRounds: limit})
 		var n nagger
 		mustRegister(t, s, &mcp.Tool{Name: "nag", InputSchema: json.RawMessage(`{"type":"object"}`)}, n.handle)
 		cs := manual(t, s, elicitCaps)
@@ -333,7 +333,7 @@ func TestInputRoundsBound(t *testing.T) {
 		}
 	})
 	t.Run("2025-11-25", func(t *testing.T) {
-		s := New("docs", "v1", &Options{MaxInputRounds: limit})
+		s := newServer(t, "docs", "v1", &Options{MaxInputRounds: limit})
 		var n nagger
 		mustRegister(t, s, &mcp.Tool{Name: "nag", InputSchema: json.RawMessage(`{"type":"object"}`)}, n.handle)
 		wire := countMethods(s)
@@ -372,7 +372,7 @@ func TestInputNeedsDeclaredCapability(t *testing.T) {
 		"roots":       {RootsV2: &mcp.RootCapabilities{}},
 	}
 	for kind, ir := range requests {
-		s := New("docs", "v1", nil)
+		s := newServer(t, "docs", "v1", nil)
 		var runs atomic.Int64
 		mustRegister(t, s, &mcp.Tool{Name: "needs", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			runs.Add(1)
@@ -420,7 +420,7 @@ func cmpOr[T any](a, b *T) *T {
 func TestInputRequiredPromptAndResource(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
-			s := New("docs", "v1", nil)
+			s := newServer(t, "docs", "v1", nil)
 			var completed atomic.Int64
 			askName := func(responses mcp.InputResponseMap) (string, mcp.InputRequestMap) {
 				if r, ok := ElicitResponse(responses, "name"); ok {
@@ -478,7 +478,7 @@ func TestRegisterToolForInputRequired(t *testing.T) {
 	type out struct {
 		Greeting string `json:"greeting"`
 	}
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	err := RegisterToolFor(s, &mcp.Tool{Name: "greet"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, out, error) {
 		if r, ok := ElicitResponse(req.Params.InputResponses, "name"); ok {
 			return nil, out{Greeting: "Hello " + r.Content["name"].(string)}, nil
@@ -508,7 +508,7 @@ func TestRegisterToolForInputRequired(t *testing.T) {
 }
 
 func TestLoadSheddingOlderClient(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, &mcp.Tool{Name: "busy", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}}, nil
 	})
@@ -532,7 +532,7 @@ func TestLoadSheddingOlderClient(t *testing.T) {
 // handler does not run again.
 func TestOlderClientFailsToAnswer(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	tr, err := s.Factory().Transport()

@@ -54,7 +54,7 @@ func TestHTTPParamHeaderFaults(t *testing.T) {
 		for _, mode := range modes {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
 				leakcheck.Check(t)
-				s := New("docs", "v1", nil)
+				s := newServer(t, "docs", "v1", nil)
 				var runs atomic.Int64
 				count := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					runs.Add(1)
@@ -62,7 +62,7 @@ func TestHTTPParamHeaderFaults(t *testing.T) {
 				}
 				mustRegister(t, s, level, count)
 				mustRegister(t, s, headerTool(), count)
-				ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+				ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 				status, r, text := send(t, ts, tc.body, tc.hs)
 				got := answer{status: status}
 				if r.Error != nil {
@@ -90,7 +90,7 @@ func TestHTTPParamHeaderFaults(t *testing.T) {
 // are forgotten with it, and a tool registered again under its name is
 // checked by its own.
 func TestParamHeadersFollowRegistration(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, headerTool(), lookup)
 	s.RemoveTools("where")
 	if _, ok := s.headers["where"]; ok {

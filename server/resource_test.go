@@ -28,7 +28,7 @@ func rpcCode(err error) int64 {
 
 func TestResources(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", &Options{MaxResultBytes: 256})
+	s := newServer(t, "docs", "v1", &Options{MaxResultBytes: 256})
 	for _, r := range []struct {
 		uri string
 		h   mcp.ResourceHandler
@@ -76,7 +76,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestRegisterResourceErrors(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	if err := s.RegisterResource(&mcp.Resource{URI: "docs://readme"}, readme("x")); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func summarize(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResu
 
 func TestPrompts(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", &Options{MaxInputBytes: 32})
+	s := newServer(t, "docs", "v1", &Options{MaxInputBytes: 32})
 	p := &mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}}
 	if err := s.RegisterPrompt(p, summarize); err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func TestHTTPReadsAsTheGoSDK(t *testing.T) {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
 				leakcheck.Check(t)
 				s, runs := countingServer(t, nil)
-				ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+				ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 				want := tc.def
 				if mode.opts != nil {
 					want = tc.stat
@@ -158,8 +158,8 @@ func FuzzRoute(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	s := New("docs", "v1", nil)
-	h := s.HTTPHandler(nil)
+	s := newServer(f, "docs", "v1", nil)
+	h := httpHandler(f, s, nil)
 	defer h.Close()
 	sdk := observingHandler()
 	f.Fuzz(func(t *testing.T, body []byte) {

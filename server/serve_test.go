@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -16,7 +17,7 @@ import (
 
 func TestServeStdio(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, lookupTool(), lookup)
 
 	inR, inW := io.Pipe()   // client → server
@@ -44,7 +45,7 @@ func TestServeStdio(t *testing.T) {
 
 func TestServeContextCancel(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	ct, st := inprocess.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -63,7 +64,7 @@ func TestServeContextCancel(t *testing.T) {
 
 func TestFactory(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, lookupTool(), lookup)
 	f := s.Factory()
 	if f.Kind() != transport.KindInProcess {
@@ -98,21 +99,43 @@ func TestFactory(t *testing.T) {
 	}
 }
 
-func TestNewPanics(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		f    func()
+// TestNewOptionsErrors: each invalid argument or option of New is an
+// *OptionsError naming it, matching ErrInvalidOptions; valid ones, at the
+// edge, give none.
+func TestNewOptionsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sname  string
+		opts   *Options
+		option string // "" when valid
 	}{
-		{"empty name", func() { New("", "v1", nil) }},
-		{"negative page size", func() { New("x", "v1", &Options{PageSize: -1}) }},
+		{"nil options", "x", nil, ""},
+		{"zero page size", "x", &Options{PageSize: 0}, ""},
+		{"page size 1", "x", &Options{PageSize: 1}, ""},
+		{"32-byte state key", "x", &Options{StateKey: make([]byte, 32)}, ""},
+		{"empty name", "", nil, "name"},
+		{"negative page size", "x", &Options{PageSize: -1}, "PageSize"},
+		{"31-byte state key", "x", &Options{StateKey: make([]byte, 31)}, "StateKey"},
+		{"empty state key", "x", &Options{StateKey: []byte{}}, "StateKey"},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: New did not panic", tt.name)
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(tc.sname, "v1", tc.opts)
+			if tc.option == "" {
+				if err != nil || s == nil {
+					t.Fatalf("New = %v, %v; want a server", s, err)
 				}
-			}()
-			tt.f()
-		}()
+				return
+			}
+			if s != nil || !errors.Is(err, ErrInvalidOptions) {
+				t.Fatalf("New = %v, %v; want nil and ErrInvalidOptions", s, err)
+			}
+			var oe *OptionsError
+			if !errors.As(err, &oe) {
+				t.Fatalf("New error %T is not an *OptionsError", err)
+			}
+			if diff := cmp.Diff(OptionsError{Func: "New", Option: tc.option}, OptionsError{Func: oe.Func, Option: oe.Option}); diff != "" {
+				t.Errorf("OptionsError mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

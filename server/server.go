@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +57,37 @@ var (
 	// invalid schema, a relative resource URI, a nil handler.
 	ErrInvalidDefinition = errors.New("invalid definition")
 )
+
+// ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
+// returned when [New], [Server.HTTPHandler] or [Server.SSEHandler] is given
+// a name or option it cannot use.
+var ErrInvalidOptions = errors.New("server: invalid options")
+
+// An OptionsError reports an argument or option a constructor cannot use.
+// It matches [ErrInvalidOptions] and unwraps to the reason (for an
+// AllowedOrigins entry, an error wrapping auth.ErrInvalidOrigin).
+type OptionsError struct {
+	Func   string // the function: "New", "HTTPHandler", "SSEHandler"
+	Option string // what is wrong: "name", "PageSize", "StateKey", "AllowedOrigins[1]"
+	Value  string // the offending value, quoted in the message; "" when there is none
+	Err    error  // why
+}
+
+func (e *OptionsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server.%s: %s", e.Func, e.Option)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+// Unwrap returns the reason.
+func (e *OptionsError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrInvalidOptions.
+func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }
 
 // Options configures a [Server]. The zero value (or a nil *Options) gives
 // the documented defaults.
@@ -166,19 +199,19 @@ type Server struct {
 }
 
 // New returns a Server named name at version, with no tools, resources or
-// prompts. A nil opts means defaults. New panics if name is empty or an
-// option is invalid (a negative PageSize, a StateKey shorter than 32
-// bytes): those are programmer errors.
-func New(name, version string, opts *Options) *Server {
+// prompts. A nil opts means defaults. It returns an *OptionsError (matching
+// [ErrInvalidOptions]) if name is empty or an option is invalid: a
+// negative PageSize, a StateKey shorter than 32 bytes.
+func New(name, version string, opts *Options) (*Server, error) {
 	if name == "" {
-		panic("server.New: empty name")
+		return nil, &OptionsError{Func: "New", Option: "name", Err: errors.New("empty")}
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.PageSize < 0 {
-		panic(fmt.Sprintf("server.New: negative PageSize %d", o.PageSize))
+		return nil, &OptionsError{Func: "New", Option: "PageSize", Value: strconv.Itoa(o.PageSize), Err: errors.New("negative")}
 	}
 	key := o.StateKey
 	switch {
@@ -186,7 +219,7 @@ func New(name, version string, opts *Options) *Server {
 		key = make([]byte, 32)
 		rand.Read(key) // never fails (crypto/rand)
 	case len(key) < 32:
-		panic(fmt.Sprintf("server.New: StateKey of %d bytes; it must have at least 32", len(key)))
+		return nil, &OptionsError{Func: "New", Option: "StateKey", Err: fmt.Errorf("%d bytes; it must have at least 32", len(key))}
 	default:
 		key = bytes.Clone(key)
 	}
@@ -227,7 +260,7 @@ func New(name, version string, opts *Options) *Server {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
-	return s
+	return s, nil
 }
 
 // completion gives the errors of h valid JSON-RPC codes (rpcError).

@@ -34,7 +34,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 	const max = 3
 	s, runs := countingServer(t, nil)
 	methods := countMethods(s)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{MaxSessions: max}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{MaxSessions: max}))
 	type reply struct {
 		status int
 		retry  string
@@ -106,7 +106,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 func TestHTTPMaxSessionsUnbounded(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{MaxSessions: -1}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{MaxSessions: -1}))
 	for i := range 20 {
 		if status, _, text := send(t, ts, initialize(i+1), nil); status != http.StatusOK {
 			t.Fatalf("session %d: %d %s", i+1, status, text)
@@ -121,7 +121,7 @@ func TestSSEMaxSessions(t *testing.T) {
 	leakcheck.Check(t)
 	const max = 2
 	s, _ := countingServer(t, nil)
-	ts := serveHTTP(t, s.SSEHandler(&HTTPOptions{MaxSessions: max}))
+	ts := serveHTTP(t, sseHandler(t, s, &HTTPOptions{MaxSessions: max}))
 	open := func() (*http.Response, context.CancelFunc) {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL, nil)
@@ -171,7 +171,7 @@ func TestHTTPSessionBelongsToPrincipal(t *testing.T) {
 		}
 		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	h := s.HTTPHandler(nil)
+	h := httpHandler(t, s, nil)
 	ts := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
 	t.Cleanup(func() { h.Close(); ts.Close() })
 	alice := connectWith(t, &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1,
@@ -228,7 +228,7 @@ func BenchmarkSessionMemory(b *testing.B) {
 		{"go-sdk", func(s *Server) http.Handler {
 			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP() }, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
 		}},
-		{"server", func(s *Server) http.Handler { return s.HTTPHandler(nil) }},
+		{"server", func(s *Server) http.Handler { return httpHandler(b, s, nil) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var heap, goroutines float64

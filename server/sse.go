@@ -39,15 +39,20 @@ type SSEHandler struct {
 }
 
 // SSEHandler returns an http.Handler that serves s over the legacy
-// HTTP+SSE transport. A nil opts means defaults. It panics if an
-// AllowedOrigins entry is not an origin.
-func (s *Server) SSEHandler(opts *HTTPOptions) *SSEHandler {
+// HTTP+SSE transport. A nil opts means defaults. It returns an
+// *OptionsError (matching [ErrInvalidOptions]) if an AllowedOrigins entry
+// is not an origin.
+func (s *Server) SSEHandler(opts *HTTPOptions) (*SSEHandler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
 	}
+	policy, err := newHostPolicy("SSEHandler", &o)
+	if err != nil {
+		return nil, err
+	}
 	h := &SSEHandler{
-		policy:      newHostPolicy("SSEHandler", &o),
+		policy:      policy,
 		maxBody:     bound64(o.MaxBodyBytes, DefaultMaxBodyBytes),
 		bodyTimeout: max(time.Duration(bound64(int64(o.BodyTimeout), int64(DefaultBodyTimeout))), 0),
 		maxSessions: bound(o.MaxSessions, DefaultMaxSessions),
@@ -57,7 +62,7 @@ func (s *Server) SSEHandler(opts *HTTPOptions) *SSEHandler {
 		MaxRequestBodyBytes:        h.maxBody,
 		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
 	})
-	return h
+	return h, nil
 }
 
 // ServeHTTP implements http.Handler.

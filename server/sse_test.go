@@ -76,7 +76,7 @@ func TestSSERefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			s, runs := countingServer(t, nil)
-			ts := serveHTTP(t, s.SSEHandler(tc.opts))
+			ts := serveHTTP(t, sseHandler(t, s, tc.opts))
 			cs, endpoint := connectSSE(t, ts)
 
 			status, body := ssePost(t, ts, endpoint, tc.body, tc.edit)
@@ -95,7 +95,7 @@ func TestSSERefusals(t *testing.T) {
 func TestSSERefusesForeignHostGET(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	ts := serveHTTP(t, s.SSEHandler(nil))
+	ts := serveHTTP(t, sseHandler(t, s, nil))
 	req, _ := http.NewRequest(http.MethodGet, ts.URL, nil)
 	req.Host = "evil.example"
 	if status, body := do(t, ts, req); status != http.StatusForbidden {
@@ -109,7 +109,7 @@ func TestSSERefusesForeignHostGET(t *testing.T) {
 func TestSSECloseEndsSessions(t *testing.T) {
 	leakcheck.Check(t)
 	s, _ := countingServer(t, nil)
-	h := s.SSEHandler(nil)
+	h := sseHandler(t, s, nil)
 	ts := serveHTTP(t, h)
 	cs, endpoint := connectSSE(t, ts)
 	call(t, cs, "lookup", `{"query":"x"}`)
@@ -124,7 +124,7 @@ func TestSSECloseEndsSessions(t *testing.T) {
 func TestSSEGoneSession(t *testing.T) {
 	leakcheck.Check(t)
 	s, runs := countingServer(t, nil)
-	ts := serveHTTP(t, s.SSEHandler(nil))
+	ts := serveHTTP(t, sseHandler(t, s, nil))
 	cs, endpoint := connectSSE(t, ts)
 	cs.Close() // ends the GET stream, and so the session
 	waitFor(t, "the session to end", func() bool { return sessionCount(s) == 0 })

@@ -15,7 +15,7 @@ import (
 // state as issued is accepted, so the refusals are the seal's doing.
 func TestRequestStatePayloadChangedSealKept(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", &Options{StateKey: []byte(strings.Repeat("k", 32))})
+	s := newServer(t, "docs", "v1", &Options{StateKey: []byte(strings.Repeat("k", 32))})
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
 	cs := manual(t, s, elicitCaps)

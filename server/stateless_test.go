@@ -61,7 +61,7 @@ func TestHTTPServesBothRevisions(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%q", mode.name, version), func(t *testing.T) {
 				leakcheck.Check(t)
 				s, runs := countingServer(t, nil)
-				h := s.HTTPHandler(mode.opts)
+				h := httpHandler(t, s, mode.opts)
 				var posts atomic.Int64
 				ts := httptest.NewServer(postCounter(h, &posts))
 				defer ts.Close()
@@ -108,11 +108,11 @@ func TestHTTPInputRequired(t *testing.T) {
 		for _, version := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(mode.name+"/"+version, func(t *testing.T) {
 				leakcheck.Check(t)
-				s := New("docs", "v1", nil)
+				s := newServer(t, "docs", "v1", nil)
 				var a asker
 				mustRegister(t, s, &mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, a.handle)
 				wire := countMethods(s)
-				ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+				ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 				var asked atomic.Int64
 				cs := connectVersion(t, ts, answering(version, &asked), version)
 
@@ -208,7 +208,7 @@ func TestHTTPDiscover(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			s, _ := countingServer(t, &Options{Instructions: "Ask for docs."})
-			ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+			ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 			status, body := do(t, ts, rawRequest(ts, 1, "server/discover", "", ""))
 			r := parseReply(t, body)
 			if status != http.StatusOK || r.Error != nil {
@@ -311,13 +311,13 @@ func TestHTTPHeaderValidation(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
 			leakcheck.Check(t)
-			s := New("docs", "v1", nil)
+			s := newServer(t, "docs", "v1", nil)
 			var runs atomic.Int64
 			mustRegister(t, s, headerTool(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				runs.Add(1)
 				return textResult(string(req.Params.Arguments)), nil
 			})
-			ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+			ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 			for i, tt := range tests {
 				req := rawRequest(ts, i+1, tt.method, tt.tname, tt.params)
 				if tt.edit != nil {
@@ -366,7 +366,7 @@ func TestHTTPStatelessBodyBound(t *testing.T) {
 						if mode.opts != nil {
 							o.Stateless = true
 						}
-						ts := serveHTTP(t, s.HTTPHandler(&o))
+						ts := serveHTTP(t, httpHandler(t, s, &o))
 						req := rawRequest(ts, 1, "tools/call", "lookup", `"name":"lookup","arguments":{"query":"edge"}`)
 						if !header {
 							req.Header.Del("Mcp-Protocol-Version") // and so the version rule refuses it, once read
@@ -403,7 +403,7 @@ func TestHTTPStatelessBodyBound(t *testing.T) {
 func TestHTTPStatelessToolBounds(t *testing.T) {
 	leakcheck.Check(t)
 	const in, out = 64, 128
-	s := New("docs", "v1", &Options{MaxInputBytes: in, MaxResultBytes: out})
+	s := newServer(t, "docs", "v1", &Options{MaxInputBytes: in, MaxResultBytes: out})
 	mustRegister(t, s, lookupTool(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var a struct{ Query string }
 		json.Unmarshal(req.Params.Arguments, &a)
@@ -415,7 +415,7 @@ func TestHTTPStatelessToolBounds(t *testing.T) {
 		}
 		return textResult("ok"), nil
 	})
-	ts := serveHTTP(t, s.HTTPHandler(&HTTPOptions{Stateless: true}))
+	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{Stateless: true}))
 	cs := connectVersion(t, ts, nil, "")
 	query := func(n int) string { // arguments of exactly n bytes
 		return `{"query":"` + strings.Repeat("q", n-len(`{"query":""}`)) + `"}`
@@ -445,7 +445,7 @@ func TestHTTPStatelessRefusesRebinding(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			s, runs := countingServer(t, nil)
-			ts := serveHTTP(t, s.HTTPHandler(mode.opts))
+			ts := serveHTTP(t, httpHandler(t, s, mode.opts))
 			lookupCall := func(id int, edit func(*http.Request)) (int, string) {
 				req := rawRequest(ts, id, "tools/call", "lookup", `"name":"lookup","arguments":{"query":"x"}`)
 				edit(req)
@@ -483,7 +483,7 @@ func TestHTTPCloseEndsListenStream(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			leakcheck.Check(t)
 			s, _ := countingServer(t, nil)
-			h := s.HTTPHandler(mode.opts)
+			h := httpHandler(t, s, mode.opts)
 			ts := httptest.NewServer(h)
 			defer ts.Close()
 			req := rawRequest(ts, 1, "subscriptions/listen", "", `"notifications":{"toolsListChanged":true}`)
@@ -537,7 +537,7 @@ func TestHTTPCloseCancelsStatelessHandlers(t *testing.T) {
 	} {
 		t.Run(tc.mode+"/"+tc.version, func(t *testing.T) {
 			leakcheck.Check(t)
-			s := New("docs", "v1", nil)
+			s := newServer(t, "docs", "v1", nil)
 			entered, cancelled := make(chan struct{}), make(chan struct{})
 			mustRegister(t, s, &mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				close(entered)
@@ -548,7 +548,7 @@ func TestHTTPCloseCancelsStatelessHandlers(t *testing.T) {
 				}
 				return textResult("done"), nil
 			})
-			h := s.HTTPHandler(tc.opts)
+			h := httpHandler(t, s, tc.opts)
 			ts := httptest.NewServer(h)
 			defer ts.Close()
 			cs := connectVersion(t, ts, nil, tc.version)

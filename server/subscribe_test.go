@@ -12,12 +12,15 @@ import (
 func TestSubscriptionsAndCompletion(t *testing.T) {
 	leakcheck.Check(t)
 	ctx := context.Background()
-	srv := server.New("s", "v1", &server.Options{
+	srv, err := server.New("s", "v1", &server.Options{
 		Subscriptions: true,
 		Completion: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{req.Params.Argument.Value + "-done"}}}, nil
 		},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := srv.RegisterResource(&mcp.Resource{URI: "docs://a", Name: "a"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "a"}}}, nil
 	}); err != nil {
@@ -60,7 +63,11 @@ func TestSubscriptionsAndCompletion(t *testing.T) {
 func TestNoSubscriptionsByDefault(t *testing.T) {
 	leakcheck.Check(t)
 	ctx := context.Background()
-	tr, _ := server.New("s", "v1", nil).Factory().Transport()
+	srv, err := server.New("s", "v1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := srv.Factory().Transport()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

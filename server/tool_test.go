@@ -21,7 +21,7 @@ type outcome struct {
 
 func TestInputValidation(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	calls := 0
 	mustRegister(t, s, lookupTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		calls++
@@ -53,7 +53,7 @@ func TestInputValidation(t *testing.T) {
 // time, though jsonschema-go visits properties in map order.
 func TestInputValidationDeterministic(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	schema := `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"}}}`
 	mustRegister(t, s, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, lookup)
 	cs := connect(t, s)
@@ -68,7 +68,7 @@ func TestInputValidationDeterministic(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", &Options{MaxInputBytes: 64, MaxResultBytes: 128})
+	s := newServer(t, "docs", "v1", &Options{MaxInputBytes: 64, MaxResultBytes: 128})
 	mustRegister(t, s, lookupTool(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct{ Query string }
 		json.Unmarshal(req.Params.Arguments, &in)
@@ -98,11 +98,11 @@ func TestBounds(t *testing.T) {
 }
 
 func TestDefaultBounds(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	if got, want := [2]int{s.MaxInputBytes(), s.MaxResultBytes()}, [2]int{DefaultMaxInputBytes, DefaultMaxResultBytes}; got != want {
 		t.Errorf("bounds = %v, want %v", got, want)
 	}
-	s = New("docs", "v1", &Options{MaxInputBytes: -1, MaxResultBytes: -5})
+	s = newServer(t, "docs", "v1", &Options{MaxInputBytes: -1, MaxResultBytes: -5})
 	if got, want := [2]int{s.MaxInputBytes(), s.MaxResultBytes()}, [2]int{-1, -1}; got != want {
 		t.Errorf("unbounded = %v, want %v", got, want)
 	}
@@ -112,7 +112,7 @@ func TestDefaultBounds(t *testing.T) {
 // session serves the next call.
 func TestHandlerFailures(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	empty := json.RawMessage(`{"type":"object"}`)
 	mustRegister(t, s, lookupTool(), lookup)
 	mustRegister(t, s, &mcp.Tool{Name: "fail", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -180,7 +180,7 @@ func TestRegisterToolErrors(t *testing.T) {
 		{"bad output schema", &mcp.Tool{Name: "x", InputSchema: json.RawMessage(lookupSchema), OutputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, h, ErrInvalidDefinition},
 		{"duplicate", lookupTool(), h, ErrDuplicate},
 	}
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, lookupTool(), h)
 	for _, tt := range tests {
 		if err := s.RegisterTool(tt.tool, tt.h); !errors.Is(err, tt.want) {
@@ -194,7 +194,7 @@ func TestRegisterToolErrors(t *testing.T) {
 
 func TestRemoveTools(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	mustRegister(t, s, lookupTool(), lookup)
 	cs := connect(t, s)
 	s.RemoveTools("lookup", "never-registered")
@@ -218,7 +218,7 @@ type lookupOut struct {
 
 func TestRegisterToolFor(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	err := RegisterToolFor(s, &mcp.Tool{Name: "lookup"}, func(_ context.Context, _ *mcp.CallToolRequest, in lookupIn) (*mcp.CallToolResult, lookupOut, error) {
 		if in.Query == "fail" {
 			return nil, lookupOut{}, errors.New("no such page")
@@ -269,7 +269,7 @@ func TestRegisterToolFor(t *testing.T) {
 // A typed tool whose output breaks its own output schema reports it.
 func TestRegisterToolForInvalidOutput(t *testing.T) {
 	leakcheck.Check(t)
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	tool := &mcp.Tool{Name: "t", OutputSchema: json.RawMessage(`{"type":"object","required":["x"]}`)}
 	err := RegisterToolFor(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, map[string]any, error) {
 		return nil, map[string]any{"y": 1}, nil
@@ -289,7 +289,7 @@ func TestRegisterToolForInvalidOutput(t *testing.T) {
 // constrain, equal to a constrained one ignoring case, does not fill the
 // constrained field: the handler sees the value the schema checked.
 func TestRegisterToolForReadsWhatWasValidated(t *testing.T) {
-	s := New("docs", "v1", nil)
+	s := newServer(t, "docs", "v1", nil)
 	type in struct {
 		Query string `json:"query"`
 	}

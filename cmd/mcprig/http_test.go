@@ -99,7 +99,10 @@ func TestRecordReplayHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := fake.Server().HTTPHandler(nil)
+	h, err := fake.Server().HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	upstream := httptest.NewServer(h)
 	t.Cleanup(func() {
 		upstream.Close()
@@ -212,7 +215,10 @@ func TestRecordingProxyKeepsACrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := fake.Server().HTTPHandler(nil)
+			h, err := fake.Server().HTTPHandler(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			upstream := httptest.NewServer(crashOnCall(h))
 			t.Cleanup(func() {
 				upstream.Close()
@@ -277,7 +283,10 @@ func TestRecordHTTPEndsWithAStatelessSession(t *testing.T) {
 		t.Errorf("replayed session mismatch (-recorded +replayed):\n%s", diff)
 	}
 
-	quiet := server.New("quiet", "v1", nil) // no list changes: no listen
+	quiet, err := server.New("quiet", "v1", nil) // no list changes: no listen
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := server.RegisterToolFor(quiet, &mcp.Tool{Name: "lookup"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		Query string `json:"query"`
 	}) (*mcp.CallToolResult, any, error) {
@@ -285,7 +294,10 @@ func TestRecordHTTPEndsWithAStatelessSession(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	qh := quiet.HTTPHandler(&server.HTTPOptions{Stateless: true})
+	qh, err := quiet.HTTPHandler(&server.HTTPOptions{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	qs := httptest.NewServer(qh)
 	t.Cleanup(func() {
 		qs.Close()

@@ -70,7 +70,11 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, opts *serve
 	if err != nil {
 		return err
 	}
-	h := srv.HTTPHandler(opts)
+	h, err := srv.HTTPHandler(opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	hs := httpserve.New(h, nil, log.Default())
 	log.Printf("listening at http://%s (stateless: %v)", ln.Addr(), opts.Stateless)
 	errc := make(chan error, 1)

@@ -11,7 +11,7 @@ import (
 
 // newServer returns the conformance server with everything it publishes.
 func newServer() (*server.Server, error) {
-	srv := server.New("mcp-conformance-test-server", "1.0.0", &server.Options{
+	srv, err := server.New("mcp-conformance-test-server", "1.0.0", &server.Options{
 		// The suite asks for completions (none are offered) and subscribes
 		// to test://watched-resource, which never changes.
 		Completion: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -19,6 +19,9 @@ func newServer() (*server.Server, error) {
 		},
 		Subscriptions: true,
 	})
+	if err != nil {
+		return nil, err
+	}
 	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent} {
 		if err := register(srv); err != nil {
 			return nil, err

@@ -78,13 +78,19 @@ func newTarget(t *testing.T, kind, mode string, edit func(*server.Options, *serv
 		if edit != nil {
 			edit(o, ho)
 		}
-		s := server.New("hostile", "v1", o)
+		s, err := server.New("hostile", "v1", o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, tl := range tools {
 			if err := s.RegisterTool(tl.tool, tg.handle); err != nil {
 				t.Fatal(err)
 			}
 		}
-		h := s.HTTPHandler(ho)
+		h, err := s.HTTPHandler(ho)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { h.Close() })
 		tg.h = h
 	case "go-sdk":

@@ -167,7 +167,10 @@ func (l *Running) Fresh(t testing.TB) {
 	defer l.mu.Unlock()
 	l.served = s
 	if l.Kind != InProcess {
-		h, stop := s.handler(l.Kind)
+		h, stop, err := s.handler(l.Kind)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(stop)
 		l.h = h
 	}
@@ -195,7 +198,10 @@ func Start(t testing.TB, g Group) *Running {
 	if g.Kind == InProcess {
 		return l
 	}
-	h, stop := s.handler(g.Kind)
+	h, stop, err := s.handler(g.Kind)
+	if err != nil {
+		t.Fatal(err)
+	}
 	l.h = h
 	ts := httptest.NewServer(l)
 	t.Cleanup(func() {

@@ -269,7 +269,11 @@ func newServed(srv Server) (*served, error) {
 	quit := func() { once.Do(func() { close(s.quit) }) }
 	switch srv {
 	case Ours:
-		s.own = server.New("opmatrix", "v1", &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey})
+		own, err := server.New("opmatrix", "v1", &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey})
+		if err != nil {
+			return nil, err
+		}
+		s.own = own
 		s.mcp = s.own.MCP()
 		if err := s.installOurs(); err != nil {
 			return nil, err
@@ -446,22 +450,31 @@ func ServeIfChild() {
 
 // handler serves s over Streamable HTTP (stateful, or stateless) or the
 // legacy SSE shape.
-func (s *served) handler(kind Kind) (http.Handler, func()) {
+func (s *served) handler(kind Kind) (http.Handler, func(), error) {
 	stateless := kind == Stateless
 	switch {
 	case s.fake != nil:
-		h := s.fake.HTTPHandler(&fakeserver.HTTPOptions{Stateless: stateless, SSE: kind == SSE})
-		return h, func() { h.Close() }
+		h, err := s.fake.HTTPHandler(&fakeserver.HTTPOptions{Stateless: stateless, SSE: kind == SSE})
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, func() { h.Close() }, nil
 	case s.own != nil && kind == SSE:
-		h := s.own.SSEHandler(nil)
-		return h, func() { h.Close() }
+		h, err := s.own.SSEHandler(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, func() { h.Close() }, nil
 	case s.own != nil:
-		h := s.own.HTTPHandler(&server.HTTPOptions{Stateless: stateless})
-		return h, func() { h.Close() }
+		h, err := s.own.HTTPHandler(&server.HTTPOptions{Stateless: stateless})
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, func() { h.Close() }, nil
 	case kind == SSE:
-		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), func() {}
+		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil), func() {}, nil
 	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Stateless: stateless}), func() {}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Stateless: stateless}), func() {}, nil
 }
 
 func inprocessFactory(s *mcp.Server) transport.Factory { return inprocess.New(s) }

@@ -27,7 +27,10 @@ func TestCancelledCallEndsAtTheServer(t *testing.T) {
 		t.Run(tc.rev, func(t *testing.T) {
 			leakcheck.Check(t)
 			entered, ended := make(chan struct{}, 1), make(chan struct{}, 1)
-			own := server.New("own", "v1", nil)
+			own, err := server.New("own", "v1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			own.RegisterTool(&mcp.Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				entered <- struct{}{}
 				select {
@@ -38,7 +41,11 @@ func TestCancelledCallEndsAtTheServer(t *testing.T) {
 					return nil, nil
 				}
 			})
-			ts := httptest.NewServer(own.HTTPHandler(&server.HTTPOptions{Stateless: tc.stateless}))
+			h, err := own.HTTPHandler(&server.HTTPOptions{Stateless: tc.stateless})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(h)
 			defer ts.Close()
 			f, err := streamablehttp.New(ts.URL, nil)
 			if err != nil {
