@@ -75,3 +75,32 @@ func allocated(f func()) uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64() - before
 }
+
+// maxPeakHeap bounds how far the client's live heap rises under a flood
+// to a slow handler: what its queue holds (MaxQueuedNotifications of about
+// 110 bytes each, decoded) and the buffers of one read. A read path that
+// hands the go-sdk its notifications undecoded keeps the go-sdk's 32 KiB
+// decoding buffers alive for up to the pacing window (256) of them, about
+// 8 MiB, twice this bound; diverted, the peak is 0.6–2 MiB.
+const maxPeakHeap = 4 << 20
+
+// A flood of 50,000 notifications/message to a Logging handler taking
+// 100µs each keeps the client's live heap within maxPeakHeap of where it
+// was, on every transport, the peer in a child process. The peak is the
+// highest live heap a garbage collection found, sampled every millisecond
+// (a sample can only miss a peak, never make one up).
+func TestNotificationFloodPeakHeap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("too slow under the race detector")
+	}
+	for _, kind := range allKinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			leakcheck.Check(t)
+			f := floodRead(t, childPeer(t, kind), 50_000, 100*time.Microsecond)
+			t.Logf("%v: %v", kind, f)
+			if f.peakLive > maxPeakHeap {
+				t.Errorf("%v: the live heap rose %d bytes under the flood, want at most %d", kind, f.peakLive, maxPeakHeap)
+			}
+		})
+	}
+}
