@@ -2,6 +2,14 @@
 // test runs against a recorded server with no server, process or network,
 // and fails the same way the live session did.
 //
+//	live, err := stdio.New("docs-server", nil, nil) // or streamablehttp.New, inprocess.New: any transport.Factory
+//	mode, err := cassette.ModeFromEnv()               // replay in CI, record with MCPRIG_RECORD=1, else record once
+//	f, err := cassette.Open("testdata/docs.jsonl", live, &cassette.Options{Mode: mode})
+//	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: f}, nil)
+//	res, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
+//	c.Close()
+//	err = f.Close() // recording: the file written; replaying: the first mismatch, or the recorded requests never made
+//
 // [Open] is the one way in, for every transport: given the path of a
 // cassette and the live server's transport.Factory, it returns a [*Factory]
 // that replays the cassette, records the live session to it, or passes it
@@ -185,7 +193,8 @@
 //     (the token it goes with is an Authorization credential, "DPoP
 //     REDACTED-1");
 //   - every value the live factory hands its peer (transport.SecretHolder:
-//     a stdio child's Options.Env), wherever it appears.
+//     a stdio child's Options.Env), wherever it appears, except those named
+//     in [Options].NotSecret (a config path, a log level).
 //
 // Values learnt by themselves (environment values, cookie values) are
 // redacted from [MinAutoSecret] bytes: shorter ones are ordinary words.

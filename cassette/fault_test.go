@@ -198,10 +198,9 @@ func TestFaultDropResumesAfterTheEventsGot(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := c.CallTool(ctx, "progress", map[string]any{"steps": 2})
-		// The call returns with its notifications queued, and Close waits
-		// for the handlers of what was queued: the answer is written after
-		// them, whenever the handlers ran.
-		c.Close()
+		c.Close() // waits for the handlers of what was queued
+		// The call returns once its notifications are queued, not
+		// handled: the answer is put after what the handlers heard.
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {

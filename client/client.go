@@ -16,10 +16,10 @@ import (
 )
 
 // DefaultImplementation returns how a client introduces itself to servers
-// when its Definition does not say: name "looprig-mcp" and this module's
-// version. Each call returns a new value.
+// when its Definition does not say: name "looprig-mcp" and [Version]. Each
+// call returns a new value.
 func DefaultImplementation() *mcp.Implementation {
-	return &mcp.Implementation{Name: "looprig-mcp", Version: "v0.1.0"}
+	return &mcp.Implementation{Name: "looprig-mcp", Version: Version}
 }
 
 // A Client is a connection to one MCP server: its session, its catalog and

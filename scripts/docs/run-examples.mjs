@@ -19,11 +19,17 @@
 //	                        transcript is what passed, in examples/downstream/testdata/run.txt
 //	go-examples             every Example function of the module, each checked by
 //	                        go test against its // Output: comment, its transcript
+//	readme-snippets         every Go snippet of README.md names the files it is
+//	                        taken from (<!-- snippet: FILE... --> above it), and
+//	                        every line of it is a line of those files, which the
+//	                        examples above compile and run; a line with … stands
+//	                        for code left out, and trailing // comments are not
+//	                        compared
 //
 // Plain Node (v18 or later), no packages: it needs only go on PATH.
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,7 +77,59 @@ const examples = [
     // what ran is printed, and a failure is a difference.
     normalize: (out) => goTest(out).split('\n').filter((l) => l.startsWith('PASS') || l.startsWith('FAIL')).join('\n') + '\n',
   },
+  {
+    name: 'readme-snippets',
+    what: "README.md's Go snippets, line by line, in the code they name",
+    check: checkSnippets,
+  },
 ];
+
+// snippetLine is what of a line of Go is compared: trimmed, without a
+// trailing comment; null for a line that is not compared (blank, a comment,
+// or … standing for code left out).
+function snippetLine(line) {
+  let s = line.trim();
+  const i = s.indexOf(' // ');
+  if (i >= 0) s = s.slice(0, i).trim();
+  if (s === '' || s.startsWith('//') || s.includes('…')) return null;
+  return s;
+}
+
+// checkSnippets checks README.md's Go snippets against the files they name.
+function checkSnippets() {
+  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n');
+  const problems = [];
+  let snippets = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '```go') continue;
+    snippets++;
+    let j = i - 1;
+    while (j >= 0 && lines[j].trim() === '') j--;
+    const m = j >= 0 ? lines[j].match(/^<!-- snippet: (.+?) -->$/) : null;
+    if (!m) {
+      problems.push(`README.md:${i + 1}: a Go snippet with no <!-- snippet: FILE... --> above it`);
+      continue;
+    }
+    const have = new Set();
+    for (const file of m[1].split(/\s+/)) {
+      if (!existsSync(join(root, file))) {
+        problems.push(`README.md:${j + 1}: ${file} does not exist`);
+        continue;
+      }
+      for (const l of readFileSync(join(root, file), 'utf8').split('\n')) {
+        const s = snippetLine(l);
+        if (s !== null) have.add(s);
+      }
+    }
+    for (i++; i < lines.length && lines[i] !== '```'; i++) {
+      const s = snippetLine(lines[i]);
+      if (s !== null && !have.has(s)) problems.push(`README.md:${i + 1}: not in ${m[1]}: ${s}`);
+    }
+  }
+  if (snippets === 0) problems.push('README.md has no Go snippet');
+  if (problems.length > 0) return { ok: false, seconds: '0.0', report: problems.join('\n') };
+  return { ok: true, seconds: '0.0', report: `${snippets} snippets, every line found` };
+}
 
 // diff returns a line diff of want and got (- want, + got), from their
 // longest common subsequence; empty when they are the same.
@@ -107,6 +165,7 @@ function diff(want, got) {
 }
 
 function run(ex) {
+  if (ex.check) return ex.check();
   const started = Date.now();
   const r = spawnSync(ex.cmd[0], ex.cmd.slice(1), {
     cwd: join(root, ex.cwd ?? '.'),
