@@ -99,7 +99,7 @@ func loop(b *testing.B, op func()) {
 // mcptest and this module's client.
 func looprig(b *testing.B, profile client.Profile) func() {
 	ctx := context.Background()
-	fake := mcptest.InProcess(b, &mcptest.FakeOptions{Definition: weather})
+	fake := mcptest.InProcess(b, &mcptest.InProcessOptions{Definition: weather})
 	def := fake.Definition()
 	def.Profile = profile
 	c := mcptest.Connect(b, def, nil)

@@ -301,7 +301,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		return nil, ErrIncomplete
 	}
 	evenOutHTTP(c)
-	if err := applyHooks(c, o.Hooks, true, afterCapture, beforeSave); err != nil {
+	if err := applyHooks(c, o.vcr.Hooks, true, afterCapture, beforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil

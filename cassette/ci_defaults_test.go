@@ -21,7 +21,7 @@ import (
 func TestMismatchTypedAtTheCall(t *testing.T) {
 	leakcheck.Check(t)
 	overHTTP := tempPath(t, "http.jsonl")
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs"})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs"})
 	if err != nil {
 		t.Fatal(err)
 	}

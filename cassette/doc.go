@@ -296,13 +296,9 @@
 //
 // The HTTP level follows go-vcr v4's cassette model (gopkg.in/dnaeon/go-vcr.v4)
 // without its file format, which cannot hold a stream whose events arrive
-// over minutes: [Options].Hooks takes go-vcr hooks, run on each exchange
-// (one stream) presented as a go-vcr cassette.Interaction (AfterCaptureHook
-// and BeforeSaveHook when the recording is written, after the built-in
-// redaction; BeforeResponseReplayHook before replay serves it; a hook may
-// rewrite events, not add or remove them); [Options].FS takes go-vcr's
-// storage interface, for every read and write of the cassette; and
-// [Mode.VCRMode] and [ModeFromVCR] map the modes.
+// over minutes. Package cassette/vcr adds go-vcr's hooks and storage to an
+// [Options] (each exchange, one stream, presented to a hook as a go-vcr
+// cassette.Interaction), and maps the modes.
 //
 // # Faults
 //

@@ -85,7 +85,8 @@ func TestRecordingOrdersEvenOut(t *testing.T) {
 
 // httpLine is one line of an HTTP recording, for the tests: "req S MSG",
 // "get S" (the standalone stream), "resp S", "accepted S" (a 202),
-// "event S ID MSG", "close S" (at eof), "gave-up S" (the client's close).
+// "event S ID MSG", "close S" (at eof), "gave-up S" (the client's close),
+// "let-go S" (open until the client let it go: EndSession).
 type httpLine struct {
 	kind   string
 	stream int
@@ -113,6 +114,8 @@ func httpLines(lines ...httpLine) *Cassette {
 			in.Kind, in.Ending = KindClose, &Ending{End: EndEOF}
 		case "gave-up":
 			in.Kind, in.Ending = KindClose, &Ending{End: EndClient}
+		case "let-go":
+			in.Kind, in.Ending = KindClose, &Ending{End: EndSession}
 		case "accepted":
 			in.Kind, in.HTTP.Status = KindResponse, 202
 		}
@@ -167,9 +170,13 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 		{listen, listenR, acked, togReq, togR, change, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, togR, change, lsReq, lsR, lsAns, lsEnd, togAns, togEnd},
 		{listen, listenR, acked, togReq, togR, change, lsReq, lsR, togAns, togEnd, lsAns, lsEnd},
+		// The change before the toggle's response began: the response
+		// line goes with its answer.
+		{listen, listenR, acked, togReq, change, lsReq, togR, togAns, togEnd, lsR, lsAns, lsEnd},
 	}, {
 		{listen, listenR, acked, togReq, togR, togAns, togEnd, change, listenEnd, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, togR, change, listenEnd, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
+		{listen, listenR, acked, togReq, change, listenEnd, lsReq, togR, togAns, togEnd, lsR, lsAns, lsEnd},
 	}} {
 		// Event ids are numbered in the written order: the listen's
 		// prefix first, then the toggle's, then the listing's.
@@ -225,5 +232,47 @@ func TestHTTPCancellationEvenOut(t *testing.T) {
 		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 		}
+	}
+}
+
+// TestHTTPListenLetGoEvenOut: a listen the client lets go of (an
+// unsubscribe) is closed off the calls' path: its close is written right
+// after the stream's last line, wherever it reached the recorder among the
+// requests that follow.
+func TestHTTPListenLetGoEvenOut(t *testing.T) {
+	var (
+		listen  = httpLine{"req", 1, "", `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
+		listenR = httpLine{"resp", 1, "", ""}
+		acked   = httpLine{"event", 1, "L_1", ack}
+		letGo   = httpLine{"let-go", 1, "", ""}
+		lsReq   = httpLine{"req", 2, "", relistReq}
+		lsR     = httpLine{"resp", 2, "", ""}
+		lsAns   = httpLine{"event", 2, "R_1", relistResp}
+		lsEnd   = httpLine{"close", 2, "", ""}
+		togReq  = httpLine{"req", 3, "", toggleReq}
+		togR    = httpLine{"resp", 3, "", ""}
+		togAns  = httpLine{"event", 3, "T_1", toggleResp}
+		togEnd  = httpLine{"close", 3, "", ""}
+	)
+	orders := [][]httpLine{
+		{listen, listenR, acked, letGo, lsReq, lsR, lsAns, lsEnd, togReq, togR, togAns, togEnd},
+		{listen, listenR, acked, lsReq, letGo, lsR, lsAns, lsEnd, togReq, togR, togAns, togEnd},
+		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, letGo, togAns, togEnd},
+		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, togAns, togEnd, letGo},
+	}
+	want := shownHTTP(func() *Cassette { c := httpLines(orders[0]...); evenOutHTTP(c); return c }())
+	for i, order := range orders[1:] {
+		c := httpLines(order...)
+		evenOutHTTP(c)
+		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
+			t.Errorf("order %d written otherwise (-want +got):\n%s", i+1, diff)
+		}
+	}
+	// A close the client made while the stream was still in use (a
+	// give-up, not a let-go) keeps its place.
+	c := httpLines(listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, httpLine{"gave-up", 1, "", ""})
+	evenOutHTTP(c)
+	if got := shownHTTP(c); got[len(got)-1] != "close 1 end=client" {
+		t.Errorf("a give-up moved: %q", got)
 	}
 }

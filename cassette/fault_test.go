@@ -173,7 +173,7 @@ func TestFaultDropResumedServedOnce(t *testing.T) {
 // it hear that notification twice.
 func TestFaultDropResumesAfterTheEventsGot(t *testing.T) {
 	leakcheck.Check(t)
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: fakeserver.CatalogRich})
 	if err != nil {
 		t.Fatal(err)
 	}

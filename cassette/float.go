@@ -166,6 +166,7 @@ func sameStream(a, b *Interaction) bool {
 // after its answer. It passes no request, so replay keeps it where it was:
 // it goes out once the client messages recorded before it are served.
 func sinkNotifications(c *Cassette) {
+	liftSideCloses(c)
 	ins := c.Interactions
 	reqAt := map[int]int{} // stream → the line of its request
 	side := map[int]bool{} // streams whose notifications relate to no request
@@ -207,7 +208,8 @@ func sinkNotifications(c *Cassette) {
 // floatAnswers writes the answer to a call that changes something (not a
 // listing) before the list changes (notifications/…/list_changed) and the
 // read-only exchanges recorded between the call and it, with the close
-// lines of its stream that follow it (at HTTP). A server that changes its
+// lines of its stream that follow it and the bare response line right
+// before it (at HTTP). A server that changes its
 // lists in a call may send the change before or after the call's answer (a
 // go-sdk server sends it from a timer, 10 ms after the change), and the
 // client re-lists as soon as it hears of it: whether the answer reached
@@ -268,20 +270,56 @@ func floatAnswers(c *Cassette) {
 		if !answer[i] {
 			continue
 		}
-		j := i
+		// An event stream's response line right before its answer goes
+		// with it: the server may send the change before the call's
+		// response has begun.
+		from := i
+		if ins[i-1].Kind == KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
+			from = i - 1
+		}
+		j := from
 		for j > 0 && passable[j-1] && !sameStream(&ins[j-1], &ins[i]) {
 			j--
 		}
-		if j == i {
+		if j == from {
 			continue
 		}
 		k := i + 1 // the close lines that follow the answer on its stream go with it
 		for k < n && ins[k].Kind == KindClose && sameStream(&ins[k], &ins[i]) {
 			k++
 		}
-		rotate(ins[j:k], i-j)
-		rotate(passable[j:k], i-j)
-		rotate(answer[j:k], i-j)
+		rotate(ins[j:k], from-j)
+		rotate(passable[j:k], from-j)
+		rotate(answer[j:k], from-j)
 		i = k - 1
+	}
+}
+
+// liftSideCloses writes the close of every listen or standalone stream
+// that was open until the client let it go (EndSession) right after its
+// stream's last line, as a close line is written: the client closes such a
+// stream (an unsubscribe, a listen it no longer needs) off its calls'
+// path, so whether the close reaches the recorder before or among the
+// requests that follow is timing, not behaviour. Replay keeps such a
+// stream open until the client closes it, wherever the line is.
+func liftSideCloses(c *Cassette) {
+	ins := c.Interactions
+	side := map[int]bool{}
+	last := map[int]int{} // stream → the index of its last line so far
+	for i := 0; i < len(ins); i++ {
+		h := ins[i].HTTP
+		if h == nil {
+			continue
+		}
+		if ins[i].Kind == KindRequest {
+			m, _ := scanMessage(ins[i].Message)
+			side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+		}
+		if j, ok := last[h.Stream]; ok && ins[i].Kind == KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == EndSession && j < i-1 {
+			rotate(ins[j+1:i+1], i-j-1)
+			last[h.Stream] = j + 1
+			continue
+		}
+		last[h.Stream] = i
 	}
 }

@@ -15,11 +15,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	govcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
@@ -189,7 +190,7 @@ func TestHooks(t *testing.T) {
 	path := tempPath(t, "hooks.jsonl")
 	tok := auth.NewToken("hook-secret")
 	var sawSecret atomic.Bool
-	save := recorder.NewHook(func(i *vcr.Interaction) error {
+	save := recorder.NewHook(func(i *govcr.Interaction) error {
 		if strings.Contains(i.Request.Headers.Get("Authorization"), "hook-secret") {
 			sawSecret.Store(true)
 		}
@@ -198,15 +199,15 @@ func TestHooks(t *testing.T) {
 	}, recorder.BeforeSaveHook)
 	s := newHTTPServer(t, statefulCounter(), false, nil)
 	live := httpLive(t, s.url(), &streamablehttp.Options{Credentials: auth.Bearer(tok)})
-	record(t, path, live, &cassette.Options{Hooks: []*recorder.Hook{save}}, rev2025, script[0])
+	record(t, path, live, vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: []*recorder.Hook{save}}), rev2025, script[0])
 	if sawSecret.Load() {
 		t.Error("a hook saw the credential")
 	}
-	replayHook := recorder.NewHook(func(i *vcr.Interaction) error {
+	replayHook := recorder.NewHook(func(i *govcr.Interaction) error {
 		i.Response.Body = strings.ReplaceAll(i.Response.Body, "FIRST", "replayed")
 		return nil
 	}, recorder.BeforeResponseReplayHook)
-	got := replay(t, path, nil, &cassette.Options{Hooks: []*recorder.Hook{replayHook}}, rev2025, script[0])
+	got := replay(t, path, nil, vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: []*recorder.Hook{replayHook}}), rev2025, script[0])
 	if want := []outcome{{Text: "replayed"}}; !cmp.Equal(want, got) {
 		t.Errorf("replayed %v, want %v", got, want)
 	}

@@ -191,7 +191,7 @@ func TestFaultByRequestActsOnItsLastRound(t *testing.T) {
 	for _, rev := range []client.Profile{client.Profile20251125, client.Profile20260728} {
 		t.Run(rev.String(), func(t *testing.T) {
 			leakcheck.Check(t)
-			fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+			fake, err := fakeserver.New(&fakeserver.Options{Catalog: fakeserver.CatalogRich})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +239,7 @@ func TestFaultByRequestActsOnItsLastRound(t *testing.T) {
 // not hold yet, and failed the session's next listing).
 func TestListenNotificationsKeepTheirPlace(t *testing.T) {
 	leakcheck.Check(t)
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: fakeserver.CatalogRich})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,14 +81,14 @@ var _ transport.Classifier = (*Factory)(nil)
 // an option the cassette's transport cannot use or a missing live factory.
 func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
 	o := opts.withLive(live)
-	f := &Factory{path: path, o: o, live: live, fs: o.FS}
+	f := &Factory{path: path, o: o, live: live, fs: o.vcr.FS}
 	if f.fs == nil {
 		f.fs = diskFS{}
 	}
 	if path == "" {
 		return nil, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
 	}
-	if fi, err := os.Stat(path); o.FS == nil && err == nil && fi.IsDir() {
+	if fi, err := os.Stat(path); o.vcr.FS == nil && err == nil && fi.IsDir() {
 		return nil, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
 	}
 	f.mode = o.Mode
@@ -364,7 +364,7 @@ func (f *Factory) Err() error { return f.rep.first() }
 
 // Close ends the factory's session. Recording, it closes the session if the
 // client has not, and returns the result of writing the cassette
-// (atomically, or through Options.FS), which happens as soon as the
+// (atomically, or through the go-vcr storage of package cassette/vcr), which happens as soon as the
 // session ends (the client closes it, or deletes an HTTP session) or else
 // here (a stateless HTTP session): a recording that cannot be written
 // (ErrIncomplete, ErrTooLarge, a write error) is an error, and no earlier

@@ -9,17 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/vcrext"
 	"github.com/looprig/mcp/transport"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // Options configure recording, replay and verification. One Options value
 // is meant to be shared by all three, so that redaction and matching agree.
 // A nil *Options means the zero value. An option the cassette's transport
-// cannot use (Hooks or RedactHeaders for a session that is not Streamable
-// HTTP, Stderr for one that is not stdio) is an *OptionsError, never
-// ignored.
+// cannot use (RedactHeaders or go-vcr hooks, see package cassette/vcr, for
+// a session that is not Streamable HTTP; Stderr for one that is not stdio)
+// is an *OptionsError, never ignored.
 type Options struct {
 	// Mode selects what Open does. The zero value is ModeReplay; use
 	// ModeFromEnv to take it from the environment.
@@ -90,18 +89,9 @@ type Options struct {
 	// Cookie, Set-Cookie and DPoP, which always are. A value "Scheme
 	// credential" keeps its scheme ("Bearer REDACTED-1").
 	RedactHeaders []string
-	// Hooks are go-vcr hooks run on each exchange of a Streamable HTTP
-	// session, presented as a go-vcr cassette.Interaction: AfterCaptureHook
-	// and BeforeSaveHook when the recording is written (after the built-in
-	// redaction, so hooks never see a secret), BeforeResponseReplayHook
-	// before replay serves it. See the package documentation, "HTTP and
-	// go-vcr".
-	Hooks []*recorder.Hook
-	// FS reads and writes cassettes (go-vcr's storage interface): Open
-	// reads, checks for and writes the cassette through it. If nil, files
-	// are read from disk and written to it atomically (a failed write
-	// leaves the old file).
-	FS vcr.FS
+	// vcr holds the go-vcr hooks and storage that package cassette/vcr
+	// sets (vcr.Apply): none, and files on disk, by default.
+	vcr vcrext.Ext
 
 	// auto are the secrets the recorder learnt from the live factory
 	// (transport.SecretHolder: a stdio child's Env), after Revealers; Open,
@@ -316,7 +306,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		set  bool
 		ok   bool
 	}{
-		{"Hooks", len(o.Hooks) > 0, http},
+		{"Hooks", len(o.vcr.Hooks) > 0, http},
 		{"RedactHeaders", len(o.RedactHeaders) > 0, http},
 		{"Stderr", o.Stderr, kind == transport.KindStdio},
 	} {
@@ -324,7 +314,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", ErrNotForTransport, kind)}
 		}
 	}
-	for i, h := range o.Hooks {
+	for i, h := range o.vcr.Hooks {
 		if h == nil || h.Handler == nil {
 			return &OptionsError{Option: "Hooks[" + strconv.Itoa(i) + "]", Err: errors.New("nil hook")}
 		}

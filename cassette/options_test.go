@@ -11,9 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/inprocess"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	govcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
@@ -32,8 +33,8 @@ func TestOptionsErrors(t *testing.T) {
 	badIgnore := &cassette.Options{IgnorePaths: []string{""}}
 	nilPattern := &cassette.Options{Patterns: []*regexp.Regexp{regexp.MustCompile("x"), nil}}
 	hookErr := errors.New("hook refused")
-	failingHook := &cassette.Options{Hooks: []*recorder.Hook{recorder.NewHook(func(*vcr.Interaction) error { return hookErr }, recorder.BeforeResponseReplayHook)}}
-	someHook := []*recorder.Hook{recorder.NewHook(func(*vcr.Interaction) error { return nil }, recorder.BeforeSaveHook)}
+	failingHook := vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: []*recorder.Hook{recorder.NewHook(func(*govcr.Interaction) error { return hookErr }, recorder.BeforeResponseReplayHook)}})
+	someHook := []*recorder.Hook{recorder.NewHook(func(*govcr.Interaction) error { return nil }, recorder.BeforeSaveHook)}
 	load := func(path string) *cassette.Cassette {
 		c, err := cassette.Load(path)
 		if err != nil {
@@ -69,9 +70,9 @@ func TestOptionsErrors(t *testing.T) {
 			&cassette.OptionsError{Func: "Open", Option: "path"}, cassette.ErrNoFile},
 		{"directory", func() error { _, err := cassette.Open(dir, live, nil); return err },
 			&cassette.OptionsError{Func: "Open", Option: "path", Value: dir}, cassette.ErrNoFile},
-		{"hooks recording in-process", openErr(file, cassette.ModeRecord, cassette.Options{Hooks: someHook}),
+		{"hooks recording in-process", openErr(file, cassette.ModeRecord, *vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook})),
 			&cassette.OptionsError{Func: "Open", Option: "Hooks"}, cassette.ErrNotForTransport},
-		{"hooks replaying in-process", openErr(msgPath, cassette.ModeReplay, cassette.Options{Hooks: someHook}),
+		{"hooks replaying in-process", openErr(msgPath, cassette.ModeReplay, *vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook})),
 			&cassette.OptionsError{Func: "Open", Option: "Hooks"}, cassette.ErrNotForTransport},
 		{"redact headers in-process", openErr(file, cassette.ModeRecord, cassette.Options{RedactHeaders: []string{"X-Key"}}),
 			&cassette.OptionsError{Func: "Open", Option: "RedactHeaders"}, cassette.ErrNotForTransport},
@@ -92,7 +93,7 @@ func TestOptionsErrors(t *testing.T) {
 		},
 			&cassette.OptionsError{Func: "Verify", Option: "Faults"}, cassette.ErrBadFault},
 		{"Verify with hooks in-process", func() error {
-			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Hooks: someHook})
+			return cassette.Verify(context.Background(), load(msgPath), live, vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook}))
 		},
 			&cassette.OptionsError{Func: "Verify", Option: "Hooks"}, cassette.ErrNotForTransport},
 		{"Verify with stderr in-process", func() error {
@@ -120,7 +121,7 @@ func TestOptionsErrors(t *testing.T) {
 		t.Errorf("nil Options: Validate = %v", err)
 	}
 	// The options each transport can use are accepted.
-	if _, err := cassette.Open(httpPath, nil, &cassette.Options{Hooks: someHook, RedactHeaders: []string{"X-Key"}}); err != nil {
+	if _, err := cassette.Open(httpPath, nil, vcr.Apply(&cassette.Options{RedactHeaders: []string{"X-Key"}}, &vcr.Options{Hooks: someHook})); err != nil {
 		t.Errorf("Hooks and RedactHeaders for an HTTP cassette: %v", err)
 	}
 }
@@ -130,9 +131,6 @@ func TestModeStringParses(t *testing.T) {
 		got, err := cassette.ParseMode(m.String())
 		if err != nil || got != m {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v", m.String(), got, err, m)
-		}
-		if vm, err := cassette.ModeFromVCR(m.VCRMode()); err != nil || vm != m {
-			t.Errorf("ModeFromVCR(%v.VCRMode()) = %v, %v", m, vm, err)
 		}
 	}
 	if _, err := cassette.ParseMode("sometimes"); err == nil {
@@ -267,8 +265,9 @@ func (m *memFS) IsFileExists(name string) bool {
 	return ok
 }
 
-// TestFSServesEveryReadAndWrite: with Options.FS, record-once checks for,
-// writes and reads the cassette through it, and nothing touches the disk.
+// TestFSServesEveryReadAndWrite: with go-vcr storage (vcr.Options.FS),
+// record-once checks for, writes and reads the cassette through it, and
+// nothing touches the disk.
 func TestFSServesEveryReadAndWrite(t *testing.T) {
 	leakcheck.Check(t)
 	fs := &memFS{files: map[string][]byte{}}
@@ -276,7 +275,7 @@ func TestFSServesEveryReadAndWrite(t *testing.T) {
 	one := call{Tool: "count", Args: map[string]any{"label": "m"}}
 	live := inprocess.New(newCounter().srv)
 	for _, want := range []cassette.Mode{cassette.ModeRecord, cassette.ModeReplay} {
-		f := open(t, path, live, &cassette.Options{Mode: cassette.ModeRecordOnce, FS: fs})
+		f := open(t, path, live, vcr.Apply(&cassette.Options{Mode: cassette.ModeRecordOnce}, &vcr.Options{FS: fs}))
 		if f.Mode() != want {
 			t.Fatalf("Mode = %v, want %v", f.Mode(), want)
 		}

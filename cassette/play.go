@@ -27,10 +27,10 @@ type player struct {
 // newPlayer checks c as Parse does and indexes it. HTTP hooks
 // (BeforeResponseReplayHook) run on a copy first.
 func newPlayer(c *Cassette, o *Options) (*player, error) {
-	if c.Kind() == transport.KindStreamableHTTP && len(o.Hooks) > 0 {
+	if c.Kind() == transport.KindStreamableHTTP && len(o.vcr.Hooks) > 0 {
 		cp := *c
 		cp.Interactions = cloneInteractions(c.Interactions)
-		if err := applyHooks(&cp, o.Hooks, false, beforeReplay); err != nil {
+		if err := applyHooks(&cp, o.vcr.Hooks, false, beforeReplay); err != nil {
 			return nil, &OptionsError{Option: "Hooks", Err: err}
 		}
 		c = &cp

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -39,7 +40,7 @@ func TestFailedRecordingKeepsOldFile(t *testing.T) {
 			conn.Close()
 		}, nil, cassette.ErrIncomplete},
 		{"no session", func(*cassette.Factory) {}, nil, cassette.ErrIncomplete},
-		{"the write fails", func(f *cassette.Factory) { session(t, f, rev2025, script[0]) }, &cassette.Options{FS: failingFS{}}, errDiskFull},
+		{"the write fails", func(f *cassette.Factory) { session(t, f, rev2025, script[0]) }, vcr.Apply(&cassette.Options{}, &vcr.Options{FS: failingFS{}}), errDiskFull},
 	} {
 		f := open(t, path, inprocess.New(newCounter().srv), withMode(tc.opts, cassette.ModeRecord))
 		tc.run(f)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,7 +36,7 @@ func sized(t *testing.T, n int) []byte {
 const bound = 64 << 10
 
 // TestMaxSizeLoadAtTheEdge: a cassette of exactly MaxSize bytes loads
-// (cassette.Load, and Open from disk and through Options.FS); one byte more
+// (cassette.Load, and Open from disk and through go-vcr storage); one byte more
 // is a *FormatError naming the file, at every way in.
 func TestMaxSizeLoadAtTheEdge(t *testing.T) {
 	leakcheck.Check(t)
@@ -53,7 +54,7 @@ func TestMaxSizeLoadAtTheEdge(t *testing.T) {
 		}{
 			{"Load", func() error { _, err := cassette.Load(path); return err }},
 			{"Open", func() error { return openClose(path, nil) }},
-			{"Open with FS", func() error { return openClose(path, &cassette.Options{FS: fs}) }},
+			{"Open with FS", func() error { return openClose(path, vcr.Apply(&cassette.Options{}, &vcr.Options{FS: fs})) }},
 		} {
 			err := way.load()
 			var ferr *cassette.FormatError
@@ -93,7 +94,7 @@ func TestMaxSizeRecordingAtTheEdge(t *testing.T) {
 	fs := &memFS{files: map[string][]byte{}}
 	rec := func(n int) ([]byte, error) {
 		path := fmt.Sprintf("pad-%d.jsonl", n)
-		f, err := cassette.Open(path, inprocess.New(srv), &cassette.Options{Mode: cassette.ModeRecord, FS: fs})
+		f, err := cassette.Open(path, inprocess.New(srv), vcr.Apply(&cassette.Options{Mode: cassette.ModeRecord}, &vcr.Options{FS: fs}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func docsSession(t *testing.T, f *cassette.Factory, impl *mcp.Implementation) (s
 func TestUpgradedClientReplaysOldCassette(t *testing.T) {
 	leakcheck.Check(t)
 	if *update {
-		fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs"})
+		fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs"})
 		if err != nil {
 			t.Fatal(err)
 		}

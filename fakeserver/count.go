@@ -24,35 +24,24 @@ import (
 //
 // While a round runs it counts as an execution; once it ends by asking
 // for input, it counts as a round only.
+//
+// Polls counts the polls of tasks (tasks/get), by the tool the task runs:
+// apart from executions, so that a test can see that however often a task
+// is polled its tool runs once. It is nil until a task is polled.
 type Counts struct {
 	Executions map[string]int `json:"executions"`
 	Rounds     map[string]int `json:"rounds"`
+	Polls      map[string]int `json:"polls,omitempty"`
 }
 
 func newCounts() Counts { return Counts{Executions: map[string]int{}, Rounds: map[string]int{}} }
 
 func (c Counts) clone() Counts {
-	return Counts{Executions: maps.Clone(c.Executions), Rounds: maps.Clone(c.Rounds)}
+	return Counts{Executions: maps.Clone(c.Executions), Rounds: maps.Clone(c.Rounds), Polls: maps.Clone(c.Polls)}
 }
 
-// Executions returns how many times tool has been executed (see [Counts]):
-// a call counts once its input has passed validation and its handler has
-// started, whatever happens next (a fault, an error, a crash), unless that
-// round ends by asking the client for input.
-func (s *Server) Executions(tool string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts.Executions[tool]
-}
-
-// Rounds returns how many rounds of tool have run (see [Counts]).
-func (s *Server) Rounds(tool string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts.Rounds[tool]
-}
-
-// Counts returns a copy of the counters.
+// Counts returns a copy of the counters: tool executions and rounds, by
+// tool, as one snapshot.
 func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()

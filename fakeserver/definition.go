@@ -15,11 +15,11 @@ import (
 // A Definition is a user-defined fake server: its name and the tools,
 // resources and prompts it publishes, each with a scripted reply. A fake
 // built from it ([Options].Definition) is deterministic, counts every
-// execution and takes every fault, as the built-in profiles do.
+// execution and takes every fault, as the built-in catalogs do.
 //
 // To serve it from a stdio child (the test binary re-run), register it by
 // name first ([Register], or mcptest.Main's options): the child finds it
-// by that name (--profile NAME).
+// by that name (--catalog NAME).
 //
 // A Definition is plain data and may be shared: a fake keeps its own state
 // (call numbers, counts), never the Definition's.

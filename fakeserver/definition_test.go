@@ -220,8 +220,8 @@ func TestBadDefinitions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(&Options{Profile: "docs", Definition: weather()}); err == nil || !strings.Contains(err.Error(), "not both") {
-		t.Errorf("New with a profile and a definition = %v, want an error", err)
+	if _, err := New(&Options{Catalog: "docs", Definition: weather()}); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("New with a catalog and a definition = %v, want an error", err)
 	}
 }
 
@@ -243,18 +243,18 @@ func TestRegister(t *testing.T) {
 	if err := Register(other); !errors.Is(err, ErrBadDefinition) {
 		t.Errorf("registering another definition under the name = %v, want ErrBadDefinition", err)
 	}
-	if err := Register(&Definition{Name: ProfileDocs}); !errors.Is(err, ErrBadDefinition) {
-		t.Errorf("registering a built-in profile's name = %v, want ErrBadDefinition", err)
+	if err := Register(&Definition{Name: CatalogDocs}); !errors.Is(err, ErrBadDefinition) {
+		t.Errorf("registering a built-in catalog's name = %v, want ErrBadDefinition", err)
 	}
 	got, ok := Registered(d.Name)
 	if !ok || got != d {
 		t.Errorf("Registered = %v, %v", got, ok)
 	}
-	fs := newFake(t, &Options{Profile: d.Name}) // a registered definition is a profile
-	if fs.Profile() != d.Name {
-		t.Errorf("Profile() = %q", fs.Profile())
+	fs := newFake(t, &Options{Catalog: d.Name}) // a registered definition is a catalog
+	if fs.Name() != d.Name {
+		t.Errorf("Name() = %q", fs.Name())
 	}
-	if _, err := New(&Options{Profile: "nope"}); !errors.Is(err, ErrUnknownProfile) || !strings.Contains(err.Error(), d.Name) {
-		t.Errorf("New(unknown profile) = %v, want ErrUnknownProfile listing the registered names", err)
+	if _, err := New(&Options{Catalog: "nope"}); !errors.Is(err, ErrUnknownCatalog) || !strings.Contains(err.Error(), d.Name) {
+		t.Errorf("New(unknown catalog) = %v, want ErrUnknownCatalog listing the registered names", err)
 	}
 }

@@ -81,7 +81,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // its transcript.
 func session(t *testing.T, version string) []string {
 	t.Helper()
-	fs := newFake(t, &Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Catalog: CatalogRich})
 	inner, err := fs.Factory().Transport()
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func session(t *testing.T, version string) []string {
 	return log
 }
 
-// Same requests, same bytes out: two sessions of the rich profile give the
+// Same requests, same bytes out: two sessions of the rich catalog give the
 // same transcript, message for message, on either revision (on 2026-07-28
 // the input-required results carry sealed request states, the same too).
 func TestDeterministic(t *testing.T) {
@@ -201,7 +201,7 @@ func definitionSession(t *testing.T, version string) []string {
 	return log
 }
 
-// A user-defined fake is as deterministic as the built-in profiles.
+// A user-defined fake is as deterministic as the built-in catalogs.
 func TestDefinitionDeterministic(t *testing.T) {
 	leakcheck.Check(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {

@@ -3,7 +3,7 @@
 // (stateful or stateless), on protocol revisions 2025-11-25 and
 // 2026-07-28, or on one of them only (Options.Revision: a server from
 // before 2026-07-28, or one of that revision alone). It serves built-in
-// profiles, your own tools, resources and prompts ([Definition]), or your
+// catalogs, your own tools, resources and prompts ([Definition]), or your
 // own server under test ([Wrap]).
 //
 //	fs, err := fakeserver.New(&fakeserver.Options{
@@ -11,9 +11,9 @@
 //	})
 //	c, err := client.Connect(ctx, client.Definition{Name: "docs", Transport: fs.Factory()}, nil)
 //	…
-//	if n := fs.Executions("lookup"); n != 1 { … } // the call ran exactly once
+//	if n := fs.Counts().Executions["lookup"]; n != 1 { … } // the call ran exactly once
 //
-// [New] and [Wrap] return errors for bad input (an unknown profile, an
+// [New] and [Wrap] return errors for bad input (an unknown catalog, an
 // invalid definition or fault), which often comes from scripts and flags.
 //
 // # Your own tools
@@ -21,7 +21,7 @@
 // A [Definition] declares tools (name, schemas, annotations, and a [Reply]:
 // [Text], [Result], [Sequence] call by call, [Error], or a function of the
 // [Call]), resources and prompts. A fake built from it is deterministic,
-// counted and takes every fault, as the built-in profiles do:
+// counted and takes every fault, as the built-in catalogs do:
 //
 //	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
 //		Name:        "get_weather",
@@ -31,7 +31,7 @@
 //	fs, err := fakeserver.New(&fakeserver.Options{Definition: weather, Faults: …})
 //
 // A stdio child finds a definition by name: [Register] it (mcptest.Main
-// does) and run the child with --profile NAME.
+// does) and run the child with --catalog NAME.
 //
 // # Your own server
 //
@@ -39,11 +39,12 @@
 // *mcp.Server or a *server.Server, served in-process ([Server.Factory])
 // and over HTTP ([Server.StartHTTP]).
 //
-// # Profiles
+// # Catalogs
 //
-// A profile is a fixed catalog. "docs" (the default) publishes the tool
-// lookup (input {"query": string}, reply "docs: <query>"), the resource
-// docs://readme and the prompt summarize (argument topic). "rich" adds
+// A built-in catalog is a fixed set of tools, resources and prompts.
+// "docs" (the default) publishes the tool lookup (input {"query": string},
+// reply "docs: <query>"), the resource docs://readme and the prompt
+// summarize (argument topic). "rich" adds
 // tools that exercise every client feature: sample (sampling), elicit
 // (elicitation), roots, log (logging; the client must set a level), progress
 // (for the call's progress token), toggle (adds or removes the tool
@@ -71,20 +72,45 @@
 // Every round of a tool (a tools/call request whose input has passed
 // validation) is counted per tool before any fault acts, and so is every
 // execution: a round that did not end by asking for input ([Counts]).
-// [Server.Executions], [Server.Rounds] and [Server.Counts] in-process; for
-// a child process, the file named by --count-file (Options.CountFile),
-// rewritten atomically after each round and read with [ReadCounts].
+// [Server.Counts] reads them in-process, as one snapshot; for a child
+// process, read the file named by --count-file (Options.CountFile), rewritten
+// atomically after each round, with [ReadCounts].
 //
 // # Faults
 //
 // Faults are [Fault] values, or text for the --fault flag in the form
 // KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
 // panic, oversize, flood-notifications and env work in-process (and on
-// every transport); crash, malformed, flood-stderr,
+// every transport); the task kinds (see Tasks) over HTTP and stdio; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
 // in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
 // gone, server-error, no-get, redirect and foreign-endpoint act on HTTP
 // requests and work only over HTTP.
+//
+// # Tasks
+//
+// The task faults make the fake's tools run as tasks (the tasks
+// extension, SEP-2663, served on 2026-07-28 over HTTP and stdio):
+// task=TOOL (optional: a client that does not declare the extension gets
+// the call run in the request) or task-required=TOOL (such a client gets
+// -32021 and the tool does not run). A client that declares it gets the
+// task at once and polls tasks/get. With them:
+//
+//	task=lookup, hang=lookup      a task that never finishes (working until cancelled, expired or Close)
+//	task-fail=lookup:disk full    a task that fails: status failed, error -32603 "disk full"
+//	task-input=lookup             a task that asks for input once (key "fakeserver.continue") before it replies
+//	task-expire:50ms              every task expires 50 ms after it was created
+//	task-poll-error=lookup:2      the first 2 polls of each task of lookup fail with -32603
+//
+// Every poll of a task the principal holds is counted in Counts.Polls by
+// the task's tool ([Server.Polls]), apart from executions and rounds: a
+// task polled twenty times is still one execution. The other faults of a
+// tool act inside its task. A task's id and times are the server
+// package's (random, and from the clock): a fake with tasks is
+// deterministic in everything but those. In-process ([Server.Factory]) a
+// task tool runs in the request (a required one fails), as the server
+// package serves tasks over HTTP and stdio only; [Wrap] refuses the task
+// faults (a wrapped server registers its task tools itself).
 //
 // # Over HTTP
 //
@@ -119,7 +145,7 @@
 //		os.Exit(m.Run())
 //	}
 //
-//	cmd := fakeserver.ChildCommand("--profile", "docs", "--count-file", path)
+//	cmd := fakeserver.ChildCommand("--catalog", "docs", "--count-file", path)
 //	cs, err := mcp.NewClient(impl, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 //
 // --stop-file records how the child was asked to stop ("stdin-eof",

@@ -36,13 +36,13 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Printf("isError=%v %s\n", res.IsError, res.Content[0].(*mcp.TextContent).Text)
-	fmt.Println("executions:", fs.Executions("lookup"))
+	fmt.Println("executions:", fs.Counts().Executions["lookup"])
 	// Output:
 	// isError=true backend down
 	// executions: 1
 }
 
-// The docs profile answers deterministically.
+// The docs catalog answers deterministically.
 func ExampleNew() {
 	fs, err := fakeserver.New(nil)
 	if err != nil {
@@ -128,7 +128,7 @@ func ExampleDefinition() {
 	// isError=false sunny in Oslo
 	// isError=true rate limited
 	// isError=true invalid input: validating root: required: missing properties: ["city"]
-	// {Executions:map[get_weather:2] Rounds:map[get_weather:2]}
+	// {Executions:map[get_weather:2] Rounds:map[get_weather:2] Polls:map[]}
 }
 
 // Your own go-sdk server, wrapped with a scripted delay and the counters.
@@ -156,6 +156,6 @@ func ExampleWrap() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.Content[0].(*mcp.TextContent).Text, "executions:", fs.Executions("echo"))
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text, "executions:", fs.Counts().Executions["echo"])
 	// Output: hello executions: 1
 }

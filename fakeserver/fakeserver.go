@@ -15,15 +15,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Profile names.
+// Built-in catalog names.
 const (
-	// ProfileDocs is the default profile: the tool lookup, the resource
+	// CatalogDocs is the default catalog: the tool lookup, the resource
 	// docs://readme and the prompt summarize.
-	ProfileDocs = "docs"
-	// ProfileRich adds tools that exercise every client feature: sampling,
+	CatalogDocs = "docs"
+	// CatalogRich adds tools that exercise every client feature: sampling,
 	// elicitation, roots, logging, progress, list-changed, and enough tools
 	// to page through (page size 10).
-	ProfileRich = "rich"
+	CatalogRich = "rich"
 )
 
 // Version is the fake server's version in its serverInfo.
@@ -31,12 +31,12 @@ const Version = "v1.0.0"
 
 // Options configures a fake [Server]. A nil *Options means defaults.
 type Options struct {
-	// Profile names the catalog: ProfileDocs (the default when Profile and
-	// Definition are empty), ProfileRich, or a definition registered with
+	// Catalog names the catalog: CatalogDocs (the default when Catalog and
+	// Definition are empty), CatalogRich, or a definition registered with
 	// [Register].
-	Profile string
-	// Definition is a user-defined catalog, served instead of a profile;
-	// Profile must then be empty. It need not be registered, except to be
+	Catalog string
+	// Definition is a user-defined catalog, served instead of a built-in catalog;
+	// Catalog must then be empty. It need not be registered, except to be
 	// served by a stdio child.
 	Definition *Definition
 	// Faults are the scripted misbehaviours, applied in order. Several
@@ -57,7 +57,7 @@ type Options struct {
 	Revision string
 }
 
-// Server is a deterministic fake MCP server: a catalog (a built-in profile
+// Server is a deterministic fake MCP server: a catalog (a built-in catalog
 // or a user's [Definition]), deterministic replies, scripted faults, and a
 // count of every tool execution. [Wrap] makes one around a server under
 // test instead.
@@ -79,7 +79,7 @@ type Server struct {
 	calls     map[string]int // first rounds begun, by tool: the next Call.N
 	counts    Counts
 	ended     map[string]chan struct{} // by session id: closed when its client ends it
-	ephemeral bool                     // the rich profile's toggle tool has added "ephemeral"
+	ephemeral bool                     // the rich catalog's toggle tool has added "ephemeral"
 }
 
 // sessionEnded returns a channel closed when the client ends the session
@@ -118,7 +118,7 @@ func (s *Server) endSession(id string) {
 }
 
 // New returns a fake server. Its errors come from its options, which often
-// come from scripts and flags: an unknown profile, an invalid definition
+// come from scripts and flags: an unknown catalog, an invalid definition
 // (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
 // catalog does not have, or a fault that works only in a stdio child
 // (wrapping [ErrBadFault]).
@@ -130,7 +130,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	cat, err := resolveCatalog(o.Profile, o.Definition)
+	cat, err := resolveCatalog(o.Catalog, o.Definition)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +163,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		// Continuations carry no issue time, so that the same calls give
 		// the same bytes; each is still accepted once.
 		StateTTL: -1,
+		Tasks:    s.taskOptions(),
 	})
 	if err != nil {
 		return nil, err
@@ -207,11 +208,14 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 			return 0, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, ErrBadFault)
 		}
 		if f.Tool != "" && !has(f.Tool) {
-			what := "profile"
+			what := "catalog"
 			if s.wrapped {
 				what = "server"
 			}
 			return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no tool %q", f, ErrBadFault, what, s.name, f.Tool)
+		}
+		if s.wrapped && isTaskKind(f.Kind) {
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: a wrapped server's tools are its own; register them with server.RegisterTaskTool", f, ErrBadFault)
 		}
 		if f.Kind == FaultOversize {
 			maxResult = max(maxResult, f.Bytes+64<<10)
@@ -254,22 +258,26 @@ func (s *Server) Server() *server.Server { return s.srv }
 // MCP returns the go-sdk server underneath.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Profile returns the catalog's name (the profile or the definition's),
+// Name returns the catalog's name (a built-in catalog's or the definition's),
 // which is also the server's name; for a wrapped server, its name.
-func (s *Server) Profile() string { return s.name }
+func (s *Server) Name() string { return s.name }
 
 // Factory returns an in-process transport.Factory: each connection is a
 // new session of this fake server.
 func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }
 
 // Close releases every call held by a hang or delay fault: each returns at
-// once, as if cancelled, and later ones do not wait. A go-sdk session
+// once, as if cancelled, and later ones do not wait; tasks still running
+// are cancelled, and Close waits for them. A go-sdk session
 // waits for its calls before it closes, so a session with a hung call
 // (whose client gave up on it) closes only after this. Sessions stay open
 // until their clients close them (over HTTP, until the handler's Close).
 // Close may be called more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { close(s.quit) })
+	if s.srv != nil && !s.wrapped {
+		s.srv.Close() // ends the tasks still running, and waits for them
+	}
 	return nil
 }
 

@@ -144,19 +144,28 @@ const (
 //	no-get
 //	redirect[=TOOL][:STATUS] STATUS defaults to 307
 //	foreign-endpoint
+//	task=TOOL               the tasks extension's kinds (tasks.go)
+//	task-required=TOOL
+//	task-fail=TOOL[:MESSAGE]
+//	task-input=TOOL
+//	task-expire:DURATION    e.g. task-expire:50ms
+//	task-poll-error=TOOL:COUNT
 type Fault struct {
 	Kind FaultKind
 	// Tool is the tool the fault applies to; empty for process-wide kinds.
 	Tool string
-	// Delay is FaultDelay's and FaultDelayHeaders' duration.
+	// Delay is FaultDelay's, FaultDelayHeaders' and FaultTaskExpire's
+	// duration.
 	Delay time.Duration
 	// Code is FaultCrash's exit code; zero means 1.
 	Code int
 	// Bytes is the size for FaultOversize and FaultFloodStderr.
 	Bytes int
-	// Count is the number of notifications FaultFloodNotifications sends.
+	// Count is the number of notifications FaultFloodNotifications sends,
+	// and of polls FaultTaskPollError refuses.
 	Count int
-	// Message is FaultError's error and FaultPanic's panic value; empty
+	// Message is FaultError's error, FaultTaskFail's and FaultPanic's
+	// panic value; empty
 	// means the kind's default.
 	Message string
 	// Events is the number of server-sent events FaultDrop and
@@ -316,6 +325,9 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: %s needs a positive count", ErrBadFault, f.Kind)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
 		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
+	}
+	if err := f.checkTask(); err != nil {
+		return err
 	}
 	return f.checkSystem(runtime.GOOS)
 }

@@ -68,8 +68,8 @@ func TestNewRejects(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"unknown profile", Options{Profile: "huge"}, `unknown profile "huge"`},
-		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `profile "docs" has no tool "sample"`},
+		{"unknown catalog", Options{Catalog: "huge"}, `unknown catalog "huge"`},
+		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `catalog "docs" has no tool "sample"`},
 		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay needs a positive duration"},
 		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "works only in a stdio child"},
 		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "works only in a stdio child"},

@@ -42,7 +42,7 @@ func ExampleServer_StartHTTP() {
 	if err := c.Close(); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("executions:", fs.Executions("lookup"))
+	fmt.Println("executions:", fs.Counts().Executions["lookup"])
 	for _, r := range hs.Requests() {
 		switch {
 		case r.Method == http.MethodGet && r.LastEventID != "":

@@ -40,7 +40,7 @@ func TestHTTPLegacySSE(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if n := fs.Executions("lookup"); n != 1 {
+	if n := fs.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("lookup ran %d times, want 1", n)
 	}
 	reqs := hs.Requests()

@@ -108,7 +108,7 @@ func TestHTTPServe(t *testing.T) {
 	if diff := cmp.Diff("docs: http", textOf(res.Content)); diff != "" {
 		t.Errorf("result mismatch (-want +got):\n%s", diff)
 	}
-	if n := fs.Executions("lookup"); n != 1 {
+	if n := fs.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("lookup ran %d times, want 1", n)
 	}
 	// Every request carried the credential and the first session's id.
@@ -133,7 +133,7 @@ func TestHTTPDropResumesWithLastEventID(t *testing.T) {
 	if diff := cmp.Diff("docs: resume", textOf(res.Content)); diff != "" {
 		t.Errorf("result mismatch (-want +got):\n%s", diff)
 	}
-	if n := fs.Executions("lookup"); n != 1 {
+	if n := fs.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("lookup ran %d times, want 1", n)
 	}
 	reqs := hs.Requests()
@@ -162,7 +162,7 @@ func TestHTTPDropWithoutIDFails(t *testing.T) {
 		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
 	}
 	wantClass(t, err, client.ClassTransport)
-	if n := fs.Executions("lookup"); n != 1 {
+	if n := fs.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("lookup ran %d times, want 1", n)
 	}
 	reqs := hs.Requests()
@@ -176,7 +176,7 @@ func TestHTTPDropWithoutIDFails(t *testing.T) {
 	if _, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "next"}); err != nil {
 		t.Fatalf("next CallTool: %v", err)
 	}
-	if n := fs.Executions("lookup"); n != 2 {
+	if n := fs.Counts().Executions["lookup"]; n != 2 {
 		t.Errorf("lookup ran %d times after two calls, want 2", n)
 	}
 }
@@ -209,7 +209,7 @@ func TestHTTPGoneSession(t *testing.T) {
 		t.Fatal("CallTool on a gone session succeeded")
 	}
 	wantClass(t, err, client.ClassServer)
-	if n := fs.Executions("lookup"); n != 0 {
+	if n := fs.Counts().Executions["lookup"]; n != 0 {
 		t.Errorf("lookup ran %d times on a gone session, want 0", n)
 	}
 	calls := filter(hs.Requests(), isCall)
@@ -229,7 +229,7 @@ func TestHTTPServerError(t *testing.T) {
 			c := mustConnectHTTP(t, hs, nil)
 			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "down"})
 			wantClass(t, err, client.ClassServer)
-			if n := fs.Executions("lookup"); n != 0 {
+			if n := fs.Counts().Executions["lookup"]; n != 0 {
 				t.Errorf("lookup ran %d times behind a server error, want 0", n)
 			}
 			want := cmp0(status, http.StatusInternalServerError)
@@ -256,7 +256,7 @@ func TestHTTPRedirectRefused(t *testing.T) {
 			if reqs != 0 || auths != 0 {
 				t.Errorf("the other origin saw %d requests, %d with Authorization; want 0, 0", reqs, auths)
 			}
-			if n := fs.Executions("lookup"); n != 0 {
+			if n := fs.Counts().Executions["lookup"]; n != 0 {
 				t.Errorf("lookup ran %d times, want 0", n)
 			}
 		})
@@ -299,7 +299,7 @@ func TestHTTPDelayedHeaders(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("CallTool took %v with a 100ms header timeout", d)
 	}
-	if n := fs.Executions("lookup"); n != 0 {
+	if n := fs.Counts().Executions["lookup"]; n != 0 {
 		t.Errorf("lookup ran %d times, want 0: the request never reached the protocol", n)
 	}
 }

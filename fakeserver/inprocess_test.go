@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestDocsProfile(t *testing.T) {
+func TestDocsCatalog(t *testing.T) {
 	leakcheck.Check(t)
 	fs := newFake(t, nil)
 	cs := connect(t, fs, nil)
@@ -73,7 +73,7 @@ func TestExecutionsCounted(t *testing.T) {
 	wg.Wait()
 	call(t, cs, "lookup", `{"query":7}`) // invalid: not executed
 	callTool(context.Background(), cs, "nosuchtool", `{}`)
-	if got := fs.Executions("lookup"); got != 20 {
+	if got := fs.Counts().Executions["lookup"]; got != 20 {
 		t.Errorf("Executions(lookup) = %d, want 20", got)
 	}
 	want := Counts{Executions: map[string]int{"lookup": 20}, Rounds: map[string]int{"lookup": 20}}
@@ -126,7 +126,7 @@ func TestInProcessFaults(t *testing.T) {
 		if tt.fault.Kind == FaultDelay && time.Since(start) < tt.fault.Delay {
 			t.Errorf("delay: call returned after %v, before the %v delay", time.Since(start), tt.fault.Delay)
 		}
-		if n := fs.Executions("lookup"); n != 1 {
+		if n := fs.Counts().Executions["lookup"]; n != 1 {
 			t.Errorf("%s: Executions = %d, want 1", tt.name, n)
 		}
 		// The session goes on serving (the fault applies again).
@@ -149,7 +149,7 @@ func TestOversizeRaisesBound(t *testing.T) {
 // session serves the next call.
 func TestInProcessHang(t *testing.T) {
 	leakcheck.Check(t)
-	fs := newFake(t, &Options{Profile: ProfileRich, Faults: []Fault{{Kind: FaultHang, Tool: "lookup"}}})
+	fs := newFake(t, &Options{Catalog: CatalogRich, Faults: []Fault{{Kind: FaultHang, Tool: "lookup"}}})
 	cs := connect(t, fs, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -159,7 +159,7 @@ func TestInProcessHang(t *testing.T) {
 	if diff := cmp.Diff(outcome{Text: "item-01"}, call(t, cs, "item-01", `{}`)); diff != "" {
 		t.Errorf("call after a hung call mismatch (-want +got):\n%s", diff)
 	}
-	if n := fs.Executions("lookup"); n != 1 {
+	if n := fs.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("Executions(lookup) = %d, want 1", n)
 	}
 }

@@ -70,7 +70,7 @@ JSON), logging to stderr. It exits 0 when stdin ends, 143 on SIGTERM, 2 on bad
 flags.
 
 Flags:
-  --profile NAME              docs (default: tool lookup, resource docs://readme,
+  --catalog NAME              docs (default: tool lookup, resource docs://readme,
                               prompt summarize), rich (sampling, elicitation,
                               roots, logging, progress, list-changed,
                               pagination), or a definition registered by the
@@ -113,7 +113,7 @@ Flags:
 `
 
 type config struct {
-	profile, countFile, stopFile, pidFile, grandchildPIDFile, revision string
+	catalog, countFile, stopFile, pidFile, grandchildPIDFile, revision string
 	faults                                                             []Fault
 	http                                                               string // listen address; "" for stdio
 	sse, stateless                                                     bool
@@ -124,7 +124,7 @@ func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("fakeserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&c.profile, "profile", ProfileDocs, "")
+	fs.StringVar(&c.catalog, "catalog", CatalogDocs, "")
 	fs.StringVar(&c.countFile, "count-file", "", "")
 	fs.StringVar(&c.stopFile, "stop-file", "", "")
 	fs.StringVar(&c.pidFile, "pid-file", "", "")
@@ -198,7 +198,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 	}))
 	proc := &process{stdout: &lockedWriter{w: stdout}, stderr: stderr, exitFn: os.Exit, stopFile: c.stopFile}
-	s, err := newServer(&Options{Profile: c.profile, Faults: c.faults, CountFile: c.countFile, Logger: logger, Revision: c.revision}, proc)
+	s, err := newServer(&Options{Catalog: c.catalog, Faults: c.faults, CountFile: c.countFile, Logger: logger, Revision: c.revision}, proc)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 2

@@ -11,14 +11,14 @@ var (
 	registry   = map[string]*Definition{}
 )
 
-// Register makes d available by its name, as a profile: [Options].Profile,
-// the --profile flag of [Main] (and so of a stdio child that re-runs the
+// Register makes d available by its name, as a catalog: [Options].Catalog,
+// the --catalog flag of [Main] (and so of a stdio child that re-runs the
 // test binary), and mcptest's scripts. Register it before the child's
 // [MainIfChild] runs: in TestMain (mcptest.Main takes definitions) or in a
 // package-level variable's initialiser.
 //
 // Register returns an error wrapping [ErrBadDefinition] when d is invalid,
-// when its name is a built-in profile's, or when another definition is
+// when its name is a built-in catalog's, or when another definition is
 // registered under that name. Registering the same *Definition twice is a
 // no-op. d must not be changed after.
 func Register(d *Definition) error {
@@ -29,7 +29,7 @@ func Register(d *Definition) error {
 		return err
 	}
 	if _, ok := catalogs[d.Name]; ok {
-		return &DefinitionError{Definition: d.Name, Err: fmt.Errorf("the name of a built-in profile")}
+		return &DefinitionError{Definition: d.Name, Err: fmt.Errorf("the name of a built-in catalog")}
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -48,12 +48,12 @@ func Registered(name string) (*Definition, bool) {
 	return d, ok
 }
 
-// Profiles returns the names of the built-in profiles and of every
+// Catalogs returns the names of the built-in catalogs and of every
 // registered definition, sorted.
-func Profiles() []string {
+func Catalogs() []string {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	names := []string{ProfileDocs, ProfileRich}
+	names := []string{CatalogDocs, CatalogRich}
 	for n := range registry {
 		names = append(names, n)
 	}

@@ -101,7 +101,7 @@ func TestRichInputRequiredOnBothRevisions(t *testing.T) {
 	leakcheck.Check(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			fs := newFake(t, &Options{Profile: ProfileRich})
+			fs := newFake(t, &Options{Catalog: CatalogRich})
 			cs := connectRichAt(t, fs, newRichClient(), version)
 			tests := []struct{ tool, args, want string }{
 				{"sample", `{"prompt":"hello"}`, "sampled fake-model: echo hello"},
@@ -124,9 +124,9 @@ func TestRichInputRequiredOnBothRevisions(t *testing.T) {
 	}
 }
 
-func TestRichProfile(t *testing.T) {
+func TestRichCatalog(t *testing.T) {
 	leakcheck.Check(t)
-	fs := newFake(t, &Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Catalog: CatalogRich})
 	rc := newRichClient()
 	cs := connectRich(t, fs, rc)
 	ctx := context.Background()
@@ -178,7 +178,7 @@ func TestRichProfile(t *testing.T) {
 
 func TestRichPagination(t *testing.T) {
 	leakcheck.Check(t)
-	cs := connect(t, newFake(t, &Options{Profile: ProfileRich}), nil)
+	cs := connect(t, newFake(t, &Options{Catalog: CatalogRich}), nil)
 	ctx := context.Background()
 	var pages []int
 	var names []string
@@ -206,7 +206,7 @@ func TestRichPagination(t *testing.T) {
 
 func TestRichListChanged(t *testing.T) {
 	leakcheck.Check(t)
-	fs := newFake(t, &Options{Profile: ProfileRich})
+	fs := newFake(t, &Options{Catalog: CatalogRich})
 	rc := newRichClient()
 	cs := connectRich(t, fs, rc)
 	ctx := context.Background()

@@ -16,7 +16,7 @@ import (
 // for the tool act, then reply runs.
 func (s *Server) addTool(t *mcp.Tool, reply Reply) error {
 	name := t.Name
-	return s.srv.RegisterTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return s.register(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		call := s.begin(name, req)
 		res, err := s.round(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) { return reply(ctx, call) })
 		if err == nil && res != nil && res.InputRequests != nil {
@@ -37,6 +37,12 @@ func (s *Server) round(ctx context.Context, req *mcp.CallToolRequest, next func(
 			continue
 		}
 		if res, err, done := s.apply(ctx, req, f); done {
+			return res, err
+		}
+		if res, done, err := s.applyTask(req, f); done {
+			if err == nil && res.InputRequests != nil {
+				s.askedForInput(tool)
+			}
 			return res, err
 		}
 	}

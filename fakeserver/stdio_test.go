@@ -331,8 +331,8 @@ func TestMainFlags(t *testing.T) {
 		{[]string{"--help"}, 0, "usage: fakeserver", ""},
 		{[]string{"--bogus"}, 2, "", "flag provided but not defined"},
 		{[]string{"--fault", "explode"}, 2, "", "invalid fault"},
-		{[]string{"--profile", "huge"}, 2, "", `unknown profile "huge"`},
-		{[]string{"--fault", "hang=sample"}, 2, "", `profile "docs" has no tool "sample"`},
+		{[]string{"--catalog", "huge"}, 2, "", `unknown catalog "huge"`},
+		{[]string{"--fault", "hang=sample"}, 2, "", `catalog "docs" has no tool "sample"`},
 		{[]string{"extra"}, 2, "", `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {

@@ -68,8 +68,8 @@ func TestWrapFaultsAndCounts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fs.Profile() != "mine" {
-					t.Errorf("Profile() = %q, want the server's name", fs.Profile())
+				if fs.Name() != "mine" {
+					t.Errorf("Name() = %q, want the server's name", fs.Name())
 				}
 				cs := connect(t, fs, nil)
 				if diff := cmp.Diff(tt.want, call(t, cs, "search", `{"q":"x"}`)); diff != "" {
@@ -101,7 +101,7 @@ func TestWrapHang(t *testing.T) {
 			if _, err := callTool(ctx, cs, "search", `{"q":"x"}`); !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("hung call = %v, want the deadline", err)
 			}
-			if n := fs.Executions("search"); n != 1 {
+			if n := fs.Counts().Executions["search"]; n != 1 {
 				t.Errorf("Executions = %d, want 1", n)
 			}
 		})
@@ -154,7 +154,7 @@ func TestWrapDetach(t *testing.T) {
 	if diff := cmp.Diff(outcome{Text: "found"}, call(t, cs, "search", `{}`)); diff != "" {
 		t.Errorf("after Detach mismatch (-want +got):\n%s", diff)
 	}
-	if a, b := first.Executions("search"), second.Executions("search"); a != 1 || b != 1 {
+	if a, b := first.Counts().Executions["search"], second.Counts().Executions["search"]; a != 1 || b != 1 {
 		t.Errorf("executions: first %d, second %d; want 1 and 1", a, b)
 	}
 }

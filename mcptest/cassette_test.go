@@ -38,7 +38,7 @@ func TestCassetteRecordsThenReplaysWithNoServer(t *testing.T) {
 	t.Setenv(cassette.EnvRecord, "1")
 	live := mcptest.Stdio(t, nil)
 	recorded := lookupOnce(t, func(t *testing.T) client.Definition { return mcptest.Cassette(t, path, live.Definition(), nil) })
-	if got := live.Executions("lookup"); got != 1 {
+	if got := live.Counts().Executions["lookup"]; got != 1 {
 		t.Fatalf("recording ran lookup %d times, want 1", got)
 	}
 
@@ -49,7 +49,7 @@ func TestCassetteRecordsThenReplaysWithNoServer(t *testing.T) {
 	if diff := cmp.Diff(recorded, replayed); diff != "" {
 		t.Errorf("replayed answer mismatch (-recorded +replayed):\n%s", diff)
 	}
-	if got := live.Executions("lookup"); got != 1 {
+	if got := live.Counts().Executions["lookup"]; got != 1 {
 		t.Errorf("replay ran lookup on the live server: %d executions, want 1", got)
 	}
 }
@@ -99,7 +99,7 @@ func TestCassetteReplayMismatchFailsTheTest(t *testing.T) {
 func TestCassetteHTTPDefinition(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "http.cassette")
-		live := mcptest.HTTP(t, &mcptest.FakeOptions{Stateless: stateless})
+		live := mcptest.HTTP(t, &mcptest.HTTPOptions{Stateless: stateless})
 		var recorded, replayed string
 		t.Run("record", func(t *testing.T) {
 			t.Setenv(cassette.EnvRecord, "1")
@@ -112,8 +112,8 @@ func TestCassetteHTTPDefinition(t *testing.T) {
 				return mcptest.Cassette(t, path, client.Definition{Name: "docs"}, nil)
 			})
 		})
-		if recorded == "" || recorded != replayed || live.Executions("lookup") != 1 {
-			t.Errorf("stateless=%v: recorded %q, replayed %q, %d executions; want the same answer and one execution", stateless, recorded, replayed, live.Executions("lookup"))
+		if recorded == "" || recorded != replayed || live.Counts().Executions["lookup"] != 1 {
+			t.Errorf("stateless=%v: recorded %q, replayed %q, %d executions; want the same answer and one execution", stateless, recorded, replayed, live.Counts().Executions["lookup"])
 		}
 	}
 }

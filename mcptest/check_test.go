@@ -227,7 +227,7 @@ func TestCheckServerPassesTheFakeServers(t *testing.T) {
 	for _, profile := range []string{"docs", "rich"} {
 		t.Run(profile, func(t *testing.T) {
 			mcptest.LeakCheck(t)
-			f := mcptest.InProcess(t, &mcptest.FakeOptions{Profile: profile})
+			f := mcptest.InProcess(t, &mcptest.InProcessOptions{Catalog: profile})
 			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
 				t.Errorf("CheckServer: %v", err)
 			}
@@ -289,7 +289,7 @@ func TestCheckServerOneRevision(t *testing.T) {
 	for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
 		t.Run(rev, func(t *testing.T) {
 			mcptest.LeakCheck(t)
-			f := mcptest.InProcess(t, &mcptest.FakeOptions{Revision: rev})
+			f := mcptest.InProcess(t, &mcptest.InProcessOptions{Revision: rev})
 			if err := mcptest.CheckServer(t.Context(), f.Factory()); err != nil {
 				t.Errorf("CheckServer: %v", err)
 			}
@@ -344,10 +344,10 @@ func TestCheckServerOverHTTPAt20260728(t *testing.T) {
 	for name, factory := range map[string]func(t *testing.T) transport.Factory{
 		"fake": func(t *testing.T) transport.Factory { return mcptest.HTTP(t, nil).Factory() },
 		"fake-stateless": func(t *testing.T) transport.Factory {
-			return mcptest.HTTP(t, &mcptest.FakeOptions{Stateless: true}).Factory()
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Stateless: true}).Factory()
 		},
 		"fake-20260728": func(t *testing.T) transport.Factory {
-			return mcptest.HTTP(t, &mcptest.FakeOptions{Revision: fakeserver.Revision20260728}).Factory()
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: fakeserver.Revision20260728}).Factory()
 		},
 		"wrapped": func(t *testing.T) transport.Factory { return mcptest.WrapHTTP(t, own(), nil).Factory() },
 		"server": func(t *testing.T) transport.Factory {

@@ -15,7 +15,7 @@
 //		c := mcptest.Connect(t, fake.Definition(), nil)
 //		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "close"})
 //		…
-//		if n := fake.Executions("lookup"); n != 1 { t.Errorf("lookup ran %d times", n) }
+//		if n := fake.Counts().Executions["lookup"]; n != 1 { t.Errorf("lookup ran %d times", n) }
 //	}
 //
 // # Fake servers
@@ -23,14 +23,16 @@
 // [InProcess] starts a fakeserver in this process; [Stdio] runs one as a
 // stdio child per connection, re-running the test binary through [Main], so
 // nothing is built; [HTTP] serves one over Streamable HTTP on a loopback
-// port (stateless with FakeOptions.Stateless), with a second origin that
-// redirect faults point at. All take a profile or your own
-// fakeserver.Definition and the fault script (fakeserver.Fault), and count
-// every tool execution and round ([Fake.Executions], [Fake.Rounds]);
-// [Fake.Client] connects a client in one line; [Fake.HTTP] gives what an
-// HTTP fake saw:
+// port, with a second origin that redirect faults point at. All take a
+// built-in catalog or your own fakeserver.Definition and the fault script
+// (fakeserver.Fault), and count every tool execution and round
+// ([Fake.Counts]); [Fake.Client] connects a client in one line;
+// [Fake.HTTP] gives what an HTTP fake saw. Each takes an options type of
+// its own ([InProcessOptions], [StdioOptions], [HTTPOptions]), holding only
+// what acts there: the child's supervision for Stdio; serving without
+// sessions, OAuth protection and the client's transport for HTTP:
 //
-//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}})
+//	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}})
 //	c := mcptest.Connect(t, fake.Definition(), nil)
 //	… c.CallTool(…) // resumed with Last-Event-ID
 //	for _, r := range fake.HTTP().Requests() { … } // "GET session=fake-1 last-event-id=…"
@@ -44,16 +46,18 @@
 //		mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}})
 //	}
 //
-//	fake := mcptest.Stdio(t, &mcptest.FakeOptions{Definition: weather, Faults: …})
+//	fake := mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: …})
 //
 // # Your own server
 //
 // [Wrap] serves your own server under test (a go-sdk *mcp.Server or a
 // *server.Server) in this process with the same fault script and counters,
-// [WrapHTTP] over Streamable HTTP; [CheckServer] checks it keeps the
+// [WrapHTTP] over Streamable HTTP ([WrapOptions] and [WrapHTTPOptions]
+// hold the faults, and for HTTP how it is served: a wrapped server has its
+// own catalog and revisions); [CheckServer] checks it keeps the
 // protocol's rules, and [GoldenCatalog] pins what it publishes:
 //
-//	fake := mcptest.Wrap(t, srv, &mcptest.FakeOptions{Faults: …})
+//	fake := mcptest.Wrap(t, srv, &mcptest.WrapOptions{Faults: …})
 //	if err := mcptest.CheckServer(t.Context(), fake.Factory()); err != nil { … }
 //	c := fake.Client(nil)
 //	mcptest.GoldenCatalog(t, "testdata/catalog.txtar", c.Catalog())
@@ -69,7 +73,7 @@
 // grant with PKCE through a non-interactive redirect
 // ([FetchAuthorizationCode] is the go-sdk fetcher for it), client
 // credentials, refresh, scopes, and faults (InvalidGrant, TokenDelay,
-// WrongIssuer, Loop401). FakeOptions.Auth puts an [HTTP] fake behind it,
+// WrongIssuer, Loop401). HTTPOptions.Auth puts an [HTTP] fake behind it,
 // as a protected resource that refuses a missing or expired token (401)
 // and a token without a tool's scope (403 insufficient_scope, for step-up).
 // [AuthServer.Counts] says what it issued and refused:
@@ -78,9 +82,9 @@
 //	cc, _ := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
 //		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
 //	})
-//	fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+//	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
 //		Auth: &mcptest.Protection{Server: as},
-//		HTTP: &streamablehttp.Options{Credentials: cc},
+//		Transport: &streamablehttp.Options{Credentials: cc},
 //	})
 //	c := fake.Client(nil)
 //	… as.Counts().TokensIssued …
@@ -141,16 +145,19 @@
 //
 // # Scenario files
 //
-// For github.com/rogpeppe/go-internal/testscript, [Commands] are the
-// commands below, [Setup] prepares a script for them, [Params] puts both
-// together with RequireExplicitExec and RequireUniqueNames, and [Main]
-// installs the [Programs] and your own ([MainOptions].Programs), run with
-// exec or connected to with connect stdio:
+// For github.com/rogpeppe/go-internal/testscript, [Main] installs the
+// programs below and your own ([MainOptions].Programs), run with exec or
+// connected to with connect stdio, and [RunScripts] runs a directory of
+// scripts with the commands below:
 //
 //	func TestMain(m *testing.M) {
 //		mcptest.Main(m, &mcptest.MainOptions{Programs: map[string]func() int{"myserver": myserver.Main}})
 //	}
 //	func TestScripts(t *testing.T) { mcptest.RunScripts(t, "testdata/script") }
+//
+// [Params] returns the testscript.Params that RunScripts uses, for a test
+// that adds commands, conditions or a Setup of its own before calling
+// testscript.Run.
 //
 // A script connects clients by name and asserts on what they see:
 //
@@ -160,7 +167,7 @@
 //	stderr '^class: server$'
 //	executions counts.json lookup 1
 //
-// The commands, in one map, sorted by name ([Commands]):
+// The commands, sorted by name (Params().Cmds):
 //
 //	authcounts NAME [COUNTER N]...
 //		Print the counters of the auth server NAME, one "COUNTER N" per
@@ -220,9 +227,9 @@
 //		then holds "class: CLASS" and "error: …" as for call. KIND is:
 //		  inprocess SERVER          a fake server started by serve
 //		  stdio [FLAGS] PROG [ARGS] a supervised child; PROG is looked up in
-//		                            the script's $PATH (fakeserver, from
-//		                            Programs, and yours from MainOptions
-//		                            are there). FLAGS: -env NAME=VALUE
+//		                            the script's $PATH (fakeserver, mcpcall,
+//		                            and yours from MainOptions are
+//		                            there). FLAGS: -env NAME=VALUE
 //		                            (repeatable), -inherit NAMES (comma list;
 //		                            - for none), -stderr-bytes N,
 //		                            -max-frame-bytes N, -close-grace D,
@@ -300,9 +307,9 @@
 //		As executions, for the rounds of TOOL: one more than its
 //		executions for each call that asked the client for input once.
 //
-//	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--profile NAME] [--revision REV] [--fault SPEC]...
+//	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--catalog NAME] [--revision REV] [--fault SPEC]...
 //		Start a fake server (fakeserver.New) named SERVER, for connect
-//		inprocess and executions; --profile may name a definition
+//		inprocess and executions; --catalog may name a definition
 //		registered through MainOptions.Definitions; --revision 2025-11-25
 //		or 2026-07-28 serves that protocol revision only
 //		(fakeserver.Options.Revision). Only in-process faults apply,
@@ -319,14 +326,14 @@
 //		request; repeatable), -tool-scope TOOL=S (needed by calls of TOOL;
 //		repeatable).
 //
-// When a script ends, [Setup] closes the clients it left open and fails the
-// script if a process of their groups survives.
+// When a script ends, the Setup of [Params] closes the clients it left
+// open and fails the script if a process of their groups survives.
 //
-// The programs ([Programs]), run with exec:
+// The programs [Main] installs, run with exec:
 //
 //	fakeserver [FLAGS]
 //		The fake server over stdin and stdout (fakeserver.Main; see
-//		`fakeserver --help`): --profile, --fault, --revision, --count-file,
+//		`fakeserver --help`): --catalog, --fault, --revision, --count-file,
 //		--stop-file, --pid-file, --grandchild-pid-file.
 //
 //	mcpcall [FLAGS] TOOL [JSON] -- PROG [ARGS...]

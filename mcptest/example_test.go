@@ -67,9 +67,9 @@ func ExampleCheckServer() {
 	// Output: <nil>
 }
 
-// The script commands, for testscript.Params.Cmds.
-func ExampleCommands() {
-	fmt.Println(slices.Sorted(maps.Keys(mcptest.Commands())))
+// The script commands, in testscript parameters ready for testscript.Run.
+func ExampleParams() {
+	fmt.Println(slices.Sorted(maps.Keys(mcptest.Params("testdata/script").Cmds)))
 	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions idtoken killchild procs requests rounds serve]
 }
 
@@ -85,7 +85,7 @@ func ExampleStdio() {
 			t.Fatal(err)
 		}
 		fmt.Println(text(res))
-		fmt.Println("executions:", fake.Executions("lookup"))
+		fmt.Println("executions:", fake.Counts().Executions["lookup"])
 	})
 	// Output:
 	// docs: close
@@ -101,7 +101,7 @@ func ExampleInProcess_definition() {
 		Reply:       fakeserver.Sequence(fakeserver.Text("sunny"), fakeserver.Text("rain")),
 	}}}
 	runTest(func(t testing.TB) {
-		fake := mcptest.InProcess(t, &mcptest.FakeOptions{
+		fake := mcptest.InProcess(t, &mcptest.InProcessOptions{
 			Definition: weather,
 			Faults:     []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "get_weather", Delay: time.Millisecond}},
 		})
@@ -113,7 +113,7 @@ func ExampleInProcess_definition() {
 			}
 			fmt.Println(text(res))
 		}
-		fmt.Println("executions:", fake.Executions("get_weather"))
+		fmt.Println("executions:", fake.Counts().Executions["get_weather"])
 	})
 	// Output:
 	// sunny
@@ -140,13 +140,13 @@ func ExampleWrap() {
 		return
 	}
 	runTest(func(t testing.TB) {
-		fake := mcptest.Wrap(t, srv, &mcptest.FakeOptions{
+		fake := mcptest.Wrap(t, srv, &mcptest.WrapOptions{
 			Faults: []fakeserver.Fault{{Kind: fakeserver.FaultError, Tool: "search", Message: "index offline"}},
 		})
 		c := fake.Client(nil)
 		_, err := c.CallTool(t.Context(), "search", map[string]any{"q": "x"})
 		fmt.Println(err)
-		fmt.Println("executions:", fake.Executions("search"))
+		fmt.Println("executions:", fake.Counts().Executions["search"])
 	})
 	// Output:
 	// mcp mine: call search: tool: tool reported an error: index offline
@@ -160,7 +160,7 @@ func ExampleWrap() {
 func ExampleHTTP() {
 	runTest(func(t testing.TB) {
 		mcptest.LeakCheck(t)
-		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
+		fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
 			Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
 		})
 		def := fake.Definition()
@@ -181,7 +181,7 @@ func ExampleHTTP() {
 			}
 		}
 		fmt.Println(text(res))
-		fmt.Println("executions:", fake.Executions("lookup"), "resumes:", resumes, "deletes:", deletes)
+		fmt.Println("executions:", fake.Counts().Executions["lookup"], "resumes:", resumes, "deletes:", deletes)
 	})
 	// Output:
 	// docs: resume
@@ -221,7 +221,7 @@ func ExampleCassette() {
 		}
 		fmt.Println("replayed:", text(res))
 	})
-	fmt.Println("executions at the server:", fake.Executions("lookup"))
+	fmt.Println("executions at the server:", fake.Counts().Executions["lookup"])
 	// Output:
 	// replayed: docs: cassettes
 	// executions at the server: 1
@@ -249,9 +249,9 @@ func ExampleNewAuthServer() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-			Auth: &mcptest.Protection{Server: as},
-			HTTP: &streamablehttp.Options{Credentials: cc},
+		fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
+			Auth:      &mcptest.Protection{Server: as},
+			Transport: &streamablehttp.Options{Credentials: cc},
 		})
 		c := fake.Client(nil)
 		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "oauth"})
@@ -279,9 +279,9 @@ func ExampleProtection() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-			Auth: &mcptest.Protection{Server: as, Scopes: []string{"mcp"}, ToolScopes: map[string][]string{"lookup": {"docs:write"}}},
-			HTTP: &streamablehttp.Options{Credentials: src},
+		fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
+			Auth:      &mcptest.Protection{Server: as, Scopes: []string{"mcp"}, ToolScopes: map[string][]string{"lookup": {"docs:write"}}},
+			Transport: &streamablehttp.Options{Credentials: src},
 		})
 		c := fake.Client(nil)
 		args := map[string]any{"query": "scopes"}
@@ -292,7 +292,7 @@ func ExampleProtection() {
 			t.Fatal(err)
 		}
 		fmt.Println(text(res))
-		fmt.Println("tokens issued:", as.Counts().TokensIssued, "executions:", fake.Executions("lookup"))
+		fmt.Println("tokens issued:", as.Counts().TokensIssued, "executions:", fake.Counts().Executions["lookup"])
 	})
 	// Output:
 	// first call re-sent: false
@@ -318,9 +318,9 @@ func ExampleAuthServer_IDToken() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-			Auth: &mcptest.Protection{Server: as},
-			HTTP: &streamablehttp.Options{Credentials: src},
+		fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
+			Auth:      &mcptest.Protection{Server: as},
+			Transport: &streamablehttp.Options{Credentials: src},
 		})
 		c := fake.Client(nil)
 		res, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "no secret"})

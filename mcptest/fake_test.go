@@ -22,7 +22,7 @@ func TestInProcessCountsEveryExecution(t *testing.T) {
 		if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.Executions("lookup"); got != i {
+		if got := f.Counts().Executions["lookup"]; got != i {
 			t.Fatalf("after %d calls, Executions = %d", i, got)
 		}
 	}
@@ -30,7 +30,7 @@ func TestInProcessCountsEveryExecution(t *testing.T) {
 
 func TestStdioCrashRunsOnceAndIsReaped(t *testing.T) {
 	mcptest.LeakCheck(t)
-	f := mcptest.Stdio(t, &mcptest.FakeOptions{
+	f := mcptest.Stdio(t, &mcptest.StdioOptions{
 		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "lookup", Code: 3}},
 	})
 	c := mcptest.Connect(t, f.Definition(), nil)
@@ -39,28 +39,33 @@ func TestStdioCrashRunsOnceAndIsReaped(t *testing.T) {
 	if !ok || e.Class != client.ClassServer || e.Diagnosis == nil || e.Diagnosis.ExitCode != 3 {
 		t.Fatalf("CallTool error = %v, want a server-class *client.Error with exit status 3", err)
 	}
-	if got := f.Executions("lookup"); got != 1 {
+	if got := f.Counts().Executions["lookup"]; got != 1 {
 		t.Errorf("Executions = %d, want 1", got)
 	}
 }
 
-// The rich profile's log tool honours the client's level on every
+// The rich catalog's log tool honours the client's level on every
 // transport and both revisions: on 2025-11-25 the client sets it with
 // logging/setLevel, on 2026-07-28 it carries it in every request's _meta.
 // A 2025-11-25 client served statelessly has no session to hold the level,
 // and the go-sdk logs at "info" for it.
 func TestRichLogOnEveryTransport(t *testing.T) {
 	mcptest.LeakCheck(t)
-	rich := &mcptest.FakeOptions{Profile: fakeserver.ProfileRich}
 	for _, tr := range []struct {
 		name  string
 		start func(testing.TB) *mcptest.Fake
 	}{
-		{"inprocess", func(t testing.TB) *mcptest.Fake { return mcptest.InProcess(t, rich) }},
-		{"stdio", func(t testing.TB) *mcptest.Fake { return mcptest.Stdio(t, rich) }},
-		{"http", func(t testing.TB) *mcptest.Fake { return mcptest.HTTP(t, rich) }},
+		{"inprocess", func(t testing.TB) *mcptest.Fake {
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{Catalog: fakeserver.CatalogRich})
+		}},
+		{"stdio", func(t testing.TB) *mcptest.Fake {
+			return mcptest.Stdio(t, &mcptest.StdioOptions{Catalog: fakeserver.CatalogRich})
+		}},
+		{"http", func(t testing.TB) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Catalog: fakeserver.CatalogRich})
+		}},
 		{"http-stateless", func(t testing.TB) *mcptest.Fake {
-			return mcptest.HTTP(t, &mcptest.FakeOptions{Profile: fakeserver.ProfileRich, Stateless: true})
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Catalog: fakeserver.CatalogRich, Stateless: true})
 		}},
 	} {
 		for _, profile := range []client.Profile{client.Profile20260728, client.Profile20251125} {
@@ -110,17 +115,17 @@ func TestFakesRefuseFaultsTheyCannotServe(t *testing.T) {
 		start func(testing.TB)
 		want  string
 	}{
-		{"InProcess with an HTTP fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.InProcess does not serve: use mcptest.HTTP"},
-		{"Stdio with an HTTP fault", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.Stdio does not serve: use mcptest.HTTP"},
+		{"InProcess with an HTTP fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.InProcess does not serve: use mcptest.HTTP"},
+		{"Stdio with an HTTP fault", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.Stdio does not serve: use mcptest.HTTP"},
 		{"Wrap with an HTTP fault", func(tb testing.TB) {
 			fs, err := fakeserver.New(nil)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			mcptest.Wrap(tb, fs.Server(), &mcptest.FakeOptions{Faults: drop})
+			mcptest.Wrap(tb, fs.Server(), &mcptest.WrapOptions{Faults: drop})
 		}, "use mcptest.WrapHTTP"},
-		{"InProcess with a process fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Faults: crash}) }, "works only in a stdio child"},
-		{"HTTP with a process fault", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.FakeOptions{Faults: crash}) }, "works only in a stdio child"},
+		{"InProcess with a process fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: crash}) }, "works only in a stdio child"},
+		{"HTTP with a process fault", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Faults: crash}) }, "works only in a stdio child"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recT{TB: t}

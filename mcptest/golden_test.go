@@ -23,7 +23,7 @@ func TestGoldenCatalogReportsADiffAndUpdates(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "catalog.txtar")
 	docs := mcptest.Connect(t, mcptest.InProcess(t, nil).Definition(), nil).Catalog()
-	rich := mcptest.Connect(t, mcptest.InProcess(t, &mcptest.FakeOptions{Profile: "rich"}).Definition(), nil).Catalog()
+	rich := mcptest.Connect(t, mcptest.InProcess(t, &mcptest.InProcessOptions{Catalog: "rich"}).Definition(), nil).Catalog()
 
 	r := &recT{TB: t}
 	if failures := r.run(func(tb testing.TB) { mcptest.GoldenCatalog(tb, path, docs) }); len(failures) != 1 || !strings.Contains(failures[0], "-update") {

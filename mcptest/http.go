@@ -13,29 +13,28 @@ import (
 // fake-1, fake-2, …, HTTP faults such as drop, redirect or gone; or
 // stateless with opts.Stateless), with its second listener, the other
 // origin. Its Definition connects through transport/streamablehttp with
-// opts.HTTP. [Fake.HTTP] gives the log of what the fake saw (DELETEs, a
-// resuming GET's Last-Event-ID, …) and what reached the other origin.
+// opts.Transport. [Fake.HTTP] gives the log of what the fake saw (DELETEs,
+// a resuming GET's Last-Event-ID, …) and what reached the other origin.
 //
 // At cleanup, a session still open (a client not closed, or closed without
 // its DELETE) fails the test; then the listeners are closed.
-func HTTP(t testing.TB, opts *FakeOptions) *Fake {
+func HTTP(t testing.TB, opts *HTTPOptions) *Fake {
 	t.Helper()
-	o := fakeOptions(opts)
-	refuseUnused(t, "mcptest.HTTP", o, true, false)
-	srv, err := fakeserver.New(&fakeserver.Options{Profile: o.Profile, Definition: o.Definition, Faults: o.Faults, Revision: o.Revision})
+	o := orZero(opts)
+	srv, err := catalogSpec{o.Catalog, o.Definition, o.Faults, o.Revision}.server()
 	if err != nil {
 		t.Fatalf("mcptest.HTTP: %v", err)
 	}
-	return serveHTTP(t, "mcptest.HTTP", srv, o)
+	return serveHTTP(t, "mcptest.HTTP", srv, httpSpec{o.Faults, o.Stateless, o.Auth, o.Transport, o.ClientProfile})
 }
 
 // serveHTTP serves srv over HTTP for a test.
-func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions) *Fake {
+func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *Fake {
 	t.Helper()
-	ho := &fakeserver.HTTPOptions{Stateless: o.Stateless}
-	if p := o.Auth; p != nil {
+	ho := &fakeserver.HTTPOptions{Stateless: o.stateless}
+	if p := o.auth; p != nil {
 		if p.Server == nil {
-			t.Fatalf("%s: FakeOptions.Auth has no Server", what)
+			t.Fatalf("%s: Auth has no Server", what)
 		}
 		ho.Wrap = func(next http.Handler) http.Handler { return p.Server.Protect(next, p) }
 	}
@@ -43,7 +42,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	f, err := streamablehttp.New(hs.URL, o.HTTP)
+	f, err := streamablehttp.New(hs.URL, o.transport)
 	if err != nil {
 		hs.Close()
 		t.Fatalf("%s: %v", what, err)
@@ -51,7 +50,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o FakeOptions)
 	// The client's connections are not wrapped: the go-sdk hands a
 	// Streamable HTTP connection the session's state through methods a
 	// wrapper cannot pass on.
-	fake := &Fake{t: t, name: srv.Profile(), profile: o.ClientProfile, faults: o.Faults, factory: f, srv: srv, http: hs}
+	fake := &Fake{t: t, name: srv.Name(), profile: o.clientProfile, faults: o.faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
 		if n := waitSessions(srv, nil, groupTimeout); n > 0 {

@@ -17,9 +17,9 @@ import (
 
 func TestHTTPFakeResumesAndDeletes(t *testing.T) {
 	mcptest.LeakCheck(t)
-	f := mcptest.HTTP(t, &mcptest.FakeOptions{
-		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
-		HTTP:   &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken("t0ken"))},
+	f := mcptest.HTTP(t, &mcptest.HTTPOptions{
+		Faults:    []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}},
+		Transport: &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken("t0ken"))},
 	})
 	if f.Kind() != transport.KindStreamableHTTP {
 		t.Errorf("Kind = %v, want %v", f.Kind(), transport.KindStreamableHTTP)
@@ -31,7 +31,7 @@ func TestHTTPFakeResumesAndDeletes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
-	if got := f.Executions("lookup"); got != 1 {
+	if got := f.Counts().Executions["lookup"]; got != 1 {
 		t.Errorf("Executions = %d, want 1", got)
 	}
 	if err := c.Close(); err != nil {

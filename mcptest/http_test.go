@@ -24,12 +24,13 @@ func TestScriptConnectHTTP(t *testing.T) {
 	p := mcptest.Params("")
 	p.Dir = ""
 	p.Files = []string{"testdata/http.txtar"}
+	mcpSetup := p.Setup
 	p.Setup = func(env *testscript.Env) error {
 		env.Setenv("DOCS_URL", hs.URL)
-		return mcptest.Setup(env)
+		return mcpSetup(env)
 	}
 	t.Cleanup(func() { // after the script, which runs as a parallel subtest
-		if n := fs.Executions("lookup"); n != 1 {
+		if n := fs.Counts().Executions["lookup"]; n != 1 {
 			t.Errorf("lookup ran %d times over HTTP, want 1", n)
 		}
 	})

@@ -61,7 +61,7 @@ func TestNothingLeftIsReportedAtOnce(t *testing.T) {
 			call(tb, mcptest.Connect(tb, def, nil))
 		}},
 		{"HTTP stateless", func(tb testing.TB) {
-			call(tb, mcptest.HTTP(tb, &mcptest.FakeOptions{Stateless: true}).Client(nil))
+			call(tb, mcptest.HTTP(tb, &mcptest.HTTPOptions{Stateless: true}).Client(nil))
 		}},
 		{"idle keep-alive of the go-sdk's client", func(tb testing.TB) {
 			newConnections()
@@ -142,7 +142,7 @@ func TestLeaksAreReported(t *testing.T) {
 		var leaked *client.Client
 		r := &recT{TB: t}
 		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
-			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild}}})
+			f := mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild}}})
 			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
 			if err != nil {
 				tb.Fatal(err)
@@ -164,7 +164,7 @@ func TestLeaksAreReported(t *testing.T) {
 		var leaked *client.Client
 		r := &recT{TB: t}
 		failures := runWithin(t, 30*time.Second, r, func(tb testing.TB) {
-			f := mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild, Setsid: true}}})
+			f := mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultGrandchild, Setsid: true}}})
 			c, err := client.Connect(t.Context(), f.Definition(), nil) // not mcptest.Connect: nobody closes it
 			if err != nil {
 				tb.Fatal(err)

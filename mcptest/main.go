@@ -31,7 +31,7 @@ var groupTimeout = DefaultGroupTimeout
 // MainOptions configure [Main]. A nil *MainOptions means defaults.
 type MainOptions struct {
 	// Programs are your own programs, installed for scripts beside mcptest's
-	// own ([Programs]): `exec NAME ARGS…`, or `connect CLIENT stdio NAME
+	// own (fakeserver and mcpcall, see the package documentation): `exec NAME ARGS…`, or `connect CLIENT stdio NAME
 	// ARGS…` to connect to your own server as a supervised child. Each
 	// function is the program's main and returns its exit code; os.Args
 	// holds the script's arguments. A name taken by mcptest's own programs
@@ -39,8 +39,8 @@ type MainOptions struct {
 	Programs map[string]func() int
 	// Definitions are your own fakes, registered by name
 	// (fakeserver.Register) before anything else runs, so that [Stdio]
-	// and the scripts (`serve S --profile NAME`, `connect C stdio
-	// fakeserver --profile NAME`) can serve them, in this process and in
+	// and the scripts (`serve S --catalog NAME`, `connect C stdio
+	// fakeserver --catalog NAME`) can serve them, in this process and in
 	// the children that re-run the test binary. An invalid or clashing
 	// definition stops the binary with an error.
 	Definitions []*fakeserver.Definition
@@ -50,7 +50,7 @@ type MainOptions struct {
 	GroupTimeout time.Duration
 }
 
-// Programs are the programs that [Main] installs for scripts, each run
+// programs are the programs that [Main] installs for scripts, each run
 // as `exec NAME ARGS…` by the test binary itself:
 //
 //	fakeserver [flags]    the fake server over stdin and stdout (fakeserver.Main;
@@ -59,7 +59,7 @@ type MainOptions struct {
 //	                      connect to PROG as a supervised stdio child, from
 //	                      this process's environment (the script's), call
 //	                      TOOL once, print its text, and close; see doc.go
-func Programs() map[string]func() int {
+func programs() map[string]func() int {
 	return map[string]func() int{
 		"fakeserver": func() int { return fakeserver.Main(os.Args[1:]) },
 		"mcpcall":    func() int { return mcpcall(os.Args[1:], os.Stdout, os.Stderr) },
@@ -97,7 +97,7 @@ func Main(m *testing.M, opts *MainOptions) {
 		}
 	}
 	fakeserver.MainIfChild()
-	progs := Programs()
+	progs := programs()
 	for _, name := range slices.Sorted(maps.Keys(o.Programs)) {
 		if _, ok := progs[name]; ok {
 			fmt.Fprintf(os.Stderr, "mcptest.Main: program %q is one of mcptest's own\n", name)

@@ -74,9 +74,9 @@ func TestDPoPNeverInTheCassette(t *testing.T) {
 		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key.Client(nil),
 	})
-	fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-		Auth: &mcptest.Protection{Server: as},
-		HTTP: &streamablehttp.Options{Credentials: src, Base: spy},
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
+		Auth:      &mcptest.Protection{Server: as},
+		Transport: &streamablehttp.Options{Credentials: src, Base: spy},
 	})
 	path := filepath.Join(t.TempDir(), "dpop.jsonl")
 	f, err := cassette.Open(path, fake.Factory(), &cassette.Options{Mode: cassette.ModeRecord})

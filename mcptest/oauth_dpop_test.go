@@ -75,7 +75,7 @@ func TestDPoPProofPerRequest(t *testing.T) {
 	if served < 3 {
 		t.Errorf("the fake served %d requests, want at least the 3 calls", served)
 	}
-	if n := fake.Executions("lookup"); n != 3 {
+	if n := fake.Counts().Executions["lookup"]; n != 3 {
 		t.Errorf("Executions = %d, want 3", n)
 	}
 }
@@ -264,7 +264,7 @@ func TestDPoPNonceRetry(t *testing.T) {
 	if got.NoncesIssued != 2 || got.TokensIssued != 1 || got.DPoPRefusals != 0 {
 		t.Errorf("counts %+v, want 2 nonces issued, 1 token, no DPoP refusal", got)
 	}
-	if n := fake.Executions("lookup"); n != 1 {
+	if n := fake.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("Executions = %d, want 1", n)
 	}
 }

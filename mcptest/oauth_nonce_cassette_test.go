@@ -34,9 +34,9 @@ func TestDPoPNonceSessionRecordsAndReplays(t *testing.T) {
 		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key.Client(nil),
 	})
-	fake := mcptest.HTTP(t, &mcptest.FakeOptions{
-		Auth: &mcptest.Protection{Server: as},
-		HTTP: &streamablehttp.Options{Credentials: src, Base: tr},
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
+		Auth:      &mcptest.Protection{Server: as},
+		Transport: &streamablehttp.Options{Credentials: src, Base: tr},
 	})
 	path := filepath.Join(t.TempDir(), "dpop.jsonl")
 	f, err := cassette.Open(path, fake.Factory(), &cassette.Options{Mode: cassette.ModeRecord})

@@ -19,7 +19,8 @@ import (
 )
 
 // A Protection makes a fake served over HTTP a protected resource of a
-// fake authorization server (FakeOptions.Auth, [AuthServer.Protect]).
+// fake authorization server ([HTTPOptions].Auth, [WrapHTTPOptions].Auth,
+// [AuthServer.Protect]).
 type Protection struct {
 	// Server issues the tokens the resource accepts. Required.
 	Server *AuthServer

@@ -39,7 +39,7 @@ func protectedFake(t testing.TB, as *mcptest.AuthServer, p *mcptest.Protection, 
 		p = &mcptest.Protection{}
 	}
 	p.Server = as
-	return mcptest.HTTP(t, &mcptest.FakeOptions{Auth: p, HTTP: &streamablehttp.Options{Credentials: creds}})
+	return mcptest.HTTP(t, &mcptest.HTTPOptions{Auth: p, Transport: &streamablehttp.Options{Credentials: creds}})
 }
 
 // A client with client credentials discovers the authorization server
@@ -59,7 +59,7 @@ func TestAuthServerClientCredentials(t *testing.T) {
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
-	if n := fake.Executions("lookup"); n != 3 {
+	if n := fake.Counts().Executions["lookup"]; n != 3 {
 		t.Errorf("Executions = %d, want 3", n)
 	}
 }
@@ -108,7 +108,7 @@ func TestAuthServerGoSDKAuthorizationCode(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
-	if n := fake.Executions("lookup"); n != 1 {
+	if n := fake.Counts().Executions["lookup"]; n != 1 {
 		t.Errorf("Executions = %d, want 1: the refused call never reached the tool", n)
 	}
 }
@@ -188,7 +188,7 @@ func TestAuthServerExpiry(t *testing.T) {
 	if diff := cmp.Diff(mcptest.AuthCounts{TokensIssued: 2, ResourceRefusals: 2}, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
-	if n := fake.Executions("lookup"); n != 2 {
+	if n := fake.Counts().Executions["lookup"]; n != 2 {
 		t.Errorf("Executions = %d, want 2", n)
 	}
 }

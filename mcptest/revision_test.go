@@ -24,21 +24,26 @@ func TestPinnedRevision(t *testing.T) {
 	mcptest.LeakCheck(t)
 	modes := []struct {
 		name  string
-		start func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake
+		start func(t testing.TB, rev string) *mcptest.Fake
 	}{
-		{"inprocess", mcptest.InProcess},
-		{"stdio", mcptest.Stdio},
-		{"http", mcptest.HTTP},
-		{"http-stateless", func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake {
-			o.Stateless = true
-			return mcptest.HTTP(t, o)
+		{"inprocess", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{Revision: rev})
+		}},
+		{"stdio", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.Stdio(t, &mcptest.StdioOptions{Revision: rev})
+		}},
+		{"http", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: rev})
+		}},
+		{"http-stateless", func(t testing.TB, rev string) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: rev, Stateless: true})
 		}},
 	}
 	for _, m := range modes {
 		for _, rev := range []string{fakeserver.Revision20251125, fakeserver.Revision20260728} {
 			for _, p := range []client.Profile{client.ProfileDefault, client.Profile20260728, client.Profile20251125} {
 				t.Run(fmt.Sprintf("%s/serves %s/client %s", m.name, rev, p), func(t *testing.T) {
-					fake := m.start(t, &mcptest.FakeOptions{Revision: rev})
+					fake := m.start(t, rev)
 					def := fake.Definition()
 					def.Profile = p
 					ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -49,7 +54,7 @@ func TestPinnedRevision(t *testing.T) {
 							c.Close()
 							t.Fatalf("a %s client connected to a fake that serves %s only, at %s", p, rev, c.ProtocolVersion())
 						}
-						if n := fake.Executions("lookup"); n != 0 {
+						if n := fake.Counts().Executions["lookup"]; n != 0 {
 							t.Errorf("Executions = %d, want 0", n)
 						}
 						return
@@ -64,7 +69,7 @@ func TestPinnedRevision(t *testing.T) {
 					if _, err := c.CallTool(ctx, "lookup", map[string]any{"query": "x"}); err != nil {
 						t.Fatal(err)
 					}
-					if n := fake.Executions("lookup"); n != 1 {
+					if n := fake.Counts().Executions["lookup"]; n != 1 {
 						t.Errorf("Executions = %d, want 1", n)
 					}
 				})
@@ -78,7 +83,7 @@ func TestPinnedRevision(t *testing.T) {
 // naming the revision it supports), and the tool does not run.
 func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
 	mcptest.LeakCheck(t)
-	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Revision: fakeserver.Revision20251125, Stateless: true})
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Revision: fakeserver.Revision20251125, Stateless: true})
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"query":"x"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"v0"}}}}`
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, fake.HTTP().URL, strings.NewReader(body))
@@ -101,7 +106,7 @@ func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
 	if !strings.Contains(string(got), `"code":-32022`) || !strings.Contains(string(got), `"supported":["2025-11-25"]`) {
 		t.Errorf("answer %s, want -32022 naming 2025-11-25", got)
 	}
-	if n := fake.Executions("lookup"); n != 0 {
+	if n := fake.Counts().Executions["lookup"]; n != 0 {
 		t.Errorf("Executions = %d, want 0", n)
 	}
 }
@@ -117,27 +122,33 @@ func TestUnknownRevision(t *testing.T) {
 	}
 }
 
-// FakeOptions.ClientProfile pins the client a Fake hands out (Definition,
+// ClientProfile pins the client a Fake hands out (Definition,
 // Client) to a revision, in every mode: a fake that serves both is reached
 // at the pinned one, and one that serves the other only refuses it.
 func TestFakeClientPinsAProfile(t *testing.T) {
 	for _, mode := range []struct {
 		name  string
-		start func(t testing.TB, o *mcptest.FakeOptions) *mcptest.Fake
+		start func(t testing.TB, p client.Profile, rev string) *mcptest.Fake
 	}{
-		{"inprocess", mcptest.InProcess},
-		{"stdio", mcptest.Stdio},
-		{"http", mcptest.HTTP},
+		{"inprocess", func(t testing.TB, p client.Profile, rev string) *mcptest.Fake {
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{ClientProfile: p, Revision: rev})
+		}},
+		{"stdio", func(t testing.TB, p client.Profile, rev string) *mcptest.Fake {
+			return mcptest.Stdio(t, &mcptest.StdioOptions{ClientProfile: p, Revision: rev})
+		}},
+		{"http", func(t testing.TB, p client.Profile, rev string) *mcptest.Fake {
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{ClientProfile: p, Revision: rev})
+		}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			mcptest.LeakCheck(t)
 			for _, p := range []client.Profile{client.Profile20251125, client.Profile20260728} {
-				c := mode.start(t, &mcptest.FakeOptions{ClientProfile: p}).Client(nil)
+				c := mode.start(t, p, "").Client(nil)
 				if got := c.ProtocolVersion(); got != p.ProtocolVersion() {
 					t.Errorf("ClientProfile %s: the Fake's client negotiated %s", p, got)
 				}
 			}
-			def := mode.start(t, &mcptest.FakeOptions{ClientProfile: client.Profile20260728, Revision: fakeserver.Revision20251125}).Definition()
+			def := mode.start(t, client.Profile20260728, fakeserver.Revision20251125).Definition()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			if c, err := client.Connect(ctx, def, nil); !errors.Is(err, client.ErrRevisionMismatch) {
@@ -154,9 +165,17 @@ func TestFakeClientPinsAProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := mcptest.Wrap(t, srv.Server(), &mcptest.FakeOptions{ClientProfile: client.Profile20251125}).Client(nil)
+		c := mcptest.Wrap(t, srv.Server(), &mcptest.WrapOptions{ClientProfile: client.Profile20251125}).Client(nil)
 		if got := c.ProtocolVersion(); got != "2025-11-25" {
 			t.Errorf("the wrapped server's client negotiated %s, want 2025-11-25", got)
+		}
+		other, err := fakeserver.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := mcptest.WrapHTTP(t, other.Server(), &mcptest.WrapHTTPOptions{ClientProfile: client.Profile20251125}).Client(nil)
+		if got := ch.ProtocolVersion(); got != "2025-11-25" {
+			t.Errorf("the wrapped server's client over HTTP negotiated %s, want 2025-11-25", got)
 		}
 	})
 }

@@ -15,12 +15,12 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// Cmd is a testscript command: see doc.go for each one's usage.
-type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
+// cmd is a testscript command: see doc.go for each one's usage.
+type cmd = func(ts *testscript.TestScript, neg bool, args []string)
 
 // commands holds every script command, sorted by name; doc.go is their
 // manual.
-var commands = map[string]Cmd{
+var commands = map[string]cmd{
 	"authcounts": cmdAuthCounts,
 	"authexpire": cmdAuthExpire,
 	"authserver": cmdAuthServer,
@@ -39,10 +39,9 @@ var commands = map[string]Cmd{
 	"serve":      cmdServe,
 }
 
-// Commands returns the script commands (see the package documentation),
-// a new map each time, to set as testscript.Params.Cmds or merge into a
-// package's own. They need [Setup].
-func Commands() map[string]Cmd {
+// scriptCommands returns the script commands (see the package
+// documentation), a new map each time. They need setup.
+func scriptCommands() map[string]cmd {
 	m := maps.Clone(commands)
 	for name, c := range m {
 		m[name] = func(ts *testscript.TestScript, neg bool, args []string) {
@@ -54,14 +53,27 @@ func Commands() map[string]Cmd {
 }
 
 // Params returns testscript parameters that run the scripts in dir with
-// the commands, Setup, and the checks this project uses for its own
-// scripts: RequireExplicitExec (programs run only through exec) and
-// RequireUniqueNames (no file of the archive written twice).
+// mcptest's commands (Cmds, a new map each time: add your own to it), the
+// Setup they need, and the checks this project uses for its own scripts:
+// RequireExplicitExec (programs run only through exec) and
+// RequireUniqueNames (no file of the archive written twice). Setup sets
+// GORACE so that the race-enabled children a script runs do not sleep at
+// exit, and closes, when the script ends, every client it left open; a
+// process group that survives that Close fails the script, with a report
+// of its processes. A Setup of your own calls it first:
+//
+//	p := mcptest.Params("testdata/script")
+//	mcpSetup := p.Setup
+//	p.Setup = func(env *testscript.Env) error {
+//		env.Setenv("API_URL", url)
+//		return mcpSetup(env)
+//	}
+//	testscript.Run(t, p)
 func Params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
-		Setup:               Setup,
-		Cmds:                Commands(),
+		Setup:               setup,
+		Cmds:                scriptCommands(),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 	}
@@ -130,16 +142,12 @@ func (sc *scriptClient) close() error {
 	return err
 }
 
-// Setup prepares a script for the commands: it sets GORACE so that the
-// race-enabled children the script runs do not sleep at exit, and closes,
-// when the script ends, every client it left open. A process group that
-// survives that Close fails the script, with a report of its processes.
-// Call it from a Params.Setup of your own if you have one.
-func Setup(env *testscript.Env) error {
+// setup prepares a script for the commands (see [Params]).
+func setup(env *testscript.Env) error {
 	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*AuthServer{}}
 	env.Values[stateKey{}] = st
 	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		env.Setenv("GORACE", strings.TrimSpace(g+" "+NoExitSleep))
+		env.Setenv("GORACE", strings.TrimSpace(g+" "+noExitSleep))
 	}
 	env.Defer(func() {
 		if report := st.teardown(); report != "" {
@@ -183,7 +191,7 @@ func (st *state) teardown() string {
 func stateOf(ts *testscript.TestScript) *state {
 	st, ok := ts.Value(stateKey{}).(*state)
 	if !ok {
-		ts.Fatalf("mcptest commands need mcptest.Setup in testscript.Params")
+		ts.Fatalf("mcptest commands need the Setup of mcptest.Params")
 	}
 	return st
 }

@@ -195,7 +195,7 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 		}
 		so := sf.options(dir)
 		if _, ok := so.Env["GORACE"]; !ok {
-			so.Env["GORACE"] = NoExitSleep // a race-enabled child would sleep a second at exit
+			so.Env["GORACE"] = noExitSleep // a race-enabled child would sleep a second at exit
 		}
 		f, err := stdio.New(prog, sfs.Args()[1:], so)
 		return f, none, err
@@ -403,7 +403,7 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-const serveUsage = "serve [-http | -sse] [-stateless] [-auth AUTHSERVER [-auth-scope S]... [-tool-scope TOOL=S]...] SERVER [--profile NAME] [--revision REV] [--fault SPEC]..."
+const serveUsage = "serve [-http | -sse] [-stateless] [-auth AUTHSERVER [-auth-scope S]... [-tool-scope TOOL=S]...] SERVER [--catalog NAME] [--revision REV] [--fault SPEC]..."
 
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "serve", serveUsage)
@@ -436,7 +436,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	sfs := flags(ts, "serve", serveUsage)
 	var opts fakeserver.Options
-	sfs.StringVar(&opts.Profile, "profile", "", "")
+	sfs.StringVar(&opts.Catalog, "catalog", "", "")
 	sfs.StringVar(&opts.Revision, "revision", "", "")
 	sfs.Func("fault", "", func(s string) error {
 		f, err := fakeserver.ParseFault(s)

@@ -25,16 +25,16 @@ var fakeTransports = []struct {
 	where func(fakeserver.Fault) bool // which faults act there
 }{
 	{"inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.InProcess(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+		return mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather, Faults: f})
 	}, inProcessFault},
 	{"stdio", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.Stdio(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+		return mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: f})
 	}, func(f fakeserver.Fault) bool { return !f.HTTPOnly() }},
 	{"http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.HTTP(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+		return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f})
 	}, func(f fakeserver.Fault) bool { return !f.StdioOnly() }},
 	{"http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.HTTP(t, &mcptest.FakeOptions{Definition: weather, Faults: f, Stateless: true})
+		return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f, Stateless: true})
 	}, func(f fakeserver.Fault) bool { return !f.StdioOnly() }},
 }
 
@@ -141,7 +141,7 @@ func TestUserFakeFaultsOnEveryTransport(t *testing.T) {
 						d = 100 * time.Millisecond // the call never returns: give up on it
 					}
 					text, isError, err := callText(cs, tool, map[string]any{"city": "Oslo"}, d)
-					got := want{Executions: fake.Executions(tool)}
+					got := want{Executions: fake.Counts().Executions[tool]}
 					if err == nil && !isError {
 						got.Text = text
 					}
@@ -168,7 +168,7 @@ func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 				cs := connectAt(t, fake, version)
 				text, isError, err := callText(cs, "confirm", nil, 5*time.Second)
 				if tr.name == "http-stateless" && version == "2025-11-25" {
-					got := [2]int{fake.Executions("confirm"), fake.Rounds("confirm")}
+					got := [2]int{fake.Counts().Executions["confirm"], fake.Counts().Rounds["confirm"]}
 					if err != nil || !isError || !strings.Contains(text, "input from the client unavailable") || got != [2]int{0, 1} {
 						t.Errorf("confirm = %q, isError %v, %v, [executions rounds] %v; want input unavailable and [0 1]", text, isError, err, got)
 					}
@@ -177,7 +177,7 @@ func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 				if err != nil || isError || text != "confirmed: accept" {
 					t.Fatalf("confirm = %q, isError %v, %v; want confirmed: accept", text, isError, err)
 				}
-				got := [2]int{fake.Executions("confirm"), fake.Rounds("confirm")}
+				got := [2]int{fake.Counts().Executions["confirm"], fake.Counts().Rounds["confirm"]}
 				if diff := cmp.Diff([2]int{1, 2}, got); diff != "" {
 					t.Errorf("[executions, rounds] mismatch (-want +got):\n%s", diff)
 				}
@@ -217,7 +217,7 @@ func TestUserFakeFloodNotificationsOnEveryTransport(t *testing.T) {
 						t.Fatalf("%d of %d notifications arrived", i, n)
 					}
 				}
-				if got := fake.Executions("get_weather"); got != 1 {
+				if got := fake.Counts().Executions["get_weather"]; got != 1 {
 					t.Errorf("Executions = %d, want 1", got)
 				}
 				if d := c.DroppedNotifications(); d != 0 {

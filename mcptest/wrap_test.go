@@ -11,8 +11,6 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/server"
-	"github.com/looprig/mcp/transport/stdio"
-	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,22 +52,22 @@ var wrappers = []struct {
 	wrap func(t testing.TB, faults []fakeserver.Fault) *mcptest.Fake
 }{
 	{"go-sdk/inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.Wrap(t, mySDKServer(), &mcptest.FakeOptions{Faults: f})
+		return mcptest.Wrap(t, mySDKServer(), &mcptest.WrapOptions{Faults: f})
 	}},
 	{"go-sdk/http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.FakeOptions{Faults: f})
+		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.WrapHTTPOptions{Faults: f})
 	}},
 	{"go-sdk/http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.FakeOptions{Faults: f, Stateless: true})
+		return mcptest.WrapHTTP(t, mySDKServer(), &mcptest.WrapHTTPOptions{Faults: f, Stateless: true})
 	}},
 	{"server/inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.Wrap(t, myServer(t), &mcptest.FakeOptions{Faults: f})
+		return mcptest.Wrap(t, myServer(t), &mcptest.WrapOptions{Faults: f})
 	}},
 	{"server/http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.WrapHTTP(t, myServer(t), &mcptest.FakeOptions{Faults: f})
+		return mcptest.WrapHTTP(t, myServer(t), &mcptest.WrapHTTPOptions{Faults: f})
 	}},
 	{"server/http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.WrapHTTP(t, myServer(t), &mcptest.FakeOptions{Faults: f, Stateless: true})
+		return mcptest.WrapHTTP(t, myServer(t), &mcptest.WrapHTTPOptions{Faults: f, Stateless: true})
 	}},
 }
 
@@ -121,7 +119,7 @@ func TestWrapYourOwnServer(t *testing.T) {
 				if err == nil {
 					got = res.Content[0].(*mcp.TextContent).Text
 				}
-				if diff := cmp.Diff([2]any{ft.text, ft.execs}, [2]any{got, fake.Executions("search")}); diff != "" {
+				if diff := cmp.Diff([2]any{ft.text, ft.execs}, [2]any{got, fake.Counts().Executions["search"]}); diff != "" {
 					t.Errorf("[text, executions] mismatch (-want +got), error %v:\n%s", err, diff)
 				}
 			})
@@ -151,44 +149,44 @@ func toolNames(cat *client.Catalog) []string {
 	return names
 }
 
-// Bad options fail the test at once, with what is wrong.
-func TestWrapAndFakeOptionsRefused(t *testing.T) {
+// Bad options fail the test at once, with what is wrong. (An option that
+// cannot act where it is given cannot be written: TestOptionsHoldOnlyWhatActs.)
+func TestBadOptionsRefused(t *testing.T) {
 	cases := []struct {
 		name string
 		run  func(testing.TB)
 		want string
 	}{
 		{"wrap a fault for a missing tool", func(tb testing.TB) {
-			mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
+			mcptest.Wrap(tb, mySDKServer(), &mcptest.WrapOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
 		}, `server "mine" has no tool "nope"`},
-		{"wrap with a profile", func(tb testing.TB) {
-			mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Profile: "rich"})
-		}, "a fake's options"},
-		{"wrap with a revision", func(tb testing.TB) {
-			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.FakeOptions{Revision: fakeserver.Revision20251125})
-		}, "a fake's options"},
-		{"unknown revision", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Revision: "2025-11-26"}) }, `unknown protocol revision "2025-11-26"`},
-		{"in-process, stateless", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Stateless: true}) }, "FakeOptions.Stateless act only on a fake served over HTTP"},
-		{"in-process, protected", func(tb testing.TB) {
-			mcptest.InProcess(tb, &mcptest.FakeOptions{Auth: &mcptest.Protection{}, HTTP: &streamablehttp.Options{}})
-		}, "FakeOptions.Auth, HTTP act only on a fake served over HTTP"},
-		{"in-process, stdio options", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Stdio: &stdio.Options{}}) }, "FakeOptions.Stdio acts only on the children"},
-		{"stdio, protected", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.FakeOptions{Auth: &mcptest.Protection{}}) }, "FakeOptions.Auth act only"},
-		{"http, stdio options", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.FakeOptions{Stdio: &stdio.Options{}}) }, "FakeOptions.Stdio acts only"},
-		{"wrap, stateless", func(tb testing.TB) { mcptest.Wrap(tb, mySDKServer(), &mcptest.FakeOptions{Stateless: true}) }, "FakeOptions.Stateless act only"},
-		{"unknown profile", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.FakeOptions{Profile: "huge"}) }, `unknown profile "huge"`},
+		{"wrap over HTTP, a fault for a missing tool", func(tb testing.TB) {
+			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "nope"}}})
+		}, `server "mine" has no tool "nope"`},
+		{"unknown revision", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.StdioOptions{Revision: "2025-11-26"}) }, `unknown protocol revision "2025-11-26"`},
+		{"protected by no server", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Auth: &mcptest.Protection{}}) }, "mcptest.HTTP: Auth has no Server"},
+		{"wrap protected by no server", func(tb testing.TB) {
+			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Auth: &mcptest.Protection{}})
+		}, "mcptest.WrapHTTP: Auth has no Server"},
+		{"stdio, a catalog and a definition", func(tb testing.TB) {
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Catalog: "rich", Definition: weather})
+		}, `set Catalog ("rich") or Definition ("weather"), not both`},
+		{"in-process, a catalog and a definition", func(tb testing.TB) {
+			mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "rich", Definition: weather})
+		}, "not both"},
+		{"unknown catalog", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "huge"}) }, `unknown catalog "huge"`},
 		{"bad definition", func(tb testing.TB) {
-			mcptest.HTTP(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "x y"}})
+			mcptest.HTTP(tb, &mcptest.HTTPOptions{Definition: &fakeserver.Definition{Name: "x y"}})
 		}, "invalid definition"},
 		{"unregistered definition in a child", func(tb testing.TB) {
-			mcptest.Stdio(tb, &mcptest.FakeOptions{Definition: &fakeserver.Definition{Name: "unregistered"}})
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Definition: &fakeserver.Definition{Name: "unregistered"}})
 		}, `definition "unregistered" is not registered`},
 		{"a registered name, another definition", func(tb testing.TB) {
 			d := *weather
-			mcptest.Stdio(tb, &mcptest.FakeOptions{Definition: &d})
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Definition: &d})
 		}, `definition "weather" is not registered`},
 		{"bad fault for a child", func(tb testing.TB) {
-			mcptest.Stdio(tb, &mcptest.FakeOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
 		}, `has no tool "nope"`},
 	}
 	for _, tc := range cases {

@@ -88,6 +88,69 @@
 // of it. The answers themselves come from the client; check them as any
 // input.
 //
+// # Tools that run as tasks
+//
+// With Options.Tasks set, the server offers the tasks extension
+// (io.modelcontextprotocol/tasks, SEP-2663) on 2026-07-28 over
+// [Server.HTTPHandler] and [Server.ServeStdio], and [Server.RegisterTaskTool] publishes a tool
+// that runs as a task: for a client that declares the extension in the
+// request's capabilities, the tools/call is answered at once with the task
+// (a CreateTaskResult), and the handler runs on after the reply:
+//
+//	{"resultType":"task","taskId":"3q2-7wAAAAAAAAAAAAAAAA","status":"working",
+//	 "createdAt":"…","lastUpdatedAt":"…","ttlMs":3600000,"pollIntervalMs":500}
+//
+// The client polls tasks/get, whose reply (resultType "complete") is the
+// task with, by status: inputRequests (input_required: what the handler
+// asked for and is not yet answered), result (completed: the tool's
+// result, an isError one for a tool failure) or error (failed: a
+// *jsonrpc.Error the handler returned, or -32603 for a panic). It answers
+// input with tasks/update {taskId, inputResponses}: the answered keys
+// leave inputRequests, keys not asked for are ignored, and once all are
+// answered the handler runs again with them, as a continuation would
+// (see "Tools that need the user"); a task not input_required refuses an
+// update with -32602. tasks/cancel ends the task (its handler's context
+// ends) and is acknowledged {"resultType":"complete"}, for a finished
+// task too. The handler runs once per round however often the client
+// polls.
+//
+// A task tool is optional (a client without the extension gets the tool
+// run in the request) or required (TaskToolOptions.Required: such a client
+// gets -32021 with data {"requiredCapabilities":{"extensions":
+// {"io.modelcontextprotocol/tasks":{}}}} before the handler runs).
+// TaskToolOptions.InputFirst lets a handler gather its input with
+// input-required results in the request before the continuation that
+// carries the answers becomes the task. tasks/* without the extension
+// declared get -32021; a tasks/* request's Mcp-Method must be its method
+// and its Mcp-Name its taskId (else 400 and -32020, header mismatch).
+//
+// Task ids are 128 random bits. A task belongs to the authenticated
+// principal that started it (auth.TokenInfo.UserID): to any other, its id
+// reads as an unknown task (-32602), as a guessed one does. (Without
+// authentication every client is the same principal, and the id is the
+// only secret; a stdio session has no principal.) The bounds
+// (TaskOptions): tasks per principal in the store (DefaultMaxTasks, 100;
+// past it the tools/call gets -32603 and its handler does not run), time
+// to live (DefaultTaskTTL, 1 hour: the task is then cancelled and
+// forgotten), result size (DefaultTaskResultBytes, 1 MiB, and never over
+// Options.MaxResultBytes: a larger result completes the task with an
+// isError "result too large"). [Server.Close] cancels the tasks still
+// running and waits for their handlers.
+//
+// The go-sdk v1.8.0 has no tasks: it refuses methods it does not know
+// before any middleware, and its tools/call result cannot carry a task.
+// HTTPHandler therefore answers tasks/* itself from the body it has read,
+// and serves a task tool's tools/call through the go-sdk into a buffer,
+// replacing the reply with the task when one was started (such a call's
+// reply is sent when its handler returns, not streamed). ServeStdio
+// answers tasks/* from the frames it reads, and its frame writer sends a
+// started task in its call's result's place; a stdio session has no
+// principal. Over Server.Serve (a transport of the caller's) and
+// Server.Factory a task tool runs in the request (a required one fails
+// with -32603). Status notifications (notifications/tasks through
+// subscriptions/listen) are not sent: the go-sdk sends no notification
+// it does not know, and clients poll.
+//
 // # Determinism
 //
 // The server adds no clocks, random values or map-order leaks to what it

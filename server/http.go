@@ -425,9 +425,18 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r == nil && stateless {
 		r = h.s.checkParamHeaders(req, in)
 	}
+	var task *jsonrpc.Request
+	var taskID []byte
+	if r == nil && stateless {
+		task, taskID, _ = h.taskRequest(req, in)
+	}
 	switch {
 	case r != nil:
 		r.write(w)
+	case task != nil && isTaskMethod(task.Method):
+		h.serveTaskMethod(w, req, task, taskID)
+	case task != nil:
+		h.serveTaskCall(w, req, task)
 	case stateless:
 		h.serveStateless(w, req)
 	default:

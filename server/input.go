@@ -166,18 +166,7 @@ func (s *Server) askFor(ctx context.Context, c *turn, ss *mcp.ServerSession, cap
 			ErrInputUnavailable, c.b.name, strings.Join(kinds(reqs), ", "), ss.InitializeParams().ProtocolVersion)
 	}
 	if missing := missingCapabilities(caps, reqs, newProto); len(missing) > 0 {
-		// The error data is MissingRequiredClientCapabilityData, written
-		// by hand: mcp.ClientCapabilities always encodes "roots".
-		required := make(map[string]struct{}, len(missing))
-		for _, m := range missing {
-			required[m] = struct{}{}
-		}
-		data, _ := json.Marshal(map[string]any{"requiredCapabilities": required})
-		return &jsonrpc.Error{
-			Code:    mcp.CodeMissingRequiredClientCapabilities,
-			Message: fmt.Sprintf("%s needs client capabilities the client did not declare: %s", c.b.name, strings.Join(missing, ", ")),
-			Data:    data,
-		}
+		return missingCapabilityError(c.b.name, missing)
 	}
 	round := c.round + 1
 	if s.maxRounds >= 0 && round > s.maxRounds {
@@ -185,6 +174,23 @@ func (s *Server) askFor(ctx context.Context, c *turn, ss *mcp.ServerSession, cap
 	}
 	*state = s.seal(c.b, round, *state)
 	return nil
+}
+
+// missingCapabilityError is -32021 for the capabilities name needs that the
+// client did not declare. The error data is
+// MissingRequiredClientCapabilityData, written by hand:
+// mcp.ClientCapabilities always encodes "roots".
+func missingCapabilityError(name string, missing []string) *jsonrpc.Error {
+	required := make(map[string]struct{}, len(missing))
+	for _, m := range missing {
+		required[m] = struct{}{}
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": required})
+	return &jsonrpc.Error{
+		Code:    mcp.CodeMissingRequiredClientCapabilities,
+		Message: fmt.Sprintf("%s needs client capabilities the client did not declare: %s", name, strings.Join(missing, ", ")),
+		Data:    data,
+	}
 }
 
 // kinds names what input requests ask for, sorted.

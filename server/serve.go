@@ -55,7 +55,10 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		rc = io.NopCloser(stdin)
 	}
 	out := &frameWriter{w: stdout}
-	return s.Serve(ctx, &mcp.IOTransport{Reader: newScreen(rc, out), Writer: nopWriteCloser{out}})
+	ctx = context.WithValue(ctx, stdioKey{}, true)
+	sc := newScreen(rc, out)
+	sc.srv, sc.ctx = s, ctx
+	return s.Serve(ctx, &mcp.IOTransport{Reader: sc, Writer: nopWriteCloser{out}})
 }
 
 type nopWriteCloser struct{ io.Writer }

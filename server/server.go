@@ -170,6 +170,13 @@ type Options struct {
 	// Mark results that differ between users (per-user tool lists, private
 	// resources) "private".
 	Cache func(ctx context.Context, req mcp.Request, c *mcp.Cacheable)
+	// Tasks, if set, offers the tasks extension (SEP-2663): server/discover
+	// advertises it, tasks/get, tasks/update and tasks/cancel are answered
+	// over HTTPHandler and ServeStdio, and tools registered with RegisterTaskTool run as
+	// tasks. A zero TaskOptions gives its documented defaults. If nil, the
+	// extension is not offered, tasks/* methods are not found (-32601), and
+	// RegisterTaskTool fails.
+	Tasks *TaskOptions
 }
 
 // Server is the publisher registry: the tools, resources and prompts one
@@ -196,6 +203,9 @@ type Server struct {
 	resources map[string]bool
 	prompts   map[string]bool
 	headers   map[string][]paramHeader // by tool name
+	taskTools map[string]*taskTool     // the tools that run as tasks, by name
+
+	tasks *tasks // nil: the tasks extension is not offered
 }
 
 // New returns a Server named name at version, with no tools, resources or
@@ -239,6 +249,7 @@ func New(name, version string, opts *Options) (*Server, error) {
 		resources:      make(map[string]bool),
 		prompts:        make(map[string]bool),
 		headers:        make(map[string][]paramHeader),
+		taskTools:      make(map[string]*taskTool),
 	}
 	mo := &mcp.ServerOptions{
 		Instructions:      o.Instructions,
@@ -257,6 +268,11 @@ func New(name, version string, opts *Options) (*Server, error) {
 	}
 	if s.states == nil {
 		s.states = NewMemoryStateStore(0)
+	}
+	if o.Tasks != nil {
+		s.tasks = newTasks(o.Tasks)
+		mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
+		mo.Capabilities.AddExtension(TasksExtension, map[string]any{})
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)

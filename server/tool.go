@@ -181,6 +181,7 @@ func (s *Server) RemoveTools(names ...string) {
 		s.mu.Lock()
 		for _, n := range gone {
 			delete(s.headers, n)
+			delete(s.taskTools, n)
 		}
 		s.mu.Unlock()
 		s.mcp.RemoveTools(gone...)
@@ -205,6 +206,11 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if err != nil {
 			s.logger.Warn("tool call refused", "tool", name, "error", err)
 			return nil, err
+		}
+		if tt, ok := s.taskTool(name); ok {
+			if res, handled, err := s.startTask(ctx, name, c, tt, req); handled {
+				return res, err
+			}
 		}
 		hctx, done := requestScoped(ctx)
 		res, err := s.run(hctx, name, req, h)

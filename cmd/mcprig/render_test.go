@@ -46,7 +46,7 @@ var continuationCassette = filepath.Join("testdata", "continuation-2026.jsonl")
 // it; re-recording gives the same bytes).
 func TestContinuationCassette(t *testing.T) {
 	leakcheck.Check(t)
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: fakeserver.ProfileRich})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: fakeserver.CatalogRich})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestContinuationCassette(t *testing.T) {
 // it; re-recording gives the same bytes).
 func TestDropCassette(t *testing.T) {
 	leakcheck.Check(t)
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs", Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs", Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "lookup"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ var sessionKinds = func() []sessionKind {
 func liveDocs(t *testing.T, k sessionKind, faults ...string) transport.Factory {
 	t.Helper()
 	if k.transport == "stdio" {
-		args := []string{"fakeserver", "--profile", "docs"}
+		args := []string{"fakeserver", "--catalog", "docs"}
 		for _, f := range faults {
 			args = append(args, "--fault", f)
 		}
@@ -68,7 +68,7 @@ func liveDocs(t *testing.T, k sessionKind, faults ...string) transport.Factory {
 		}
 		fs = append(fs, f)
 	}
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs", Faults: fs})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs", Faults: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +258,13 @@ func editFile(t *testing.T, path, name string, oldnew ...string) string {
 // broken verify fails the test rather than hanging it.
 func TestVerifyEveryCassette(t *testing.T) {
 	leakcheck.Check(t)
-	fake, err := fakeserver.New(&fakeserver.Options{Profile: "docs"})
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fake.Close()
 	upstream := startDocsHTTP(t, fake, false)
-	broken, err := fakeserver.New(&fakeserver.Options{Profile: "docs", Faults: []fakeserver.Fault{{Kind: fakeserver.FaultError, Tool: "lookup", Message: "index offline"}}})
+	broken, err := fakeserver.New(&fakeserver.Options{Catalog: "docs", Faults: []fakeserver.Fault{{Kind: fakeserver.FaultError, Tool: "lookup", Message: "index offline"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,14 +272,14 @@ func TestVerifyEveryCassette(t *testing.T) {
 	brokenUpstream := startDocsHTTP(t, broken, true)
 	for _, k := range sessionKinds {
 		t.Run(k.name(), func(t *testing.T) {
-			for _, live := range [][]string{{"--", self(t), "fakeserver", "--profile", "docs"}, {"--upstream", upstream}} {
+			for _, live := range [][]string{{"--", self(t), "fakeserver", "--catalog", "docs"}, {"--upstream", upstream}} {
 				args := append([]string{"verify", "--timeout", verifyTimeout, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
 				code, stdout, stderr := runMcprig(args...)
 				if code != 0 || !strings.Contains(stdout, "no drift") {
 					t.Fatalf("mcprig %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
 			}
-			for _, live := range [][]string{{"--", self(t), "fakeserver", "--profile", "docs", "--fault", "error=lookup:index offline"}, {"--upstream", brokenUpstream}} {
+			for _, live := range [][]string{{"--", self(t), "fakeserver", "--catalog", "docs", "--fault", "error=lookup:index offline"}, {"--upstream", brokenUpstream}} {
 				out := filepath.Join(t.TempDir(), "live.jsonl")
 				args := append([]string{"verify", "--timeout", verifyTimeout, "-o", out, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
 				code, stdout, stderr := runMcprig(args...)

@@ -29,7 +29,9 @@ func TestVerifyEndsARecordedListen(t *testing.T) {
 func TestVerifyNamesWhatItWaitedFor(t *testing.T) {
 	leakcheck.Check(t)
 	path := filepath.Join("testdata", "docs.jsonl")
-	code, stdout, stderr := runMcprig("verify", "--timeout", "500ms", "--env", "GORACE="+noExitSleep, path, "--", self(t), "fakeserver", "--fault", "hang=lookup")
+	// The timeout covers starting the child too: long enough for a loaded
+	// machine to answer initialize.
+	code, stdout, stderr := runMcprig("verify", "--timeout", "5s", "--env", "GORACE="+noExitSleep, path, "--", self(t), "fakeserver", "--fault", "hang=lookup")
 	want := "waiting for the answer to tools/call (id 6): context deadline exceeded"
 	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path+":") {
 		t.Errorf("verify against a server whose lookup hangs: exit %d, stderr %q; want 1 and %q with the cassette's line\n%s", code, stderr, want, stdout)

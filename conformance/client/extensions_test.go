@@ -17,7 +17,7 @@ var testTool = &fakeserver.Definition{Name: "conformance", Tools: []fakeserver.T
 // context cc, and returns the fake.
 func runAuth(t *testing.T, scenario string, as *mcptest.AuthServer, cc map[string]any) (*mcptest.Fake, error) {
 	t.Helper()
-	fake := mcptest.HTTP(t, &mcptest.FakeOptions{Definition: testTool, Auth: &mcptest.Protection{Server: as}})
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: testTool, Auth: &mcptest.Protection{Server: as}})
 	vars := map[string]string{envScenario: scenario}
 	if cc != nil {
 		data, _ := json.Marshal(cc)
@@ -39,8 +39,8 @@ func TestAuthExtensionScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := as.Counts()
-		if got.TokensIssued != 1 || got.NoncesIssued != 2 || got.DPoPRefusals != 0 || fake.Executions("test-tool") != 1 {
-			t.Errorf("counts %+v, %d runs: want 1 token, 2 nonces, no DPoP refusal, 1 run", got, fake.Executions("test-tool"))
+		if got.TokensIssued != 1 || got.NoncesIssued != 2 || got.DPoPRefusals != 0 || fake.Counts().Executions["test-tool"] != 1 {
+			t.Errorf("counts %+v, %d runs: want 1 token, 2 nonces, no DPoP refusal, 1 run", got, fake.Counts().Executions["test-tool"])
 		}
 	})
 	t.Run("auth/wif-jwt-bearer", func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestAuthExtensionScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := as.Counts(); got.JWTBearerGrants != 1 || got.TokensIssued != 1 || fake.Executions("test-tool") != 1 {
+		if got := as.Counts(); got.JWTBearerGrants != 1 || got.TokensIssued != 1 || fake.Counts().Executions["test-tool"] != 1 {
 			t.Errorf("counts %+v: want 1 jwt-bearer grant, 1 token, 1 run", got)
 		}
 	})
@@ -67,7 +67,7 @@ func TestAuthExtensionScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if idp.Counts().TokenExchanges != 1 || as.Counts().JWTBearerGrants != 1 || fake.Executions("test-tool") != 1 {
+		if idp.Counts().TokenExchanges != 1 || as.Counts().JWTBearerGrants != 1 || fake.Counts().Executions["test-tool"] != 1 {
 			t.Errorf("IdP %+v, AS %+v: want 1 exchange, 1 jwt-bearer grant, 1 run", idp.Counts(), as.Counts())
 		}
 	})

@@ -19,8 +19,10 @@
 // on a free loopback port and runs the suite against it.
 //
 // It publishes what the suite's server scenarios call for, at 2025-11-25
-// and at 2026-07-28 (current.go), except the tasks extension. Its tools
-// that need the user are written once, as input-required results.
+// and at 2026-07-28 (current.go), and the tools of the tasks extension's
+// scenarios (tasks.go), which run as tasks for a client that declares the
+// extension. Its tools that need the user are written once, as
+// input-required results.
 package main
 
 import (

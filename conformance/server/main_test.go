@@ -96,7 +96,7 @@ func TestCatalog(t *testing.T) {
 		tools = append(tools, tool.Name)
 	}
 	want := []string{
-		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+		"confirm_delete", "failing_job", "greet", "json_schema_2020_12_tool", "multi_input", "protocol_error_job", "slow_compute", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
 		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
 		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
@@ -105,7 +105,7 @@ func TestCatalog(t *testing.T) {
 		"test_logging_tool", "test_missing_capability",
 		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
 		"test_streaming_elicitation", "test_tool_with_logging", "test_tool_with_progress",
-		"test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
+		"test_tool_with_task", "test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
 	}
 	if diff := cmp.Diff(want, tools); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)

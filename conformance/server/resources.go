@@ -18,11 +18,12 @@ func newServer() (*server.Server, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
 		Subscriptions: true,
+		Tasks:         &server.TaskOptions{},
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent} {
+	for _, register := range []func(*server.Server) error{registerTools, registerResources, registerPrompts, registerCurrent, registerTasks} {
 		if err := register(srv); err != nil {
 			return nil, err
 		}

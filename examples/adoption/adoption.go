@@ -60,7 +60,7 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 	defer os.RemoveAll(dir)
 	counts := filepath.Join(dir, "counts.json")
 
-	f, err := stdio.New(srv.Path, append(srv.Args, "--profile", "docs", "--count-file", counts), &stdio.Options{Env: srv.Env})
+	f, err := stdio.New(srv.Path, append(srv.Args, "--catalog", "docs", "--count-file", counts), &stdio.Options{Env: srv.Env})
 	if err != nil {
 		return err
 	}

@@ -42,13 +42,13 @@ func TestForecastSurvivesFaults(t *testing.T) {
 	const tool = "get_weather"
 	starts := map[string]func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake{
 		"inprocess": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.InProcess(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather, Faults: f})
 		},
 		"stdio": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.Stdio(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+			return mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: f})
 		},
 		"http": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.HTTP(t, &mcptest.FakeOptions{Definition: weather, Faults: f})
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f})
 		},
 	}
 	tests := []struct {
@@ -80,7 +80,7 @@ func TestForecastSurvivesFaults(t *testing.T) {
 			if diff := cmp.Diff("Oslo: "+tt.first, got[0]); diff != "" {
 				t.Errorf("first city mismatch (-want +got):\n%s", diff)
 			}
-			if n := fake.Executions(tool); n != tt.calls {
+			if n := fake.Counts().Executions[tool]; n != tt.calls {
 				t.Errorf("get_weather ran %d times, want %d", n, tt.calls)
 			}
 		})

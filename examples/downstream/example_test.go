@@ -31,7 +31,7 @@ func ExampleForecast() {
 	for _, line := range downstream.Forecast(ctx, c, "Oslo", "Rome") {
 		fmt.Println(line)
 	}
-	fmt.Println("calls:", fs.Executions("get_weather"))
+	fmt.Println("calls:", fs.Counts().Executions["get_weather"])
 	// Output:
 	// Oslo: sunny in Oslo
 	// Rome: sunny in Rome

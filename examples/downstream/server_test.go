@@ -36,7 +36,7 @@ func TestServer(t *testing.T) {
 // with a deadline gives up and the call ran once.
 func TestServerUnderFaults(t *testing.T) {
 	mcptest.LeakCheck(t)
-	fake := mcptest.Wrap(t, downstream.NewServer(), &mcptest.FakeOptions{
+	fake := mcptest.Wrap(t, downstream.NewServer(), &mcptest.WrapOptions{
 		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "convert"}},
 	})
 	c := fake.Client(nil)
@@ -45,7 +45,7 @@ func TestServerUnderFaults(t *testing.T) {
 	if _, err := c.CallTool(ctx, "convert", map[string]any{"value": 1, "from": "c"}); err == nil {
 		t.Fatal("a hung call returned")
 	}
-	if n := fake.Executions("convert"); n != 1 {
+	if n := fake.Counts().Executions["convert"]; n != 1 {
 		t.Errorf("convert ran %d times, want 1", n)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // cases are every attack of the matrix, by group.
-var cases = slices.Concat(bodyCases, jsonCases, idCases, headerCases, rebindingCases, sessionCases, continuationCases, slowCases, concurrencyCases)
+var cases = slices.Concat(bodyCases, jsonCases, idCases, headerCases, rebindingCases, sessionCases, continuationCases, taskCases, slowCases, concurrencyCases)
 
 // echo26 is a 2026-07-28 call of echo, its params ending with more.
 func echo26(id, more string) (string, header) { return call26(id, "echo", `{"text":"hi"}`, more) }

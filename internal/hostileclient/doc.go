@@ -8,7 +8,10 @@
 // differently (key case, duplicates, depth); ids the reply could not carry
 // back; headers that disagree with the body or come twice; rebinding
 // (Host, Origin); forged, foreign and surplus sessions; tampered, moved,
-// replayed, expired and missing continuations; slow headers and bodies, and
+// replayed, expired and missing continuations; tasks (a poll flood, guessed
+// and another principal's task ids, Mcp-Name or Mcp-Method that is not the
+// task's, the extension undeclared, an update of a finished task, the task
+// store past its bound); slow headers and bodies, and
 // connections past the bound, on the servers this module starts itself;
 // good calls beside hostile ones, and one continuation raced by many. Each
 // case counts the executions of the tools at the server — 0 for every

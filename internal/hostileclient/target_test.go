@@ -78,6 +78,7 @@ func newTarget(t *testing.T, kind, mode string, edit func(*server.Options, *serv
 		if edit != nil {
 			edit(o, ho)
 		}
+		o.Tasks = &server.TaskOptions{Store: server.NewMemoryTaskStore(maxTasks)}
 		s, err := server.New("hostile", "v1", o)
 		if err != nil {
 			t.Fatal(err)
@@ -87,11 +88,12 @@ func newTarget(t *testing.T, kind, mode string, edit func(*server.Options, *serv
 				t.Fatal(err)
 			}
 		}
+		tg.registerTaskTools(t, s)
 		h, err := s.HTTPHandler(ho)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { h.Close() })
+		t.Cleanup(func() { h.Close(); s.Close() })
 		tg.h = h
 	case "go-sdk":
 		s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "v1"}, nil)

@@ -434,7 +434,7 @@ func ServeIfChild() {
 	}
 	if Server(name) == Fake {
 		fakeserver.Register(FakeDefinition)
-		os.Exit(fakeserver.Main([]string{"--profile", FakeDefinition.Name}))
+		os.Exit(fakeserver.Main([]string{"--catalog", FakeDefinition.Name}))
 	}
 	s, err := newServed(Server(name))
 	if err != nil {

@@ -24,8 +24,8 @@ func TestMain(m *testing.M) {
 }
 
 func TestAgentRetriesNothing(t *testing.T) {
-	mcptest.LeakCheck(t)                           // no goroutine, child process or session left behind
-	fake := mcptest.Stdio(t, &mcptest.FakeOptions{ // or InProcess, or HTTP
+	mcptest.LeakCheck(t)                            // no goroutine, child process or session left behind
+	fake := mcptest.Stdio(t, &mcptest.StdioOptions{ // or InProcess, or HTTP
 		Definition: weather,
 		Faults:     []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "get_weather"}},
 	})
@@ -35,14 +35,14 @@ func TestAgentRetriesNothing(t *testing.T) {
 	if !errors.As(err, &e) || e.Class != client.ClassServer {
 		t.Fatalf("CallTool: %v, want a *client.Error of class server", err)
 	}
-	if n := fake.Executions("get_weather"); n != 1 {
+	if n := fake.Counts().Executions["get_weather"]; n != 1 {
 		t.Errorf("get_weather ran %d times, want 1", n)
 	}
 }
 
 // The scripted replies, call by call, on a fake with no fault.
 func TestSequenceReplies(t *testing.T) {
-	fake := mcptest.InProcess(t, &mcptest.FakeOptions{Definition: weather})
+	fake := mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather})
 	c := fake.Client(nil)
 	res, err := c.CallTool(t.Context(), "get_weather", map[string]any{"city": "Oslo"})
 	if err != nil {

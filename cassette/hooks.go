@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/looprig/mcp/cassette/internal/vcrext"
 	"github.com/looprig/mcp/internal/sse"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -17,36 +18,9 @@ const (
 	beforeReplay = recorder.BeforeResponseReplayHook
 )
 
-// VCRMode returns the go-vcr recorder mode that corresponds to m:
-// ModeReplay is go-vcr's ModeReplayOnly, ModeRecord its ModeRecordOnly,
-// ModeRecordOnce and ModePassthrough the modes of the same names.
-func (m Mode) VCRMode() recorder.Mode {
-	switch m {
-	case ModeRecord:
-		return recorder.ModeRecordOnly
-	case ModeRecordOnce:
-		return recorder.ModeRecordOnce
-	case ModePassthrough:
-		return recorder.ModePassthrough
-	}
-	return recorder.ModeReplayOnly
-}
-
-// ModeFromVCR returns the Mode that corresponds to a go-vcr recorder mode.
-// go-vcr's ModeReplayWithNewEpisodes has none (a cassette holds exactly one
-// session, so there is nothing to append to), and is an error.
-func ModeFromVCR(m recorder.Mode) (Mode, error) {
-	switch m {
-	case recorder.ModeReplayOnly:
-		return ModeReplay, nil
-	case recorder.ModeRecordOnly:
-		return ModeRecord, nil
-	case recorder.ModeRecordOnce:
-		return ModeRecordOnce, nil
-	case recorder.ModePassthrough:
-		return ModePassthrough, nil
-	}
-	return 0, fmt.Errorf("cassette: go-vcr mode %v has no equivalent: a cassette holds exactly one session", m)
+// The go-vcr options are set through vcrext by package cassette/vcr.
+func init() {
+	vcrext.Set = func(o any, e vcrext.Ext) { o.(*Options).vcr = e }
 }
 
 // applyHooks runs the hooks of the given kinds, in that order, on every

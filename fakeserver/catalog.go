@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// catalog is what a fake serves: a built-in profile's fixed set of tools,
+// catalog is what a fake serves: a built-in catalog's fixed set of tools,
 // resources and prompts, or a user's Definition.
 type catalog struct {
 	name, version string
@@ -26,15 +26,15 @@ type catalog struct {
 func (c catalog) has(tool string) bool { return slices.Contains(c.tools, tool) }
 
 var catalogs = map[string]catalog{
-	ProfileDocs: {
-		name:         ProfileDocs,
+	CatalogDocs: {
+		name:         CatalogDocs,
 		version:      Version,
 		instructions: "A fake documentation server.",
 		tools:        []string{"lookup"},
 		install:      installDocs,
 	},
-	ProfileRich: {
-		name:         ProfileRich,
+	CatalogRich: {
+		name:         CatalogRich,
 		version:      Version,
 		pageSize:     10,
 		instructions: "A fake server that exercises every client feature.",
@@ -43,30 +43,30 @@ var catalogs = map[string]catalog{
 	},
 }
 
-// resolveCatalog returns the catalog that Options.Profile and
+// resolveCatalog returns the catalog that Options.Catalog and
 // Options.Definition name.
-func resolveCatalog(profile string, def *Definition) (catalog, error) {
+func resolveCatalog(name string, def *Definition) (catalog, error) {
 	if def != nil {
-		if profile != "" {
-			return catalog{}, fmt.Errorf("fakeserver: set Options.Profile (%q) or Options.Definition (%q), not both", profile, def.Name)
+		if name != "" {
+			return catalog{}, fmt.Errorf("fakeserver: set Options.Catalog (%q) or Options.Definition (%q), not both", name, def.Name)
 		}
 		return definitionCatalog(def)
 	}
-	if profile == "" {
-		profile = ProfileDocs
+	if name == "" {
+		name = CatalogDocs
 	}
-	if c, ok := catalogs[profile]; ok {
+	if c, ok := catalogs[name]; ok {
 		return c, nil
 	}
-	if d, ok := Registered(profile); ok {
+	if d, ok := Registered(name); ok {
 		return definitionCatalog(d)
 	}
-	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownProfile, profile, strings.Join(Profiles(), ", "))
+	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownCatalog, name, strings.Join(Catalogs(), ", "))
 }
 
-// ErrUnknownProfile is returned when a profile is neither built in nor
+// ErrUnknownCatalog is returned when a catalog is neither built in nor
 // registered ([Register]).
-var ErrUnknownProfile = errors.New("unknown profile")
+var ErrUnknownCatalog = errors.New("unknown catalog")
 
 func definitionCatalog(d *Definition) (catalog, error) {
 	if err := d.check(); err != nil {
