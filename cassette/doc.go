@@ -166,6 +166,16 @@
 //     that the live client does not send are passed over once a later
 //     client message is served). The session's end goes out last.
 //   - Released messages are delivered in recorded order.
+//   - Polling is not part of what must match (the tasks extension,
+//     SEP-2663): recorded tasks/get requests of one task answered with the
+//     same state (its status, message, input requests, result or error;
+//     not its timestamps) count as one, so a live client is served the
+//     recorded states in order, one per poll, whatever the number of polls
+//     the recording client made (its poll interval, the machine's speed);
+//     the polls counted as one are not reported unused. A poll past the
+//     last recorded state matches nothing: the task's result is served
+//     once. A tasks/update or tasks/cancel recorded between two polls
+//     ends their run.
 //   - Bounds: an answer held for requests the live client does not make is
 //     held at most [Options].Wait ([DefaultWait] if zero); then its request
 //     fails with a [*MismatchError] naming the recorded requests it waited

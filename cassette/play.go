@@ -52,6 +52,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		k := p.recordedKey(int(i), infos[i].msg.kind)
 		p.index[k] = append(p.index[k], i)
 	}
+	collapsePolls(pl, infos, p.index)
 	return p, nil
 }
 

@@ -36,6 +36,7 @@ type plan struct {
 	clients []int32            // the client lines, in order
 	answers []int32            // the answer lines, in order
 	cancels map[string][]int32 // a recorded call's id key → the client lines cancelling it, in order; nil for none
+	polls   map[int32][]int32  // a task's poll → the later polls of the same state, collapsed into it (polls.go); nil for none
 }
 
 // A scheduler is one session's state over a plan.
@@ -83,6 +84,7 @@ func (s *scheduler) serve(i int) {
 	if a := s.pl.steps[i].answerAt; a >= 0 {
 		s.scanLimit = max(s.scanLimit, a+1)
 	}
+	s.servePolls(i)
 	s.advance()
 }
 

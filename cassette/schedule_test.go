@@ -29,16 +29,18 @@ var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want secti
 //	client notify METHOD     a notification
 //	client cancel ID         notifications/cancelled of request ID
 //	client answer ID         the client's answer to server request ID
+//	client poll ID TASK      a tasks/get of task TASK (update: a tasks/update)
 //	server answer ID         the server's answer to call ID
+//	server state ID STATUS   the server's answer to poll ID: its task's status
 //	server notify METHOD     a server notification
 //	server call ID METHOD    a server request
 //	end HOW [pending ID...]  the session's end (eof, error, client)
 //
 // and HTTP level (transport streamablehttp), S a stream number:
 //
-//	request S POST call ID TOOL | POST notify METHOD | POST answer ID | GET [last=EID] | DELETE
+//	request S POST call ID TOOL | POST poll ID TASK | POST notify METHOD | POST answer ID | GET [last=EID] | DELETE
 //	response S sse | json [answer ID] | empty
-//	event S [id=EID] answer ID | notify METHOD | call ID METHOD | prime
+//	event S [id=EID] answer ID | state ID STATUS | notify METHOD | call ID METHOD | prime
 //	close S HOW
 //	end client
 //
@@ -318,6 +320,11 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, f[1])), f[2:], true
 		case len(f) >= 2 && f[0] == "notify":
 			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, f[1])), f[2:], true
+		case len(f) >= 3 && (f[0] == "poll" || f[0] == "update"):
+			method := map[string]string{"poll": "tasks/get", "update": "tasks/update"}[f[0]]
+			return []byte(fmt.Sprintf(`{"id":%s,"jsonrpc":"2.0","method":%q,"params":{"taskId":%q}}`, f[1], method, f[2])), f[3:], true
+		case len(f) >= 3 && f[0] == "state":
+			return []byte(fmt.Sprintf(`{"id":%s,"jsonrpc":"2.0","result":{"lastUpdatedAt":%q,"status":%q,"taskId":"t"}}`, f[1], f[1], f[2])), f[3:], true
 		case len(f) >= 2 && f[0] == "answer":
 			return []byte(fmt.Sprintf(`{"id":%s,"jsonrpc":"2.0","result":{}}`, f[1])), f[2:], true
 		}

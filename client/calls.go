@@ -27,30 +27,37 @@ import (
 // When the tool ran and reported failure (IsError), CallTool returns the
 // result and a ClassTool *Error wrapping a *ToolError, so the content can
 // still be shown to a model.
+//
+// With Definition.Tasks set, the call declares the tasks extension
+// (protocol 2026-07-28), and a server may run the tool as a task: CallTool
+// then waits for the task's outcome as Task.Wait does (bounded by
+// Limits.MaxTaskPolls, TaskPollMin, TaskPollMax and TaskTimeout rather
+// than CallTimeout, which bounds each request), and cancels the task
+// (tasks/cancel) when it gives up: ctx ends, the client closes, or a bound
+// is passed. Its errors then hold a *TaskError naming the task.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	base, err := c.begin(OpCallTool, name)
+	base, err := c.beginCall(name)
 	if err != nil {
 		return nil, err
 	}
 	defer c.inflight.Done()
-	if err := c.callable(name); err != nil {
-		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: err}
-	}
-	ctx, cancel := c.bound(ctx, base)
+	callCtx, cancel := c.bound(ctx, base)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: name, Arguments: args}
-	if c.handlers.Progress != nil {
-		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
-	}
-	res, err := rounds(ctx, c, params, c.session.CallTool, toolInput, toolNext)
-	c.notes.catchUp(ctx)
+	t, err := c.start(callCtx, name, args, c.def.Tasks)
+	c.notes.catchUp(callCtx)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
-	if res.IsError {
-		return res, &Error{Class: ClassTool, Op: OpCallTool, Server: c.def.Name, Tool: name, Err: &ToolError{Text: text(res)}}
+	res, err := t.await(ctx, base)
+	if err != nil {
+		err = t.fail(err)
+		t.giveUp(ctx, err)
+		return nil, err
 	}
-	return res, nil
+	if t.id != "" {
+		c.notes.catchUp(ctx)
+	}
+	return t.outcome(res, nil)
 }
 
 // CallModel calls the tool whose binding has the given model name, as a
@@ -64,6 +71,20 @@ func (c *Client) CallModel(ctx context.Context, modelName string, args any) (*mc
 			Err: fmt.Errorf("%w: no binding has model name %q", ErrUnknownTool, modelName)}
 	}
 	return c.CallTool(ctx, tool, args)
+}
+
+// beginCall registers an in-flight call of tool, refused (a ClassPolicy
+// *Error, nothing registered) when the tool is not callable.
+func (c *Client) beginCall(tool string) (context.Context, error) {
+	base, err := c.begin(OpCallTool, tool)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.callable(tool); err != nil {
+		c.inflight.Done()
+		return nil, &Error{Class: ClassPolicy, Op: OpCallTool, Server: c.def.Name, Tool: tool, Err: err}
+	}
+	return base, nil
 }
 
 func (c *Client) callable(tool string) error {

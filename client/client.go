@@ -31,6 +31,7 @@ type Client struct {
 	handlers Handlers
 	session  *mcp.ClientSession
 	conn     *capture
+	clock    clock // as a task's wait sees time
 
 	// base is the parent of every in-flight call's context; Close cancels
 	// it when the drain timeout passes.
@@ -98,6 +99,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		wanted:    map[string]bool{},
 		listens:   map[string]string{},
 		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
+		clock: realClock{},
 	}
 	for _, t := range def.Disabled {
 		c.disabled[t] = true
@@ -115,7 +117,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	if err != nil {
 		return fail(OpConnect, err, true)
 	}
-	c.conn = &capture{inner: tr, pace: c.pacer(tr)}
+	c.conn = &capture{inner: tr, pace: chain(c.pacer(tr), c.tapper(tr))}
 	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
 	defer cancel()
 	impl := def.Implementation
@@ -128,7 +130,10 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	}
 	c.listAcked = make(chan struct{})
 	sdk.AddReceivingMiddleware(c.watchAcks)
-	sdk.AddSendingMiddleware(c.logLevelMeta)
+	sdk.AddSendingMiddleware(c.logLevelMeta, declareTasks)
+	if err := registerTaskMethods(sdk); err != nil {
+		return fail(OpConnect, err, true)
+	}
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
 	// and falls back to initialize at 2025-11-25; offered an older
 	// revision, it initializes. What it settles on is checked against the

@@ -40,6 +40,15 @@ type Definition struct {
 	ToolFingerprints map[string]string
 	// Disabled lists tool names whose bindings start disabled.
 	Disabled []string
+	// Tasks, if set, declares the tasks extension
+	// (io.modelcontextprotocol/tasks) in the client capabilities of each
+	// tools/call CallTool and CallModel send (protocol 2026-07-28; the
+	// go-sdk's own capabilities otherwise), so that the server may run a
+	// tool as a task, which CallTool waits for. When false, no request
+	// declares it: a server runs every tool at once, or refuses one that
+	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
+	// Client.StartTool declares it whatever this says.
+	Tasks bool
 }
 
 func (d *Definition) validate() error {
@@ -51,6 +60,9 @@ func (d *Definition) validate() error {
 	}
 	if !d.Profile.valid() {
 		return fmt.Errorf("client: Definition %q: %w: Profile(%d)", d.Name, ErrUnknownProfile, int(d.Profile))
+	}
+	if l := d.Limits.withDefaults(); l.TaskPollMin > l.TaskPollMax {
+		return fmt.Errorf("client: Definition %q: Limits.TaskPollMin %v is above TaskPollMax %v", d.Name, l.TaskPollMin, l.TaskPollMax)
 	}
 	if _, err := d.negotiation(); err != nil {
 		return fmt.Errorf("client: Definition %q: %w", d.Name, err)
@@ -118,6 +130,22 @@ type Limits struct {
 	// with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
 	// means none: an input-required result fails at once.
 	MaxInputRounds int
+	// MaxTaskPolls bounds the tasks/get requests one wait for a task sends
+	// (CallTool, Task.Wait): a task still running after that many polls
+	// fails the wait with ErrTaskPolls. Zero means 10,000.
+	MaxTaskPolls int
+	// TaskPollMin and TaskPollMax bound the time between two polls of a
+	// task: the server's hint (pollIntervalMs) is raised to TaskPollMin
+	// and lowered to TaskPollMax, and a server that gives none is polled
+	// every second within them. Zero means 100ms and 10s.
+	TaskPollMin, TaskPollMax time.Duration
+	// TaskTimeout bounds how long one wait for a task takes, from its
+	// start: a wait that would poll past it fails with ErrTaskTimeout
+	// (ClassTimeout) instead. It takes the place of CallTimeout for a tool
+	// call the server runs as a task; CallTimeout still bounds each
+	// request. Zero means 1 hour; negative means no bound but the
+	// caller's context.
+	TaskTimeout time.Duration
 }
 
 // Defaults for Limits' zero fields.
@@ -129,6 +157,13 @@ const (
 	DefaultDrainTimeout    = 5 * time.Second
 	DefaultCallTimeout     = 5 * time.Minute
 	DefaultMaxInputRounds  = 10
+	DefaultMaxTaskPolls    = 10_000
+	DefaultTaskPollMin     = 100 * time.Millisecond
+	DefaultTaskPollMax     = 10 * time.Second
+	DefaultTaskTimeout     = time.Hour
+	// DefaultTaskPoll is the time between polls of a task whose server
+	// gives no hint, within TaskPollMin and TaskPollMax.
+	DefaultTaskPoll = time.Second
 
 	DefaultMaxQueuedNotifications = 1024
 )
@@ -161,5 +196,35 @@ func (l Limits) withDefaults() Limits {
 	case l.MaxInputRounds < 0:
 		l.MaxInputRounds = 0
 	}
+	if l.MaxTaskPolls <= 0 {
+		l.MaxTaskPolls = DefaultMaxTaskPolls
+	}
+	if l.TaskPollMin <= 0 {
+		l.TaskPollMin = DefaultTaskPollMin
+	}
+	if l.TaskPollMax <= 0 {
+		l.TaskPollMax = DefaultTaskPollMax
+	}
+	if l.TaskTimeout == 0 {
+		l.TaskTimeout = DefaultTaskTimeout
+	}
 	return l
+}
+
+// taskInterval is the time to wait before the next poll of a task whose
+// server hinted hint (zero: no hint). l has its defaults.
+func (l Limits) taskInterval(hint time.Duration) time.Duration {
+	if hint <= 0 {
+		hint = DefaultTaskPoll
+	}
+	return min(max(hint, l.TaskPollMin), l.TaskPollMax)
+}
+
+// requestTimeout bounds one request of a task's wait: CallTimeout, or an
+// hour when CallTimeout is negative (the wait's own bounds apply too).
+func (l Limits) requestTimeout() time.Duration {
+	if l.CallTimeout > 0 {
+		return l.CallTimeout
+	}
+	return time.Hour
 }

@@ -45,6 +45,36 @@
 // serves fails at once ([ErrNoHandler]). The continuation is the only
 // tools/call the client ever sends again.
 //
+// # Long-running tools: tasks
+//
+// On 2026-07-28 a server may run a tool as a task (the tasks extension,
+// io.modelcontextprotocol/tasks, SEP-2663): it answers the tools/call with
+// a task handle, and the client polls tasks/get until the task ends. The
+// client declares the extension in a request's capabilities only when the
+// caller opts in: Definition.Tasks for CallTool and CallModel,
+// [Client.StartTool] for one call. A task still reads as one call:
+// CallTool waits for its outcome, polling at the server's hint within
+// Limits.TaskPollMin and TaskPollMax, at most Limits.MaxTaskPolls times
+// ([ErrTaskPolls]), for at most Limits.TaskTimeout ([ErrTaskTimeout]);
+// it answers a task that needs input through the Handlers, as an
+// input-required result, with one tasks/update per round; and it sends
+// tasks/cancel when it gives up. A [Task] is the handle for a caller that
+// manages a long job itself: [Task.Status], [Task.Wait], [Task.Cancel];
+// [Client.Task] takes up a known task again, on any connection to the same
+// server.
+//
+// Polling is a read, safe to repeat: a poll whose reply is lost is polled
+// again, and a lost connection leaves a [*TaskError] naming the task. A
+// tasks/update follows the rule of a tools/call: one whose reply is lost
+// fails with [ErrOutcomeUnknown] and is never sent again.
+//
+// The go-sdk v1.8.0 has no tasks support. The client sends tasks/get,
+// tasks/update and tasks/cancel as the go-sdk's custom methods
+// (mcp.CallCustomMethod), and reads a task handle below the go-sdk's
+// decoding of the tools/call answer, which drops the task's fields: by
+// wrapping the connection, or, over Streamable HTTP, whose connection the
+// go-sdk needs unwrapped, through the transport ([transport.Tapper]).
+//
 // # Bindings
 //
 // Each tool becomes a [Binding] whose model name, mcp__<server>__<tool>, is

@@ -238,6 +238,24 @@ var (
 	// sheds load) after Limits.MaxInputRounds continuations of one request.
 	// The request is abandoned; no further continuation is sent.
 	ErrInputRounds = errors.New("too many input rounds")
+	// ErrTaskPolls is returned when a task is still running after
+	// Limits.MaxTaskPolls polls of one wait. It is a ClassPolicy error.
+	ErrTaskPolls = errors.New("task still running after the poll bound")
+	// ErrTaskTimeout is returned when a task is still running when the next
+	// poll would pass Limits.TaskTimeout. It is a ClassTimeout error.
+	ErrTaskTimeout = errors.New("task still running after the time bound")
+	// ErrTaskFailed is returned when the server reports a task failed (a
+	// protocol-level failure; a tool that reported an error completes, with
+	// a ClassTool error). The task's JSON-RPC error is wrapped too. It is a
+	// ClassServer error.
+	ErrTaskFailed = errors.New("task failed")
+	// ErrTaskCancelled is returned when the server reports a task
+	// cancelled while the client waited for it. It is a ClassServer error.
+	ErrTaskCancelled = errors.New("task cancelled")
+	// ErrInvalidTask is returned when a server's task handle or task state
+	// cannot be used: no task id, an unknown status, a completed task
+	// without a result. It is a ClassProtocol error.
+	ErrInvalidTask = errors.New("invalid task")
 )
 
 // ToolError is the error of a tool that ran and reported failure
@@ -269,10 +287,10 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassMismatch
 	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrDisabled), errors.Is(err, ErrHeld),
 		errors.Is(err, ErrCatalogLimit), errors.Is(err, ErrNoHandler), errors.Is(err, ErrHandler),
-		errors.Is(err, ErrInputRounds), errors.Is(err, transport.ErrPolicy):
+		errors.Is(err, ErrInputRounds), errors.Is(err, ErrTaskPolls), errors.Is(err, transport.ErrPolicy):
 		return ClassPolicy
 	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, ErrInvalidInputRequest),
-		errors.Is(err, ErrRevisionMismatch), errors.Is(err, transport.ErrProtocol):
+		errors.Is(err, ErrRevisionMismatch), errors.Is(err, ErrInvalidTask), errors.Is(err, transport.ErrProtocol):
 		return ClassProtocol
 	case errors.Is(err, transport.ErrAuth):
 		return ClassAuth
@@ -280,9 +298,10 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassStart
 	case errors.Is(err, transport.ErrBroken):
 		return ClassTransport
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, context.Canceled):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, context.Canceled),
+		errors.Is(err, ErrTaskTimeout):
 		return ClassTimeout
-	case errors.Is(err, transport.ErrServer):
+	case errors.Is(err, transport.ErrServer), errors.Is(err, ErrTaskFailed), errors.Is(err, ErrTaskCancelled):
 		return ClassServer
 	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, ErrHeaderMismatch):
 		return ClassProtocol

@@ -147,7 +147,7 @@ func TestTaskFaults(t *testing.T) {
 			t.Fatalf("tasks/update: %+v", u.Error)
 		}
 		c.await(id, "completed")
-		if e, r := fs.Executions("lookup"), fs.Rounds("lookup"); e != 1 || r != 2 {
+		if e, r := fs.Counts().Executions["lookup"], fs.Counts().Rounds["lookup"]; e != 1 || r != 2 {
 			t.Errorf("%d executions and %d rounds, want 1 and 2", e, r)
 		}
 	})
@@ -179,7 +179,7 @@ func TestTaskFaults(t *testing.T) {
 		}
 		c.post("tasks/cancel", id, fmt.Sprintf(`"taskId":%q`, id), tasksCaps)
 		c.await(id, "cancelled")
-		if n := fs.Executions("lookup"); n != 1 {
+		if n := fs.Counts().Executions["lookup"]; n != 1 {
 			t.Errorf("%d executions, want 1", n)
 		}
 	})
@@ -210,7 +210,7 @@ func TestTaskFaultsExpiryAndRequired(t *testing.T) {
 		if r.Error == nil || r.Error.Code != -32021 {
 			t.Errorf("tools/call: %+v, want -32021", r.Error)
 		}
-		if n := fs.Rounds("lookup"); n != 0 {
+		if n := fs.Counts().Rounds["lookup"]; n != 0 {
 			t.Errorf("the refused call ran %d rounds, want 0", n)
 		}
 	})

@@ -212,7 +212,7 @@
 //		Compare two JSON files (FILE1 may be stdout or stderr) as JSON
 //		values, printing a go-cmp diff (-FILE2 +FILE1) when they differ.
 //
-//	connect [-profile P] [-record FILE] [-timeout D] [HANDLER FLAGS] CLIENT KIND ARGS...
+//	connect [-profile P] [-record FILE] [-timeout D] [-tasks] [-poll D] [-max-polls N] [HANDLER FLAGS] CLIENT KIND ARGS...
 //		Connect a client named CLIENT (also its Definition.Name), with the
 //		protocol profile P (client.ParseProfile: default, a revision such as
 //		2026-07-28 or 2025-11-25, or legacy; default negotiates 2026-07-28
@@ -221,7 +221,11 @@
 //		input-required results), deterministically: -elicit ACTION
 //		(accept, with content {"answer":"yes"}; decline; cancel), -sample
 //		TEXT (the model "mcptest" answers TEXT), -root URI (repeatable).
-//		Without them the client declares no such capability. Connected, it
+//		Without them the client declares no such capability. -tasks
+//		declares the tasks extension on its tool calls (Definition.Tasks),
+//		so that a server may run a tool as a task, which call waits for;
+//		-poll D polls a task every D (Limits.TaskPollMin and TaskPollMax),
+//		-max-polls N at most N times (Limits.MaxTaskPolls). Connected, it
 //		prints the negotiated revision ("protocol 2026-07-28"). A failure (a program not found, a child
 //		that exits, a cassette missing, …) may be expected with !: stderr
 //		then holds "class: CLASS" and "error: …" as for call. KIND is:

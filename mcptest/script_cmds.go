@@ -49,13 +49,16 @@ func expect(ts *testscript.TestScript, neg bool, what string, err error) {
 	}
 }
 
-const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] [-elicit ACTION] [-sample TEXT] [-root URI]... CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay [-fault SPEC]... [-allow-unused] FILE)`
+const connectUsage = `connect [-profile P] [-record FILE] [-timeout D] [-tasks] [-poll D] [-max-polls N] [-elicit ACTION] [-sample TEXT] [-root URI]... CLIENT (inprocess SERVER | stdio [STDIO FLAGS] PROG [ARGS...] | http [HTTP FLAGS] URL | sse [HTTP FLAGS] URL | replay [-fault SPEC]... [-allow-unused] FILE)`
 
 func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "connect", connectUsage)
 	record := fs.String("record", "", "")
 	timeout := fs.Duration("timeout", 0, "")
 	profile := fs.String("profile", "default", "")
+	tasks := fs.Bool("tasks", false, "")
+	poll := fs.Duration("poll", 0, "")
+	maxPolls := fs.Int("max-polls", 0, "")
 	var hf handlerFlags
 	hf.register(fs)
 	parse(ts, fs, args)
@@ -95,7 +98,8 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		f, after = cf, cf.Close
 	}
-	def := client.Definition{Name: name, Profile: prof, Transport: f, Limits: client.Limits{ConnectTimeout: *timeout}}
+	def := client.Definition{Name: name, Profile: prof, Transport: f, Tasks: *tasks,
+		Limits: client.Limits{ConnectTimeout: *timeout, TaskPollMin: *poll, TaskPollMax: *poll, MaxTaskPolls: *maxPolls}}
 	c, err := client.Connect(context.Background(), def, hf.handlers(ts))
 	if err != nil {
 		printError(ts.Stderr(), err)

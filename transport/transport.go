@@ -158,6 +158,21 @@ type Diverter interface {
 	SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool)
 }
 
+// A Tapper is implemented by a transport (the mcp.Transport a Factory
+// returns) whose connections can show the client the answer to a request
+// it sent, as it was read, before the go-sdk decodes it: the go-sdk's
+// decoding keeps only the fields it knows, and a tools/call answered with a
+// task handle (protocol 2026-07-28, the tasks extension) carries fields it
+// does not. The client wraps the connections of other transports itself,
+// where a wrapper hides nothing.
+type Tapper interface {
+	// SetTap must be called before Connect. Each connection then calls tap
+	// with the context its Write was given for a request and the JSON-RPC
+	// response that answers it, whole, before handing the response on.
+	// tap must not block, nor keep msg past its return.
+	SetTap(tap func(ctx context.Context, msg []byte))
+}
+
 // A Diagnoser is implemented by a connection that can say why it ended.
 type Diagnoser interface {
 	// Diagnose returns what is known about the connection's end, or nil when

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -96,15 +97,25 @@ func compareCatalogs(old, new *Session, oldName, newName string) []Drift {
 
 // compareCalls pairs each call in old with the first call in new, not yet
 // paired, of the same sender, method and params, and compares their
-// answers.
+// answers. A task's polls of one state count as one (Polls), and tasks
+// are compared by their order, not by the ids and times their server
+// made up.
 func compareCalls(old, new *Session, oldName, newName string) []Drift {
 	var out []Drift
-	used := make([]bool, len(new.Calls))
-	for _, o := range old.Calls {
-		op := Compact(o.Params)
+	oldCalls, newCalls := Polls(old.Calls), Polls(new.Calls)
+	on, nn := taskNames{}, taskNames{}
+	for _, c := range oldCalls {
+		on.answer(c) // names the tasks in order of their handles
+	}
+	for _, c := range newCalls {
+		nn.answer(c)
+	}
+	used := make([]bool, len(newCalls))
+	for _, o := range oldCalls {
+		op := on.params(o)
 		j := -1
-		for k, n := range new.Calls {
-			if !used[k] && n.From == o.From && n.Method == o.Method && Compact(n.Params) == op {
+		for k, n := range newCalls {
+			if !used[k] && n.From == o.From && n.Method == o.Method && nn.params(n) == op {
 				j = k
 				break
 			}
@@ -114,12 +125,12 @@ func compareCalls(old, new *Session, oldName, newName string) []Drift {
 			continue
 		}
 		used[j] = true
-		n := new.Calls[j]
-		if d := jsondiff.Diff(oldName, o.Answer(), newName, n.Answer()); d != "" {
+		n := newCalls[j]
+		if d := jsondiff.Diff(oldName, on.answer(o), newName, nn.answer(n)); d != "" {
 			out = append(out, Drift{Kind: DriftResult, Subject: o.Describe(), OldLine: o.AnswerLine, NewLine: n.AnswerLine, Reason: "answered differently", Diff: d})
 		}
 	}
-	for k, n := range new.Calls {
+	for k, n := range newCalls {
 		if !used[k] {
 			out = append(out, Drift{Kind: DriftResult, Subject: n.Describe(), NewLine: n.Line, Reason: "not called in " + oldName})
 		}
@@ -147,6 +158,12 @@ func (c *Call) Describe() string {
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
 		uri, _ := c.Params["uri"].(string)
 		d += " " + uri
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		id, _ := c.Params["taskId"].(string)
+		d += " " + id
+		if rs, ok := c.Params["inputResponses"].(map[string]any); ok {
+			d += " answering " + strings.Join(slices.Sorted(maps.Keys(rs)), ", ")
+		}
 	default:
 		if len(c.Params) > 0 {
 			d += " " + Short(Compact(c.Params), 80)
@@ -164,6 +181,9 @@ func (c *Call) Summary() string {
 		return fmt.Sprintf("error %d: %s", c.Error.Code, Short(c.Error.Message, 100))
 	}
 	res, _ := c.Result.(map[string]any)
+	if s, ok := taskSummary(c.Method, res); ok {
+		return s
+	}
 	if reqs, ok := res["inputRequests"].(map[string]any); ok && res["resultType"] == "input_required" {
 		keys := make([]string, 0, len(reqs))
 		for k, v := range reqs {
@@ -208,6 +228,40 @@ func (c *Call) Summary() string {
 		return "ok"
 	}
 	return Short(Compact(res), 100)
+}
+
+// taskSummary says what a task handle (a tools/call answered with a task,
+// the tasks extension) or a tasks/get answer holds: the task, its status
+// and, once it ended, its result or error.
+func taskSummary(method string, res map[string]any) (string, bool) {
+	if (method == "tasks/update" || method == "tasks/cancel") && len(res) == 1 && res["resultType"] == "complete" {
+		return "ok", true // the acknowledgement
+	}
+	id, _ := res["taskId"].(string)
+	status, _ := res["status"].(string)
+	if id == "" || status == "" || !(method == "tools/call" && res["resultType"] == "task" || method == "tasks/get") {
+		return "", false
+	}
+	s := "task " + id + ": " + status
+	switch status {
+	case "completed":
+		r, _ := res["result"].(map[string]any)
+		out := contentSummary(r["content"])
+		if isErr, _ := r["isError"].(bool); isErr {
+			out = "tool error: " + out
+		}
+		s += ", " + out
+	case "failed":
+		if e, ok := res["error"].(map[string]any); ok {
+			msg, _ := e["message"].(string)
+			s += fmt.Sprintf(", error %v: %s", e["code"], Short(msg, 100))
+		}
+	case "input_required":
+		if reqs, ok := res["inputRequests"].(map[string]any); ok {
+			s += ", asks " + strings.Join(slices.Sorted(maps.Keys(reqs)), ", ")
+		}
+	}
+	return s, true
 }
 
 // contentSummary summarises a content list: text quoted and shortened,

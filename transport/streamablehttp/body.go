@@ -116,6 +116,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 // (rather than failing the whole connection).
 type jsonBody struct {
 	*bodyBase
+	ctx    context.Context // the request's
 	call   *callRef
 	max    int64
 	loaded bool
@@ -162,6 +163,9 @@ func (j *jsonBody) load() {
 		j.data = errorResponse(j.call, fmt.Errorf("%w: %s", ErrResponseMismatch, snippet(buf)))
 	default:
 		j.data = buf
+		if j.st != nil && j.st.tap != nil {
+			j.st.tap(j.ctx, buf)
+		}
 	}
 }
 
@@ -304,6 +308,9 @@ func (s *sseBody) emit(e sse.Event) error {
 				}
 			case !h.Request && s.call != nil && !s.answered && h.ID == s.call.jid:
 				s.answered = true
+				if s.st.tap != nil {
+					s.st.tap(s.ctx, v.Data)
+				}
 			}
 		}
 	}

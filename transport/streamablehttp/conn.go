@@ -37,6 +37,7 @@ type connState struct {
 	slots  chan struct{}                                        // one token per request in flight
 	admit  func(ctx context.Context, method string)             // the client's pacer, or nil
 	divert func(ctx context.Context, msg *jsonrpc.Request) bool // the client's diverter, or nil
+	tap    func(ctx context.Context, msg []byte)                // the client's tap of answers, or nil
 
 	watchOnce sync.Once
 
@@ -55,6 +56,7 @@ type callRef struct {
 	id     json.RawMessage // the request id, as the go-sdk encodes it
 	jid    jsonrpc.ID      // the request id, as the go-sdk reads it
 	method string
+	taskID string // params.taskId of a tasks/get, tasks/update or tasks/cancel
 }
 
 func newConnState(f *Factory) *connState {
@@ -112,6 +114,12 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		if call != nil && !resendable[call.method] && !st.remember(call) {
 			closeBody(req)
 			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
+		}
+		if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
+			// The tasks extension routes its requests by task id
+			// (Mcp-Name), which the go-sdk does not set.
+			req = req.Clone(req.Context())
+			req.Header.Set("Mcp-Name", call.taskID)
 		}
 	}
 	resumeID, lastTry := "", false
@@ -333,7 +341,7 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 			maxTotal:  lim.MaxStreamBytes,
 		}
 	case ct == "application/json" && call != nil:
-		return &jsonBody{bodyBase: b, call: call, max: lim.MaxJSONBytes}
+		return &jsonBody{bodyBase: b, ctx: req.Context(), call: call, max: lim.MaxJSONBytes}
 	}
 	return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "json body"}
 }
@@ -448,8 +456,22 @@ func parseCall(data []byte) *callRef {
 	if err != nil || !h.IsCall() || h.Method == "" {
 		return nil
 	}
-	return &callRef{id: encodeID(h.ID), jid: h.ID, method: h.Method}
+	ref := &callRef{id: encodeID(h.ID), jid: h.ID, method: h.Method}
+	if taskMethods[h.Method] {
+		var p struct {
+			Params struct {
+				TaskID string `json:"taskId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(data, &p) == nil {
+			ref.taskID = p.Params.TaskID
+		}
+	}
+	return ref
 }
+
+// taskMethods are the requests of the tasks extension that name a task.
+var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "tasks/cancel": true}
 
 // encodeID writes id as the go-sdk encodes it: encoding/json of its value,
 // without escaping HTML.

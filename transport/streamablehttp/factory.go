@@ -79,6 +79,7 @@ type Transport struct {
 	f      *Factory
 	admit  func(ctx context.Context, method string)             // set by SetPacer
 	divert func(ctx context.Context, msg *jsonrpc.Request) bool // set by SetDiverter
+	tap    func(ctx context.Context, msg []byte)                // set by SetTap
 }
 
 // SetPacer implements transport.Pacer: the connection calls admit with the
@@ -94,6 +95,11 @@ func (t *Transport) SetPacer(admit func(ctx context.Context, method string)) { t
 func (t *Transport) SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool) {
 	t.divert = divert
 }
+
+// SetTap implements transport.Tapper: the connection calls tap with the
+// context of each request and the response that answers it, before the
+// go-sdk reads it. Call it before Connect.
+func (t *Transport) SetTap(tap func(ctx context.Context, msg []byte)) { t.tap = tap }
 
 // resumeAttempts is how many GETs in a row the go-sdk sends to resume a
 // dropped stream: MaxResumeAttempts, its MaxRetries (0 is its default, 5).
@@ -111,6 +117,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	st := newConnState(t.f)
 	st.admit = t.admit
 	st.divert = t.divert
+	st.tap = t.tap
 	maxRetries := t.f.opts.MaxResumeAttempts
 	if maxRetries < 0 {
 		maxRetries = -1 // the go-sdk's "no retries"

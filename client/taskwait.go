@@ -1,0 +1,223 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TaskCancelWait bounds how long CallTool waits for the server to
+// acknowledge the tasks/cancel it sends when it gives up on a task.
+const TaskCancelWait = 2 * time.Second
+
+// TaskError is the error of a tool call the server ran as a task, when the
+// call did not end with the task's result: the task failed or was
+// cancelled, a bound was passed, or the connection was lost while it ran.
+// ID names the task: while the server keeps it (its TTL), Client.Task(ID,
+// tool) on this or a new connection polls it again, a read that is safe to
+// repeat.
+type TaskError struct {
+	ID     string
+	Status TaskStatus // the last status the client saw, or ""
+	Err    error
+}
+
+func (e *TaskError) Error() string {
+	if e.Status == "" {
+		return fmt.Sprintf("task %s: %v", e.ID, e.Err)
+	}
+	return fmt.Sprintf("task %s (%s): %v", e.ID, e.Status, e.Err)
+}
+
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// clock is time as a task's wait sees it; tests replace it.
+type clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx ends (returning its error).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Wait waits for the task's outcome and returns its result, polling
+// tasks/get at the server's hint (pollIntervalMs, kept within
+// Limits.TaskPollMin and TaskPollMax), at most Limits.MaxTaskPolls times,
+// for at most Limits.TaskTimeout. A task that needs input
+// (input_required) is answered through the Handlers, as an input-required
+// result is, with one tasks/update per round, at most
+// Limits.MaxInputRounds; a tasks/update whose reply is lost is never sent
+// again (ErrOutcomeUnknown). A poll whose reply is lost is sent again at
+// the next interval, within the same bounds: it is a read. Wait does not
+// cancel the task when it gives up; Cancel does. A tool that ran and
+// reported failure returns its result and a ClassTool *Error, as CallTool
+// does. Waits of one Task must not overlap.
+func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
+	c := t.c
+	base, err := c.begin(OpCallTool, t.tool)
+	if err != nil {
+		return nil, err
+	}
+	defer c.inflight.Done()
+	return t.outcome(t.await(ctx, base))
+}
+
+// outcome turns a wait's result into what CallTool returns.
+func (t *Task) outcome(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	c := t.c
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	if res.IsError {
+		return res, &Error{Class: ClassTool, Op: OpCallTool, Server: c.def.Name, Tool: t.tool, Err: &ToolError{Text: text(res)}}
+	}
+	return res, nil
+}
+
+// waitCtx bounds a task's wait: the caller's ctx, Close (base) and
+// Limits.TaskTimeout.
+func (c *Client) waitCtx(ctx, base context.Context) (context.Context, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if c.limits.TaskTimeout > 0 {
+		// A backstop: the wait checks the bound itself before each
+		// interval, so as to fail with ErrTaskTimeout rather than sleep
+		// into it.
+		ctx, cancel = context.WithTimeout(ctx, c.limits.TaskTimeout+time.Second)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	stop := context.AfterFunc(base, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// await polls the task until it ends, answering its input, within the
+// bounds. It returns the completed task's result.
+func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolResult, error) {
+	if t.id == "" {
+		return t.done, nil
+	}
+	c := t.c
+	ctx, cancel := c.waitCtx(ctx, base)
+	defer cancel()
+	start := c.clock.Now()
+	st, polled := t.last, false
+	for polls := 0; ; {
+		switch {
+		case st.Status == TaskCompleted && st.Result != nil:
+			return st.Result, nil
+		case st.Status == TaskCompleted && polled:
+			return nil, fmt.Errorf("%w: task %s completed without a result", ErrInvalidTask, t.id)
+		case st.Status == TaskFailed && polled:
+			return nil, t.failed(st)
+		case st.Status == TaskCancelled && polled:
+			return nil, fmt.Errorf("%w: %s", ErrTaskCancelled, st.StatusMessage)
+		case st.Status == TaskInputRequired && polled:
+			if err := t.answer(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+		wait := time.Duration(0)
+		if st.Status == TaskWorking || polled {
+			wait = c.limits.taskInterval(st.PollInterval)
+		}
+		if polls == c.limits.MaxTaskPolls {
+			return nil, fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls)
+		}
+		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
+			return nil, fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim)
+		}
+		if err := c.clock.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		polls++
+		next, err := t.poll(ctx)
+		switch {
+		case err == nil:
+			st, polled = next, true
+			t.last = st
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !errors.Is(c.fail(OpCallTool, t.tool, err), ErrOutcomeUnknown):
+			return nil, err
+		}
+		// A poll whose reply was lost is polled again, within the bounds.
+	}
+}
+
+// poll sends one tasks/get bounded by Limits.CallTimeout.
+func (t *Task) poll(ctx context.Context) (*TaskState, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.c.limits.requestTimeout())
+	defer cancel()
+	return t.get(ctx)
+}
+
+// failed is the error of a failed task.
+func (t *Task) failed(st *TaskState) error {
+	if st.Error != nil {
+		return fmt.Errorf("%w: %w", ErrTaskFailed, st.Error)
+	}
+	return fmt.Errorf("%w: %s", ErrTaskFailed, st.StatusMessage)
+}
+
+// answer fulfils the input requests of st not answered yet and sends them
+// in one tasks/update.
+func (t *Task) answer(ctx context.Context, st *TaskState) error {
+	reqs := mcp.InputRequestMap{}
+	for id, r := range st.InputRequests {
+		if !t.answered[id] {
+			reqs[id] = r
+		}
+	}
+	if len(reqs) == 0 {
+		return nil // answered; the server has not moved on yet
+	}
+	if t.updates == t.c.limits.MaxInputRounds {
+		return fmt.Errorf("%w: the task asked for input again after %d rounds", ErrInputRounds, t.updates)
+	}
+	answers, err := t.c.fulfil(ctx, reqs)
+	if err != nil {
+		return err
+	}
+	for _, id := range slices.Collect(maps.Keys(reqs)) {
+		t.answered[id] = true
+	}
+	t.updates++
+	ctx, cancel := context.WithTimeout(ctx, t.c.limits.requestTimeout())
+	defer cancel()
+	if err := t.update(ctx, answers); err != nil {
+		t.updateFailed = true
+		return fmt.Errorf("tasks/update: %w", err)
+	}
+	return nil
+}
+
+// giveUp cancels the task for a caller that stopped waiting for it, within
+// TaskCancelWait, unless the task is over, the connection lost, or a
+// tasks/update failed (whose answer the server may have taken: the caller
+// decides, with the task's id).
+func (t *Task) giveUp(ctx context.Context, err error) {
+	if t.id == "" || t.last.Status.Terminal() || t.updateFailed || errors.Is(err, mcp.ErrConnectionClosed) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), TaskCancelWait)
+	defer cancel()
+	_ = t.cancel(ctx)
+}
