@@ -112,10 +112,12 @@ func TestEndingsReplayTheSameAtOnce(t *testing.T) {
 
 // failingCall connects our client through f, makes one call of tool, which
 // must fail, closes, and returns the call's error and diagnosis. The test's
-// deadline bounds it.
+// deadline bounds it: 20 s, far below the hour a replay that waited on the
+// recording would take, and above what a loaded machine under -race needs
+// to start a live server.
 func failingCall(t *testing.T, f transport.Factory, tool string) (error, *transport.Diagnosis) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := client.Connect(ctx, client.Definition{Name: "rig", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
