@@ -118,5 +118,10 @@
 // ([Client.DroppedNotifications]), and list changes coalesce (one pending
 // re-discovery per list). The connection's reading is held back while the
 // go-sdk holds more than a few hundred notifications it has not yet handed
-// over, so memory stays bounded under a flood.
+// over, so memory stays bounded under a flood. Log messages and progress
+// are taken from the connection before the go-sdk reads them (on every
+// transport but a Streamable HTTP one from elsewhere), their params
+// decoded once as the go-sdk decodes them, and queued in the order the
+// server sent them among the rest: they cost about 1 KiB each to read
+// where the go-sdk's decoder would allocate 32 KiB for each.
 package client

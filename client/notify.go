@@ -283,6 +283,9 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		"notifications/progress":               c.handlers.Progress != nil,
 		"notifications/resources/updated":      c.handlers.ResourceUpdated != nil,
 	}
+	if d, ok := transport.As[transport.Diverter](tr); ok {
+		d.SetDiverter(c.divert)
+	}
 	if p, ok := transport.As[transport.Pacer](tr); ok {
 		p.SetPacer(func(ctx context.Context, method string) {
 			c.announce(method)
@@ -296,7 +299,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		return nil // the go-sdk's own connection: see above
 	}
 	return func(conn mcp.Connection) mcp.Connection {
-		return &pacedConn{Connection: conn, n: c.notes, paced: paced, announce: c.announce}
+		return &pacedConn{Connection: conn, n: c.notes, paced: paced, announce: c.announce, divert: c.divert}
 	}
 }
 
@@ -306,19 +309,27 @@ type pacedConn struct {
 	n        *notifier
 	paced    map[string]bool // the notifications the go-sdk hands to the client's handlers
 	announce func(method string)
+	divert   func(ctx context.Context, r *jsonrpc.Request) bool // see divert
 }
 
 func (p *pacedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := p.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() {
+	for {
+		msg, err := p.Connection.Read(ctx)
+		r, ok := msg.(*jsonrpc.Request)
+		if !ok || err != nil || r.IsCall() {
+			return msg, err
+		}
+		if p.divert != nil && p.divert(ctx, r) {
+			continue // the client's own: the go-sdk never sees it
+		}
 		if p.announce != nil {
 			p.announce(r.Method)
 		}
 		if p.paced[r.Method] {
 			p.n.admit(ctx)
 		}
+		return msg, err
 	}
-	return msg, err
 }
 
 // catchUp waits until the go-sdk has handed the client's handlers every

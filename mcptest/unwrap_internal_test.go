@@ -23,6 +23,7 @@ func TestWrappersForwardNothingByHand(t *testing.T) {
 		reflect.TypeFor[transport.Pacer](),
 		reflect.TypeFor[transport.Diagnoser](),
 		reflect.TypeFor[transport.Tapper](),
+		reflect.TypeFor[transport.Diverter](),
 	}
 	for _, w := range []reflect.Type{
 		reflect.TypeFor[*connCounter](), reflect.TypeFor[tracked](),
@@ -53,9 +54,9 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	type caps struct {
-		Classifier, Pacer, Tapper bool
-		Pin                       string
-		Secrets                   []string
+		Classifier, Pacer, Tapper, Diverter bool
+		Pin                                 string
+		Secrets                             []string
 	}
 	of := func(f transport.Factory) caps {
 		var c caps
@@ -72,6 +73,7 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 		}
 		_, c.Pacer = transport.As[transport.Pacer](tr)
 		_, c.Tapper = transport.As[transport.Tapper](tr)
+		_, c.Diverter = transport.As[transport.Diverter](tr)
 		return c
 	}
 	for _, tc := range []struct {
@@ -81,7 +83,7 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 	}{
 		{"stdio", std, caps{Secrets: []string{"s3cret"}}},
 		{"sse", legacy, caps{Classifier: true, Pin: sse.ProtocolVersion}},
-		{"streamablehttp", streamable, caps{Classifier: true, Pacer: true, Tapper: true}},
+		{"streamablehttp", streamable, caps{Classifier: true, Pacer: true, Tapper: true, Diverter: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := Track(t, &connCounter{Factory: Track(t, tc.f)})

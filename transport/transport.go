@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -139,6 +140,23 @@ type Pacer interface {
 	// the notification on; admit may block, holding reading back, until it
 	// returns (it returns when ctx ends).
 	SetPacer(admit func(ctx context.Context, method string))
+}
+
+// A Diverter is implemented by a transport (the mcp.Transport a Factory
+// returns) whose connections can hand the client a notification before the
+// go-sdk reads it: a client that handles some notifications itself takes
+// them there, decoded once, rather than have the go-sdk decode them again.
+// The client diverts the connections of other transports itself, where a
+// wrapper hides nothing.
+type Diverter interface {
+	// SetDiverter must be called before Connect. Each connection then calls
+	// divert, in the order it reads them, with each notification it reads
+	// that the go-sdk would read, decoded as jsonrpc.DecodeMessage decodes
+	// it; when divert returns true the connection does not hand the
+	// notification on (whatever else carried it, such as an event id, it
+	// still does). divert may block, holding reading back, until it returns
+	// (it returns when ctx ends).
+	SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool)
 }
 
 // A Tapper is implemented by a transport (the mcp.Transport a Factory

@@ -52,9 +52,9 @@ func twice(f transport.Factory) transport.Factory { return wrapped{wrapped{f}} }
 // capabilities is what As finds of a factory, its transport and its
 // connection.
 type capabilities struct {
-	Classifier, Pinner, Secrets, Pacer, Tapper bool
-	Pin                                        string
-	SecretValues                               []string
+	Classifier, Pinner, Secrets, Pacer, Tapper, Diverter bool
+	Pin                                                  string
+	SecretValues                                         []string
 }
 
 func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
@@ -73,6 +73,7 @@ func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
 	}
 	_, c.Pacer = transport.As[transport.Pacer](tr)
 	_, c.Tapper = transport.As[transport.Tapper](tr)
+	_, c.Diverter = transport.As[transport.Diverter](tr)
 	return c
 }
 
@@ -100,7 +101,7 @@ func TestAsThroughTwoWrappers(t *testing.T) {
 	}{
 		{"stdio", std, capabilities{Secrets: true, SecretValues: []string{"s3cret"}}},
 		{"sse", legacy, capabilities{Classifier: true, Pinner: true, Pin: sse.ProtocolVersion}},
-		{"streamablehttp", streamable, capabilities{Classifier: true, Pacer: true, Tapper: true}},
+		{"streamablehttp", streamable, capabilities{Classifier: true, Pacer: true, Tapper: true, Diverter: true}},
 		{"inprocess", in, capabilities{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

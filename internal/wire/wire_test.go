@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/segmentio/encoding/json"
 )
 
@@ -66,6 +67,13 @@ var seeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 32760) + `","flag":true}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 32745) + `","n":12345678}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("\\\"", 20000) + `"}}`,
+	// Notification parameters (client/divert.go).
+	`{"level":"info","logger":"l","data":{"a":[1,2.5,null,"\u00e9"]},"_meta":{"k":1}}`,
+	`{"Level":"warning","level":"info","DATA":1}`,
+	`{"level":5}`,
+	`null`,
+	`{"progressToken":"t","progress":0.5,"total":1,"message":"m"}`,
+	`{"progressToken":{"a":1},"progress":"half"}`,
 }
 
 func nested(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
@@ -200,6 +208,11 @@ func FuzzUnmarshal(f *testing.F) {
 			func() any { return new(map[string]any) },
 			func() any { return new(any) },
 			func() any { return new([]stdjson.RawMessage) },
+			// The parameters of the notifications the client takes from
+			// the connection (client/divert.go), decoded as the go-sdk's
+			// handler decodes them: into a pointer, left nil by null.
+			func() any { return new(*mcp.LoggingMessageParams) },
+			func() any { return new(*mcp.ProgressNotificationParams) },
 		} {
 			want, got := newV(), newV()
 			wantErr := goSDKUnmarshal(data, want)

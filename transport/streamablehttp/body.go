@@ -293,10 +293,16 @@ func (s *sseBody) emit(e sse.Event) error {
 	if ok && v.ID != "" {
 		s.lastID, s.idSeen = v.ID, true
 	}
-	if ok && len(v.Data) > 0 && (v.Name == "" || v.Name == "message") && (s.call != nil && !s.answered || s.st.admit != nil) {
+	// The go-sdk reads no event of a call's stream after the answer: it
+	// neither takes nor hands over the notifications there.
+	read := s.call == nil || !s.answered
+	if ok && len(v.Data) > 0 && (v.Name == "" || v.Name == "message") && read {
 		if h, err := wire.DecodeHeader(v.Data); err == nil {
 			switch {
 			case h.Request && !h.IsCall():
+				if s.diverted(v.Data) {
+					return s.appendBare(e)
+				}
 				if s.st.admit != nil {
 					s.notes = append(s.notes, h.Method)
 				}
@@ -310,6 +316,37 @@ func (s *sseBody) emit(e sse.Event) error {
 	}
 	var err error
 	s.out, err = sse.Append(s.out, e) // a parsed event always writes
+	return err
+}
+
+// diverted offers the notification data to the client's diverter and
+// reports whether it took it. Not while notifications read before it in
+// this fill wait to be handed out: the client keeps the order the go-sdk
+// hands notifications over in, which it can only do for those the go-sdk
+// has been given.
+func (s *sseBody) diverted(data []byte) bool {
+	if s.st.divert == nil || len(s.notes) > 0 {
+		return false
+	}
+	msg, err := wire.DecodeMessage(data)
+	if err != nil {
+		return false // the go-sdk fails the connection on it: let it
+	}
+	r, ok := msg.(*jsonrpc.Request)
+	return ok && s.st.divert(s.ctx, r)
+}
+
+// appendBare hands out e without its data: what the go-sdk keeps of an
+// event whose message it does not read (its id, its retry), so that it
+// resumes from the same id, and waits as long, as it would have. An event
+// left with neither is not written.
+func (s *sseBody) appendBare(e sse.Event) error {
+	e = sse.Event{ID: e.ID, Retry: e.Retry}
+	if e.IsZero() {
+		return nil
+	}
+	var err error
+	s.out, err = sse.Append(s.out, e)
 	return err
 }
 

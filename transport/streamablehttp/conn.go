@@ -34,9 +34,10 @@ type connState struct {
 	f      *Factory
 	base   *httpguard.Carrier // carries what passes the policy
 	client *http.Client
-	slots  chan struct{}                            // one token per request in flight
-	admit  func(ctx context.Context, method string) // the client's pacer, or nil
-	tap    func(ctx context.Context, msg []byte)    // the client's tap of answers, or nil
+	slots  chan struct{}                                        // one token per request in flight
+	admit  func(ctx context.Context, method string)             // the client's pacer, or nil
+	divert func(ctx context.Context, msg *jsonrpc.Request) bool // the client's diverter, or nil
+	tap    func(ctx context.Context, msg []byte)                // the client's tap of answers, or nil
 
 	watchOnce sync.Once
 

@@ -18,7 +18,11 @@
 // them, the message with the go-sdk's decoder, so that the two readings
 // cannot part. The go-sdk decodes the messages itself: the connection is
 // its own, whose unexported hooks the go-sdk client needs, and cannot be
-// wrapped.
+// wrapped. The exceptions are the notifications a client takes before the
+// go-sdk reads them ([Transport.SetDiverter]: client.Connect takes log
+// messages and progress, which it decodes once): the go-sdk is handed
+// their events without their data, keeping each event's id and retry, so
+// that it resumes a dropped stream from the same event as it would have.
 //
 // # Origin and credentials
 //

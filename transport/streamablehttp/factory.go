@@ -7,6 +7,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,15 +76,25 @@ func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, 
 // A Transport is one connection's go-sdk mcp.StreamableClientTransport,
 // driven through this package's http.Client.
 type Transport struct {
-	f     *Factory
-	admit func(ctx context.Context, method string) // set by SetPacer
-	tap   func(ctx context.Context, msg []byte)    // set by SetTap
+	f      *Factory
+	admit  func(ctx context.Context, method string)             // set by SetPacer
+	divert func(ctx context.Context, msg *jsonrpc.Request) bool // set by SetDiverter
+	tap    func(ctx context.Context, msg []byte)                // set by SetTap
 }
 
 // SetPacer implements transport.Pacer: the connection calls admit with the
 // method of each notification its response streams carry, before the
 // go-sdk reads it. Call it before Connect.
 func (t *Transport) SetPacer(admit func(ctx context.Context, method string)) { t.admit = admit }
+
+// SetDiverter implements transport.Diverter: the connection offers divert
+// each notification its response streams carry that the go-sdk would read,
+// and hands the go-sdk, in place of one divert takes, the event without
+// its data (its id, so that a resumption starts after it). Call it before
+// Connect.
+func (t *Transport) SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool) {
+	t.divert = divert
+}
 
 // SetTap implements transport.Tapper: the connection calls tap with the
 // context of each request and the response that answers it, before the
@@ -105,6 +116,7 @@ func (f *Factory) resumeAttempts() int {
 func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	st := newConnState(t.f)
 	st.admit = t.admit
+	st.divert = t.divert
 	st.tap = t.tap
 	maxRetries := t.f.opts.MaxResumeAttempts
 	if maxRetries < 0 {
