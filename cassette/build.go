@@ -178,7 +178,7 @@ func serverEnding(e recorded, red *redactor) *Ending {
 		if d.Exited {
 			end.Exit = &Exit{Code: d.ExitCode, Signal: d.Signal}
 		}
-		if d.Err != nil && end.Class == "" {
+		if d.Err != nil && end.Class == 0 {
 			end.Class = classOf(d.Err, nil)
 		}
 	}

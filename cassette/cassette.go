@@ -123,7 +123,7 @@ type HTTP struct {
 type Ending struct {
 	End     string            // EndEOF, EndError, EndDropped, EndClient, EndSession
 	Error   string            // the error that ended it, redacted; "" for none
-	Class   string            // the error's class: ClassStart, ClassPolicy, …; "" for none
+	Class   transport.Class   // the error's class: start, policy, auth, protocol, timeout or transport; 0 for none
 	Written bool              // an HTTP request that failed (EndError) had been sent
 	Exit    *Exit             // the child process exited, and how
 	Stderr  string            // the tail of the server's standard error, redacted
@@ -136,43 +136,35 @@ type Exit struct {
 	Signal string // the signal that killed it ("SIGKILL"), if any
 }
 
-// Error classes an Ending records, each standing for a transport sentinel
-// (transport.ErrStart, …): a replayed ending's error matches it.
-const (
-	ClassStart    = "start"
-	ClassPolicy   = "policy"
-	ClassAuth     = "auth"
-	ClassProtocol = "protocol"
-	ClassTimeout  = "timeout"
-	ClassBroken   = "broken"
-)
-
-var classes = []struct {
-	name string
-	err  error
-}{
-	{ClassStart, transport.ErrStart}, {ClassPolicy, transport.ErrPolicy}, {ClassAuth, transport.ErrAuth},
-	{ClassProtocol, transport.ErrProtocol}, {ClassTimeout, transport.ErrTimeout}, {ClassBroken, transport.ErrBroken},
+// recordable are the failure classes an Ending records (ClassStart,
+// ClassPolicy, ClassAuth, ClassProtocol, ClassTimeout, ClassTransport), in the order an
+// error is matched against their sentinels (transport.Class.Err): a
+// replayed ending's error matches the sentinel of its class. They are
+// written as their String ("transport", "broken" once, is read as
+// transport.ClassTransport).
+var recordable = []transport.Class{
+	transport.ClassStart, transport.ClassPolicy, transport.ClassAuth,
+	transport.ClassProtocol, transport.ClassTimeout, transport.ClassTransport,
 }
 
 // classOf names the class of err: the first transport sentinel it matches,
 // after cl (the recorded factory's classifier, if any) has had its say.
-func classOf(err error, cl transport.Classifier) string {
+func classOf(err error, cl transport.Classifier) transport.Class {
 	if cl != nil {
 		if s := cl.Classify(err); s != nil {
 			err = s
 		}
 	}
-	for _, c := range classes {
-		if errors.Is(err, c.err) {
-			return c.name
+	for _, c := range recordable {
+		if errors.Is(err, c.Err()) {
+			return c
 		}
 	}
 	var to interface{ Timeout() bool }
 	if errors.As(err, &to) && to.Timeout() {
-		return ClassTimeout
+		return transport.ClassTimeout
 	}
-	return ""
+	return 0
 }
 
 // A RecordedError is the error a replayed session or request ends with,
@@ -181,9 +173,9 @@ func classOf(err error, cl transport.Classifier) string {
 // the original.
 type RecordedError struct {
 	Cassette string
-	Line     int    // the line of the ending
-	Text     string // the recorded error's text
-	Class    string // ClassStart, …; "" for none
+	Line     int             // the line of the ending
+	Text     string          // the recorded error's text
+	Class    transport.Class // as Ending.Class
 }
 
 func (e *RecordedError) Error() string {
@@ -192,16 +184,12 @@ func (e *RecordedError) Error() string {
 
 // Is reports whether target is the sentinel of e's class.
 func (e *RecordedError) Is(target error) bool {
-	for _, c := range classes {
-		if c.name == e.Class {
-			return target == c.err
-		}
-	}
-	return false
+	s := e.Class.Err()
+	return s != nil && target == s
 }
 
 // Timeout reports whether the recorded error was a timeout.
-func (e *RecordedError) Timeout() bool { return e.Class == ClassTimeout }
+func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeout }
 
 // Kind returns the transport kind the header names, or 0.
 func (c *Cassette) Kind() transport.Kind {

@@ -149,13 +149,8 @@ func checkLine(c *Cassette, i int, kind transport.Kind, sessionEnded int, stream
 // checkEnding checks an ending's fields against where it is.
 func checkEnding(in *Interaction, isHTTP bool) error {
 	e := in.Ending
-	if e.Class != "" && !slices.ContainsFunc(classes, func(c struct {
-		name string
-		err  error
-	}) bool {
-		return c.name == e.Class
-	}) {
-		return fmt.Errorf("ending class %q, want start, policy, auth, protocol, timeout or broken", e.Class)
+	if e.Class != 0 && !slices.Contains(recordable, e.Class) {
+		return fmt.Errorf("ending class %q, want start, policy, auth, protocol, timeout or transport", e.Class)
 	}
 	session := in.HTTP == nil
 	switch {

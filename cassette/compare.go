@@ -166,8 +166,8 @@ func describeEnding(e *Ending) string {
 			parts = append(parts, fmt.Sprintf("exit status %d", x.Code))
 		}
 	}
-	if e.Class != "" {
-		parts = append(parts, "class "+e.Class)
+	if e.Class != 0 {
+		parts = append(parts, "class "+e.Class.String())
 	}
 	if e.Error != "" {
 		parts = append(parts, fmt.Sprintf("%q", normaliseString(e.Error)))

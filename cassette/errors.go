@@ -8,10 +8,6 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// ErrMismatch is matched (errors.Is) by every *MismatchError, as
-// transport.ErrMismatch is.
-var ErrMismatch = errors.New("cassette: no recorded message matches")
-
 // CodeMismatch is the JSON-RPC error code of the response replay sends to a
 // request that matches no recorded request (or that a MismatchError ends).
 const CodeMismatch = -32050
@@ -45,12 +41,9 @@ func (e *MismatchError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrMismatch.
-func (e *MismatchError) Unwrap() error { return ErrMismatch }
-
-// Is reports whether target is transport.ErrMismatch, the sentinel a client
-// classifies replay mismatches by.
-func (e *MismatchError) Is(target error) bool { return target == transport.ErrMismatch }
+// Unwrap returns transport.ErrMismatch, the sentinel of every replay
+// mismatch, which a client classifies as one.
+func (e *MismatchError) Unwrap() error { return transport.ErrMismatch }
 
 // An UnusedError reports recorded client requests that the client never
 // made. The replaying factory's Close returns it unless

@@ -33,7 +33,7 @@ const (
 	FaultDelay FaultKind = "delay"
 	// FaultEnd ends the session at message N: neither it nor anything
 	// recorded after it is served. At the message level the connection
-	// breaks (a *RecordedError of class broken: the calls in flight have an
+	// breaks (a *RecordedError of class transport: the calls in flight have an
 	// unknown outcome, as when a server dies mid-call); at the HTTP level
 	// open streams end, a request whose response headers N precedes gets
 	// no response (its connection breaks once it is written), and every

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/transport"
 )
 
 // Load reads and checks the cassette at path. Every problem with the content
@@ -217,7 +218,11 @@ func (l *lineJSON) interaction() (Interaction, error) {
 		}
 	}
 	if l.hasEnding() {
-		in.Ending = &Ending{End: l.End, Error: l.Error, Class: l.Class, Written: l.Written, Stderr: l.Stderr}
+		class, err := transport.ParseClass(l.Class)
+		if err != nil {
+			return in, fmt.Errorf("class: %v", err)
+		}
+		in.Ending = &Ending{End: l.End, Error: l.Error, Class: class, Written: l.Written, Stderr: l.Stderr}
 		if l.Exit != nil {
 			in.Ending.Exit = &Exit{Code: l.Exit.Code, Signal: l.Exit.Signal}
 		}

@@ -101,7 +101,7 @@ func appendLine(b []byte, in *Interaction) ([]byte, error) {
 	if e := in.Ending; e != nil {
 		b = field(b, "end", e.End, false)
 		b = field(b, "error", e.Error, false)
-		b = field(b, "class", e.Class, false)
+		b = field(b, "class", e.Class.String(), false)
 		if e.Written {
 			b = append(b, `,"written":true`...)
 		}

@@ -134,16 +134,16 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", ErrBadFault)}
 		}
 		if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
-			hf, ok := live.(HTTPFactory)
+			hf, ok := transport.As[HTTPFactory](live)
 			if !ok {
 				return nil, &OptionsError{Func: "Open", Option: "live", Value: fmt.Sprintf("%T", live),
 					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
 			}
-			cl, _ := live.(transport.Classifier)
+			cl, _ := transport.As[transport.Classifier](live)
 			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.sessionEnded}
 			f.inner = hf.WithBase(f.hrec.wrap)
 		}
-		if hf, ok := live.(HTTPFactory); ok && f.mode == ModeRecord && f.hrec == nil {
+		if hf, ok := transport.As[HTTPFactory](live); ok && f.mode == ModeRecord && f.hrec == nil {
 			// A message-level session over HTTP (legacy SSE): what is
 			// recorded is the messages, but the credentials the transport
 			// sends are learned below it, to be redacted wherever they
@@ -183,7 +183,7 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 		return nil
 	}
 	f.rt = newPlayHTTP(p, &f.rep)
-	if hf, ok := f.live.(HTTPFactory); ok {
+	if hf, ok := transport.As[HTTPFactory](f.live); ok {
 		f.inner = hf.WithBase(func(http.RoundTripper) http.RoundTripper { return f.rt })
 		return nil
 	}
@@ -250,7 +250,7 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, _ := f.live.(transport.Classifier)
+	cl, _ := transport.As[transport.Classifier](f.live)
 	return &recordTransport{inner: inner, conn: func(c mcp.Connection) *recordConn {
 		rc := &recordConn{inner: c, cl: cl, done: f.sessionEnded}
 		f.mu.Lock()
@@ -260,9 +260,21 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	}}, nil
 }
 
+// Unwrap returns the live factory the cassette records or passes
+// through, so that transport.As finds its capabilities (its
+// transport.SecretHolder) through the cassette; nil when the cassette
+// replays, where the sessions are the cassette's own. The cassette's own
+// Classify and PinnedProtocolVersion stand in every mode.
+func (f *Factory) Unwrap() transport.Factory {
+	if f.mode == ModeReplay {
+		return nil
+	}
+	return f.live
+}
+
 // Classify implements transport.Classifier. The JSON-RPC error (code
 // CodeMismatch) a replayed request was answered with stands for its
-// *MismatchError, which Classify returns (it matches ErrMismatch and
+// *MismatchError, which Classify returns (it matches
 // transport.ErrMismatch): this module's client puts it in the error its
 // call returns, where errors.As finds it, with the class
 // client.ClassMismatch. (A go-sdk client's caller can ask Classify the
@@ -273,7 +285,7 @@ func (f *Factory) Classify(err error) error {
 		return merr
 	}
 	for _, x := range []transport.Factory{f.inner, f.live} {
-		if cl, ok := x.(transport.Classifier); ok && x != nil {
+		if cl, ok := transport.As[transport.Classifier](x); ok {
 			return cl.Classify(err)
 		}
 	}
@@ -289,7 +301,7 @@ func (f *Factory) Classify(err error) error {
 // negotiates again as it did.
 func (f *Factory) PinnedProtocolVersion() string {
 	if f.p == nil {
-		if p, ok := f.live.(transport.ProtocolPinner); ok {
+		if p, ok := transport.As[transport.ProtocolPinner](f.live); ok {
 			return p.PinnedProtocolVersion()
 		}
 		return ""
@@ -467,8 +479,10 @@ func (f *Factory) recording() (*Cassette, error) {
 	}
 	var stderr []byte
 	if f.o.Stderr {
-		if d := rc.Diagnose(); d != nil {
-			stderr = d.Stderr
+		if d, ok := transport.As[transport.Diagnoser](rc); ok {
+			if dg := d.Diagnose(); dg != nil {
+				stderr = dg.Stderr
+			}
 		}
 	}
 	var learned []http.Header

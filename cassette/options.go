@@ -128,7 +128,7 @@ func (o *Options) orZero() *Options {
 // (transport.SecretHolder).
 func (o *Options) withLive(live transport.Factory) *Options {
 	cp := *o.orZero()
-	if h, ok := live.(transport.SecretHolder); ok && live != nil {
+	if h, ok := transport.As[transport.SecretHolder](live); ok {
 		cp.auto = append([]string(nil), h.Secrets()...)
 	}
 	return &cp

@@ -358,7 +358,7 @@ func liveKind(m jsonrpc.Message) byte {
 // broke under them, their outcome unknown.
 func (p *player) faultEnding() *RecordedError {
 	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
-		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: ClassBroken}
+		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: transport.ClassTransport}
 }
 
 // endingError returns the error a replayed session or request ends with at

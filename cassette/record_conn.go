@@ -51,7 +51,7 @@ type recorded struct {
 
 	end   error                // the error that ended reading (io.EOF included), for the server's end
 	diag  *transport.Diagnosis // what the connection knew of the end then
-	class string
+	class transport.Class
 }
 
 // shallow copies the message struct; params and results are immutable.
@@ -118,11 +118,11 @@ func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Unlock()
 		if !ended {
 			e := recorded{end: err, class: classOf(err, c.cl)}
-			if d, ok := c.inner.(transport.Diagnoser); ok {
+			if d, ok := transport.As[transport.Diagnoser](c.inner); ok {
 				e.diag = d.Diagnose()
 			}
 			if errors.Is(err, io.EOF) {
-				e.class = ""
+				e.class = 0
 			}
 			c.add(e)
 		}
@@ -147,13 +147,9 @@ func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 func (c *recordConn) SessionID() string { return c.inner.SessionID() }
 
-// Diagnose forwards to the inner connection.
-func (c *recordConn) Diagnose() *transport.Diagnosis {
-	if d, ok := c.inner.(transport.Diagnoser); ok {
-		return d.Diagnose()
-	}
-	return nil
-}
+// Unwrap returns the recorded connection (a transport.Diagnoser is found
+// through it).
+func (c *recordConn) Unwrap() mcp.Connection { return c.inner }
 
 // Close closes the inner connection; the recording is written by the
 // factory's Close.

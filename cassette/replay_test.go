@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,7 +55,7 @@ func TestToolCallNeverServedTwice(t *testing.T) {
 	if diff := cmp.Diff(want, merr); diff != "" {
 		t.Errorf("MismatchError mismatch (-want +got):\n%s", diff)
 	}
-	if !errors.Is(f.Err(), cassette.ErrMismatch) {
+	if !errors.Is(f.Err(), transport.ErrMismatch) {
 		t.Errorf("Err = %v, want ErrMismatch", f.Err())
 	}
 }

@@ -142,12 +142,12 @@ func newLiveRecorder(live transport.Factory) (*liveRecorder, error) {
 	if r.kind != transport.KindStreamableHTTP {
 		return r, nil
 	}
-	hf, ok := live.(HTTPFactory)
+	hf, ok := transport.As[HTTPFactory](live)
 	if !ok {
 		return nil, &OptionsError{Func: "Verify", Option: "live", Value: fmt.Sprintf("%T", live),
 			Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
 	}
-	cl, _ := live.(transport.Classifier)
+	cl, _ := transport.As[transport.Classifier](live)
 	r.origin = hf.Origin()
 	r.hrec = &httpRecorder{origin: r.origin, cl: cl, onDelete: func() {}}
 	r.factory = hf.WithBase(r.hrec.wrap)
@@ -160,7 +160,7 @@ func (r *liveRecorder) conn(c mcp.Connection) mcp.Connection {
 	if r.hrec != nil {
 		return c
 	}
-	cl, _ := r.factory.(transport.Classifier)
+	cl, _ := transport.As[transport.Classifier](r.factory)
 	r.rconn = &recordConn{inner: c, cl: cl}
 	return r.rconn
 }

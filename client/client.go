@@ -240,7 +240,7 @@ func (t *capture) diagnose() *transport.Diagnosis {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if d, ok := t.conn.(transport.Diagnoser); ok {
+	if d, ok := transport.As[transport.Diagnoser](t.conn); ok {
 		return d.Diagnose()
 	}
 	return nil
@@ -367,7 +367,7 @@ func (c *Client) fail(op, tool string, err error) error {
 var executes = map[string]bool{OpCallTool: true, OpRead: true, OpGetPrompt: true}
 
 func (c *Client) classifier() transport.Classifier {
-	cl, _ := c.def.Transport.(transport.Classifier)
+	cl, _ := transport.As[transport.Classifier](c.def.Transport)
 	return cl
 }
 

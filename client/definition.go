@@ -75,7 +75,7 @@ func (d *Definition) validate() error {
 // SSE, a replaying cassette), that revision.
 func (d *Definition) negotiation() (offer, error) {
 	var pinned string
-	if p, ok := d.Transport.(transport.ProtocolPinner); ok {
+	if p, ok := transport.As[transport.ProtocolPinner](d.Transport); ok {
 		pinned = p.PinnedProtocolVersion()
 	}
 	pv := d.Profile.ProtocolVersion()

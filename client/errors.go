@@ -15,66 +15,48 @@ import (
 )
 
 // A FailureClass says what kind of thing went wrong, and so what a caller
-// may do about it.
-type FailureClass int
+// may do about it: the module's one vocabulary of failures, defined in
+// transport (see [transport.Class]) and shared with cassette endings,
+// mcprig and the testscript commands.
+type FailureClass = transport.Class
 
+// The classes, as transport defines them.
 const (
 	// ClassStart: the server could not be started or did not complete the
 	// handshake (missing executable, exit before initialize).
-	ClassStart FailureClass = iota + 1
+	ClassStart = transport.ClassStart
 	// ClassTransport: the connection broke (a stream dropped and could not
 	// be resumed, a dial failed).
-	ClassTransport
+	ClassTransport = transport.ClassTransport
 	// ClassProtocol: the server broke the protocol (malformed frame,
 	// repeated pagination cursor, unexpected message), or speaks no
 	// revision the profile accepts (ErrRevisionMismatch).
-	ClassProtocol
+	ClassProtocol = transport.ClassProtocol
 	// ClassAuth: the server refused the credentials.
-	ClassAuth
+	ClassAuth = transport.ClassAuth
 	// ClassPolicy: this library refused, by policy or by the client's
 	// configuration: a disabled or held binding, an unknown tool, a size or
 	// round limit, a cross-origin redirect, a server's request for input
 	// the Handlers do not serve or could not answer.
-	ClassPolicy
+	ClassPolicy = transport.ClassPolicy
 	// ClassTimeout: a deadline passed (the caller's context's,
 	// Limits.CallTimeout, Limits.ConnectTimeout, or one of the transport's
 	// own bounds), or the caller gave up (its context was cancelled).
-	ClassTimeout
+	ClassTimeout = transport.ClassTimeout
 	// ClassServer: the server answered with a JSON-RPC error, ended the
 	// session, or exited while in use.
-	ClassServer
+	ClassServer = transport.ClassServer
 	// ClassTool: the tool ran and reported an error (CallToolResult.IsError).
-	ClassTool
+	ClassTool = transport.ClassTool
 	// ClassClosed: the client was closed.
-	ClassClosed
+	ClassClosed = transport.ClassClosed
 	// ClassMismatch: a replay mismatch. The session is replayed from a
 	// recording (a cassette) that does not hold what the client sent at
 	// this point, or that held its answer past the replay's bound; the
 	// request was not executed. errors.As finds the *cassette.MismatchError
 	// (naming the cassette, its line and a diff) in the error.
-	ClassMismatch
+	ClassMismatch = transport.ClassMismatch
 )
-
-var classNames = map[FailureClass]string{
-	ClassStart:     "start",
-	ClassTransport: "transport",
-	ClassProtocol:  "protocol",
-	ClassAuth:      "auth",
-	ClassPolicy:    "policy",
-	ClassTimeout:   "timeout",
-	ClassServer:    "server",
-	ClassTool:      "tool",
-	ClassClosed:    "closed",
-	ClassMismatch:  "mismatch",
-}
-
-// String returns the class's short name, such as "policy".
-func (c FailureClass) String() string {
-	if s, ok := classNames[c]; ok {
-		return s
-	}
-	return fmt.Sprintf("FailureClass(%d)", int(c))
-}
 
 // Operations named in Error.Op.
 const (

@@ -283,10 +283,10 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		"notifications/progress":               c.handlers.Progress != nil,
 		"notifications/resources/updated":      c.handlers.ResourceUpdated != nil,
 	}
-	if d, ok := tr.(transport.Diverter); ok {
+	if d, ok := transport.As[transport.Diverter](tr); ok {
 		d.SetDiverter(c.divert)
 	}
-	if p, ok := tr.(transport.Pacer); ok {
+	if p, ok := transport.As[transport.Pacer](tr); ok {
 		p.SetPacer(func(ctx context.Context, method string) {
 			c.announce(method)
 			if paced[method] {

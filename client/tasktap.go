@@ -81,7 +81,7 @@ func tapMessage(ctx context.Context, msg []byte) {
 // hands the go-sdk its own Streamable HTTP connection, which a wrapper
 // would hide its private hooks from (see pacer).
 func (c *Client) tapper(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
-	if t, ok := tr.(transport.Tapper); ok {
+	if t, ok := transport.As[transport.Tapper](tr); ok {
 		t.SetTap(tapMessage)
 		return nil
 	}

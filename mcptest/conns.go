@@ -25,22 +25,9 @@ func (f *connCounter) Transport() (mcp.Transport, error) {
 	return countedTransport{t, f}, nil
 }
 
-// Classify passes the wrapped factory's transport.Classifier through.
-func (f *connCounter) Classify(err error) error {
-	if c, ok := f.Factory.(transport.Classifier); ok {
-		return c.Classify(err)
-	}
-	return nil
-}
-
-// PinnedProtocolVersion passes the wrapped factory's
-// transport.ProtocolPinner through.
-func (f *connCounter) PinnedProtocolVersion() string {
-	if p, ok := f.Factory.(transport.ProtocolPinner); ok {
-		return p.PinnedProtocolVersion()
-	}
-	return ""
-}
+// Unwrap returns the counted factory, whose capabilities transport.As
+// finds through the counter.
+func (f *connCounter) Unwrap() transport.Factory { return f.Factory }
 
 // Open returns the number of connections made and not closed; 0 for a nil
 // counter.
@@ -64,6 +51,10 @@ type countedTransport struct {
 	f *connCounter
 }
 
+// Unwrap returns the counted transport (a transport.Pacer is found
+// through it).
+func (t countedTransport) Unwrap() mcp.Transport { return t.Transport }
+
 func (t countedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
@@ -78,6 +69,10 @@ type countedConn struct {
 	f    *connCounter
 	once sync.Once
 }
+
+// Unwrap returns the counted connection (a transport.Diagnoser is found
+// through it).
+func (c *countedConn) Unwrap() mcp.Connection { return c.Connection }
 
 func (c *countedConn) Close() error {
 	err := c.Connection.Close()

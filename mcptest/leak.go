@@ -229,37 +229,18 @@ func (f tracked) Transport() (mcp.Transport, error) {
 	return trackedTransport{t, f.tr}, nil
 }
 
-// Secrets passes the wrapped factory's transport.SecretHolder through, so
-// that a recording redacts what it would have.
-func (f tracked) Secrets() []string {
-	if h, ok := f.Factory.(transport.SecretHolder); ok {
-		return h.Secrets()
-	}
-	return nil
-}
-
-// Classify passes the wrapped factory's transport.Classifier through, so
-// that tracking changes no error's class.
-func (f tracked) Classify(err error) error {
-	if c, ok := f.Factory.(transport.Classifier); ok {
-		return c.Classify(err)
-	}
-	return nil
-}
-
-// PinnedProtocolVersion passes the wrapped factory's
-// transport.ProtocolPinner through ("" when it pins none).
-func (f tracked) PinnedProtocolVersion() string {
-	if p, ok := f.Factory.(transport.ProtocolPinner); ok {
-		return p.PinnedProtocolVersion()
-	}
-	return ""
-}
+// Unwrap returns the tracked factory, whose capabilities transport.As
+// finds through the tracker.
+func (f tracked) Unwrap() transport.Factory { return f.Factory }
 
 type trackedTransport struct {
 	mcp.Transport
 	tr *tracker
 }
+
+// Unwrap returns the tracked transport (a transport.Pacer is found
+// through it).
+func (t trackedTransport) Unwrap() mcp.Transport { return t.Transport }
 
 func (t trackedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)

@@ -117,6 +117,9 @@ func TestNewOptionsErrors(t *testing.T) {
 		{"negative page size", "x", &Options{PageSize: -1}, "PageSize"},
 		{"31-byte state key", "x", &Options{StateKey: make([]byte, 31)}, "StateKey"},
 		{"empty state key", "x", &Options{StateKey: []byte{}}, "StateKey"},
+		{"zero task TTL", "x", &Options{Tasks: &TaskOptions{TTL: 0}}, ""},
+		{"task TTL 1ns", "x", &Options{Tasks: &TaskOptions{TTL: 1}}, ""},
+		{"negative task TTL", "x", &Options{Tasks: &TaskOptions{TTL: -1}}, "Tasks.TTL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(tc.sname, "v1", tc.opts)

@@ -211,7 +211,8 @@ type Server struct {
 // New returns a Server named name at version, with no tools, resources or
 // prompts. A nil opts means defaults. It returns an *OptionsError (matching
 // [ErrInvalidOptions]) if name is empty or an option is invalid: a
-// negative PageSize, a StateKey shorter than 32 bytes.
+// negative PageSize, a StateKey shorter than 32 bytes, a negative
+// Tasks.TTL.
 func New(name, version string, opts *Options) (*Server, error) {
 	if name == "" {
 		return nil, &OptionsError{Func: "New", Option: "name", Err: errors.New("empty")}
@@ -270,7 +271,10 @@ func New(name, version string, opts *Options) (*Server, error) {
 		s.states = NewMemoryStateStore(0)
 	}
 	if o.Tasks != nil {
-		s.tasks = newTasks(o.Tasks)
+		var err error
+		if s.tasks, err = newTasks(o.Tasks); err != nil {
+			return nil, err
+		}
 		mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
 		mo.Capabilities.AddExtension(TasksExtension, map[string]any{})
 	}

@@ -29,7 +29,7 @@ type TaskOptions struct {
 	// status, and the ttlMs it reports; a task still running then is
 	// cancelled, and every tasks/* request for it reads as an unknown
 	// task. If zero, defaults to [DefaultTaskTTL]; it cannot be unbounded
-	// (a negative TTL panics in New).
+	// (for a negative TTL New returns an *OptionsError).
 	TTL time.Duration
 	// MaxResultBytes bounds the encoded result a task keeps until it
 	// expires: a larger result completes the task with an isError result
@@ -94,9 +94,10 @@ type taskRun struct {
 	answers map[string]json.RawMessage
 }
 
-func newTasks(o *TaskOptions) *tasks {
+// newTasks returns the task state of o, or an *OptionsError of New.
+func newTasks(o *TaskOptions) (*tasks, error) {
 	if o.TTL < 0 {
-		panic(fmt.Sprintf("server.New: negative TaskOptions.TTL %v", o.TTL))
+		return nil, &OptionsError{Func: "New", Option: "Tasks.TTL", Value: o.TTL.String(), Err: errors.New("negative")}
 	}
 	t := &tasks{
 		store:     o.Store,
@@ -114,7 +115,7 @@ func newTasks(o *TaskOptions) *tasks {
 	if t.poll <= 0 {
 		t.poll = DefaultPollInterval
 	}
-	return t
+	return t, nil
 }
 
 // RegisterTaskTool publishes t, run by h, as a tool that runs as a task

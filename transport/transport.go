@@ -111,8 +111,8 @@ type Factory interface {
 
 // ProtocolPinner is implemented by a Factory that speaks exactly one protocol
 // revision (the legacy SSE transport speaks only 2024-11-05). A client must
-// not negotiate any other revision over it. A wrapper that passes its
-// inner factory's pin through returns "" when the inner factory pins none.
+// not negotiate any other revision over it. Like every optional capability
+// of a factory, it is asked for with [As], which finds it through wrappers.
 type ProtocolPinner interface {
 	PinnedProtocolVersion() string
 }
@@ -120,8 +120,8 @@ type ProtocolPinner interface {
 // A SecretHolder is implemented by a Factory that hands its peer values a
 // recording of the session must not keep: a stdio child's explicit
 // environment (stdio.Options.Env). A cassette recorder redacts them
-// wherever they appear, with no second listing; a wrapper of a factory
-// passes its Secrets through.
+// wherever they appear, with no second listing; [As] finds it through
+// wrappers of the factory.
 type SecretHolder interface {
 	// Secrets returns the values, in a fixed order.
 	Secrets() []string
@@ -132,7 +132,8 @@ type SecretHolder interface {
 // client that hands notifications to slower handlers than the peer sends
 // them asks to be paced, so that what the connection has read and the
 // client has not yet taken stays bounded. The client wraps the connections
-// of other transports itself, where a wrapper hides nothing.
+// of other transports itself, where a wrapper hides nothing. [As] finds a
+// Pacer through transports that wrap others (Unwrap() mcp.Transport).
 type Pacer interface {
 	// SetPacer must be called before Connect. Each connection then calls
 	// admit with the method of each notification it reads, before it hands
@@ -174,6 +175,8 @@ type Tapper interface {
 }
 
 // A Diagnoser is implemented by a connection that can say why it ended.
+// [As] finds it through connections that wrap others
+// (Unwrap() mcp.Connection).
 type Diagnoser interface {
 	// Diagnose returns what is known about the connection's end, or nil when
 	// it has not ended or nothing is known. It does not block.

@@ -227,8 +227,8 @@ func describeEnding(e *cassette.Ending, listens map[string]bool) string {
 			s += fmt.Sprintf(", exit status %d", x.Code)
 		}
 	}
-	if e.Class != "" {
-		s += ", class " + e.Class
+	if e.Class != 0 {
+		s += ", class " + e.Class.String()
 	}
 	if e.Error != "" {
 		s += ": " + transcript.Short(e.Error, 120)

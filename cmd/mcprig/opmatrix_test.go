@@ -151,7 +151,7 @@ func (w *exitWatch) exitedWell() error {
 		return errors.New("no child was started")
 	}
 	for _, c := range w.conns {
-		d, ok := c.(transport.Diagnoser)
+		d, ok := transport.As[transport.Diagnoser](c)
 		if !ok {
 			return fmt.Errorf("a %T says nothing of its end", c)
 		}

@@ -93,7 +93,7 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	cancel()
 	closeErr := r.up.Close()
-	if d, ok := r.up.(transport.Diagnoser); ok {
+	if d, ok := transport.As[transport.Diagnoser](r.up); ok {
 		r.diag = d.Diagnose()
 	}
 	r.down.Close()
