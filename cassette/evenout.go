@@ -317,6 +317,11 @@ func liftSideCloses(c *Cassette) {
 		}
 		if j, ok := last[h.Stream]; ok && ins[i].Kind == KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == EndSession && j < i-1 {
 			rotate(ins[j+1:i+1], i-j-1)
+			for st, k := range last {
+				if k > j {
+					last[st] = k + 1 // moved down by the close put before it
+				}
+			}
 			last[h.Stream] = j + 1
 			continue
 		}

@@ -268,6 +268,21 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i+1, diff)
 		}
 	}
+	// Two listens let go of, the second's lines among those the first's
+	// close passes: each close goes right after its own stream's last line.
+	listen2 := httpLine{"req", 4, "", `c:{"id":9,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
+	two := httpLines(listen, listenR, acked, listen2, httpLine{"resp", 4, "", ""}, lsReq, letGo, lsR, httpLine{"let-go", 4, "", ""}, lsAns, lsEnd)
+	evenOutHTTP(two)
+	// (Streams are numbered again in request order: the second listen is 2.)
+	wantTwo := []string{"request 1", "response 1", "event 1", "close 1 end=session", "request 2", "response 2", "close 2 end=session", "request 3", "response 3", "event 3", "close 3 end=eof"}
+	var gotTwo []string
+	for _, l := range shownHTTP(two) {
+		f := strings.Fields(l)
+		gotTwo = append(gotTwo, strings.Join(f[:2], " ")+map[bool]string{true: " " + f[len(f)-1], false: ""}[strings.HasPrefix(l, "close")])
+	}
+	if diff := cmp.Diff(wantTwo, gotTwo); diff != "" {
+		t.Errorf("two let-go closes (-want +got):\n%s", diff)
+	}
 	// A close the client made while the stream was still in use (a
 	// give-up, not a let-go) keeps its place.
 	c := httpLines(listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, httpLine{"gave-up", 1, "", ""})
