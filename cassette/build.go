@@ -131,6 +131,7 @@ func evenOutHTTP(c *Cassette) {
 	settleCancels(c)
 	floatAnswers(c)
 	floatNotifications(c)
+	liftSideCloses(c) // again: a cancellation settled may have carried one down
 	renameEventIDs(c)
 	renameStates(c)
 }

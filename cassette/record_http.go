@@ -8,6 +8,7 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/sse"
@@ -48,6 +49,44 @@ type recStream struct {
 	resp  int  // index of its response entry; -1 before the response
 	sse   bool // its response is an event stream
 	ended bool // no more lines are recorded for it
+
+	// noCall: its request carries no call (the client's answer to a
+	// server request, a notification), which a client sends without
+	// waiting for its 202; settled is closed once its round trip returned.
+	noCall  bool
+	settled chan struct{}
+}
+
+// settleGrace bounds how long the end of a session waits for the answers
+// (202s) to the requests in flight that carry no call.
+const settleGrace = time.Second
+
+// settle waits, at most settleGrace, until every request in flight that
+// carries no call has its response: a client sends such a request (its
+// answer to a server's request) without waiting for it, so the session
+// may end while its 202 is on its way, and whether it is recorded would
+// be timing.
+func (r *httpRecorder) settle() {
+	r.mu.Lock()
+	var waits []chan struct{}
+	for _, s := range r.streams {
+		if s.noCall && s.resp < 0 && !s.ended {
+			waits = append(waits, s.settled)
+		}
+	}
+	r.mu.Unlock()
+	if len(waits) == 0 {
+		return
+	}
+	t := time.NewTimer(settleGrace)
+	defer t.Stop()
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 // wrap returns the recording round tripper over base.
@@ -74,6 +113,9 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cassette: request body: %w", err)
 	}
+	if req.Method == http.MethodDelete {
+		r.settle()
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -82,7 +124,11 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodDelete {
 		r.endOpen(EndSession)
 	}
-	s := &recStream{n: len(r.streams) + 1, resp: -1}
+	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
+	defer close(s.settled)
+	if _, m, ok := asMessage(body); ok && m.kind != kindCall {
+		s.noCall = true
+	}
 	r.streams = append(r.streams, s)
 	s.req = r.add(hEntry{raw: body, in: Interaction{Kind: KindRequest, HTTP: &HTTP{
 		Stream: s.n, Method: req.Method, URL: req.URL.RequestURI(), Headers: req.Header.Clone(),
@@ -175,7 +221,7 @@ func (r *httpRecorder) endLocked(s *recStream, e *Ending, err error) {
 		return
 	}
 	s.ended = true
-	if e.End != EndError && !s.sse {
+	if e.End != EndError && !s.sse && s.resp >= 0 {
 		return // a JSON body is complete in its response line
 	}
 	r.add(hEntry{after: s.last, err: err, in: Interaction{Kind: KindClose, HTTP: &HTTP{Stream: s.n}, Ending: e}})
@@ -202,6 +248,7 @@ func (r *httpRecorder) fail(err error) {
 // close ends the recording: streams still open ended with the session, and
 // the session ended by the client. It returns what was captured.
 func (r *httpRecorder) close() ([]hEntry, error) {
+	r.settle()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.closed {
