@@ -375,16 +375,16 @@ func TestTaskStorePerPrincipalBound(t *testing.T) {
 	f := newTaskFixture(t, &TaskOptions{Store: NewMemoryTaskStore(2)})
 	f.start("gated")
 	f.start("gated") // N = 2 passes
-	before := f.runs.Load()
 	r := f.post("tools/call", "gated", `"name":"gated","arguments":{}`, "")
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "too many tasks") {
 		t.Fatalf("a third task with a bound of 2: %s %+v, want -32603 too many tasks", r.Result, r.Error)
 	}
 	f.token = "bob" // another principal has a bound of its own
 	f.start("gated")
-	// The refused call ran nothing; bob's task may or may not have started running yet.
-	if n := f.runs.Load() - before; n > 1 {
-		t.Errorf("%d executions after the refusal, want at most bob's 1", n)
+	// The refused call ran nothing: at most the three accepted tasks have
+	// run (each starts on its own goroutine, so some may not have yet).
+	if n := f.runs.Load(); n > 3 {
+		t.Errorf("%d executions, want at most the 3 accepted tasks'", n)
 	}
 }
 
