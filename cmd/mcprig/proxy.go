@@ -191,6 +191,18 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// A lockedWriter serialises the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // An asyncWriter passes writes to w from its own goroutine, so that a writer
 // that must not block (the stdio transport's stderr copy) never does. It
 // keeps at most cap chunks queued and drops what does not fit, counting the

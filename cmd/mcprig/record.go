@@ -232,6 +232,7 @@ func recordStdio(ctx context.Context, f *recordFlags, opts *cassette.Options, cm
 	// A client that goes away while the child still talks must not kill
 	// the proxy (SIGPIPE on stdout) before the cassette is written.
 	signal.Ignore(syscall.SIGPIPE)
+	stderr = &lockedWriter{w: stderr} // shared by the child's stderr and the progress lines
 	childErr := newAsyncWriter(stderr, 256)
 	defer func() {
 		if n := childErr.Close(); n > 0 {

@@ -92,6 +92,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "mcprig verify: %v\n", err)
 		return 2
 	}
+	// The child's stderr and verify's own messages share stderr: one
+	// lock orders their writes.
+	stderr = &lockedWriter{w: stderr}
 	childErr := newAsyncWriter(stderr, 256)
 	defer childErr.Close()
 	live, err := f.live(cmd, childErr)
