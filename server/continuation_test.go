@@ -64,12 +64,12 @@ func TestContinuationExpires(t *testing.T) {
 		mustRegister(t, s, confirmTool("rm"), c.handle)
 		cs := manual(t, s, elicitCaps)
 		state := ask(t, cs, "rm", `{}`)
-		time.Sleep(ttl)
+		time.Sleep(ttl) // the bubble's clock moves; nothing is waited for
 		if got, err := continueCall(cs, "rm", `{}`, state); err != nil || !strings.HasPrefix(got, "accept rm") {
 			t.Errorf("continued at StateTTL: %q, %v; want it accepted", got, err)
 		}
 		state = ask(t, cs, "rm", `{}`)
-		time.Sleep(ttl + time.Nanosecond)
+		time.Sleep(ttl + time.Nanosecond) // the bubble's clock, one past the bound
 		runs := c.runs.Load()
 		_, err := continueCall(cs, "rm", `{}`, state)
 		refusedAs(t, "continued past StateTTL", err, jsonrpc.CodeInvalidParams, "expired")
@@ -89,7 +89,7 @@ func TestContinuationWithoutTimeBound(t *testing.T) {
 		mustRegister(t, s, confirmTool("rm"), c.handle)
 		cs := manual(t, s, elicitCaps)
 		state := ask(t, cs, "rm", `{}`)
-		time.Sleep(24 * time.Hour)
+		time.Sleep(24 * time.Hour) // the bubble's clock moves; nothing is waited for
 		if got, err := continueCall(cs, "rm", `{}`, state); err != nil || !strings.HasPrefix(got, "accept rm") {
 			t.Errorf("continued a day later: %q, %v; want it accepted", got, err)
 		}
@@ -184,7 +184,7 @@ func TestMemoryStateStoreBound(t *testing.T) {
 				t.Errorf("Use(%s) = %v, %v; want first %v, full %v", tc.id, first, err, tc.first, tc.full)
 			}
 		}
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // the bubble's clock moves; nothing is waited for
 		if first, err := use("c", later); !first || err != nil {
 			t.Errorf("Use(c) once a expired = %v, %v; want its first use", first, err)
 		}
@@ -193,7 +193,7 @@ func TestMemoryStateStoreBound(t *testing.T) {
 		}
 		never := NewMemoryStateStore(1)
 		never.Use(ctx, "x", time.Time{})
-		time.Sleep(1000 * time.Hour)
+		time.Sleep(1000 * time.Hour) // the bubble's clock moves; nothing is waited for
 		if _, err := never.Use(ctx, "y", time.Time{}); !errors.Is(err, ErrTooManyStates) {
 			t.Errorf("a store full of states that never expire took another: %v", err)
 		}
