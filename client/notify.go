@@ -347,20 +347,8 @@ func (n *notifier) catchUp(ctx context.Context) {
 	defer n.mu.Unlock()
 	target := n.read
 	for n.handed < target && !n.stopped {
-		if n.moved == nil {
-			n.moved = make(chan struct{})
-		}
-		moved, before := n.moved, n.handed
-		n.mu.Unlock()
-		t := time.NewTimer(catchUpStall)
-		select {
-		case <-moved:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		n.mu.Lock()
-		if ctx.Err() != nil {
+		before := n.handed
+		if !n.awaitHandOver(ctx, catchUpStall) {
 			return
 		}
 		if n.handed == before {
@@ -368,6 +356,25 @@ func (n *notifier) catchUp(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// awaitHandOver waits, n.mu held (and released meanwhile), for the go-sdk's
+// next hand-over, at most stall; it reports false when ctx ended.
+func (n *notifier) awaitHandOver(ctx context.Context, stall time.Duration) bool {
+	if n.moved == nil {
+		n.moved = make(chan struct{})
+	}
+	moved := n.moved
+	n.mu.Unlock()
+	t := time.NewTimer(stall)
+	select {
+	case <-moved:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	n.mu.Lock()
+	return ctx.Err() == nil
 }
 
 // arrived counts a notification the go-sdk handed to the client's handlers,
@@ -389,20 +396,8 @@ func (n *notifier) admit(ctx context.Context) {
 	defer n.mu.Unlock()
 	n.read++
 	for n.read-n.handed > pacingWindow && !n.stopped {
-		if n.moved == nil {
-			n.moved = make(chan struct{})
-		}
-		moved, before := n.moved, n.handed
-		n.mu.Unlock()
-		t := time.NewTimer(pacingStall)
-		select {
-		case <-moved:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		n.mu.Lock()
-		if ctx.Err() != nil {
+		before := n.handed
+		if !n.awaitHandOver(ctx, pacingStall) {
 			return
 		}
 		if n.handed == before {
