@@ -172,7 +172,9 @@ func TestTaskFaults(t *testing.T) {
 	t.Run("never finishes, then cancelled", func(t *testing.T) {
 		fs, c := newTaskClient(t, Fault{Kind: FaultTask, Tool: "lookup"}, Fault{Kind: FaultHang, Tool: "lookup"})
 		id := c.start("x")
-		for range 5 {
+		// The task's handler runs on its own goroutine: poll until it has
+		// begun (and hangs), so that the cancel ends a running execution.
+		for polls := 0; polls < 5 || fs.Counts().Executions["lookup"] == 0; polls++ {
 			if r := c.get(id); r.Result.Status != "working" {
 				t.Fatalf("a hung task: %+v %+v", r.Result, r.Error)
 			}

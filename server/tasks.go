@@ -303,6 +303,10 @@ func (t *tasks) start(ctx context.Context, s *Server, name string, c *turn, tt *
 // execute runs the rounds of one task and records its outcome.
 func (t *tasks) execute(ctx context.Context, s *Server, task *Task, run *taskRun, round int, h ToolHandler, req *mcp.CallToolRequest, caps *mcp.ClientCapabilities) {
 	for {
+		if ctx.Err() != nil { // cancelled before its handler ran: it never runs
+			t.finish(s, task, TaskCancelled, nil, nil)
+			return
+		}
 		res, err := s.run(ctx, task.Tool, req, h)
 		if ctx.Err() != nil {
 			t.finish(s, task, TaskCancelled, nil, nil) // cancelled, expired or closed: the outcome is not kept
