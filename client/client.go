@@ -130,7 +130,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	}
 	c.listAcked = make(chan struct{})
 	sdk.AddReceivingMiddleware(c.watchAcks)
-	sdk.AddSendingMiddleware(c.logLevelMeta, declareTasks)
+	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
+	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
 	if err := registerTaskMethods(sdk); err != nil {
 		return fail(OpConnect, err, true)
 	}

@@ -105,8 +105,8 @@ func TestWorkloadIdentityRotatedFile(t *testing.T) {
 
 // invalid_grant, invalid_scope and unauthorized_client fail the connection
 // typed, after one token request: not retried, and no other grant tried,
-// on the next Connect either. (The go-sdk tries initialize after a failed
-// server/discover: the second attempt finds the refusal remembered.) The
+// on the next Connect either, and no initialize sent after the refused
+// server/discover: one refusal at the resource per Connect. The
 // workload's token comes from a function that hands out the same token
 // (a CI token until it expires); invalid_scope and unauthorized_client
 // stand for a new token too.
@@ -135,7 +135,7 @@ func TestGrantRefusalsNotRetried(t *testing.T) {
 					t.Fatalf("Connect %d: %v, want a ClassAuth error wrapping a GrantError %s", attempt, err, code)
 				}
 			}
-			want := mcptest.AuthCounts{Refusals: 1, ResourceRefusals: 4, JWTBearerGrants: 1}
+			want := mcptest.AuthCounts{Refusals: 1, ResourceRefusals: 2, JWTBearerGrants: 1}
 			if diff := cmp.Diff(want, as.Counts()); diff != "" {
 				t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 			}
