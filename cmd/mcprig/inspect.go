@@ -23,13 +23,18 @@ Shows the cassette FILE, whatever its transport and revision:
     (method, tool, short arguments, and a summary of the answer), the
     notifications by method, how the session ended, the recorded stderr
     and, for Streamable HTTP, its streams (drops, resumes, statuses).
+    A task (the tasks extension) reads as a task: its handle, the first
+    poll of each state, the polls repeating it counted on one line
+    ("29 more polls of task T answered working (#17–#74)"), the result.
   --format mermaid: a Mermaid sequence diagram of the session: client and
     server, an arrow per message (requests, answers, notifications,
     server requests, continuations), notes for drops, resumes, failed
-    requests and the ending. GitHub renders it in Markdown, in a
-    mermaid code block.
+    requests and the ending; a task's repeated polls are one note, the
+    arrows after it keeping their numbers. GitHub renders it in
+    Markdown, in a mermaid code block.
   --format html: one self-contained HTML page (nothing loaded from the
-    network) with a timeline of the session whose messages expand;
+    network) with a timeline of the session whose messages expand (a
+    task's repeated polls in one group that expands);
     FILE.html#m12 opens message 12.
 
 Messages are numbered (#N; the diagram's arrow numbers) in line order, as
@@ -123,15 +128,7 @@ func writeText(w *strings.Builder, c *cassette.Cassette) {
 			fmt.Fprintln(w, line)
 		}
 	}
-	fmt.Fprintf(w, "\ncalls (%d):\n", len(s.Calls))
-	for _, call := range s.Calls {
-		fmt.Fprintf(w, "  #%d line %d: %s\n", call.Number, call.Line, call.Describe())
-		answer := call.Summary()
-		if call.Answered {
-			answer = fmt.Sprintf("#%d %s", call.AnswerNumber, answer)
-		}
-		fmt.Fprintf(w, "    -> %s\n", answer)
-	}
+	writeCalls(w, s)
 	if len(s.Notifications) > 0 {
 		n := 0
 		keys := make([]string, 0, len(s.Notifications))

@@ -27,6 +27,29 @@ func TestInspect(t *testing.T) {
 		[]txtar.File{{Name: "docs.jsonl", Data: []byte(stdout)}})
 }
 
+// TestInspectTask: a task reads as a task: its handle, the first poll of
+// each state, the repeated polls counted on one line with their message
+// numbers, the result.
+func TestInspectTask(t *testing.T) {
+	code, stdout, stderr := runMcprig("inspect", taskCassette)
+	if code != 0 {
+		t.Fatalf("inspect exited %d: %s", code, stderr)
+	}
+	const id = "9hw8Yt2Z5jKi_a3FBaiVzg"
+	want := `calls (32):
+  #13 line 26: tools/call lookup {"query":"slow"}
+    -> #14 task ` + id + `: working
+  #15 line 28: tasks/get ` + id + `
+    -> #16 task ` + id + `: working
+  29 more polls of task ` + id + ` answered working (#17–#74)
+  #75 line 88: tasks/get ` + id + `
+    -> #76 task ` + id + `: completed, "docs: slow"
+`
+	if !strings.Contains(stdout, want) {
+		t.Errorf("inspect of a task: want\n%s\ngot:\n%s", want, stdout)
+	}
+}
+
 // TestInspectBadCassette: a cassette that does not load is named with its
 // line, and inspect exits 2.
 func TestInspectBadCassette(t *testing.T) {

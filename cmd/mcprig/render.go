@@ -13,13 +13,14 @@ import (
 // resumed stream, a failed request, an HTTP status).
 type step struct {
 	line    int
-	number  int    // the message's number; 0 for a note
-	from    string // a message's sender
-	kind    string // "request", "answer", "notification"; "note"
-	label   string // one line saying what it is
-	message []byte // the message, for the HTML view
-	over    string // a note: "both", "client" or "server"
-	warn    bool   // a note about something going wrong
+	number  int              // the message's number; 0 for a note
+	from    string           // a message's sender
+	kind    string           // "request", "answer", "notification"; "note"
+	label   string           // one line saying what it is
+	message []byte           // the message, for the HTML view
+	over    string           // a note: "both", "client" or "server"
+	warn    bool             // a note about something going wrong
+	poll    *transcript.Call // a poll repeating its task's last state, or its answer: folded (foldSteps)
 }
 
 // steps reads c into the steps of its picture.
@@ -36,6 +37,7 @@ func steps(c *cassette.Cassette) []step {
 	var out []step
 	n := 0
 	subs := listens(c)
+	repeats := repeatedPolls(s.Requests)
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
 		line := c.Line(i)
@@ -45,12 +47,18 @@ func steps(c *cassette.Cassette) []step {
 			switch cl := calls[n]; {
 			case cl != nil:
 				st.kind, st.label = "request", cl.Describe()
+				if repeats[n] {
+					st.poll = cl
+				}
 				if transcript.IsHandshake(cl.Method) || transcript.IsListing(cl.Method) {
 					st.label = cl.Method
 				}
 			case answers[n] != nil:
 				a := answers[n]
 				st.kind, st.label = "answer", a.Summary()
+				if repeats[a.Number] {
+					st.poll = a
+				}
 				switch {
 				case a.Error != nil:
 				case a.Method == "initialize" || a.Method == "server/discover":
@@ -116,19 +124,23 @@ func noteOf(in *cassette.Interaction, listens map[string]bool) (note, over strin
 
 // writeMermaid writes a Mermaid sequence diagram of c: client and server,
 // an arrow per message (autonumbered: the numbers are the messages', as
-// faults count them), notes for what else happened.
+// faults count them) but for a task's repeated polls, which a note counts,
+// notes for what else happened.
 func writeMermaid(w *strings.Builder, c *cassette.Cassette) {
 	s := readCassette(c)
 	w.WriteString("sequenceDiagram\n    autonumber\n")
 	fmt.Fprintf(w, "    participant C as %s\n", mermaidText(orName(strings.TrimSpace(s.ClientName+" "+s.ClientVersion), "client")))
 	fmt.Fprintf(w, "    participant S as %s\n", mermaidText(orName(strings.TrimSpace(s.ServerName+" "+s.ServerVersion), "server")))
 	fmt.Fprintf(w, "    Note over C,S: %s\n", mermaidText(fmt.Sprintf("%s, protocol %s", c.Header.Transport, c.Header.Protocol)))
-	for _, st := range steps(c) {
+	folded, runs := foldSteps(steps(c))
+	for i, st := range folded {
 		a, b := "C", "S"
 		if st.from == cassette.FromServer {
 			a, b = "S", "C"
 		}
 		switch st.kind {
+		case "polls": // the folded messages keep their numbers: the next arrow is numbered after them
+			fmt.Fprintf(w, "    Note over C,S: %s\n    autonumber %d\n", mermaidText(st.label), runs[i].last+1)
 		case "request":
 			fmt.Fprintf(w, "    %s->>%s: %s\n", a, b, mermaidText(st.label))
 		case "answer":

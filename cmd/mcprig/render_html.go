@@ -44,23 +44,44 @@ func writeHTML(w *strings.Builder, c *cassette.Cassette) {
 <div class="lanes"><div class="lane client">client</div><div class="lane server">server</div></div>
 `, esc(title), pageStyle, esc(c.File), esc(c.Header.Transport), esc(c.Header.Protocol),
 		esc(strings.TrimSpace(s.ServerName+" "+s.ServerVersion)), esc(orName(strings.TrimSpace(s.ClientName+" "+s.ClientVersion), "unknown")), s.Messages)
-	for _, st := range steps(c) {
-		if st.kind == "note" {
-			cls := "note " + st.over
-			if st.warn {
-				cls += " warn"
+	all := steps(c)
+	folded, runs := foldSteps(all)
+	k := 0 // the next of all to write
+	for i, st := range folded {
+		if run := runs[i]; run != nil {
+			// The repeated polls keep their entries (#m17 opens one),
+			// inside one group that says how many there are.
+			fmt.Fprintf(w, "<details class=\"polls\" data-line=\"%d\"><summary>%s</summary>\n", st.line, esc(st.label))
+			for ; k < len(all) && all[k].poll != nil; k++ {
+				writeHTMLStep(w, &all[k])
 			}
-			fmt.Fprintf(w, "<div class=\"%s\" data-line=\"%d\"><span class=\"line\">line %d</span> %s</div>\n", cls, st.line, st.line, esc(st.label))
+			w.WriteString("</details>\n")
 			continue
 		}
-		arrow := "→"
-		if st.from == cassette.FromServer {
-			arrow = "←"
-		}
-		fmt.Fprintf(w, "<details class=\"msg %s %s\" id=\"m%d\" data-line=\"%d\"><summary><span class=\"n\">#%d</span> <span class=\"arrow\">%s</span> <span class=\"kind\">%s</span> <span class=\"label\">%s</span> <span class=\"line\">line %d</span></summary><pre>%s</pre></details>\n",
-			st.from, st.kind, st.number, st.line, st.number, arrow, st.kind, esc(st.label), st.line, esc(jsondiff.IndentBytes(st.message)))
+		writeHTMLStep(w, &all[k])
+		k++
 	}
 	fmt.Fprintf(w, "</main>\n<script>%s</script>\n</body>\n</html>\n", pageScript)
+}
+
+// writeHTMLStep writes the page's entry of st: a note, or a message that
+// expands.
+func writeHTMLStep(w *strings.Builder, st *step) {
+	esc := html.EscapeString
+	if st.kind == "note" {
+		cls := "note " + st.over
+		if st.warn {
+			cls += " warn"
+		}
+		fmt.Fprintf(w, "<div class=\"%s\" data-line=\"%d\"><span class=\"line\">line %d</span> %s</div>\n", cls, st.line, st.line, esc(st.label))
+		return
+	}
+	arrow := "→"
+	if st.from == cassette.FromServer {
+		arrow = "←"
+	}
+	fmt.Fprintf(w, "<details class=\"msg %s %s\" id=\"m%d\" data-line=\"%d\"><summary><span class=\"n\">#%d</span> <span class=\"arrow\">%s</span> <span class=\"kind\">%s</span> <span class=\"label\">%s</span> <span class=\"line\">line %d</span></summary><pre>%s</pre></details>\n",
+		st.from, st.kind, st.number, st.line, st.number, arrow, st.kind, esc(st.label), st.line, esc(jsondiff.IndentBytes(st.message)))
 }
 
 const pageStyle = `
@@ -89,6 +110,7 @@ pre { margin: 0; padding: 8px 12px; overflow: auto; max-height: 420px; font: 12p
 .note { text-align: center; margin: 6px auto; width: 60%; padding: 3px 8px; font-size: 12px; color: #4b5563; background: #eef0f4; border-radius: 10px; }
 .note.client { margin-left: 0; text-align: left; } .note.server { margin-right: 0; text-align: right; }
 .note.warn { background: #fde8e8; color: #9b1c1c; }
+.polls { margin: 6px auto; } .polls > summary { text-align: center; width: 60%; margin: 0 auto; padding: 3px 8px; font-size: 12px; color: #4b5563; background: #eef0f4; border-radius: 10px; cursor: pointer; }
 `
 
 const pageScript = `
@@ -97,7 +119,7 @@ const pageScript = `
   function open(m) {
     var d = document.getElementById(m);
     if (!d) { return; }
-    d.open = true;
+    for (var p = d; p; p = p.parentElement) { if (p.tagName === "DETAILS") { p.open = true; } }
     var r = d.getBoundingClientRect();
     if (r.top < 0 || r.bottom > window.innerHeight) { d.scrollIntoView({block: "center"}); }
   }

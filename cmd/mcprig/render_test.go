@@ -36,7 +36,13 @@ var pictured = []string{
 	sessionKind{"stateless", "2026-07-28"}.path(),
 	filepath.Join("..", "..", "cassette", "testdata", "counter.jsonl"),
 	everythingCassette,
+	taskCassette,
 }
+
+// taskCassette is a 2026-07-28 session whose tool ran as a task (the
+// tasks extension), polled 31 times: 30 polls answered working, then the
+// result.
+var taskCassette = filepath.Join("testdata", "task-2026.jsonl")
 
 // continuationCassette is a 2026-07-28 session of the rich fake whose
 // elicit tool answers input required, the client continuing the call.
@@ -121,7 +127,7 @@ func TestDropCassette(t *testing.T) {
 }
 
 // mermaidLine is every statement writeMermaid writes.
-var mermaidLine = regexp.MustCompile(`^(sequenceDiagram|    autonumber|    participant [CS] as ` + mermaidTextRE + `|    (C|S)(->>|-->>|-\))(C|S): ` + mermaidTextRE + `|    Note (over C,S|left of C|right of S): ` + mermaidTextRE + `)$`)
+var mermaidLine = regexp.MustCompile(`^(sequenceDiagram|    autonumber|    autonumber [1-9][0-9]*|    participant [CS] as ` + mermaidTextRE + `|    (C|S)(->>|-->>|-\))(C|S): ` + mermaidTextRE + `|    Note (over C,S|left of C|right of S): ` + mermaidTextRE + `)$`)
 
 // mermaidTextRE is text with no character Mermaid reads as syntax, but
 // as entity codes.
@@ -142,17 +148,31 @@ func TestInspectMermaid(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("inspect --format mermaid %s: exit %d: %s", path, code, stderr)
 		}
-		arrows := 0
+		// Every message is an arrow numbered as the message, but a task's
+		// repeated polls: a note counts them, and the next arrow is
+		// numbered after them (autonumber N).
+		next, folded := 1, 0
 		for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
 			if !mermaidLine.MatchString(l) {
 				t.Errorf("%s: a line Mermaid may not read as meant: %q", path, l)
 			}
 			if strings.Contains(l, "->>") || strings.Contains(l, "-)") {
-				arrows++
+				next++
+			}
+			if n, ok := strings.CutPrefix(l, "    autonumber "); ok {
+				to, _ := strconv.Atoi(n)
+				if to <= next {
+					t.Errorf("%s: autonumber %d after arrow %d", path, to, next-1)
+				}
+				folded += to - next
+				next = to
 			}
 		}
-		if n := len(c.Messages()); arrows != n {
-			t.Errorf("%s: %d arrows for %d messages", path, arrows, n)
+		if n := len(c.Messages()); next-1 != n {
+			t.Errorf("%s: the last arrow is numbered %d; %d messages", path, next-1, n)
+		}
+		if path != taskCassette && folded != 0 {
+			t.Errorf("%s: %d messages folded in a session without tasks", path, folded)
 		}
 		sections = append(sections, txtar.File{Name: filepath.Base(path), Data: []byte(stdout)})
 	}
@@ -170,6 +190,12 @@ func TestInspectMermaid(t *testing.T) {
 	}
 	if s26 := string(sections[2].Data); !strings.Contains(s26, "S-)C: notifications/subscriptions/acknowledged") {
 		t.Errorf("the 2026-07-28 notification is not drawn:\n%s", s26)
+	}
+	task := string(sections[len(sections)-1].Data)
+	for _, want := range []string{"S-->>C: task ", ": working\n", "Note over C,S: 29 more polls of task ", " answered working (#35;17–#35;74)\n    autonumber 75\n", `: completed, "docs: slow"`} {
+		if !strings.Contains(task, want) {
+			t.Errorf("the task's diagram lacks %q:\n%s", want, task)
+		}
 	}
 	goldenTxtar(t, "inspect-mermaid.txtar", "mcprig inspect --format mermaid of the cassettes TestInspectMermaid pictures.\ngo test -run TestInspectMermaid -update rewrites it.\n", sections)
 }
@@ -212,6 +238,10 @@ func TestInspectHTML(t *testing.T) {
 				t.Errorf("%s: no entry for message %d at line %d", path, m.Number, m.Line)
 			}
 		}
+	}
+	task := string(runOK(t, "inspect", "--format", "html", taskCassette))
+	if n := strings.Count(task, `<details class="polls"`); n != 1 || !strings.Contains(task, `<summary>29 more polls of task 9hw8Yt2Z5jKi_a3FBaiVzg answered working (#17–#74)</summary>`) {
+		t.Errorf("the task's repeated polls are not one group (%d groups)", n)
 	}
 	page := string(runOK(t, "inspect", "--format", "html", hostile))
 	if !strings.Contains(page, "&lt;/pre&gt;&lt;script&gt;alert(1)") {
@@ -285,6 +315,13 @@ func TestInspectHTMLInChromium(t *testing.T) {
 	if !regexp.MustCompile(`<details class="msg server answer" id="m` + strconv.Itoa(answer) + `" data-line="\d+" open="">`).MatchString(dom) {
 		t.Errorf("the message #%d the address names is not open", answer)
 	}
+	// A message among a task's folded polls opens, and its group with it.
+	taskPage := filepath.Join(dir, "task.html")
+	runOK(t, "inspect", "--format", "html", "-o", taskPage, taskCassette)
+	dom = string(headless(t, browser, "file://"+taskPage+"#m40", "--dump-dom"))
+	if !strings.Contains(dom, `<details class="polls" data-line="30" open="">`) || !regexp.MustCompile(`<details class="msg server answer" id="m40" data-line="\d+" open="">`).MatchString(dom) {
+		t.Errorf("#m40, a folded poll's answer, is not open in its open group:\n%.3000s", dom)
+	}
 	shot := filepath.Join(dir, "shot.png")
 	headless(t, browser, url, "--window-size=1100,1400", "--screenshot="+shot)
 	data := readFile(t, shot)
@@ -357,8 +394,13 @@ mermaid.run().then(function () { document.body.setAttribute("data-rendered", "ye
 			continue
 		}
 		arrows := strings.Count(dom, `class="messageLine0"`) + strings.Count(dom, `class="messageLine1"`)
-		if n := len(c.Messages()); arrows != n {
-			t.Errorf("%s: mermaid drew %d arrows for %d messages", path, arrows, n)
+		if n := strings.Count(string(diagram), "->>") + strings.Count(string(diagram), "-)"); arrows != n {
+			t.Errorf("%s: mermaid drew %d arrows for the diagram's %d", path, arrows, n)
+		}
+		// The last arrow is numbered as the last message, folded polls
+		// before it or not.
+		if n := len(c.Messages()); !strings.Contains(dom, `class="sequenceNumber">`+strconv.Itoa(n)+`</text>`) {
+			t.Errorf("%s: no arrow numbered %d, the last message", path, n)
 		}
 	}
 }
