@@ -107,10 +107,9 @@
 // task polled twenty times is still one execution. The other faults of a
 // tool act inside its task. A task's id and times are the server
 // package's (random, and from the clock): a fake with tasks is
-// deterministic in everything but those. In-process ([Server.Factory]) a
-// task tool runs in the request (a required one fails), as the server
-// package serves tasks over HTTP and stdio only; [Wrap] refuses the task
-// faults (a wrapped server registers its task tools itself).
+// deterministic in everything but those. Tasks run in process
+// ([Server.Factory]), over HTTP and in a stdio child alike; [Wrap] refuses
+// the task faults (a wrapped server registers its task tools itself).
 //
 // # Over HTTP
 //

@@ -263,8 +263,14 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Name() string { return s.name }
 
 // Factory returns an in-process transport.Factory: each connection is a
-// new session of this fake server.
-func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }
+// new session of this fake server (its task tools run as tasks, as over
+// HTTP and stdio).
+func (s *Server) Factory() transport.Factory {
+	if s.srv != nil {
+		return s.srv.Factory()
+	}
+	return inprocess.New(s.mcp)
+}
 
 // Close releases every call held by a hang or delay fault: each returns at
 // once, as if cancelled, and later ones do not wait; tasks still running

@@ -14,9 +14,8 @@ import (
 // The fault kinds of the tasks extension (SEP-2663). A tool named by any
 // of the per-tool ones runs as a task for a 2026-07-28 client that
 // declares the extension (server.RegisterTaskTool): its tools/call is
-// answered with the task, and the client polls tasks/get. Tasks are
-// served over HTTP and in a stdio child; in-process ([Server.Factory]) a
-// task tool runs in the request (a required one fails with -32603).
+// answered with the task, and the client polls tasks/get: in process
+// ([Server.Factory]), over HTTP and in a stdio child.
 //
 // A task that never finishes is a task tool with FaultHang as well: it
 // stays working until it is cancelled, expires or the fake is closed.

@@ -142,12 +142,11 @@
 // HTTPHandler therefore answers tasks/* itself from the body it has read,
 // and serves a task tool's tools/call through the go-sdk into a buffer,
 // replacing the reply with the task when one was started (such a call's
-// reply is sent when its handler returns, not streamed). ServeStdio
-// answers tasks/* from the frames it reads, and its frame writer sends a
-// started task in its call's result's place; a stdio session has no
-// principal. Over Server.Serve (a transport of the caller's) and
-// Server.Factory a task tool runs in the request (a required one fails
-// with -32603). Status notifications (notifications/tasks through
+// reply is sent when its handler returns, not streamed). Over
+// [Server.Serve] (ServeStdio, or a transport of the caller's) and
+// [Server.Factory] the session's connection answers tasks/* from the
+// messages it reads and sends a started task in its call's result's
+// place; such a session has no principal. Status notifications (notifications/tasks through
 // subscriptions/listen) are not sent: the go-sdk sends no notification
 // it does not know, and clients poll.
 //

@@ -17,6 +17,7 @@ import (
 // To serve many sessions at once, call Serve once per transport; all
 // sessions share the registry.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	ctx, t = s.withTasks(ctx, t)
 	ss, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
 		return err
@@ -25,7 +26,7 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	go func() { done <- ss.Wait() }()
 	select {
 	case err := <-done:
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) { // the client closed it (a pipe's end: the go-sdk's in-memory transports)
 			return nil
 		}
 		return err
@@ -55,9 +56,7 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		rc = io.NopCloser(stdin)
 	}
 	out := &frameWriter{w: stdout}
-	ctx = context.WithValue(ctx, stdioKey{}, true)
 	sc := newScreen(rc, out)
-	sc.srv, sc.ctx = s, ctx
 	return s.Serve(ctx, &mcp.IOTransport{Reader: sc, Writer: nopWriteCloser{out}})
 }
 
@@ -68,4 +67,9 @@ func (nopWriteCloser) Close() error { return nil }
 // Factory returns an in-process transport.Factory: each connection is a new
 // session of this server in the same process (see transport/inprocess).
 // The session ends when the client closes it.
-func (s *Server) Factory() transport.Factory { return inprocess.New(s.mcp) }
+func (s *Server) Factory() transport.Factory {
+	if s.tasks != nil {
+		return taskFactory{s}
+	}
+	return inprocess.New(s.mcp)
+}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +21,6 @@ import (
 // the id they were sent with (see readPOST: the same rules), answering
 // them itself on out, and hands the go-sdk the others, one per line.
 type screen struct {
-	srv     *Server         // answers the tasks/* requests; nil: none
-	ctx     context.Context // the session's
 	in      io.ReadCloser
 	limit   *limitReader
 	dec     *json.Decoder
@@ -70,10 +67,6 @@ func (s *screen) next() {
 	}
 	if r := checkFrame(raw); r != nil {
 		s.out.refuse(r)
-		return
-	}
-	if b := s.srv.stdioTask(s.ctx, raw); b != nil {
-		s.out.Write(b)
 		return
 	}
 	s.pending = append(raw, '\n')
@@ -130,7 +123,7 @@ type frameWriter struct {
 }
 
 func (f *frameWriter) Write(p []byte) (int, error) {
-	out := replaceMarkedTask(p)
+	out := p
 	if bytes.Contains(out, []byte(`"code":0`)) {
 		out = fixCodes(out)
 	}

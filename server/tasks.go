@@ -235,10 +235,12 @@ func (s *Server) startTask(ctx context.Context, name string, c *turn, tt *taskTo
 		return nil, false, nil
 	}
 	slot, http := ctx.Value(taskSlotKey{}).(*taskSlot)
-	_, stdio := ctx.Value(stdioKey{}).(bool)
-	if !http && !stdio {
+	_, conn := ctx.Value(connTasksKey{}).(bool)
+	if !http && !conn {
+		// A session of Server.MCP's, which no connection of this
+		// package serves.
 		if tt.opts.Required {
-			return nil, true, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q runs only as a task, and tasks are served over Server.HTTPHandler and ServeStdio only", name)}
+			return nil, true, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q runs only as a task, and tasks are served over Server.HTTPHandler, Serve, ServeStdio and Factory only", name)}
 		}
 		return nil, false, nil
 	}
