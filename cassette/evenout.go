@@ -270,9 +270,14 @@ func floatAnswers(c *Cassette) {
 		if !answer[i] {
 			continue
 		}
-		// An event stream's response line right before its answer goes
-		// with it: the server may send the change before the call's
-		// response has begun.
+		// An event stream's response line goes with its answer: the
+		// server may send the change before the call's response has
+		// begun, and the re-listing may pass it.
+		if r := bareResponse(ins, passable, i); r >= 0 && r < i-1 {
+			rotate(ins[r:i], 1)
+			rotate(passable[r:i], 1)
+			rotate(answer[r:i], 1)
+		}
 		from := i
 		if ins[i-1].Kind == KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
 			from = i - 1
@@ -293,6 +298,24 @@ func floatAnswers(c *Cassette) {
 		rotate(answer[j:k], from-j)
 		i = k - 1
 	}
+}
+
+// bareResponse returns the line of the response (headers, no message)
+// that began answer i's event stream, if only lines an answer may pass
+// (passable, on other streams) come between them; -1 if not.
+func bareResponse(ins []Interaction, passable []bool, i int) int {
+	for r := i - 1; r >= 0; r-- {
+		switch {
+		case sameStream(&ins[r], &ins[i]):
+			if ins[r].Kind == KindResponse && ins[r].Message == nil {
+				return r
+			}
+			return -1
+		case !passable[r]:
+			return -1
+		}
+	}
+	return -1
 }
 
 // liftSideCloses writes the close of every listen or standalone stream

@@ -173,6 +173,10 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 		// The change before the toggle's response began: the response
 		// line goes with its answer.
 		{listen, listenR, acked, togReq, change, lsReq, togR, togAns, togEnd, lsR, lsAns, lsEnd},
+		// The re-listing over before the toggle's response began.
+		{listen, listenR, acked, togReq, change, lsReq, lsR, lsAns, lsEnd, togR, togAns, togEnd},
+		{listen, listenR, acked, togReq, change, lsReq, lsR, togR, lsAns, lsEnd, togAns, togEnd},
+		{listen, listenR, acked, togReq, change, lsReq, lsR, lsAns, togR, lsEnd, togAns, togEnd},
 	}, {
 		{listen, listenR, acked, togReq, togR, togAns, togEnd, change, listenEnd, lsReq, lsR, lsAns, lsEnd},
 		{listen, listenR, acked, togReq, togR, change, listenEnd, togAns, togEnd, lsReq, lsR, lsAns, lsEnd},
