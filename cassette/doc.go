@@ -184,7 +184,9 @@
 //     delivered.
 //
 // The scheduler that applies them is pure (no locks, no timers, no I/O);
-// testdata/schedule holds its transcripts.
+// testdata/schedule holds its transcripts. Every decision of replay, faults
+// included, is taken once above it, as purely, for both levels, and
+// tabled in testdata/decide.
 //
 // # Redaction
 //
@@ -332,8 +334,8 @@
 // NTH counts from 1 the requests of the session with that method and name,
 // continuations of an input-required request (2026-07-28) counting as the
 // request they continue; status acts on the request, drop, delay and end
-// on its answer (its last round's). See [Fault]. Faults act in the
-// adapters, not in the scheduler's rules: a recorded tools/call is still
+// on its answer (its last round's). See [Fault]. Faults are decided above
+// the scheduler's rules, alike at both levels: a recorded tools/call is still
 // never answered twice, and what a fault answered or prevented is not
 // reported unused.
 //
