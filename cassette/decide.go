@@ -1,13 +1,16 @@
 package cassette
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -85,8 +88,10 @@ type decider struct {
 	// Injected faults (Options.Faults).
 	ended    bool         // FaultEnd ended the session
 	statused map[int]bool // FaultStatus lines answered with their status (and voided)
-	retried  map[int]bool // of those, the ones the client sent again (and revived)
+	lost     map[int]bool // polls whose JSON answer FaultDrop lost (and voided)
+	faulted  map[int]bool // of those, the ones the client has not sent again (then revived)
 	dropped  *dropped     // FaultDrop: the stream that broke, until resumed
+	failed   []int        // FaultFail: the answers served as their task failed
 }
 
 // dropped is a stream FaultDrop broke.
@@ -98,7 +103,7 @@ type dropped struct {
 
 func newDecider(p *player) *decider {
 	return &decider{p: p, s: newScheduler(p.pl), http: p.streams != nil, liveID: map[int]jsonrpc.ID{},
-		held: map[int]bool{}, statused: map[int]bool{}, retried: map[int]bool{}}
+		held: map[int]bool{}, statused: map[int]bool{}, lost: map[int]bool{}, faulted: map[int]bool{}}
 }
 
 // client decides what becomes of live client message m.
@@ -112,12 +117,18 @@ func (d *decider) client(m *liveMsg) decision {
 		}
 	}
 	i, ok, named := d.p.cancelFor(d.s, d.liveID, m.msg)
+	retry := false
 	if !named {
+		// A poll whose answer a fault lost comes first: polled again, it
+		// is answered with the state it lost.
+		i, ok = d.retry(m.key, d.lost)
+		retry = ok
+	}
+	if !ok && !named {
 		i, ok = d.s.match(d.p.index[m.key])
 	}
-	retry := false
 	if !ok {
-		i, ok = d.retry(m.key)
+		i, ok = d.retry(m.key, d.statused)
 		retry = ok
 	}
 	if !ok && !named {
@@ -132,12 +143,13 @@ func (d *decider) client(m *liveMsg) decision {
 	return d.serve(i, m, retry)
 }
 
-// retry returns the recorded request a FaultStatus answered that a live
-// request with key is, sent again: it gets the recording's answer.
-func (d *decider) retry(key string) (int, bool) {
+// retry returns the recorded request a fault answered (by, FaultStatus's
+// or FaultDrop's lines) that a live request with key is, sent again: it
+// gets the recording's answer.
+func (d *decider) retry(key string, by map[int]bool) (int, bool) {
 	for _, j := range d.p.index[key] {
-		if i := int(j); d.statused[i] && !d.retried[i] {
-			d.retried[i] = true
+		if i := int(j); by[i] && d.faulted[i] {
+			delete(d.faulted, i)
 			d.s.revive(i)
 			return i, true
 		}
@@ -183,9 +195,18 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 		if code := fs.status[i]; code != 0 && !d.statused[i] {
 			// FaultStatus, once. The recorded request is voided, so
 			// nothing waits for its answer; sent again, it is revived.
-			d.statused[i] = true
+			d.statused[i], d.faulted[i] = true, true
 			d.s.void(i)
 			return decision{act: actStatus, line: i, status: code}
+		}
+		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].first(); fs.drop[first] && !d.lost[i] {
+			// FaultDrop of a poll's JSON answer, once: the connection
+			// breaks once the poll is written, and its reply is lost. The
+			// poll is voided as for FaultStatus: polled again, it is
+			// answered as recorded.
+			d.lost[i], d.faulted[i] = true, true
+			d.s.void(i)
+			return decision{act: actBreak, line: i, err: d.p.faultError(first, "the connection broke before the answer"), written: true}
 		}
 	}
 	if !retry {
@@ -285,8 +306,11 @@ func (d *decider) next() (dec decision, ok bool) {
 }
 
 // release decides server line i, ready: it goes out, Delay later for
-// FaultDelay.
+// FaultDelay; for FaultFail, as its task failed (player.answer).
 func (d *decider) release(i int) decision {
+	if d.p.faults.fail[i] && !slices.Contains(d.failed, i) {
+		d.failed = append(d.failed, i)
+	}
 	if dl := d.p.faults.delay[i]; dl > 0 {
 		return decision{act: actDelay, line: i, delay: dl}
 	}
@@ -410,7 +434,72 @@ func (d *decider) waiting(h int) []int {
 // excused reports whether client line i was made but a fault answered it,
 // or could not be made because a fault ended the session before it.
 func (d *decider) excused(i int) bool {
-	return d.statused[i] || d.ended && i >= d.p.faults.end
+	if d.statused[i] || d.ended && i >= d.p.faults.end {
+		return true
+	}
+	// A failed task's later requests.
+	task := d.p.taskOf(i)
+	for _, f := range d.failed {
+		if q := int(d.p.pl.steps[f].after); i > f && task != "" && task == d.p.taskOf(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// taskOf returns the task client line i polls, updates or cancels; "" for
+// any other line.
+func (p *player) taskOf(i int) string {
+	if p.canon[i] == nil || !p.pl.steps[i].client {
+		return ""
+	}
+	m, err := scanMessage(p.canon[i])
+	if err != nil || m.kind != kindCall || !strings.HasPrefix(m.method, "tasks/") {
+		return ""
+	}
+	var params struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(m.params, &params) != nil {
+		return ""
+	}
+	return params.TaskID
+}
+
+// answer returns server line i's message, canonical: as recorded, or, for
+// FaultFail, the poll's answer with its task failed in place of the
+// recorded state.
+func (p *player) answer(i int) []byte {
+	canon := p.canon[i]
+	if !p.faults.fail[i] {
+		return canon
+	}
+	info, err := scanMessage(canon)
+	var r map[string]any
+	if err != nil || json.Unmarshal(info.result, &r) != nil || r == nil {
+		return canon
+	}
+	text := p.faultError(i, "the task failed").Error()
+	delete(r, "result")
+	delete(r, "inputRequests")
+	r["status"], r["statusMessage"] = "failed", text
+	r["error"] = map[string]any{"code": jsonrpc.CodeInternalError, "message": text}
+	result, err := json.Marshal(r)
+	if err != nil {
+		return canon
+	}
+	resp := info.toMessage().(*jsonrpc.Response)
+	resp.Result = result
+	if data, err := canonicalMessage(resp); err == nil {
+		return data
+	}
+	return canon
+}
+
+// faultError is the error of the drop or fail fault at line i: what
+// happened there instead of the recording.
+func (p *player) faultError(i int, what string) *RecordedError {
+	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
 }
 
 // first returns the stream's first line after its request: its response,

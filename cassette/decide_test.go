@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -243,7 +245,7 @@ func (h *decideHarness) drain() {
 			case actDelay:
 				fmt.Fprintf(h.out, "delay %d %v\n", h.line(dec.line), dec.delay)
 			default:
-				fmt.Fprintf(h.out, "deliver %d\n", h.line(dec.line))
+				fmt.Fprintf(h.out, "deliver %d%s\n", h.line(dec.line), h.failed(dec.line))
 				h.over = h.p.pl.steps[dec.line].terminal
 			}
 		}
@@ -312,8 +314,21 @@ func (h *decideHarness) say(say func(string, ...any), dec decision) {
 	case actBreak:
 		say("break at %d (%v)", h.line(dec.line), dec.err)
 	default:
-		say("%v %d", dec.act, h.line(dec.line))
+		say("%v %d%s", dec.act, h.line(dec.line), h.failed(dec.line))
 	}
+}
+
+// failed tells, for a line going out, the status FaultFail gave its task.
+func (h *decideHarness) failed(i int) string {
+	if i < 0 || !h.p.faults.fail[i] {
+		return ""
+	}
+	m, _ := scanMessage(h.p.answer(i))
+	var r struct {
+		Status string `json:"status"`
+	}
+	json.Unmarshal(m.result, &r)
+	return " (task " + r.Status + ")"
 }
 
 // expire fails every bounded hold, as the players' timers would.
@@ -361,4 +376,39 @@ func (h *decideHarness) awaiting(r *reader) int {
 		return r.sl.events[r.next]
 	}
 	return r.sl.close
+}
+
+// TestPollFaultsRefused: a drop of a JSON answer that is not a poll's, a
+// fail of an answer that is not a poll's, and either on a poll the plan
+// collapsed into the one before it (whose answer is never served) are
+// refused at once with ErrBadFault.
+func TestPollFaultsRefused(t *testing.T) {
+	c, err := shorthand(`
+request 1 POST call 1 build
+response 1 json answer 1
+request 2 POST poll 2 t
+response 2 json state 2 working
+request 3 POST poll 3 t
+response 3 json state 3 working
+request 4 POST poll 4 t
+response 4 json state 4 completed
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"drop@tools/call=build", "fail@tools/call=build", "fail@tasks/get#2", "drop@tasks/get#2"} {
+		f, err := ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); !errors.Is(err, ErrBadFault) {
+			t.Errorf("%s: %v, want ErrBadFault", s, err)
+		}
+	}
+	for _, s := range []string{"fail@tasks/get#1", "fail@tasks/get#3", "drop@tasks/get#3"} {
+		f, _ := ParseFault(s)
+		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); err != nil {
+			t.Errorf("%s: %v, want it taken", s, err)
+		}
+	}
 }

@@ -53,6 +53,9 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		p.index[k] = append(p.index[k], i)
 	}
 	collapsePolls(pl, infos, p.index)
+	if err := fs.checkPolls(c, pl); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -192,7 +192,7 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 		}
 		return nil, c.ending
 	}
-	info, _ := scanMessage(c.p.canon[i])
+	info, _ := scanMessage(c.p.answer(i))
 	m := info.toMessage()
 	if st.answer {
 		if id, ok := c.d.liveID[int(st.after)]; ok {

@@ -317,7 +317,7 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) *http.Response {
 // its call.
 func (h *playHTTP) payload(i int) []byte {
 	in := &h.p.c.Interactions[i]
-	canon := h.p.canon[i]
+	canon := h.p.answer(i)
 	if canon == nil {
 		return []byte(in.Text)
 	}
