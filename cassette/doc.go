@@ -319,7 +319,8 @@
 // response stream before message N (resumed on 2025-11-25 as a server with
 // an event store allows, message N served once), delay message N, end the
 // session at message N, answer the request of message N with 401, 403 or
-// 5xx. Messages are numbered as [Cassette.Messages] and mcprig inspect
+// 5xx, fail a task at the answer to a poll (tasks/get) or lose a poll's
+// JSON answer, which the client polls again. Messages are numbered as [Cassette.Messages] and mcprig inspect
 // number them. A fault may name a request instead of a number, by method,
 // name and order, so that it survives a change of revision, which numbers
 // the same call otherwise:
@@ -329,6 +330,7 @@
 //	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:200ms
 //	status@tools/list:503             the first tools/list is answered 503
+//	fail@tasks/get#2                  the task fails at the answer to its second poll
 //
 // NAME is params.name (tools/call, prompts/get) or params.uri (resources);
 // NTH counts from 1 the requests of the session with that method and name,
