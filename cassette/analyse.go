@@ -269,8 +269,8 @@ type streamCheck struct {
 }
 
 type streamState struct {
-	req      int // the request's line index
-	response bool
+	req      int  // the request's line index
+	answered bool // it has its response line
 	sse      bool
 	closed   bool
 }
@@ -285,80 +285,101 @@ func (sc *streamCheck) line(i int, in *Interaction) error {
 	if h == nil || h.Stream <= 0 {
 		return fmt.Errorf("%s line without a stream number", in.Kind)
 	}
-	only := func(ok bool, what string) error {
-		if !ok {
-			return fmt.Errorf("%s line with %s", in.Kind, what)
-		}
-		return nil
-	}
 	if in.Kind != KindClose && in.Ending != nil {
 		return fmt.Errorf("%s line with an ending", in.Kind)
 	}
-	s := sc.streams[h.Stream]
 	if in.Kind == KindRequest {
-		if h.Stream <= sc.last {
-			return fmt.Errorf("request for stream %d after stream %d: streams are numbered in order", h.Stream, sc.last)
-		}
-		if !isToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
-			return fmt.Errorf("request with method %q and url %q, want a method and a path", h.Method, h.URL)
-		}
-		if err := only(h.Status == 0 && h.Event == "" && h.ID == "" && h.Retry == "", "response or event fields"); err != nil {
-			return err
-		}
-		sc.last = h.Stream
-		sc.streams[h.Stream] = &streamState{req: i}
-		return nil
+		return sc.request(i, in)
 	}
+	s := sc.streams[h.Stream]
 	if s == nil {
 		return fmt.Errorf("%s line for stream %d, which has no request", in.Kind, h.Stream)
 	}
 	if s.closed {
 		return fmt.Errorf("%s line for stream %d, which is closed", in.Kind, h.Stream)
 	}
-	if err := only(h.Method == "" && h.URL == "", "request fields"); err != nil {
+	if err := only(in, h.Method == "" && h.URL == "", "request fields"); err != nil {
 		return err
 	}
 	switch in.Kind {
 	case KindResponse:
-		if s.response {
-			return fmt.Errorf("second response for stream %d", h.Stream)
-		}
-		if h.Status < 100 || h.Status > 599 {
-			return fmt.Errorf("response status %d", h.Status)
-		}
-		if err := only(h.Event == "" && h.ID == "" && h.Retry == "", "event fields"); err != nil {
-			return err
-		}
-		s.response, s.sse = true, isSSE(h.Headers)
-		if s.sse && (in.Message != nil || in.Text != "") {
-			return errors.New("event-stream response with a body: its events are lines of their own")
-		}
+		return s.response(in)
 	case KindEvent:
 		if !s.sse {
 			return fmt.Errorf("event for stream %d, which has no event-stream response", h.Stream)
 		}
-		if err := only(h.Status == 0 && h.Headers == nil, "response fields"); err != nil {
-			return err
-		}
+		return only(in, h.Status == 0 && h.Headers == nil, "response fields")
 	case KindClose:
-		if err := only(h.Status == 0 && h.Headers == nil && h.Event == "" && h.ID == "" && h.Retry == "", "other fields"); err != nil {
-			return err
-		}
-		switch end := in.Ending.End; end {
-		case EndError:
-			if s.response {
-				return fmt.Errorf("close %q for stream %d, which has a response", end, h.Stream)
-			}
-		case EndSession:
-		case EndEOF, EndDropped, EndClient:
-			if !s.sse {
-				return fmt.Errorf("close %q for stream %d, which has no event-stream response", end, h.Stream)
-			}
-		default:
-			return fmt.Errorf("close with end %q, want eof, dropped, client, session or error", end)
-		}
-		s.closed = true
+		return s.close(in)
 	}
+	return nil
+}
+
+// only returns an error naming what in, a line of an HTTP stream, should
+// not have, unless ok.
+func only(in *Interaction, ok bool, what string) error {
+	if !ok {
+		return fmt.Errorf("%s line with %s", in.Kind, what)
+	}
+	return nil
+}
+
+// request checks request line i, in, which opens a stream.
+func (sc *streamCheck) request(i int, in *Interaction) error {
+	h := in.HTTP
+	if h.Stream <= sc.last {
+		return fmt.Errorf("request for stream %d after stream %d: streams are numbered in order", h.Stream, sc.last)
+	}
+	if !isToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
+		return fmt.Errorf("request with method %q and url %q, want a method and a path", h.Method, h.URL)
+	}
+	if err := only(in, h.Status == 0 && h.Event == "" && h.ID == "" && h.Retry == "", "response or event fields"); err != nil {
+		return err
+	}
+	sc.last = h.Stream
+	sc.streams[h.Stream] = &streamState{req: i}
+	return nil
+}
+
+// response checks the response line of stream s.
+func (s *streamState) response(in *Interaction) error {
+	h := in.HTTP
+	if s.answered {
+		return fmt.Errorf("second response for stream %d", h.Stream)
+	}
+	if h.Status < 100 || h.Status > 599 {
+		return fmt.Errorf("response status %d", h.Status)
+	}
+	if err := only(in, h.Event == "" && h.ID == "" && h.Retry == "", "event fields"); err != nil {
+		return err
+	}
+	s.answered, s.sse = true, isSSE(h.Headers)
+	if s.sse && (in.Message != nil || in.Text != "") {
+		return errors.New("event-stream response with a body: its events are lines of their own")
+	}
+	return nil
+}
+
+// close checks the close line of stream s.
+func (s *streamState) close(in *Interaction) error {
+	h := in.HTTP
+	if err := only(in, h.Status == 0 && h.Headers == nil && h.Event == "" && h.ID == "" && h.Retry == "", "other fields"); err != nil {
+		return err
+	}
+	switch end := in.Ending.End; end {
+	case EndError:
+		if s.answered {
+			return fmt.Errorf("close %q for stream %d, which has a response", end, h.Stream)
+		}
+	case EndSession:
+	case EndEOF, EndDropped, EndClient:
+		if !s.sse {
+			return fmt.Errorf("close %q for stream %d, which has no event-stream response", end, h.Stream)
+		}
+	default:
+		return fmt.Errorf("close with end %q, want eof, dropped, client, session or error", end)
+	}
+	s.closed = true
 	return nil
 }
 
@@ -373,7 +394,7 @@ func (sc *streamCheck) done() (int, error) {
 	for _, k := range keys {
 		s := sc.streams[k]
 		switch {
-		case !s.response && !s.closed:
+		case !s.answered && !s.closed:
 			return s.req, fmt.Errorf("request of stream %d has no response and no close line", k)
 		case s.sse && !s.closed:
 			return s.req, fmt.Errorf("event stream %d has no close line", k)

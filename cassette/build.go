@@ -36,8 +36,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	var hs headerScan
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: kind.String()}}
 	c.Interactions = make([]Interaction, 0, len(entries)+1)
-	pending := map[string][]byte{} // client calls not yet answered, by id key
-	var order []string
+	var pend pendingCalls
 	serverEnded := false
 	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		if entries[i].end != nil || entries[i].failed {
@@ -69,36 +68,14 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 		if e.failed {
 			continue
 		}
-		canon, err := canonicalMessage(e.msg)
+		in, err := messageLine(e, red, &hs, &pend)
 		if err != nil {
-			return nil, fmt.Errorf("encoding a message: %w", err)
+			return nil, err
 		}
-		info, err := scanMessage(canon)
-		if err != nil {
-			return nil, fmt.Errorf("encoding a message: %w", err)
-		}
-		hs.scan(e.from, &info)
-		switch {
-		case e.from == FromClient && info.kind == kindCall:
-			if _, ok := pending[info.id]; !ok {
-				order = append(order, info.id)
-			}
-			pending[info.id] = info.rawID
-		case e.from == FromServer && info.kind == kindResponse:
-			delete(pending, info.id)
-		}
-		if canon, err = red.message(canon); err != nil {
-			return nil, fmt.Errorf("redacting a message: %w", err)
-		}
-		c.Interactions = append(c.Interactions, Interaction{Kind: KindMessage, From: e.from, Message: canon})
+		c.Interactions = append(c.Interactions, in)
 	}
 	if !serverEnded {
-		end := &Ending{End: EndClient}
-		for _, id := range order {
-			if raw, ok := pending[id]; ok {
-				end.Pending = append(end.Pending, raw)
-			}
-		}
+		end := &Ending{End: EndClient, Pending: pend.list()}
 		if len(stderr) > 0 {
 			end.Stderr = red.text(string(stderr))
 		}
@@ -110,6 +87,58 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	}
 	evenOutMessages(c)
 	return c, nil
+}
+
+// messageLine encodes entry e, a message, as its line: canonical, scanned
+// for the header (hs) and the calls left pending (pend), redacted.
+func messageLine(e recorded, red *redactor, hs *headerScan, pend *pendingCalls) (Interaction, error) {
+	canon, err := canonicalMessage(e.msg)
+	if err != nil {
+		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
+	}
+	info, err := scanMessage(canon)
+	if err != nil {
+		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
+	}
+	hs.scan(e.from, &info)
+	pend.note(e.from, &info)
+	if canon, err = red.message(canon); err != nil {
+		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
+	}
+	return Interaction{Kind: KindMessage, From: e.from, Message: canon}, nil
+}
+
+// pendingCalls are the client calls of a session not yet answered.
+type pendingCalls struct {
+	raw   map[string][]byte // by id key: the id as sent
+	order []string          // the id keys, in the order first sent
+}
+
+// note counts a message of the session, from its side.
+func (p *pendingCalls) note(from string, info *msgInfo) {
+	switch {
+	case from == FromClient && info.kind == kindCall:
+		if p.raw == nil {
+			p.raw = map[string][]byte{}
+		}
+		if _, ok := p.raw[info.id]; !ok {
+			p.order = append(p.order, info.id)
+		}
+		p.raw[info.id] = info.rawID
+	case from == FromServer && info.kind == kindResponse:
+		delete(p.raw, info.id)
+	}
+}
+
+// list returns the ids of the calls still pending, in the order sent.
+func (p *pendingCalls) list() []json.RawMessage {
+	var out []json.RawMessage
+	for _, id := range p.order {
+		if raw, ok := p.raw[id]; ok {
+			out = append(out, raw)
+		}
+	}
+	return out
 }
 
 // evenOutMessages writes what timing alone orders in a recording of
@@ -191,22 +220,16 @@ func serverEnding(e recorded, red *redactor) *Ending {
 
 // buildHTTP turns a captured HTTP session into a redacted cassette.
 func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, error) {
-	red := newRedactor(o)
-	secret := secretHeaderSet(o)
+	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: eventIDs{}, sessions: sessionIDs(entries),
+		calls: map[int]string{}, answered: map[int]bool{}, resumed: map[int]bool{}}
 	// Every credential the transport sent, and every cookie the server set,
 	// is redacted wherever it appears, not only in its header.
 	for i := range entries {
 		if h := entries[i].in.HTTP; h != nil {
-			red.learnHeaders(secret, h.Headers)
+			b.red.learnHeaders(b.secret, h.Headers)
 		}
 	}
-	var hs headerScan
-	ids := eventIDs{}
-	sessions := sessionIDs(entries)
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
-	calls := map[int]string{}  // stream → the id of the call its request carries
-	answered := map[int]bool{} // streams whose call was answered on them
-	resumed := map[int]bool{}  // streams that resume another (GET with Last-Event-ID)
 	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		in := &entries[i].in
 		if in.Kind != KindRequest || len(entries[i].raw) == 0 {
@@ -218,86 +241,28 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		}
 		return FromClient, m
 	})
-	closing := closingAnswers(entries, ended)
+	b.closing = closingAnswers(entries, ended)
 	skipStream := map[int]bool{}
 	for i := range skip {
 		skipStream[entries[i].in.HTTP.Stream] = true
 	}
-	lastReq := lastRequest(entries, skip)
+	b.lastReq = lastRequest(entries, skip)
 	for _, i := range lineOrder(entries) {
 		e := entries[i]
-		if e.in.HTTP != nil && skipStream[e.in.HTTP.Stream] || closing.events[i] {
+		if e.in.HTTP != nil && skipStream[e.in.HTTP.Stream] || b.closing.events[i] {
 			continue
 		}
-		in := e.in
-		if in.HTTP == nil {
-			c.Interactions = append(c.Interactions, in) // the session's end
+		if e.in.HTTP == nil {
+			c.Interactions = append(c.Interactions, e.in) // the session's end
 			continue
 		}
-		h := *in.HTTP
-		in.HTTP = &h
-		if in.Ending != nil {
-			end := *in.Ending
-			in.Ending = &end
-			switch {
-			case answered[h.Stream] && end.End != EndError:
-				// Once a POST stream has carried the answer to its call, the
-				// client reads nothing more from it: how it ended after that
-				// (the server's end, the client's drain, the session's end) is
-				// timing, not behaviour.
-				end.End = EndEOF
-			case closing.streams[h.Stream]:
-				// The listen the client cancelled as it closed: its answer
-				// was left out, and the stream was open until the session
-				// ended, as when the answer comes too late to be seen.
-				end.End = EndSession
-			case end.End == EndClient && i > lastReq:
-				// A stream the client stopped reading once it had made its
-				// last request (a standalone GET, a 2026-07-28
-				// subscriptions/listen, closed as the client closes) was
-				// open until the session ended: whether the client's close or
-				// the session's end came first is timing, and replay waits
-				// for the client either way.
-				end.End = EndSession
-			}
-			if e.err != nil {
-				end.Error = red.text(strings.ReplaceAll(e.err.Error(), net.JoinHostPort(origin.Host, strconv.Itoa(origin.Port)), "ORIGIN"))
-			}
-		}
-		h.URL = red.text(sessions.in(h.URL))
-		h.Event, h.ID, h.Retry = red.text(h.Event), red.text(ids.alias(sessions.in(h.ID))), red.text(h.Retry)
-		h.Headers = sessions.headers(h.Headers)
-		if v := h.Headers.Get("Last-Event-ID"); v != "" {
-			if in.Kind == KindRequest {
-				resumed[h.Stream] = true
-			}
-			h.Headers = h.Headers.Clone()
-			h.Headers.Set("Last-Event-ID", ids.alias(v))
-		}
-		h.Headers = redactHeaders(red, secret, h.Headers)
-		e.raw = sessions.bytes(e.raw)
-		if len(e.raw) > 0 {
-			if canon, info, ok := asMessage(e.raw); ok {
-				hs.scan(side(&in), &info)
-				switch {
-				case in.Kind == KindRequest && info.kind == kindCall:
-					calls[h.Stream] = info.id
-				case in.Kind == KindEvent && info.kind == kindResponse && (calls[h.Stream] == info.id || resumed[h.Stream]):
-					// The stream carried the answer to its call, or, resumed,
-					// to the call of the stream it resumes.
-					answered[h.Stream] = true
-				}
-				var err error
-				if in.Message, err = red.message(canon); err != nil {
-					return nil, fmt.Errorf("redacting a message: %w", err)
-				}
-			} else {
-				in.Text = red.text(string(e.raw))
-			}
+		in, err := b.line(i, e)
+		if err != nil {
+			return nil, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
-	c.Header.Protocol, c.Header.Server = hs.protocol, hs.server
+	c.Header.Protocol, c.Header.Server = b.hs.protocol, b.hs.server
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
@@ -306,6 +271,96 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		return nil, err
 	}
 	return c, nil
+}
+
+// httpBuild turns the entries of a recorded HTTP session into its lines.
+type httpBuild struct {
+	red      *redactor
+	secret   map[string]bool // the headers whose values are credentials
+	origin   auth.Origin
+	hs       headerScan
+	ids      eventIDs
+	sessions *sessionNames
+	closing  closingLines
+	lastReq  int            // the entry of the client's last request
+	calls    map[int]string // stream → the id of the call its request carries
+	answered map[int]bool   // streams whose call was answered on them
+	resumed  map[int]bool   // streams that resume another (GET with Last-Event-ID)
+}
+
+// line returns the line of entry i, e: ids renamed, secrets redacted, its
+// ending evened out.
+func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
+	in := e.in
+	h := *in.HTTP
+	in.HTTP = &h
+	if in.Ending != nil {
+		in.Ending = b.ending(i, h.Stream, *in.Ending, e.err)
+	}
+	red, sessions := b.red, b.sessions
+	h.URL = red.text(sessions.in(h.URL))
+	h.Event, h.ID, h.Retry = red.text(h.Event), red.text(b.ids.alias(sessions.in(h.ID))), red.text(h.Retry)
+	h.Headers = sessions.headers(h.Headers)
+	if v := h.Headers.Get("Last-Event-ID"); v != "" {
+		if in.Kind == KindRequest {
+			b.resumed[h.Stream] = true
+		}
+		h.Headers = h.Headers.Clone()
+		h.Headers.Set("Last-Event-ID", b.ids.alias(v))
+	}
+	h.Headers = redactHeaders(red, b.secret, h.Headers)
+	raw := sessions.bytes(e.raw)
+	if len(raw) == 0 {
+		return in, nil
+	}
+	canon, info, ok := asMessage(raw)
+	if !ok {
+		in.Text = red.text(string(raw))
+		return in, nil
+	}
+	b.hs.scan(side(&in), &info)
+	switch {
+	case in.Kind == KindRequest && info.kind == kindCall:
+		b.calls[h.Stream] = info.id
+	case in.Kind == KindEvent && info.kind == kindResponse && (b.calls[h.Stream] == info.id || b.resumed[h.Stream]):
+		// The stream carried the answer to its call, or, resumed, to the
+		// call of the stream it resumes.
+		b.answered[h.Stream] = true
+	}
+	var err error
+	if in.Message, err = red.message(canon); err != nil {
+		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
+	}
+	return in, nil
+}
+
+// ending returns how entry i, the end of a stream, is recorded (err: the
+// error that ended it, if any).
+func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
+	switch {
+	case b.answered[stream] && end.End != EndError:
+		// Once a POST stream has carried the answer to its call, the
+		// client reads nothing more from it: how it ended after that (the
+		// server's end, the client's drain, the session's end) is timing,
+		// not behaviour.
+		end.End = EndEOF
+	case b.closing.streams[stream]:
+		// The listen the client cancelled as it closed: its answer was
+		// left out, and the stream was open until the session ended, as
+		// when the answer comes too late to be seen.
+		end.End = EndSession
+	case end.End == EndClient && i > b.lastReq:
+		// A stream the client stopped reading once it had made its last
+		// request (a standalone GET, a 2026-07-28 subscriptions/listen,
+		// closed as the client closes) was open until the session ended:
+		// whether the client's close or the session's end came first is
+		// timing, and replay waits for the client either way.
+		end.End = EndSession
+	}
+	if err != nil {
+		end.Error = b.red.text(strings.ReplaceAll(err.Error(), net.JoinHostPort(b.origin.Host, strconv.Itoa(b.origin.Port)), "ORIGIN"))
+	}
+	return &end
 }
 
 // closingCancels returns the entries (of n; msg returns who sent each and

@@ -184,7 +184,9 @@
 //     delivered.
 //
 // The scheduler that applies them is pure (no locks, no timers, no I/O);
-// testdata/schedule holds its transcripts.
+// testdata/schedule holds its transcripts. Every decision of replay, faults
+// included, is taken once above it, as purely, for both levels, and
+// tabled in testdata/decide.
 //
 // # Redaction
 //
@@ -317,7 +319,8 @@
 // response stream before message N (resumed on 2025-11-25 as a server with
 // an event store allows, message N served once), delay message N, end the
 // session at message N, answer the request of message N with 401, 403 or
-// 5xx. Messages are numbered as [Cassette.Messages] and mcprig inspect
+// 5xx, fail a task at the answer to a poll (tasks/get) or lose a poll's
+// JSON answer, which the client polls again. Messages are numbered as [Cassette.Messages] and mcprig inspect
 // number them. A fault may name a request instead of a number, by method,
 // name and order, so that it survives a change of revision, which numbers
 // the same call otherwise:
@@ -327,13 +330,14 @@
 //	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:200ms
 //	status@tools/list:503             the first tools/list is answered 503
+//	fail@tasks/get#2                  the task fails at the answer to its second poll
 //
 // NAME is params.name (tools/call, prompts/get) or params.uri (resources);
 // NTH counts from 1 the requests of the session with that method and name,
 // continuations of an input-required request (2026-07-28) counting as the
 // request they continue; status acts on the request, drop, delay and end
-// on its answer (its last round's). See [Fault]. Faults act in the
-// adapters, not in the scheduler's rules: a recorded tools/call is still
+// on its answer (its last round's). See [Fault]. Faults are decided above
+// the scheduler's rules, alike at both levels: a recorded tools/call is still
 // never answered twice, and what a fault answered or prevented is not
 // reported unused.
 //

@@ -27,6 +27,13 @@ const (
 	// N, as a server with an event store would; message N is served once.
 	// Where the recording allows no resumption (2026-07-28, or no event id
 	// before the cut), the reply is lost, as it would be live.
+	//
+	// Message N may also be the answer to a task's poll (tasks/get) that
+	// the server sent as a JSON body, not on a stream: the connection
+	// breaks once the poll is written, before its answer, and the poll's
+	// reply is lost (its outcome unknown to the transport). Polling a task
+	// is a read, safe to repeat: the same poll sent again is answered with
+	// the recorded state, once.
 	FaultDrop FaultKind = "drop"
 	// FaultDelay holds message N, a server message, Delay longer than
 	// replay would: messages released meanwhile go out first.
@@ -49,6 +56,15 @@ const (
 	// served, so a client that sends it again (as it may a listing after
 	// re-authorizing) gets the recording's answer.
 	FaultStatus FaultKind = "status"
+	// FaultFail fails a task (the tasks extension) at one of its recorded
+	// states: message N, the answer to a poll (tasks/get), is served as the
+	// task failed (status "failed", its error and statusMessage naming the
+	// fault) in place of the recorded state, at both levels. The task's
+	// later requests (its polls, tasks/update, tasks/cancel) are then not
+	// reported unused. fail@tasks/get#K fails it at the answer to the K-th
+	// poll; a poll the plan collapsed into the one before it (the same
+	// recorded state) is never answered, so name the first poll of a state.
+	FaultFail FaultKind = "fail"
 )
 
 // A Fault is one fault replay injects. It acts on the message numbered
@@ -68,6 +84,8 @@ const (
 //	drop@tools/call=lookup           the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:1s   its answer comes a second late
 //	status@tools/list:401            the first tools/list is answered 401
+//	fail@tasks/get#2                 the task fails at the answer to its second poll
+//	drop@tasks/get                   the first poll's reply is lost
 //
 // A request is named by its method and its name: params.name for
 // tools/call and prompts/get, params.uri for resources/read,
@@ -99,7 +117,7 @@ type Fault struct {
 var ErrBadFault = errors.New("invalid fault")
 
 // faultSyntax is ParseFault's grammar, for its errors.
-const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE"
+const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE, fail@N"
 
 // ParseFault reads a fault's text form (see Fault).
 func ParseFault(s string) (Fault, error) {
@@ -113,7 +131,7 @@ func ParseFault(s string) (Fault, error) {
 	f := Fault{Kind: FaultKind(kind)}
 	target, arg, hasArg := rest, "", false
 	switch f.Kind {
-	case FaultDrop, FaultEnd:
+	case FaultDrop, FaultEnd, FaultFail:
 		if n, _, colon := strings.Cut(rest, ":"); colon && isNumber(n) {
 			return bad("takes no argument")
 		}
@@ -219,7 +237,9 @@ func endsInNumber(name string) bool {
 
 // faults is where a player's faults act, by line.
 type faults struct {
-	drop    map[int]bool          // event lines before which the stream breaks
+	drop    map[int]bool          // event lines before which the stream breaks; JSON answers to polls that are lost
+	fail    map[int]bool          // answers to polls served as the task failed
+	text    map[int]string        // the drop and fail faults, for errors, by line
 	delay   map[int]time.Duration // server lines held longer
 	status  map[int]int           // request lines answered with a status
 	end     int                   // the line at which the session ends; len(lines) for none
@@ -228,7 +248,7 @@ type faults struct {
 
 // planFaults checks o.Faults against c and places them.
 func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
-	fs := &faults{drop: map[int]bool{}, delay: map[int]time.Duration{}, status: map[int]int{}, end: len(c.Interactions)}
+	fs := &faults{drop: map[int]bool{}, fail: map[int]bool{}, text: map[int]string{}, delay: map[int]time.Duration{}, status: map[int]int{}, end: len(c.Interactions)}
 	if len(o.Faults) == 0 {
 		return fs, nil
 	}
@@ -262,10 +282,15 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 		from := side(in)
 		switch f.Kind {
 		case FaultDrop:
-			if !isHTTP || in.Kind != KindEvent {
-				return nil, bad("message %d is not an event of a Streamable HTTP response stream", f.Message)
+			if !isHTTP || in.Kind != KindEvent && (in.Kind != KindResponse || !pollAnswer(infos, i)) {
+				return nil, bad("message %d is not an event of a Streamable HTTP response stream, nor the JSON answer to a tasks/get", f.Message)
 			}
-			fs.drop[i] = true
+			fs.drop[i], fs.text[i] = true, f.String()
+		case FaultFail:
+			if from != FromServer || !pollAnswer(infos, i) {
+				return nil, bad("message %d is not the answer to a tasks/get", f.Message)
+			}
+			fs.fail[i], fs.text[i] = true, f.String()
 		case FaultDelay:
 			if from != FromServer || f.Delay <= 0 {
 				return nil, bad("message %d is not a server message, or the delay is not positive", f.Message)
@@ -285,6 +310,27 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 		}
 	}
 	return fs, nil
+}
+
+// checkPolls refuses a drop or fail fault on the answer to a poll the
+// plan collapsed into the one before it (polls.go): that answer is never
+// served, the first poll of its state answering for it.
+func (fs *faults) checkPolls(c *Cassette, pl *plan) error {
+	for _, runs := range pl.polls {
+		for _, j := range runs {
+			if a := int(pl.steps[j].answerAt); a >= 0 && (fs.fail[a] || fs.drop[a]) {
+				return &OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf("%w: the answer at line %d is to a poll of the same state as the poll before it, which is answered in its place: name the first poll of a state", ErrBadFault, c.Line(a))}
+			}
+		}
+	}
+	return nil
+}
+
+// pollAnswer reports whether line i answers a task's poll (tasks/get).
+func pollAnswer(infos []lineInfo, i int) bool {
+	m := &infos[i].msg
+	q := infos[i].pair
+	return infos[i].canon != nil && m.kind == kindResponse && q >= 0 && infos[q].msg.method == "tasks/get"
 }
 
 // requestLine returns the line a fault addressed by request acts on (see

@@ -396,6 +396,7 @@ func TestFaultsRefused(t *testing.T) {
 		{Kind: cassette.FaultEnd, Message: 99},                      // no such message
 		{Kind: cassette.FaultDelay, Message: 1, Delay: time.Second}, // a client message
 		{Kind: "explode", Message: 1},
+		{Kind: cassette.FaultFail, Message: 2}, // the answer to initialize, not to a tasks/get
 	} {
 		_, err := cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{f}})
 		var oerr *cassette.OptionsError
@@ -424,6 +425,9 @@ func TestParseFault(t *testing.T) {
 		"end@resources/read=docs://a#b#2":       {Kind: cassette.FaultEnd, Method: "resources/read", Name: "docs://a#b", Nth: 2},
 		"end@resources/read=docs://a#7#1":       {Kind: cassette.FaultEnd, Method: "resources/read", Name: "docs://a#7", Nth: 1},
 		"status@prompts/get=p:q#2:403":          {Kind: cassette.FaultStatus, Method: "prompts/get", Name: "p:q", Nth: 2, Status: 403},
+		"fail@7":                                {Kind: cassette.FaultFail, Message: 7},
+		"fail@tasks/get#2":                      {Kind: cassette.FaultFail, Method: "tasks/get", Nth: 2},
+		"drop@tasks/get":                        {Kind: cassette.FaultDrop, Method: "tasks/get"},
 	} {
 		got, err := cassette.ParseFault(s)
 		if err != nil || got != want || got.String() != s {
@@ -431,7 +435,7 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1",
-		"end@", "end@=lookup", "end@tools/call#0", "end@tools call", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call"} {
+		"end@", "end@=lookup", "end@tools/call#0", "end@tools call", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call", "fail@1:2"} {
 		if _, err := cassette.ParseFault(s); !errors.Is(err, cassette.ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, want ErrBadFault", s, err)
 		}

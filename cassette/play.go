@@ -53,6 +53,9 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		p.index[k] = append(p.index[k], i)
 	}
 	collapsePolls(pl, infos, p.index)
+	if err := fs.checkPolls(c, pl); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -182,75 +185,4 @@ func (p *player) describeAll(is []int) string {
 		s[k] = p.describe(i)
 	}
 	return strings.Join(s, ", ")
-}
-
-// mismatch explains why a live message (live, canonical and redacted, of
-// kind, with match key key) matched no unserved recorded client line,
-// against the nearest one. For an HTTP request, req describes it.
-//
-// It also returns the recorded call the live one stood for, when the live
-// message is a call and the nearest recorded message an unserved call of
-// the same method: replay voids it (see scheduler.void), so that nothing
-// waits for its answer; else -1.
-func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchError, int) {
-	info, _ := scanMessage(live)
-	e := &MismatchError{Cassette: p.c.File, Method: info.method}
-	if kind == kindResponse {
-		e.Method = p.requestMethod(info.id)
-	}
-	nearest, void := -1, -1
-	if cands := p.index[string(key)]; len(cands) > 0 {
-		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded message is served at most once"
-	}
-	next := "none (end of cassette)"
-	if int(s.firstOpen) < len(p.pl.steps) {
-		next = p.describe(int(s.firstOpen))
-	}
-	for _, i := range p.pl.clients[s.openAt:] {
-		if nearest >= 0 {
-			break
-		}
-		if m, _ := scanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.kind == kind && m.method == info.method {
-			nearest = int(i)
-			if kind == kindCall {
-				void = nearest
-			}
-			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
-			if i == s.firstOpen {
-				e.Reason = "differs from the next recorded message"
-			}
-		}
-	}
-	switch {
-	case nearest >= 0:
-	case int(s.firstOpen) < len(p.pl.steps):
-		nearest, e.Reason = int(s.firstOpen), "no unserved recorded message is like it; the next recorded client message is "+next
-	default:
-		e.Reason = "the cassette has no more client messages"
-	}
-	var want []byte
-	if nearest >= 0 {
-		e.Position = p.c.Line(nearest)
-		if c := p.canon[nearest]; c != nil {
-			m, _ := scanMessage(c)
-			want = p.mt.key(m.kind, c)[1:]
-		}
-	}
-	if live != nil {
-		e.Diff = diff(want, key[1:])
-	}
-	return e, void
-}
-
-// requestMethod returns the method of the recorded server request with id,
-// which a client response answers.
-func (p *player) requestMethod(id string) string {
-	for j := range p.canon {
-		if p.canon[j] != nil && side(&p.c.Interactions[j]) == FromServer {
-			if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == id {
-				return q.method
-			}
-		}
-	}
-	return ""
 }

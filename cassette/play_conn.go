@@ -18,36 +18,32 @@ type playTransport struct{ c *playConn }
 
 func (t playTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
 
-// playConn is the scheduler's adapter to an mcp.Connection: Write matches a
-// live client message to a recorded one and serves it, Read hands out what
-// the scheduler releases, in recorded order, and the session's recorded
-// ending; a hold past Options.Wait fails its call.
+// playConn is the decider's adapter to an mcp.Connection: Write hands a
+// live client message to the decider and answers as it says, Read hands
+// out what it releases, in recorded order, and the session's recorded
+// ending; a hold past Options.Wait fails its call. It does only I/O: the
+// decisions are the decider's (decide.go).
 type playConn struct {
 	p   *player
 	rep *report
 
 	mu       sync.Mutex // guards the fields below
-	s        *scheduler
+	d        *decider
 	red      *redactor
-	liveID   map[int]jsonrpc.ID  // served recorded call → the live request's id
-	held     map[int]bool        // answers (and endings) served calls wait for, not yet released
 	timers   map[int]*time.Timer // held answers → their bound, while they wait for requests the client has not made
-	extra    []jsonrpc.Message   // error responses (mismatches, expired holds), delivered first
+	extra    []jsonrpc.Message   // error responses (mismatches, expired holds) and delayed lines, delivered first
 	ending   error               // the recorded ending, once delivered: Read returns it
 	diag     *transport.Diagnosis
 	isClosed bool
 	wake     chan struct{} // closed and replaced whenever Read may have something new
-
-	delayed  map[int]bool // lines a FaultDelay held back
-	holds    []*time.Timer
-	endFired bool // FaultEnd ended the session
+	holds    []*time.Timer // FaultDelay's
 
 	closed chan struct{} // closed by Close
 }
 
 func newPlayConn(p *player, rep *report) *playConn {
-	return &playConn{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o),
-		liveID: map[int]jsonrpc.ID{}, held: map[int]bool{}, delayed: map[int]bool{}, timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
+	return &playConn{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o),
+		timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (c *playConn) signal() {
@@ -70,64 +66,20 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return err
 	}
 	kind := liveKind(m)
-	key := c.p.mt.key(kind, live)
-	i, ok, named := c.p.cancelFor(c.s, c.liveID, m)
-	if !named {
-		i, ok = c.s.match(c.p.index[string(key)])
-	}
-	if !ok && !named {
-		i, ok = c.s.reclaim(c.p.index[string(key)])
-	}
-	if !ok {
-		if c.givesUp(m) {
-			return nil
-		}
-		merr, void := c.p.mismatch(c.s, kind, key, live)
-		c.fail(m, merr)
-		if void >= 0 {
-			c.s.void(void)
-			c.settle()
-		}
-		c.signal()
+	dec := c.d.client(&liveMsg{msg: m, kind: kind, key: string(c.p.mt.key(kind, live)), canon: live})
+	switch dec.act {
+	case actAccept:
 		return nil
-	}
-	if i >= c.p.faults.end {
-		c.endByFault() // the server is gone before it reads this message
+	case actEnd:
+		c.endByFault(dec.err)
 		return nil
-	}
-	c.s.serve(i)
-	if kind == kindCall {
-		c.liveID[i] = m.(*jsonrpc.Request).ID
-		switch h := c.s.awaits(i); {
-		case !c.s.verdict(i):
-			c.fail(m, &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(i), Method: c.p.method(i),
-				Reason: "the recorded request has no answer and no ending after it: nothing will answer it"})
-		case h >= 0 && c.s.failed[h]:
-			c.fail(m, &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(i), Method: c.p.method(i),
-				Reason: "the session's recorded end, which it waits for, was held past the bound: nothing will answer it"})
-		case h >= 0 && !c.s.ready(h):
-			c.held[h] = true
+	case actRefuse, actServe:
+		if dec.merr != nil {
+			c.fail(m, dec.merr)
 		}
 	}
 	c.settle()
 	return nil
-}
-
-// givesUp reports whether m cancels a served call that the recording shows
-// the client gave up (whether the recording caught the cancellation in time
-// or not: the go-sdk sends it as the call returns). c.mu is held.
-func (c *playConn) givesUp(m jsonrpc.Message) bool {
-	r, ok := m.(*jsonrpc.Request)
-	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
-		return false
-	}
-	id := cancelledID(r.Params)
-	for line, live := range c.liveID {
-		if liveIDKey(live) == id && c.p.pl.steps[line].giveUp {
-			return true
-		}
-	}
-	return false
 }
 
 // fail keeps err and, for a call, answers it with a JSON-RPC error carrying
@@ -139,23 +91,18 @@ func (c *playConn) fail(m jsonrpc.Message, err *MismatchError) {
 	}
 }
 
-// settle keeps the bound running for exactly the answers held for client
-// requests the live client has not made (not while it owes the server an
-// answer it is working on), stops the bounds of answers released, and
-// wakes Read. c.mu is held.
+// settle keeps the bound running for exactly the held lines the decider
+// says are bounded, and wakes Read. c.mu is held.
 func (c *playConn) settle() {
-	for a := range c.held {
-		t := c.timers[a]
-		switch {
-		case c.s.ready(a):
-			delete(c.held, a)
-			fallthrough
-		case !c.s.heldForRequests(a):
-			if t != nil {
-				t.Stop()
-				delete(c.timers, a)
-			}
-		case t == nil:
+	run := c.d.bounds()
+	for a, t := range c.timers {
+		if !slices.Contains(run, a) {
+			t.Stop()
+			delete(c.timers, a)
+		}
+	}
+	for _, a := range run {
+		if c.timers[a] == nil {
 			c.timers[a] = time.AfterFunc(c.p.o.wait(), func() { c.expire(a) })
 		}
 	}
@@ -172,68 +119,23 @@ func (c *playConn) expire(h int) {
 		return
 	}
 	delete(c.timers, h)
-	delete(c.held, h)
-	waited, ok := c.s.expire(h)
+	calls, errs, ok := c.d.expire(h)
 	if !ok {
 		return
 	}
-	reason := fmt.Sprintf("held %v for recorded messages the live client did not send: %s", c.p.o.wait(), c.p.describeAll(waited))
-	for _, call := range c.waiting(h) {
-		merr := &MismatchError{Cassette: c.p.c.File, Position: c.p.c.Line(call), Method: c.p.method(call), Reason: reason}
-		c.rep.add(merr)
-		c.extra = append(c.extra, &jsonrpc.Response{ID: c.liveID[call], Error: &jsonrpc.Error{Code: CodeMismatch, Message: merr.Error()}})
+	for k, call := range calls {
+		c.rep.add(errs[k])
+		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: CodeMismatch, Message: errs[k].Error()}})
 	}
 	c.settle()
 }
 
-// waiting returns the served calls that wait for server line h, in
-// recorded order. c.mu is held.
-func (c *playConn) waiting(h int) []int {
-	var calls []int
-	for call := range c.liveID {
-		if c.s.awaits(call) == h {
-			calls = append(calls, call)
-		}
-	}
-	slices.Sort(calls)
-	return calls
-}
-
 func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		c.mu.Lock()
-		if c.isClosed {
-			c.mu.Unlock()
-			return nil, io.EOF
-		}
-		if len(c.extra) > 0 {
-			m := c.extra[0]
-			c.extra = c.extra[1:]
-			c.mu.Unlock()
-			return m, nil
-		}
-		if c.ending != nil {
-			c.mu.Unlock()
-			return nil, c.ending
-		}
-		if i, ok := c.s.next(); ok {
-			if i >= c.p.faults.end {
-				c.endByFault()
-				err := c.ending
-				c.mu.Unlock()
-				return nil, err
-			}
-			m, err := c.deliver(i)
-			if d := c.p.faults.delay[i]; d > 0 && !c.delayed[i] && err == nil {
-				c.hold(i, m, d)
-				c.mu.Unlock()
-				continue
-			}
-			c.mu.Unlock()
+		m, wake, err := c.take()
+		if wake == nil {
 			return m, err
 		}
-		wake := c.wake
-		c.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -241,6 +143,40 @@ func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case <-wake:
 		}
+	}
+}
+
+// take returns what Read returns next, or, when there is nothing yet, the
+// channel closed when there may be.
+func (c *playConn) take() (jsonrpc.Message, <-chan struct{}, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		switch {
+		case c.isClosed:
+			return nil, nil, io.EOF
+		case len(c.extra) > 0:
+			m := c.extra[0]
+			c.extra = c.extra[1:]
+			return m, nil, nil
+		case c.ending != nil:
+			return nil, nil, c.ending
+		}
+		dec, ok := c.d.next()
+		if !ok {
+			return nil, c.wake, nil
+		}
+		switch dec.act {
+		case actEnd:
+			c.endByFault(dec.err)
+			return nil, nil, c.ending
+		case actDelay:
+			m, _ := c.deliver(dec.line)
+			c.hold(m, dec.delay)
+			continue
+		}
+		m, err := c.deliver(dec.line)
+		return m, nil, err
 	}
 }
 
@@ -256,32 +192,30 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 		}
 		return nil, c.ending
 	}
-	info, _ := scanMessage(c.p.canon[i])
+	info, _ := scanMessage(c.p.answer(i))
 	m := info.toMessage()
 	if st.answer {
-		if id, ok := c.liveID[int(st.after)]; ok {
+		if id, ok := c.d.liveID[int(st.after)]; ok {
 			m.(*jsonrpc.Response).ID = id
 		}
 	}
 	return m, nil
 }
 
-// endByFault ends the session as FaultEnd asks: the server's output
-// ends. c.mu is held.
-func (c *playConn) endByFault() {
-	c.endFired = true
+// endByFault ends the session as FaultEnd asks: the server's output ends
+// with err. c.mu is held.
+func (c *playConn) endByFault(err error) {
 	if c.ending == nil {
 		// The connection broke under the calls in flight: their outcome
 		// is unknown, as when a server dies mid-call.
-		c.ending = c.p.faultEnding()
-		c.diag = &transport.Diagnosis{Err: c.ending}
+		c.ending = err
+		c.diag = &transport.Diagnosis{Err: err}
 	}
 	c.signal()
 }
 
-// hold delivers m, recorded line i, d later (FaultDelay). c.mu is held.
-func (c *playConn) hold(i int, m jsonrpc.Message, d time.Duration) {
-	c.delayed[i] = true
+// hold delivers m d later (FaultDelay). c.mu is held.
+func (c *playConn) hold(m jsonrpc.Message, d time.Duration) {
 	c.holds = append(c.holds, time.AfterFunc(d, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -297,7 +231,7 @@ func (c *playConn) hold(i int, m jsonrpc.Message, d time.Duration) {
 func (c *playConn) excused(i int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.endFired && i >= c.p.faults.end
+	return c.d.excused(i)
 }
 
 func (c *playConn) SessionID() string { return "" }
@@ -340,7 +274,7 @@ func (c *playConn) Close() error {
 func (c *playConn) unused() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.s.unused()
+	return c.d.s.unused()
 }
 
 // liveKind classifies a live message.

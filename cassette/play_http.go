@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -22,44 +21,31 @@ import (
 // round tripper answers them all.
 const ReplayOrigin = "http://cassette.localhost"
 
-// playHTTP is the scheduler's adapter to an http.RoundTripper: each live
-// request is matched to a recorded one and served; its response, the
-// events of its stream and how the stream ended go out as the scheduler
-// releases them; a hold past Options.Wait fails the request.
+// playHTTP is the decider's adapter to an http.RoundTripper: each live
+// request is handed to the decider and answered as it says: served, its
+// response, the events of its stream and how the stream ended go out as
+// the scheduler releases them; a hold past Options.Wait fails the request.
+// It does only I/O: the decisions are the decider's (decide.go).
 type playHTTP struct {
 	p   *player
 	rep *report
 
 	mu     sync.Mutex // guards the fields below
-	s      *scheduler
+	d      *decider
 	red    *redactor
 	secret map[string]bool // the headers whose values are credentials
-	liveID map[int]jsonrpc.ID
 	wake   chan struct{}
-
-	// Injected faults (Options.Faults).
-	ended    bool         // FaultEnd: the session is gone
-	statused map[int]bool // FaultStatus lines answered with their status (and voided)
-	retried  map[int]bool // of those, the ones the client sent again (and revived)
-	dropped  *dropped     // FaultDrop: the stream that broke, until resumed
-}
-
-// dropped is a stream FaultDrop broke.
-type dropped struct {
-	sl      *streamLines
-	next    int // the index in sl.events of the event it broke before
-	resumed bool
 }
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
-	return &playHTTP{p: p, rep: rep, s: newScheduler(p.pl), red: newRedactor(p.o), secret: secretHeaderSet(p.o), liveID: map[int]jsonrpc.ID{},
-		wake: make(chan struct{}), statused: map[int]bool{}, retried: map[int]bool{}}
+	return &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
 }
 
 // A liveReq is a request as the replayer compares it.
 type liveReq struct {
 	method, url string
 	headers     http.Header
+	lastEventID string          // its Last-Event-ID, as sent
 	msg         jsonrpc.Message // nil unless the body is a JSON-RPC message
 	body        []byte          // the body, canonical and redacted when it is a message
 	key         string
@@ -71,113 +57,72 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	live := h.live(req, body)
-	if h.ended {
-		h.mu.Unlock()
+	live, dec := h.request(req, body)
+	switch dec.act {
+	case actEnd:
 		return status(req, http.StatusNotFound), nil
-	}
-	if resp := h.resume(req); resp != nil {
-		h.mu.Unlock()
+	case actStatus:
+		return status(req, dec.status), nil
+	case actResume:
+		resp := h.response(req, dec.sl)
+		resp.Body.(*playBody).next = dec.line
 		return resp, nil
-	}
-	i, ok, named := h.p.cancelFor(h.s, h.liveID, live.msg)
-	if !named {
-		i, ok = h.s.match(h.p.index[live.key])
-	}
-	retry := false
-	if !ok {
-		for _, j := range h.p.index[live.key] {
-			if h.statused[int(j)] && !h.retried[int(j)] {
-				// The request a fault answered, sent again: the recording's
-				// answer.
-				h.retried[int(j)], i, ok, retry = true, int(j), true, true
-				h.s.revive(i)
-				break
-			}
-		}
-	}
-	if !ok && !named {
-		i, ok = h.s.reclaim(h.p.index[live.key])
-	}
-	if !ok && h.givesUp(live.msg) {
-		h.mu.Unlock()
-		return refuse(req, live, nil), nil
-	}
-	if !ok {
-		merr, void := h.mismatch(live)
-		h.rep.add(merr)
-		if void >= 0 {
-			h.s.void(void)
-			h.signal()
-		}
-		h.mu.Unlock()
-		return refuse(req, live, merr), nil
-	}
-	sl := h.p.streams[h.p.c.Interactions[i].HTTP.Stream]
-	first := sl.resp
-	if first < 0 {
-		first = sl.close
-	}
-	if i >= h.p.faults.end {
-		h.ended = true // FaultEnd: the server forgot the session
-		h.signal()
-		h.mu.Unlock()
-		return status(req, http.StatusNotFound), nil
-	}
-	if first >= h.p.faults.end {
-		// FaultEnd between the request and its response: the server has
-		// the request (and may have run it), then the session ends with
-		// no response, as when a server dies mid-call.
-		h.s.serve(i)
-		h.ended = true
-		h.signal()
-		h.mu.Unlock()
+	case actAccept, actRefuse:
+		return refuse(req, live, dec.merr), nil
+	case actBreak:
 		wrote(req)
-		return nil, h.p.faultEnding()
+		return nil, dec.err
 	}
-	if code := h.p.faults.status[i]; code != 0 && !h.statused[i] {
-		// FaultStatus, once. The recorded request is voided, so nothing
-		// waits for its answer; sent again, it is revived.
-		h.statused[i] = true
-		h.s.void(i)
-		h.signal()
-		h.mu.Unlock()
-		return status(req, code), nil
-	}
-	if !retry {
-		h.s.serve(i)
-	}
-	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
-		h.liveID[i] = r.ID
-	}
-	h.signal()
-	h.mu.Unlock()
+	return h.serve(req, live, h.p.streams[h.p.c.Interactions[dec.line].HTTP.Stream])
+}
 
-	if err := h.await(req.Context(), first, nil); err != nil {
+// request reads req as the replayer compares it and hands it to the
+// decider.
+func (h *playHTTP) request(req *http.Request, body []byte) (*liveReq, decision) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer h.signal()
+	live := h.live(req, body)
+	dec := h.d.client(&liveMsg{msg: live.msg, key: live.key, req: live})
+	if dec.act == actRefuse {
+		h.rep.add(dec.merr)
+	}
+	return live, dec
+}
+
+// serve answers a served request with its recorded stream sl, once the
+// decider releases its first line.
+func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *streamLines) (*http.Response, error) {
+	if err := h.await(req.Context(), sl.first(), nil); err != nil {
 		var merr *MismatchError
 		if errors.As(err, &merr) {
 			return refuse(req, live, merr), nil
 		}
 		return nil, err
 	}
-	if first == sl.close {
-		// The recorded request got no response: it failed, or the session
-		// ended first.
-		e := h.p.c.Interactions[sl.close].Ending
-		if e.End == EndError {
-			if e.Written {
-				wrote(req)
-			}
-			return nil, endingError(h.p.c, sl.close)
+	dec := h.decide(func(d *decider) decision { return d.respond(sl) })
+	switch dec.act {
+	case actBreak:
+		if dec.written {
+			wrote(req)
 		}
+		return nil, dec.err
+	case actWait:
 		<-req.Context().Done()
 		return nil, context.Cause(req.Context())
 	}
-	if err := h.hold(req.Context(), first, nil); err != nil {
+	if err := h.hold(req.Context(), dec, nil); err != nil {
 		return nil, err
 	}
 	return h.response(req, sl), nil
+}
+
+// decide asks the decider f under h.mu, and wakes the waiters.
+func (h *playHTTP) decide(f func(*decider) decision) decision {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer h.signal()
+	return f(h.d)
 }
 
 // wrote tells req's client trace that the request went out whole, as the
@@ -189,13 +134,12 @@ func wrote(req *http.Request) {
 	}
 }
 
-// hold waits the extra time FaultDelay gives line i, if any.
-func (h *playHTTP) hold(ctx context.Context, i int, closed <-chan struct{}) error {
-	d := h.p.faults.delay[i]
-	if d <= 0 {
+// hold waits the extra time a FaultDelay decision gives its line.
+func (h *playHTTP) hold(ctx context.Context, dec decision, closed <-chan struct{}) error {
+	if dec.act != actDelay {
 		return nil
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(dec.delay)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -205,29 +149,6 @@ func (h *playHTTP) hold(ctx context.Context, i int, closed <-chan struct{}) erro
 	case <-closed:
 		return errBodyClosed
 	}
-}
-
-// resume answers a GET that resumes the stream FaultDrop broke, as a
-// server with an event store would on 2025-11-25 and earlier: with the
-// rest of the stream after the event whose id it names. h.mu is held.
-func (h *playHTTP) resume(req *http.Request) *http.Response {
-	d := h.dropped
-	last := req.Header.Get("Last-Event-ID")
-	if d == nil || d.resumed || req.Method != http.MethodGet || last == "" {
-		return nil
-	}
-	if h.p.c.Header.Protocol >= "2026-07-28" {
-		return status(req, http.StatusMethodNotAllowed) // no resumption in that revision
-	}
-	for k := d.next - 1; k >= 0; k-- {
-		if h.p.c.Interactions[d.sl.events[k]].HTTP.ID == last {
-			d.resumed = true
-			resp := h.response(req, d.sl)
-			resp.Body.(*playBody).next = k + 1
-			return resp
-		}
-	}
-	return nil
 }
 
 // status is a response with code and no recorded body, as a fault gives:
@@ -252,35 +173,13 @@ func status(req *http.Request, code int) *http.Response {
 func (h *playHTTP) excused(i int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.statused[i] || h.ended && i >= h.p.faults.end
-}
-
-// givesUp reports whether m cancels a served call whose recorded stream the
-// client gave up (it stopped reading, or the session ended): the go-sdk
-// sends the cancellation as the call returns, and the recording may or may
-// not have caught it. h.mu is held.
-func (h *playHTTP) givesUp(m jsonrpc.Message) bool {
-	r, ok := m.(*jsonrpc.Request)
-	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
-		return false
-	}
-	id := cancelledID(r.Params)
-	for line, live := range h.liveID {
-		if liveIDKey(live) != id {
-			continue
-		}
-		if sl := h.p.streams[h.p.c.Interactions[line].HTTP.Stream]; sl.close >= 0 {
-			end := h.p.c.Interactions[sl.close].Ending.End
-			return end == EndClient || end == EndSession
-		}
-	}
-	return false
+	return h.d.excused(i)
 }
 
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
-	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}}
+	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
@@ -326,12 +225,7 @@ func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) err
 		}
 	}()
 	for {
-		h.mu.Lock()
-		ok, wake := h.s.ready(i), h.wake
-		// The bound runs only while the line is held for requests the live
-		// client has not made, not while it owes the server an answer.
-		held := !ok && h.p.pl.steps[i].after >= 0 && h.s.heldForRequests(i)
-		h.mu.Unlock()
+		ok, held, wake := h.ready(i)
 		if ok {
 			return nil
 		}
@@ -358,28 +252,35 @@ func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) err
 	}
 }
 
+// ready reports whether line i may go out, else whether Options.Wait
+// bounds its hold, and the channel closed when that may have changed.
+func (h *playHTTP) ready(i int) (ok, bounded bool, wake <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.d.s.ready(i), h.d.bounded(i), h.wake
+}
+
 // expire fails held line i, returning the *MismatchError naming what it
 // waited for; nil if it was ready after all.
 func (h *playHTTP) expire(i int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	waited, ok := h.s.expire(i)
+	_, errs, ok := h.d.expire(i)
 	if !ok {
 		return nil
 	}
-	q := h.p.streams[h.p.c.Interactions[i].HTTP.Stream].req
-	e := &MismatchError{Cassette: h.p.c.File, Position: h.p.c.Line(q), Method: h.methodOf(q),
-		Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", h.p.o.wait(), h.p.describeAll(waited))}
-	h.rep.add(e)
+	h.rep.add(errs[0])
 	h.signal()
-	return e
+	return errs[0]
 }
 
-func (h *playHTTP) methodOf(i int) string {
-	if m := h.p.method(i); m != "" {
+// methodOf names recorded request line i for an error: its message's
+// method, else its HTTP method.
+func (p *player) methodOf(i int) string {
+	if m := p.method(i); m != "" {
 		return m
 	}
-	return "HTTP " + h.p.c.Interactions[i].HTTP.Method
+	return "HTTP " + p.c.Interactions[i].HTTP.Method
 }
 
 var errBodyClosed = errors.New("cassette: body closed")
@@ -416,7 +317,7 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) *http.Response {
 // its call.
 func (h *playHTTP) payload(i int) []byte {
 	in := &h.p.c.Interactions[i]
-	canon := h.p.canon[i]
+	canon := h.p.answer(i)
 	if canon == nil {
 		return []byte(in.Text)
 	}
@@ -428,9 +329,7 @@ func (h *playHTTP) payload(i int) []byte {
 	if st.call >= 0 {
 		call = int(st.call)
 	}
-	h.mu.Lock()
-	id, ok := h.liveID[call]
-	h.mu.Unlock()
+	id, ok := h.liveIDOf(call)
 	if !ok {
 		return canon
 	}
@@ -441,6 +340,14 @@ func (h *playHTTP) payload(i int) []byte {
 		return data
 	}
 	return canon
+}
+
+// liveIDOf returns the live id of served call line i.
+func (h *playHTTP) liveIDOf(i int) (jsonrpc.ID, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id, ok := h.d.liveID[i]
+	return id, ok
 }
 
 // refuse answers a request that matched nothing: a call gets a JSON-RPC
@@ -465,76 +372,6 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 	return resp
 }
 
-// mismatch explains why live matched nothing, against the nearest unserved
-// recorded request. h.mu is held.
-// It also returns the recorded request the live one stood for (a call of
-// the same method), which replay voids; else -1.
-func (h *playHTTP) mismatch(live *liveReq) (*MismatchError, int) {
-	p := h.p
-	e := &MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
-	liveMethod := ""
-	if r, ok := live.msg.(*jsonrpc.Request); ok {
-		e.Method, liveMethod = r.Method, r.Method
-	}
-	nearest, void := -1, -1
-	if cands := p.index[live.key]; len(cands) > 0 {
-		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded request is served at most once"
-	}
-	isCall := false
-	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
-		isCall = true
-	}
-	for _, i := range p.pl.clients[h.s.openAt:] {
-		if nearest >= 0 {
-			break
-		}
-		if in := &p.c.Interactions[i]; !h.s.served[i] && in.HTTP.Method == live.method && p.method(int(i)) == liveMethod {
-			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
-			if isCall && p.canon[i] != nil {
-				if m, _ := scanMessage(p.canon[i]); m.kind == kindCall {
-					void = nearest
-				}
-			}
-		}
-	}
-	switch {
-	case nearest >= 0:
-	case int(h.s.firstOpen) < len(p.pl.steps):
-		nearest = int(h.s.firstOpen)
-		e.Reason = "no unserved recorded request is like it; the next is " + p.describe(nearest)
-	default:
-		e.Reason = "the cassette has no more requests"
-	}
-	var want []byte
-	if nearest >= 0 {
-		e.Position = p.c.Line(nearest)
-		in := &p.c.Interactions[nearest]
-		want = shape(in.HTTP.Method, in.HTTP.URL, in.HTTP.Headers, p.canon[nearest], in.Text, p.mt)
-	}
-	e.Diff = diff(want, shape(live.method, live.url, live.headers, live.body, string(live.body), p.mt))
-	return e, void
-}
-
-// shape is the comparable form of a request, for a mismatch's diff.
-func shape(method, url string, h http.Header, canon []byte, text string, mt *matcher) []byte {
-	m := map[string]any{"method": method, "url": url}
-	for k, vs := range h {
-		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
-			m[ck] = strings.Join(vs, ", ")
-		}
-	}
-	if canon != nil {
-		if info, err := scanMessage(canon); err == nil {
-			if t, err := decodeTree(mt.key(info.kind, canon)[1:]); err == nil {
-				m["message"] = t
-			}
-		}
-	} else if text != "" {
-		m["text"] = text
-	}
-	return encodeTree(m)
-}
-
 // playBody serves a recorded event stream, event by event, each when the
 // scheduler releases it, then ends it as recorded.
 type playBody struct {
@@ -553,82 +390,72 @@ func (b *playBody) Read(p []byte) (int, error) {
 		if b.done != nil {
 			return 0, b.done
 		}
-		if b.next < len(b.sl.events) {
-			i := b.sl.events[b.next]
-			if err := b.fault(i); err != nil {
-				b.done = err
-				// As a server that ends a stream on purpose does, it tells
-				// the client to come back soon: a dropped stream is
-				// resumed, and a client that resumes the stream of a
-				// session that ended is told so, without waiting out its
-				// reconnection backoff.
-				b.buf, _ = sse.Append(nil, sse.Event{Retry: "10"})
-				break
-			}
-			if err := b.h.await(b.ctx, i, b.closed); err != nil {
-				return 0, err
-			}
-			if err := b.h.hold(b.ctx, i, b.closed); err != nil {
-				return 0, err
-			}
-			in := &b.h.p.c.Interactions[i]
-			e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
-			if in.Message != nil || in.Text != "" {
-				e.Data = b.h.payload(i)
-			}
-			buf, err := sse.Append(nil, e)
-			if err != nil {
-				return 0, err
-			}
-			b.buf = buf
-			b.next++
+		if b.next == len(b.sl.events) {
+			b.done = b.end()
 			continue
 		}
-		b.done = b.end()
+		i := b.sl.events[b.next]
+		dec := b.h.decide(func(d *decider) decision { return d.due(i, b.sl, b.next) })
+		if dec.act == actEnd || dec.act == actDrop {
+			b.done = dec.err
+			// As a server that ends a stream on purpose does, it tells the
+			// client to come back soon: a dropped stream is resumed, and a
+			// client that resumes the stream of a session that ended is
+			// told so, without waiting out its reconnection backoff.
+			b.buf, _ = sse.Append(nil, sse.Event{Retry: "10"})
+			break
+		}
+		if err := b.event(i); err != nil {
+			return 0, err
+		}
 	}
 	n := copy(p, b.buf)
 	b.buf = b.buf[n:]
 	return n, nil
 }
 
-// fault returns how FaultDrop or FaultEnd ends the stream before event
-// line i; nil if neither does.
-func (b *playBody) fault(i int) error {
-	h := b.h
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	switch {
-	case h.ended || i >= h.p.faults.end:
-		h.ended = true
-		h.signal()
-		return io.EOF // the server ended the stream with the session
-	case h.p.faults.drop[i] && h.dropped == nil:
-		h.dropped = &dropped{sl: b.sl, next: b.next}
-		return io.ErrUnexpectedEOF
+// event awaits event line i, holds it as the decider says, and buffers it.
+func (b *playBody) event(i int) error {
+	if err := b.h.await(b.ctx, i, b.closed); err != nil {
+		return err
 	}
+	dec := b.h.decide(func(d *decider) decision { return d.release(i) })
+	if err := b.h.hold(b.ctx, dec, b.closed); err != nil {
+		return err
+	}
+	in := &b.h.p.c.Interactions[i]
+	e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
+	if in.Message != nil || in.Text != "" {
+		e.Data = b.h.payload(i)
+	}
+	buf, err := sse.Append(nil, e)
+	if err != nil {
+		return err
+	}
+	b.buf = buf
+	b.next++
 	return nil
 }
 
 // end returns how the stream ends, once its close line is due.
 func (b *playBody) end() error {
-	if b.sl.close >= b.h.p.faults.end {
-		return io.EOF
-	}
-	if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
-		return err
-	}
-	switch b.h.p.c.Interactions[b.sl.close].Ending.End {
-	case EndEOF:
-		return io.EOF
-	case EndDropped:
-		return io.ErrUnexpectedEOF
-	}
-	// The client ended it, or the session did: wait for the same.
-	select {
-	case <-b.ctx.Done():
-		return context.Cause(b.ctx)
-	case <-b.closed:
-		return errBodyClosed
+	for awaited := false; ; awaited = true {
+		dec := b.h.decide(func(d *decider) decision { return d.streamEnd(b.sl, awaited) })
+		switch dec.act {
+		case actAwait:
+			if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
+				return err
+			}
+			continue
+		case actEnd, actDrop:
+			return dec.err
+		}
+		select {
+		case <-b.ctx.Done():
+			return context.Cause(b.ctx)
+		case <-b.closed:
+			return errBodyClosed
+		}
 	}
 }
 
@@ -641,7 +468,7 @@ func (b *playBody) Close() error {
 func (h *playHTTP) unused() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.s.unused()
+	return h.d.s.unused()
 }
 
 // requestBody reads req's body and leaves it readable again, up to MaxSize.

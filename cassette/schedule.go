@@ -5,12 +5,11 @@ import "slices"
 // The scheduler decides, for one replayed session, when each recorded line
 // the server sent may be delivered, by the rules of the package
 // documentation ("Order"). It is pure: no locks, no timers, no I/O. The
-// adapters (play_conn.go for an mcp.Connection, play_http.go for an
-// http.RoundTripper) own those: they tell it which recorded client line a
-// live message matched (serve), ask whether a line may go out (ready),
-// take the message level's lines in order (next), and tell it when a line
-// was held past Options.Wait (expire). Its tests are the transcripts in
-// testdata/schedule.
+// decider (decide.go) drives it and adds the faults: it tells it which
+// recorded client line a live message matched (serve), asks whether a line
+// may go out (ready), takes the message level's lines in order (next), and
+// tells it when a line was held past Options.Wait (expire). Its tests are
+// the transcripts in testdata/schedule.
 
 // A step is what the scheduler knows of one line.
 type step struct {

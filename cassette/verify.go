@@ -263,42 +263,20 @@ func (v *verifier) read(ctx context.Context, conn interface {
 	}
 }
 
-func (v *verifier) step(ctx context.Context, conn interface {
+// A msgWriter is the side of a live connection verify writes to.
+type msgWriter interface {
 	Write(context.Context, jsonrpc.Message) error
-}, i int) error {
+}
+
+// step plays recorded line i against the live server: it sends a client
+// message, or awaits the server's.
+func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 	info := &v.infos[i]
 	from := side(&v.c.Interactions[i])
 	switch m := info.msg.toMessage().(type) {
 	case *jsonrpc.Request:
 		if from == FromClient {
-			if m.IsCall() {
-				v.outstanding[m.ID] = true
-			}
-			if m.Method == "notifications/cancelled" {
-				// The call is given up: its answer, if the live server
-				// still gives one, is awaited no more.
-				key := cancelledID(m.Params)
-				v.cancelled[key] = true
-				for id := range v.outstanding {
-					if liveIDKey(id) == key {
-						delete(v.outstanding, id)
-					}
-				}
-			}
-			cp := *m
-			cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
-			err := conn.Write(ctx, &cp)
-			if err != nil && ctx.Err() == nil && m.IsCall() {
-				// The live server refused the request outside JSON-RPC (an
-				// HTTP status: a Streamable HTTP server answers a
-				// server/discover it does not know with 400, where a stdio
-				// one answers a JSON-RPC error). It goes unanswered in the
-				// live session, which Compare reports if it matters.
-				delete(v.outstanding, m.ID)
-				v.refused[m.ID] = true
-				return nil
-			}
-			return err
+			return v.sendRequest(ctx, conn, m)
 		}
 		if !m.IsCall() {
 			return nil // server notifications are not awaited
@@ -325,31 +303,69 @@ func (v *verifier) step(ctx context.Context, conn interface {
 			cp.ID = id
 			return conn.Write(ctx, &cp)
 		}
-		if v.refused[m.ID] {
-			return nil // the live transport refused its request
+		return v.awaitAnswer(ctx, conn, info, m)
+	}
+	return nil
+}
+
+// sendRequest sends recorded client request m to the live server.
+func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.Request) error {
+	if m.IsCall() {
+		v.outstanding[m.ID] = true
+	}
+	if m.Method == "notifications/cancelled" {
+		// The call is given up: its answer, if the live server still
+		// gives one, is awaited no more.
+		key := cancelledID(m.Params)
+		v.cancelled[key] = true
+		for id := range v.outstanding {
+			if liveIDKey(id) == key {
+				delete(v.outstanding, id)
+			}
 		}
-		method := ""
-		if p := info.pair; p >= 0 {
-			method = v.infos[p].msg.method
-		}
-		if err := v.endListen(ctx, conn, method, m.ID); err != nil {
-			return err
-		}
-		what := fmt.Sprintf("the answer to %s (id %v)", method, m.ID.Raw())
-		if method == "" {
-			what = fmt.Sprintf("the answer to request %v", m.ID.Raw())
-		}
-		got, err := v.await(ctx, what, false, func(g jsonrpc.Message) bool {
-			r, ok := g.(*jsonrpc.Response)
-			return ok && r.ID == m.ID
-		})
-		if err != nil {
-			return err
-		}
-		v.learnState(info.canon, got)
+	}
+	cp := *m
+	cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
+	err := conn.Write(ctx, &cp)
+	if err != nil && ctx.Err() == nil && m.IsCall() {
+		// The live server refused the request outside JSON-RPC (an HTTP
+		// status: a Streamable HTTP server answers a server/discover it
+		// does not know with 400, where a stdio one answers a JSON-RPC
+		// error). It goes unanswered in the live session, which Compare
+		// reports if it matters.
 		delete(v.outstanding, m.ID)
+		v.refused[m.ID] = true
 		return nil
 	}
+	return err
+}
+
+// awaitAnswer awaits the live server's answer to the request recorded
+// answer m (of line info) answers.
+func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineInfo, m *jsonrpc.Response) error {
+	if v.refused[m.ID] {
+		return nil // the live transport refused its request
+	}
+	method := ""
+	if p := info.pair; p >= 0 {
+		method = v.infos[p].msg.method
+	}
+	if err := v.endListen(ctx, conn, method, m.ID); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("the answer to %s (id %v)", method, m.ID.Raw())
+	if method == "" {
+		what = fmt.Sprintf("the answer to request %v", m.ID.Raw())
+	}
+	got, err := v.await(ctx, what, false, func(g jsonrpc.Message) bool {
+		r, ok := g.(*jsonrpc.Response)
+		return ok && r.ID == m.ID
+	})
+	if err != nil {
+		return err
+	}
+	v.learnState(info.canon, got)
+	delete(v.outstanding, m.ID)
 	return nil
 }
 
@@ -359,9 +375,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 // it, and a recording made as the client closed the session holds the
 // answer without the cancellation (it is the session's close; see
 // "Re-recording" in the package documentation).
-func (v *verifier) endListen(ctx context.Context, conn interface {
-	Write(context.Context, jsonrpc.Message) error
-}, method string, id jsonrpc.ID) error {
+func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string, id jsonrpc.ID) error {
 	if method != "subscriptions/listen" || v.cancelled[liveIDKey(id)] {
 		return nil
 	}

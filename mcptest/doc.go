@@ -249,7 +249,7 @@
 //		                            with no server at all. FLAGS: -fault SPEC
 //		                            (repeatable) injects a fault
 //		                            (cassette.ParseFault: drop@N,
-//		                            delay@N:DURATION, end@N, status@N:CODE,
+//		                            delay@N:DURATION, end@N, status@N:CODE, fail@N,
 //		                            N a message of mcprig inspect);
 //		                            -allow-unused lets the client leave
 //		                            recorded requests unmade

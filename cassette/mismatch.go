@@ -1,0 +1,151 @@
+package cassette
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A live message that matched no recorded one is explained against the
+// nearest recorded message like it: the *MismatchError a player answers
+// it with, and the recorded call it stood for, which the decider voids.
+
+// mismatch explains why a live message (live, canonical and redacted, of
+// kind, with match key key) matched no unserved recorded client line,
+// against the nearest one. For an HTTP request, req describes it.
+//
+// It also returns the recorded call the live one stood for, when the live
+// message is a call and the nearest recorded message an unserved call of
+// the same method: replay voids it (see scheduler.void), so that nothing
+// waits for its answer; else -1.
+func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchError, int) {
+	info, _ := scanMessage(live)
+	e := &MismatchError{Cassette: p.c.File, Method: info.method}
+	if kind == kindResponse {
+		e.Method = p.requestMethod(info.id)
+	}
+	nearest, void := -1, -1
+	if cands := p.index[string(key)]; len(cands) > 0 {
+		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded message is served at most once"
+	}
+	next := "none (end of cassette)"
+	if int(s.firstOpen) < len(p.pl.steps) {
+		next = p.describe(int(s.firstOpen))
+	}
+	for _, i := range p.pl.clients[s.openAt:] {
+		if nearest >= 0 {
+			break
+		}
+		if m, _ := scanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.kind == kind && m.method == info.method {
+			nearest = int(i)
+			if kind == kindCall {
+				void = nearest
+			}
+			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
+			if i == s.firstOpen {
+				e.Reason = "differs from the next recorded message"
+			}
+		}
+	}
+	switch {
+	case nearest >= 0:
+	case int(s.firstOpen) < len(p.pl.steps):
+		nearest, e.Reason = int(s.firstOpen), "no unserved recorded message is like it; the next recorded client message is "+next
+	default:
+		e.Reason = "the cassette has no more client messages"
+	}
+	var want []byte
+	if nearest >= 0 {
+		e.Position = p.c.Line(nearest)
+		if c := p.canon[nearest]; c != nil {
+			m, _ := scanMessage(c)
+			want = p.mt.key(m.kind, c)[1:]
+		}
+	}
+	if live != nil {
+		e.Diff = diff(want, key[1:])
+	}
+	return e, void
+}
+
+// requestMethod returns the method of the recorded server request with id,
+// which a client response answers.
+func (p *player) requestMethod(id string) string {
+	for j := range p.canon {
+		if p.canon[j] != nil && side(&p.c.Interactions[j]) == FromServer {
+			if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == id {
+				return q.method
+			}
+		}
+	}
+	return ""
+}
+
+// httpMismatch explains why live matched nothing, against the nearest
+// unserved recorded request. It also returns the recorded request the live
+// one stood for (a call of the same method), which replay voids; else -1.
+func (p *player) httpMismatch(s *scheduler, live *liveReq) (*MismatchError, int) {
+	e := &MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
+	liveMethod := ""
+	if r, ok := live.msg.(*jsonrpc.Request); ok {
+		e.Method, liveMethod = r.Method, r.Method
+	}
+	nearest, void := -1, -1
+	if cands := p.index[live.key]; len(cands) > 0 {
+		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded request is served at most once"
+	}
+	isCall := false
+	if r, ok := live.msg.(*jsonrpc.Request); ok && r.IsCall() {
+		isCall = true
+	}
+	for _, i := range p.pl.clients[s.openAt:] {
+		if nearest >= 0 {
+			break
+		}
+		if in := &p.c.Interactions[i]; !s.served[i] && in.HTTP.Method == live.method && p.method(int(i)) == liveMethod {
+			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
+			if isCall && p.canon[i] != nil {
+				if m, _ := scanMessage(p.canon[i]); m.kind == kindCall {
+					void = nearest
+				}
+			}
+		}
+	}
+	switch {
+	case nearest >= 0:
+	case int(s.firstOpen) < len(p.pl.steps):
+		nearest = int(s.firstOpen)
+		e.Reason = "no unserved recorded request is like it; the next is " + p.describe(nearest)
+	default:
+		e.Reason = "the cassette has no more requests"
+	}
+	var want []byte
+	if nearest >= 0 {
+		e.Position = p.c.Line(nearest)
+		in := &p.c.Interactions[nearest]
+		want = shape(in.HTTP.Method, in.HTTP.URL, in.HTTP.Headers, p.canon[nearest], in.Text, p.mt)
+	}
+	e.Diff = diff(want, shape(live.method, live.url, live.headers, live.body, string(live.body), p.mt))
+	return e, void
+}
+
+// shape is the comparable form of a request, for a mismatch's diff.
+func shape(method, url string, h http.Header, canon []byte, text string, mt *matcher) []byte {
+	m := map[string]any{"method": method, "url": url}
+	for k, vs := range h {
+		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
+			m[ck] = strings.Join(vs, ", ")
+		}
+	}
+	if canon != nil {
+		if info, err := scanMessage(canon); err == nil {
+			if t, err := decodeTree(mt.key(info.kind, canon)[1:]); err == nil {
+				m["message"] = t
+			}
+		}
+	} else if text != "" {
+		m["text"] = text
+	}
+	return encodeTree(m)
+}
