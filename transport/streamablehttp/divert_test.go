@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -72,12 +73,12 @@ func TestDivertedEventKeepsItsID(t *testing.T) {
 		LoggingMessageHandler:       func(context.Context, *mcp.LoggingMessageRequest) { logged.Add(1) },
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed.Add(1) },
 	})
-	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	cs, err := c.Connect(testkit.Context(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
+	res, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "count"})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
