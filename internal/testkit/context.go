@@ -23,7 +23,8 @@ var contexts sync.Map // testing.TB → context.Context
 // Context returns t's context: the same one for every call during the
 // test, done at the test's deadline ([Timeout] after the first call, or
 // a second before go test's -timeout if that comes first) and cancelled
-// at cleanup. A subtest has a context of its own.
+// at cleanup. A subtest has a context of its own. In a testing/synctest
+// bubble the deadline is on the bubble's clock.
 //
 // Unlike t.Context, which ends before the cleanups run, it stays live for
 // the cleanups registered after its first call.
@@ -48,10 +49,24 @@ func Context(t testing.TB) context.Context {
 // before go test's deadline if that is sooner.
 func deadline(t testing.TB) time.Time {
 	d := time.Now().Add(Timeout)
-	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if end, ok := dt.Deadline(); ok && end.Add(-margin).Before(d) {
-			d = end.Add(-margin)
-		}
+	if end, ok := goTestDeadline(t); ok && end.Add(-margin).Before(d) {
+		d = end.Add(-margin)
 	}
 	return d
+}
+
+// goTestDeadline returns t.Deadline, if t has one. In a testing/synctest
+// bubble, where t.Deadline panics and time is the bubble's own, it reports
+// none.
+func goTestDeadline(t testing.TB) (end time.Time, ok bool) {
+	dt, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return time.Time{}, false
+	}
+	defer func() {
+		if recover() != nil {
+			end, ok = time.Time{}, false
+		}
+	}()
+	return dt.Deadline()
 }

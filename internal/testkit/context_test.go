@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -67,4 +68,17 @@ func TestContextLiveInLaterCleanups(t *testing.T) {
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Errorf("the context after the cleanups: %v, want context.Canceled", ctx.Err())
 	}
+}
+
+// In a synctest bubble, where t.Deadline panics, the test's context has
+// a deadline on the bubble's clock, which a wait there reaches at once.
+func TestContextInASynctestBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ctx := Context(t)
+		<-ctx.Done()
+		if got := time.Since(start); got != Timeout {
+			t.Errorf("the bubble's clock moved %v to the deadline, want Timeout (%v)", got, Timeout)
+		}
+	})
 }
