@@ -23,17 +23,27 @@ var contexts sync.Map // testing.TB → context.Context
 // Context returns t's context: the same one for every call during the
 // test, done at the test's deadline ([Timeout] after the first call, or
 // a second before go test's -timeout if that comes first) and cancelled
-// at cleanup. A subtest has a context of its own. In a testing/synctest
-// bubble the deadline is on the bubble's clock.
+// at cleanup. A subtest has a context of its own.
 //
 // Unlike t.Context, which ends before the cleanups run, it stays live for
 // the cleanups registered after its first call.
+//
+// In a testing/synctest bubble, whose clock moves whenever every goroutine
+// in it waits, a deadline would pass whenever the test moves the clock;
+// there the context has none, and synctest itself fails a test whose
+// goroutines all block.
 func Context(t testing.TB) context.Context {
 	t.Helper()
 	if ctx, ok := contexts.Load(t); ok {
 		return ctx.(context.Context)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline(t))
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if end, ok := deadline(t); ok {
+		ctx, cancel = context.WithDeadline(context.Background(), end)
+	} else {
+		ctx, cancel = context.WithCancel(context.Background())
+	}
 	if prev, loaded := contexts.LoadOrStore(t, ctx); loaded {
 		cancel() // a goroutine of the test stored one first
 		return prev.(context.Context)
@@ -46,27 +56,21 @@ func Context(t testing.TB) context.Context {
 }
 
 // deadline returns when t's context ends: Timeout from now, or margin
-// before go test's deadline if that is sooner.
-func deadline(t testing.TB) time.Time {
-	d := time.Now().Add(Timeout)
-	if end, ok := goTestDeadline(t); ok && end.Add(-margin).Before(d) {
-		d = end.Add(-margin)
-	}
-	return d
-}
-
-// goTestDeadline returns t.Deadline, if t has one. In a testing/synctest
-// bubble, where t.Deadline panics and time is the bubble's own, it reports
-// none.
-func goTestDeadline(t testing.TB) (end time.Time, ok bool) {
-	dt, ok := t.(interface{ Deadline() (time.Time, bool) })
-	if !ok {
-		return time.Time{}, false
+// before go test's deadline if that is sooner. It reports none in a
+// synctest bubble, where t.Deadline panics.
+func deadline(t testing.TB) (end time.Time, ok bool) {
+	end = time.Now().Add(Timeout)
+	dt, has := t.(interface{ Deadline() (time.Time, bool) })
+	if !has {
+		return end, true
 	}
 	defer func() {
 		if recover() != nil {
 			end, ok = time.Time{}, false
 		}
 	}()
-	return dt.Deadline()
+	if goTest, set := dt.Deadline(); set && goTest.Add(-margin).Before(end) {
+		end = goTest.Add(-margin)
+	}
+	return end, true
 }

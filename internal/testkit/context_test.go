@@ -70,15 +70,22 @@ func TestContextLiveInLaterCleanups(t *testing.T) {
 	}
 }
 
-// In a synctest bubble, where t.Deadline panics, the test's context has
-// a deadline on the bubble's clock, which a wait there reaches at once.
+// In a synctest bubble, where t.Deadline panics and the test moves the
+// clock at will, the test's context has no deadline, and is cancelled at
+// cleanup.
 func TestContextInASynctestBubble(t *testing.T) {
+	var ctx context.Context
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		ctx := Context(t)
-		<-ctx.Done()
-		if got := time.Since(start); got != Timeout {
-			t.Errorf("the bubble's clock moved %v to the deadline, want Timeout (%v)", got, Timeout)
+		ctx = Context(t)
+		if d, ok := ctx.Deadline(); ok {
+			t.Errorf("Deadline() = %v, want none in a bubble", d)
+		}
+		time.Sleep(24 * time.Hour) // the bubble's clock moves; nothing is waited for
+		if err := ctx.Err(); err != nil {
+			t.Errorf("a day later on the bubble's clock: %v, want live", err)
 		}
 	})
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("after the bubble's test: %v, want context.Canceled", ctx.Err())
+	}
 }
