@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -151,7 +152,7 @@ func TestSSEMaxSessions(t *testing.T) {
 		t.Errorf("stream %d: %d, want 503 with Retry-After", max+1, resp.StatusCode)
 	}
 	ends[0]()
-	waitFor(t, "the ended stream to leave the count", func() bool {
+	testkit.Poll(t, "the ended stream to leave the count", func() bool {
 		resp, end := open()
 		end()
 		return resp.StatusCode == http.StatusOK
