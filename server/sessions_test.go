@@ -85,8 +85,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 		t.Errorf("a 2026-07-28 call at the bound: %d %s", status, text)
 	}
 	// One more client is refused; once one client leaves, it connects.
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	_, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	_, err := testkit.TryConnect(t, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}, &testkit.ConnectOptions{Version: "2025-11-25"})
 	if err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		t.Errorf("a fourth client connects: %v; want it refused with 503", err)
 	}
