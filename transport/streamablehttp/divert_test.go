@@ -69,15 +69,11 @@ func TestDivertedEventKeepsItsID(t *testing.T) {
 		return msg.Method == "notifications/message"
 	})
 	var logged, progressed atomic.Int64
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		LoggingMessageHandler:       func(context.Context, *mcp.LoggingMessageRequest) { logged.Add(1) },
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed.Add(1) },
 	})
-	cs, err := c.Connect(testkit.Context(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: stableVersion})
 	res, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "count"})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)

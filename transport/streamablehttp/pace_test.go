@@ -31,7 +31,7 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the session's, which Connect registers later
 	f := newFactory(t, ts.URL, &streamablehttp.Options{DisableStandaloneSSE: true})
 	tr, err := f.Transport()
 	if err != nil {
@@ -50,14 +50,10 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 			<-release
 		}
 	})
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {},
 	})
-	cs, err := c.Connect(testkit.Context(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: stableVersion})
 	if err := cs.SetLoggingLevel(testkit.Context(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
