@@ -41,10 +41,8 @@ func serve(t *testing.T, answer string) (mcp.Transport, *mcp.ServerSession) {
 // Connect hands back a session at the revision asked for, which works,
 // and closes it when the test ends.
 func TestConnectClosesAtCleanup(t *testing.T) {
-	var ss *mcp.ServerSession
+	ct, ss := serve(t, "") // the server's end is closed with this test, not the subtest
 	t.Run("sub", func(t *testing.T) {
-		var ct mcp.Transport
-		ct, ss = serve(t, "")
 		cs := Connect(t, ct, &ConnectOptions{Version: "2025-11-25"})
 		if got := cs.InitializeResult().ProtocolVersion; got != "2025-11-25" {
 			t.Errorf("negotiated %s, want 2025-11-25", got)
