@@ -90,22 +90,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	if h == nil {
 		h = &Handlers{}
 	}
-	c := &Client{
-		def:       def,
-		limits:    def.Limits.withDefaults(),
-		handlers:  *h,
-		disabled:  map[string]bool{},
-		subs:      map[string]bool{},
-		wanted:    map[string]bool{},
-		listens:   map[string]string{},
-		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
-		clock: realClock{},
-	}
-	for _, t := range def.Disabled {
-		c.disabled[t] = true
-	}
-	c.base, c.cancelBase = context.WithCancel(context.Background())
-	c.notes = newNotifier(c.limits.MaxQueuedNotifications)
+	c := newClient(def, h)
 	fail := func(op string, err error, connecting bool) (*Client, error) {
 		c.cancelBase()
 		waitFor(c.notes.stop(), HandlerGrace)
@@ -120,19 +105,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	c.conn = &capture{inner: tr, pace: chain(c.pacer(tr), c.tapper(tr))}
 	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
 	defer cancel()
-	impl := def.Implementation
-	if impl == nil {
-		impl = DefaultImplementation()
-	}
-	sdk := mcp.NewClient(impl, c.options(h))
-	if h.Roots != nil {
-		sdk.AddRoots(h.Roots...)
-	}
-	c.listAcked = make(chan struct{})
-	sdk.AddReceivingMiddleware(c.watchAcks)
-	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
-	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
-	if err := registerTaskMethods(sdk); err != nil {
+	sdk, err := c.sdkClient(h)
+	if err != nil {
 		return fail(OpConnect, err, true)
 	}
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
@@ -167,6 +141,50 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	}
 	c.settle(ctx, cs, cat, h)
 	return c, nil
+}
+
+// newClient returns the Client of def and h, not yet connected, with its
+// base context and notifier running.
+func newClient(def Definition, h *Handlers) *Client {
+	c := &Client{
+		def:       def,
+		limits:    def.Limits.withDefaults(),
+		handlers:  *h,
+		disabled:  map[string]bool{},
+		subs:      map[string]bool{},
+		wanted:    map[string]bool{},
+		listens:   map[string]string{},
+		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
+		clock: realClock{},
+	}
+	for _, t := range def.Disabled {
+		c.disabled[t] = true
+	}
+	c.base, c.cancelBase = context.WithCancel(context.Background())
+	c.notes = newNotifier(c.limits.MaxQueuedNotifications)
+	return c
+}
+
+// sdkClient returns the go-sdk client that serves h for c: its roots, the
+// middleware that watches acknowledgements, asks for log levels and
+// declares tasks, and the tasks extension's methods.
+func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
+	impl := c.def.Implementation
+	if impl == nil {
+		impl = DefaultImplementation()
+	}
+	sdk := mcp.NewClient(impl, c.options(h))
+	if h.Roots != nil {
+		sdk.AddRoots(h.Roots...)
+	}
+	c.listAcked = make(chan struct{})
+	sdk.AddReceivingMiddleware(c.watchAcks)
+	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
+	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
+	if err := registerTaskMethods(sdk); err != nil {
+		return nil, err
+	}
+	return sdk, nil
 }
 
 // settle installs cat, the catalog Connect discovered, and hands on the

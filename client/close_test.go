@@ -9,6 +9,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -83,7 +84,7 @@ func TestCloseCancelsCallsAfterDrainTimeout(t *testing.T) {
 		callErr <- err
 	}()
 	recv(t, entered, "the call reached the tool")
-	if err, _ := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Errorf("Close: %v", err)
 	}
 	assertClass(t, recv(t, callErr, "the cancelled call returned"), client.ClassClosed, client.ErrClosed)
@@ -114,17 +115,12 @@ func TestConcurrentClose(t *testing.T) {
 // locally (ErrUnknownTool) until the client is closing (ErrClosed).
 func waitRefused(t *testing.T, c *client.Client) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := c.CallTool(context.Background(), "probe", nil)
-		if errors.Is(err, client.ErrClosed) {
-			assertClass(t, err, client.ClassClosed, client.ErrClosed)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("calls still accepted 10s after Close began")
-		}
-	}
+	var err error
+	testkit.Poll(t, "calls refused once Close began", func() bool {
+		_, err = c.CallTool(testkit.Context(t), "probe", nil)
+		return errors.Is(err, client.ErrClosed)
+	})
+	assertClass(t, err, client.ClassClosed, client.ErrClosed)
 }
 
 // A server that never answers a call fails it after Limits.CallTimeout, with

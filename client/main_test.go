@@ -9,6 +9,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,7 +67,7 @@ func connect(t *testing.T, srv *mcp.Server, def client.Definition, h *client.Han
 		def.Name = "docs"
 	}
 	def.Transport = inprocess.New(srv)
-	c, err := client.Connect(context.Background(), def, h)
+	c, err := client.Connect(testkit.Context(t), def, h)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -163,7 +164,7 @@ func TestNotificationQueueBoundary(t *testing.T) {
 	} {
 		leakcheck.Check(t)
 		g := newGatedLogging()
-		c, err := client.Connect(testCtx(t), client.Definition{
+		c, err := client.Connect(testkit.Context(t), client.Definition{
 			Name:      "burst",
 			Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 			Limits:    client.Limits{MaxQueuedNotifications: max},
@@ -172,7 +173,7 @@ func TestNotificationQueueBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+		if _, err := c.CallTool(testkit.Context(t), "burst", nil); err != nil {
 			t.Fatal(err)
 		}
 		close(g.release)
@@ -195,7 +196,7 @@ func TestListChangesCoalesce(t *testing.T) {
 	g := newGatedLogging()
 	var lists atomic.Int64
 	var changes atomic.Int64
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name:      "burst",
 		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 		Limits:    client.Limits{MaxQueuedNotifications: 4},
@@ -209,7 +210,7 @@ func TestListChangesCoalesce(t *testing.T) {
 		t.Fatal(err)
 	}
 	atConnect := lists.Load()
-	if _, err := c.CallTool(testCtx(t), "changes", nil); err != nil {
+	if _, err := c.CallTool(testkit.Context(t), "changes", nil); err != nil {
 		t.Fatal(err)
 	}
 	close(g.release)
@@ -227,22 +228,6 @@ func TestListChangesCoalesce(t *testing.T) {
 	}
 }
 
-// closeWithin closes c, failing t if Close has not returned within limit,
-// so that a broken bound fails the test rather than hanging it.
-func closeWithin(t *testing.T, c *client.Client, limit time.Duration) (error, time.Duration) {
-	t.Helper()
-	done := make(chan error, 1)
-	start := time.Now()
-	go func() { done <- c.Close() }()
-	select {
-	case err := <-done:
-		return err, time.Since(start)
-	case <-time.After(limit):
-		t.Fatalf("Close has not returned after %v", limit)
-		return nil, 0
-	}
-}
-
 // A Logging handler that ignores its context cannot hold Close past
 // DrainTimeout + HandlerGrace; Close says which handler it abandoned.
 func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
@@ -250,7 +235,7 @@ func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
 	g := newGatedLogging()
 	t.Cleanup(func() { close(g.release) }) // runs before leakcheck's wait, registered earlier
 	const drain = 50 * time.Millisecond
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name:      "burst",
 		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 		Limits:    client.Limits{DrainTimeout: drain},
@@ -259,10 +244,10 @@ func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+	if _, err := c.CallTool(testkit.Context(t), "burst", nil); err != nil {
 		t.Fatal(err)
 	}
-	err, took := closeWithin(t, c, 30*time.Second)
+	took, err := testkit.CloseWithin(t, c, 30*time.Second)
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Class != client.ClassTimeout || !errors.Is(err, client.ErrHandlerStuck) {
 		t.Errorf("Close() = %v, want a ClassTimeout error wrapping ErrHandlerStuck", err)
@@ -288,7 +273,7 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, err
 	})
 	const drain = 50 * time.Millisecond
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name:      "asks",
 		Profile:   client.Profile20251125,
 		Limits:    client.Limits{DrainTimeout: drain},
@@ -301,9 +286,9 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go c.CallTool(testCtx(t), "ask", nil) // ends when Close cancels it
+	go c.CallTool(testkit.Context(t), "ask", nil) // ends when Close cancels it
 	<-entered
-	err, took := closeWithin(t, c, 30*time.Second)
+	took, err := testkit.CloseWithin(t, c, 30*time.Second)
 	if !errors.Is(err, client.ErrHandlerStuck) {
 		t.Errorf("Close() = %v, want ErrHandlerStuck", err)
 	}
@@ -329,7 +314,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 		{"logging", func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client {
 			var once sync.Once
 			started := make(chan struct{})
-			c, err := client.Connect(testCtx(t), client.Definition{
+			c, err := client.Connect(testkit.Context(t), client.Definition{
 				Name:      "burst",
 				Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 				Limits:    client.Limits{DrainTimeout: drain},
@@ -354,7 +339,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 				_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
 				return &mcp.CallToolResult{}, nil, err
 			})
-			c, err := client.Connect(testCtx(t), client.Definition{
+			c, err := client.Connect(testkit.Context(t), client.Definition{
 				Name:      "asks",
 				Profile:   client.Profile20251125,
 				Limits:    client.Limits{DrainTimeout: drain},
@@ -382,7 +367,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 				called := make(chan struct{})
 				go func() { defer close(called); tc.run(c) }()
 				<-entered
-				err, took := closeWithin(t, c, 30*time.Second)
+				took, err := testkit.CloseWithin(t, c, 30*time.Second)
 				if err != nil {
 					t.Errorf("Close() = %v, want nil: the handler honours its context", err)
 				}
@@ -418,7 +403,7 @@ func TestNoHandlerAfterClose(t *testing.T) {
 	leakcheck.Check(t)
 	started := make(chan struct{})
 	var once sync.Once
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name:      "burst",
 		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 		Limits:    client.Limits{DrainTimeout: 20 * time.Millisecond},
@@ -438,24 +423,16 @@ func TestNoHandlerAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(testCtx(t), "burst", nil); err != nil {
+	if _, err := c.CallTool(testkit.Context(t), "burst", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err, _ := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	closed.Store(true)
 	if running.Load() {
 		t.Error("a handler was still running when Close returned")
 	}
-}
-
-// testCtx bounds what a test waits for: a broken guard fails the test at
-// this deadline rather than hanging it.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // A ResourceUpdated handler that ignores its context cannot hold Close
@@ -476,7 +453,7 @@ func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
 			})
 			var once sync.Once
 			const drain = 50 * time.Millisecond
-			c, err := client.Connect(testCtx(t), client.Definition{
+			c, err := client.Connect(testkit.Context(t), client.Definition{
 				Name: "docs", Profile: p, Limits: client.Limits{DrainTimeout: drain}, Transport: inprocess.New(srv),
 			}, &client.Handlers{ResourceUpdated: func(context.Context, *mcp.ResourceUpdatedNotificationParams) {
 				once.Do(func() {
@@ -487,18 +464,18 @@ func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Subscribe(testCtx(t), "docs://readme"); err != nil {
+			if err := c.Subscribe(testkit.Context(t), "docs://readme"); err != nil {
 				t.Fatal(err)
 			}
-			if err := srv.ResourceUpdated(testCtx(t), &mcp.ResourceUpdatedNotificationParams{URI: "docs://readme"}); err != nil {
+			if err := srv.ResourceUpdated(testkit.Context(t), &mcp.ResourceUpdatedNotificationParams{URI: "docs://readme"}); err != nil {
 				t.Fatal(err)
 			}
 			select {
 			case <-entered:
-			case <-testCtx(t).Done():
+			case <-testkit.Context(t).Done():
 				t.Fatal("the update never reached the handler")
 			}
-			err, took := closeWithin(t, c, 10*time.Second)
+			took, err := testkit.CloseWithin(t, c, 10*time.Second)
 			if !errors.Is(err, client.ErrHandlerStuck) {
 				t.Errorf("Close() = %v, want ErrHandlerStuck", err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // The server's poll hint is kept within Limits.TaskPollMin and
@@ -30,7 +31,7 @@ func TestTaskPollInterval(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, "in-process", p, true, client.Limits{TaskPollMin: floor, TaskPollMax: ceiling}, nil, nil)
 			clk := client.SetFakeTaskClock(c)
-			if _, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": 3, "hint": tc.hintMs}); err != nil {
+			if _, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": 3, "hint": tc.hintMs}); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff([]time.Duration{tc.want, tc.want, tc.want}, clk.Sleeps()); diff != "" {
@@ -56,7 +57,7 @@ func TestTaskTimeoutBound(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, "in-process", p, true, client.Limits{TaskPollMin: time.Millisecond, TaskTimeout: tc.bound}, nil, nil)
 			client.SetFakeTaskClock(c)
-			_, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": 3, "hint": 100})
+			_, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": 3, "hint": 100})
 			if tc.want.Cancels == 0 && err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func TestTaskTimeoutBound(t *testing.T) {
 // starts: a floor above the ceiling.
 func TestTaskPollLimitsChecked(t *testing.T) {
 	p := newTaskPeer()
-	_, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: inprocessFactory(p),
+	_, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: inprocessFactory(p),
 		Limits: client.Limits{TaskPollMin: 2 * time.Second, TaskPollMax: time.Second}}, nil)
 	assertClass(t, err, client.ClassPolicy, nil)
 }

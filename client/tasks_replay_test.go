@@ -10,6 +10,7 @@ import (
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -36,11 +37,11 @@ func recordTask(t *testing.T, via, path string, polls int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: f, Limits: fastPolls, Tasks: true}, nil)
+	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Limits: fastPolls, Tasks: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": polls, "hint": 1}); err != nil {
+	if _, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": polls, "hint": 1}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -71,18 +72,18 @@ func TestTaskReplayWhateverThePolls(t *testing.T) {
 				}
 				l := fastPolls
 				l.MaxTaskPolls = 2
-				c, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: f, Limits: l, Tasks: true}, nil)
+				c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Limits: l, Tasks: true}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": working + 1, "hint": 1})
+				res, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": working + 1, "hint": 1})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := textOf(res); got != "done job" {
 					t.Errorf("replayed result %q, want %q", got, "done job")
 				}
-				if _, err := c.Task("task-1", "job").Status(testCtx(t)); err == nil {
+				if _, err := c.Task("task-1", "job").Status(testkit.Context(t)); err == nil {
 					t.Error("a poll past the recorded result was answered")
 				}
 				c.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,7 +84,7 @@ func (ts *taskServer) connect(t *testing.T, tasks bool, h *client.Handlers) *cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: f, Limits: fastPolls, Tasks: tasks}, h)
+	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Limits: fastPolls, Tasks: tasks}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestTasksWithServer(t *testing.T) {
 	a := &asker{}
 	c := ts.connect(t, true, a.handlers())
 	for _, tc := range []struct{ tool, want string }{{"job", "done job"}, {"ask", "done ask"}, {"must", "done must"}} {
-		res, err := c.CallTool(testCtx(t), tc.tool, nil)
+		res, err := c.CallTool(testkit.Context(t), tc.tool, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.tool, err)
 		}
@@ -115,7 +116,7 @@ func TestTasksWithServer(t *testing.T) {
 	if diff := cmp.Diff([]string{"Go on?"}, a.asked()); diff != "" {
 		t.Errorf("handler calls mismatch (-want +got):\n%s", diff)
 	}
-	_, err := ts.connect(t, false, nil).CallTool(testCtx(t), "must", nil)
+	_, err := ts.connect(t, false, nil).CallTool(testkit.Context(t), "must", nil)
 	assertClass(t, err, client.ClassPolicy, client.ErrNoHandler)
 	if got := ts.runs.Load(); got != 4 {
 		t.Errorf("handlers ran %d times, want still 4", got)
@@ -127,7 +128,7 @@ func TestTasksWithServer(t *testing.T) {
 func TestTaskCancelWithServer(t *testing.T) {
 	ts := newTaskServer(t)
 	c := ts.connect(t, true, nil)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	go func() {
 		select {
 		case <-ts.polled:
@@ -141,7 +142,7 @@ func TestTaskCancelWithServer(t *testing.T) {
 	}
 	select {
 	case <-ts.cancelled:
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the task's handler was not cancelled")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -47,7 +48,7 @@ func connectTasks(t *testing.T, via string, p *taskPeer, tasks bool, l client.Li
 		}
 		f = hf
 	}
-	c, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: f, Limits: l, Tasks: tasks}, h)
+	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Limits: l, Tasks: tasks}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestTaskCompletesAsOneCall(t *testing.T) {
 			t.Run(via+"/"+strconv.Itoa(polls), func(t *testing.T) {
 				p := newTaskPeer()
 				c, _ := connectTasks(t, via, p, true, fastPolls, nil, nil)
-				res, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": polls, "hint": 1})
+				res, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": polls, "hint": 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,28 +92,28 @@ func TestTasksDeclaredOnlyOnOptIn(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, via, p, false, fastPolls, nil, nil)
-			res, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": 3})
+			res, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": 3})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := textOf(res); got != "done job at once" {
 				t.Errorf("result %q, want the synchronous one", got)
 			}
-			task, err := c.StartTool(testCtx(t), "job", map[string]any{"polls": 2, "hint": 1})
+			task, err := c.StartTool(testkit.Context(t), "job", map[string]any{"polls": 2, "hint": 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if task.ID() == "" {
 				t.Fatal("StartTool made no task: the call did not declare the extension")
 			}
-			st, err := task.Status(testCtx(t))
+			st, err := task.Status(testkit.Context(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if st.Status != client.TaskWorking || st.PollInterval != time.Millisecond || st.TTL != time.Minute {
 				t.Errorf("first status %+v, want working, poll 1ms, ttl 1m", st)
 			}
-			res, err = task.Wait(testCtx(t))
+			res, err = task.Wait(testkit.Context(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +135,7 @@ func TestTaskInputRequired(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			p, a := newTaskPeer(), &asker{}
 			c, _ := connectTasks(t, via, p, true, fastPolls, a.handlers(), nil)
-			res, err := c.CallTool(testCtx(t), "ask", map[string]any{"hint": 1})
+			res, err := c.CallTool(testkit.Context(t), "ask", map[string]any{"hint": 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +157,7 @@ func TestTaskInputRequired(t *testing.T) {
 func TestTaskInputWithoutHandler(t *testing.T) {
 	p := newTaskPeer()
 	c, _ := connectTasks(t, "in-process", p, true, fastPolls, nil, nil)
-	_, err := c.CallTool(testCtx(t), "ask", nil)
+	_, err := c.CallTool(testkit.Context(t), "ask", nil)
 	assertClass(t, err, client.ClassPolicy, client.ErrNoHandler)
 	var te *client.TaskError
 	if !errors.As(err, &te) || te.ID != "task-1" {
@@ -174,7 +175,7 @@ func TestTaskCancelledWhenCallerGivesUp(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, via, p, true, fastPolls, nil, nil)
-			ctx, cancel := context.WithCancel(testCtx(t))
+			ctx, cancel := context.WithCancel(testkit.Context(t))
 			go func() {
 				select {
 				case <-p.polled:
@@ -201,14 +202,14 @@ func TestTaskCancelledWhenCallerGivesUp(t *testing.T) {
 func TestTaskHandleCancel(t *testing.T) {
 	p := newTaskPeer()
 	c, _ := connectTasks(t, "http", p, false, fastPolls, nil, nil)
-	task, err := c.StartTool(testCtx(t), "forever", map[string]any{"hint": 1})
+	task, err := c.StartTool(testkit.Context(t), "forever", map[string]any{"hint": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := task.Cancel(testCtx(t)); err != nil {
+	if err := task.Cancel(testkit.Context(t)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = task.Wait(testCtx(t))
+	_, err = task.Wait(testkit.Context(t))
 	assertClass(t, err, client.ClassServer, client.ErrTaskCancelled)
 	if got := p.counts(); got.Cancels != 1 || got.Undecl != 0 {
 		t.Errorf("server counted %+v, want 1 cancel, every request declared", got)
@@ -229,7 +230,7 @@ func TestTaskPollBound(t *testing.T) {
 		t.Run(strconv.Itoa(tc.polls), func(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, "in-process", p, true, l, nil, nil)
-			_, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": tc.polls, "hint": 1})
+			_, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": tc.polls, "hint": 1})
 			want := counts{Execs: map[string]int{}, Gets: n}
 			if tc.err == nil {
 				if err != nil {
@@ -253,9 +254,9 @@ func TestTaskPollBound(t *testing.T) {
 func TestTaskFailures(t *testing.T) {
 	p := newTaskPeer()
 	c, _ := connectTasks(t, "in-process", p, true, fastPolls, nil, nil)
-	_, err := c.CallTool(testCtx(t), "fails", map[string]any{"hint": 1})
+	_, err := c.CallTool(testkit.Context(t), "fails", map[string]any{"hint": 1})
 	assertClass(t, err, client.ClassServer, client.ErrTaskFailed)
-	res, err := c.CallTool(testCtx(t), "toolerr", map[string]any{"hint": 1})
+	res, err := c.CallTool(testkit.Context(t), "toolerr", map[string]any{"hint": 1})
 	assertClass(t, err, client.ClassTool, nil)
 	if got := textOf(res); got != "done toolerr" {
 		t.Errorf("result %q, want the tool's", got)
@@ -269,7 +270,7 @@ func TestTaskResumedOnNewConnection(t *testing.T) {
 	p := newTaskPeer()
 	srv := p.server()
 	connect := func() *client.Client {
-		c, err := client.Connect(testCtx(t), client.Definition{Name: "jobs", Transport: inprocess.New(srv), Limits: fastPolls}, nil)
+		c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: inprocess.New(srv), Limits: fastPolls}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,12 +278,12 @@ func TestTaskResumedOnNewConnection(t *testing.T) {
 		return c
 	}
 	first := connect()
-	task, err := first.StartTool(testCtx(t), "job", map[string]any{"polls": 2, "hint": 1})
+	task, err := first.StartTool(testkit.Context(t), "job", map[string]any{"polls": 2, "hint": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
-	res, err := connect().Task(task.ID(), "job").Wait(testCtx(t))
+	res, err := connect().Task(task.ID(), "job").Wait(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestTaskLostPollIsPolledAgain(t *testing.T) {
 		b = &breaker{next: h, method: "tasks/get"}
 		return b
 	})
-	res, err := c.CallTool(testCtx(t), "job", map[string]any{"polls": 2, "hint": 1})
+	res, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": 2, "hint": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestTaskLostUpdateNotResent(t *testing.T) {
 	c, rec := connectTasks(t, "http", p, true, fastPolls, a.handlers(), func(h http.Handler) http.Handler {
 		return &breaker{next: h, method: "tasks/update"}
 	})
-	_, err := c.CallTool(testCtx(t), "ask", map[string]any{"hint": 1})
+	_, err := c.CallTool(testkit.Context(t), "ask", map[string]any{"hint": 1})
 	assertClass(t, err, client.ClassTransport, client.ErrOutcomeUnknown)
 	var te *client.TaskError
 	if !errors.As(err, &te) || te.ID != "task-1" {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,23 +40,15 @@ func (r *recorder) add(dir string, msg jsonrpc.Message) {
 	r.mu.Unlock()
 }
 
-// await polls the transcript until a message holds what, for up to 5s:
-// nothing else says when the go-sdk has read it.
+// await polls the transcript until a message holds what: nothing else
+// says when the go-sdk has read it.
 func (r *recorder) await(t *testing.T, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testkit.Poll(t, what+" in the transcript", func() bool {
 		r.mu.Lock()
-		found := slices.ContainsFunc(r.log, func(l string) bool { return strings.Contains(l, what) })
-		r.mu.Unlock()
-		if found {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s in the transcript within 5s", what)
-		}
-		time.Sleep(time.Millisecond) // polling with a deadline: see above
-	}
+		defer r.mu.Unlock()
+		return slices.ContainsFunc(r.log, func(l string) bool { return strings.Contains(l, what) })
+	})
 }
 
 type recordingConn struct {

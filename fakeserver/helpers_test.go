@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,16 +35,7 @@ func newFake(t testing.TB, opts *Options) *Server {
 // cleanup.
 func connect(t testing.TB, fs *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	tr, err := fs.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(context.Background(), tr, stable)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, fs.Factory()), &testkit.ConnectOptions{Client: testkit.NewClient(opts), Version: stable.ProtocolVersion})
 }
 
 type outcome struct {

@@ -269,7 +269,28 @@ const maxPeek = 1 << 20
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rq := Request{
+	rq, idx := h.logRequest(r)
+	if r.Method == http.MethodDelete {
+		h.s.endSession(rq.Session) // before the go-sdk waits for the session's calls
+	}
+	lw := &logWriter{ResponseWriter: w, h: h, idx: idx}
+	var out http.ResponseWriter = lw
+	for i, f := range h.s.faults {
+		if !f.HTTPOnly() || !h.matches(f, r, rq) {
+			continue
+		}
+		var answered bool
+		if out, answered = h.applyFault(i, f, r, rq, idx, lw, out); answered {
+			return
+		}
+	}
+	h.inner.ServeHTTP(out, r)
+}
+
+// logRequest appends what is learnt of r to the log, and returns it with
+// its index in the log.
+func (h *HTTPHandler) logRequest(r *http.Request) (rq Request, idx int) {
+	rq = Request{
 		Method:        r.Method,
 		Session:       r.Header.Get("Mcp-Session-Id"),
 		LastEventID:   r.Header.Get("Last-Event-ID"),
@@ -282,73 +303,71 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rq.RPC, rq.Tool = peekRPC(r)
 	}
 	h.mu.Lock()
-	idx := len(h.log)
+	idx = len(h.log)
 	h.log = append(h.log, rq)
 	h.mu.Unlock()
-	if r.Method == http.MethodDelete {
-		h.s.endSession(rq.Session) // before the go-sdk waits for the session's calls
-	}
-	lw := &logWriter{ResponseWriter: w, h: h, idx: idx}
-	var out http.ResponseWriter = lw
-	for i, f := range h.s.faults {
-		if !f.HTTPOnly() || !h.matches(f, r, rq) {
-			continue
+	return rq, idx
+}
+
+// applyFault applies fault f, the i'th, which matches request r (rq, at
+// idx in the log): it either wraps out, the writer the protocol answers
+// through, and returns it, or answers r itself through lw and returns
+// answered.
+func (h *HTTPHandler) applyFault(i int, f Fault, r *http.Request, rq Request, idx int, lw *logWriter, out http.ResponseWriter) (_ http.ResponseWriter, answered bool) {
+	switch f.Kind {
+	case FaultDrop, FaultDropNoID:
+		h.mu.Lock()
+		once := !h.fired[i]
+		h.fired[i] = true
+		h.mu.Unlock()
+		if !once {
+			return out, false
 		}
-		switch f.Kind {
-		case FaultDrop, FaultDropNoID:
-			h.mu.Lock()
-			once := !h.fired[i]
-			h.fired[i] = true
-			h.mu.Unlock()
-			if !once {
-				continue
-			}
-			h.setFault(idx, f.Kind)
-			out = &dropWriter{ResponseWriter: out, after: f.Events, stripIDs: f.Kind == FaultDropNoID}
-		case FaultDelayHeaders:
-			h.setFault(idx, f.Kind)
-			t := time.NewTimer(f.Delay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return // the client gave up: the request never reaches the protocol
-			}
-		case FaultUnauthorized:
-			h.setFault(idx, f.Kind)
-			lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="invalid_token", error_description="scripted 401"`)
-			http.Error(lw, "fakeserver: unauthorized (scripted)", http.StatusUnauthorized)
-			return
-		case FaultForbidden:
-			h.setFault(idx, f.Kind)
-			lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="insufficient_scope", error_description="scripted 403"`)
-			http.Error(lw, "fakeserver: forbidden (scripted)", http.StatusForbidden)
-			return
-		case FaultGone:
-			h.setFault(idx, f.Kind)
-			h.endSession(rq.Session)
-			http.Error(lw, "fakeserver: session not found (scripted)", http.StatusNotFound)
-			return
-		case FaultServerError:
-			h.setFault(idx, f.Kind)
-			status := cmp0(f.Status, http.StatusInternalServerError)
-			http.Error(lw, fmt.Sprintf("fakeserver: %d %s (scripted)", status, http.StatusText(status)), status)
-			return
-		case FaultNoGet:
-			h.setFault(idx, f.Kind)
-			lw.Header().Set("Allow", "POST, DELETE")
-			http.Error(lw, "fakeserver: no standalone stream (scripted)", http.StatusMethodNotAllowed)
-			return
-		case FaultRedirect:
-			h.setFault(idx, f.Kind)
-			http.Redirect(lw, r, h.other+r.URL.RequestURI(), cmp0(f.Status, http.StatusTemporaryRedirect))
-			return
-		case FaultForeignEndpoint:
-			h.setFault(idx, f.Kind)
-			out = &endpointWriter{ResponseWriter: out, other: h.other}
+		h.setFault(idx, f.Kind)
+		out = &dropWriter{ResponseWriter: out, after: f.Events, stripIDs: f.Kind == FaultDropNoID}
+	case FaultDelayHeaders:
+		h.setFault(idx, f.Kind)
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return out, true // the client gave up: the request never reaches the protocol
 		}
+	case FaultUnauthorized:
+		h.setFault(idx, f.Kind)
+		lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="invalid_token", error_description="scripted 401"`)
+		http.Error(lw, "fakeserver: unauthorized (scripted)", http.StatusUnauthorized)
+		return out, true
+	case FaultForbidden:
+		h.setFault(idx, f.Kind)
+		lw.Header().Set("WWW-Authenticate", `Bearer realm="fakeserver", error="insufficient_scope", error_description="scripted 403"`)
+		http.Error(lw, "fakeserver: forbidden (scripted)", http.StatusForbidden)
+		return out, true
+	case FaultGone:
+		h.setFault(idx, f.Kind)
+		h.endSession(rq.Session)
+		http.Error(lw, "fakeserver: session not found (scripted)", http.StatusNotFound)
+		return out, true
+	case FaultServerError:
+		h.setFault(idx, f.Kind)
+		status := cmp0(f.Status, http.StatusInternalServerError)
+		http.Error(lw, fmt.Sprintf("fakeserver: %d %s (scripted)", status, http.StatusText(status)), status)
+		return out, true
+	case FaultNoGet:
+		h.setFault(idx, f.Kind)
+		lw.Header().Set("Allow", "POST, DELETE")
+		http.Error(lw, "fakeserver: no standalone stream (scripted)", http.StatusMethodNotAllowed)
+		return out, true
+	case FaultRedirect:
+		h.setFault(idx, f.Kind)
+		http.Redirect(lw, r, h.other+r.URL.RequestURI(), cmp0(f.Status, http.StatusTemporaryRedirect))
+		return out, true
+	case FaultForeignEndpoint:
+		h.setFault(idx, f.Kind)
+		out = &endpointWriter{ResponseWriter: out, other: h.other}
 	}
-	h.inner.ServeHTTP(out, r)
+	return out, false
 }
 
 // matches reports whether fault f applies to request r (rq is what was

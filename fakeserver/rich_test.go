@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,16 +55,11 @@ func (rc *richClient) options() *mcp.ClientOptions {
 	}
 }
 
-// await waits for n notifications, failing t after a deadline.
+// await waits for n notifications, failing t at the test's deadline.
 func (rc *richClient) await(t *testing.T, n int, what string) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
-	for range n {
-		select {
-		case <-rc.notified:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %d %s notifications", n, what)
-		}
+	for i := range n {
+		testkit.Await(t, rc.notified, fmt.Sprintf("%s notification %d of %d", what, i+1, n))
 	}
 }
 
@@ -75,21 +71,9 @@ func connectRich(t *testing.T, fs *Server, rc *richClient) *mcp.ClientSession {
 // connectRichAt connects rc's client in-process at the given revision.
 func connectRichAt(t *testing.T, fs *Server, rc *richClient, version string) *mcp.ClientSession {
 	t.Helper()
-	tr, err := fs.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
+	c := testkit.NewClient(rc.options())
 	c.AddRoots(&mcp.Root{URI: "file:///work/b", Name: "b"}, &mcp.Root{URI: "file:///work/a", Name: "a"})
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cs.InitializeResult().ProtocolVersion; got != version {
-		t.Fatalf("negotiated %s, want %s", got, version)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, fs.Factory()), &testkit.ConnectOptions{Client: c, Version: version})
 }
 
 // The tools that need the client are written once, with input-required

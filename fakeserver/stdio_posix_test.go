@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,7 +43,7 @@ func TestStdioIgnoreSIGTERM(t *testing.T) {
 	c := startChild(t, nil, "--fault", "ignore-sigterm", "--stop-file", stop)
 	cs := c.connect(t, nil, 0)
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	poll(t, "sigterm in the stop file", func() bool { return readFile(t, stop) == "sigterm\n" })
+	testkit.Poll(t, "sigterm in the stop file", func() bool { return readFile(t, stop) == "sigterm\n" })
 	if diff := cmp.Diff(outcome{Text: "docs: still here"}, call(t, cs, "lookup", `{"query":"still here"}`)); diff != "" {
 		t.Errorf("lookup after SIGTERM mismatch (-want +got):\n%s", diff)
 	}
@@ -62,7 +63,7 @@ func TestStdioIgnoreEOF(t *testing.T) {
 	c := startChild(t, nil, "--fault", "ignore-eof", "--stop-file", stop)
 	cs := c.connect(t, nil, 0)
 	cs.Close()
-	poll(t, "stdin-eof in the stop file", func() bool { return readFile(t, stop) == "stdin-eof\n" })
+	testkit.Poll(t, "stdin-eof in the stop file", func() bool { return readFile(t, stop) == "stdin-eof\n" })
 	select {
 	case <-c.done:
 		t.Fatal("child exited after stdin EOF")
@@ -100,7 +101,7 @@ func TestStdioGrandchild(t *testing.T) {
 	}
 	// ...until its group is killed.
 	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
+	testkit.Poll(t, "the grandchild to die", func() bool { return !alive(pid) })
 }
 
 // grandchild:setsid starts the grandchild in a session and process group
@@ -124,7 +125,7 @@ func TestStdioGrandchildSetsid(t *testing.T) {
 		t.Errorf("grandchild %d died with its parent's group", pid)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	poll(t, "the grandchild to die", func() bool { return !alive(pid) })
+	testkit.Poll(t, "the grandchild to die", func() bool { return !alive(pid) })
 }
 
 // alive reports whether pid is a running (not zombie) process.

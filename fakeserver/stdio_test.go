@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -94,11 +95,10 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 func (c *child) connect(t *testing.T, opts *mcp.ClientOptions, maxLine int) *mcp.ClientSession {
 	t.Helper()
 	tr := &mcp.IOTransport{Reader: c.stdout, Writer: c.stdin, MaxLineLength: maxLine}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(context.Background(), tr, stable)
+	cs, err := testkit.TryConnect(t, tr, &testkit.ConnectOptions{Client: testkit.NewClient(opts), Version: stable.ProtocolVersion})
 	if err != nil {
 		t.Fatalf("Connect: %v (stderr: %s)", err, c.stderr)
 	}
-	t.Cleanup(func() { cs.Close() })
 	return cs
 }
 
@@ -118,18 +118,6 @@ func (c *child) wait(t *testing.T) int {
 		t.Fatalf("Wait: %v", c.err)
 	}
 	return 0
-}
-
-// poll calls cond until it is true, failing t after a deadline.
-func poll(t *testing.T, why string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", why)
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline
-	}
 }
 
 func readFile(t *testing.T, path string) string {

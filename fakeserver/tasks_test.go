@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -255,23 +256,18 @@ func TestTaskFaultInStdioChild(t *testing.T) {
 		t.Fatalf("tools/call in a stdio child: %+v %+v, want a task", r.Result, r.Error)
 	}
 	id := r.Result.TaskID
-	deadline := time.Now().Add(10 * time.Second)
 	polls := 0
-	for {
+	var g taskReply
+	testkit.Poll(t, "the child's task to complete", func() bool {
 		polls++
-		g := send("tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+		g = send("tasks/get", fmt.Sprintf(`"taskId":%q`, id))
 		if g.Error != nil {
 			t.Fatalf("tasks/get: %+v", g.Error)
 		}
-		if g.Result.Status == "completed" {
-			if g.Result.Result == nil || g.Result.Result.Content[0].Text != "docs: child" {
-				t.Errorf("result: %+v", g.Result.Result)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the task is %s after 10 s", g.Result.Status)
-		}
+		return g.Result.Status == "completed"
+	})
+	if g.Result.Result == nil || g.Result.Result.Content[0].Text != "docs: child" {
+		t.Errorf("result: %+v", g.Result.Result)
 	}
 	counts, err := ReadCounts(countFile)
 	if err != nil {

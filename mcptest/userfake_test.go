@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -44,24 +45,12 @@ func inProcessFault(f fakeserver.Fault) bool { return !f.StdioOnly() && !f.HTTPO
 // an elicitation handler, closed at cleanup.
 func connectAt(t testing.TB, fake *mcptest.Fake, version string) *mcp.ClientSession {
 	t.Helper()
-	tr, err := fake.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 		},
 	})
-	cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("connect at %s: %v", version, err)
-	}
-	if got := cs.InitializeResult().ProtocolVersion; got != version {
-		t.Fatalf("negotiated %s, want %s", got, version)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, fake.Factory()), &testkit.ConnectOptions{Client: c, Version: version})
 }
 
 // callText calls tool within d and returns its text, whether it was an

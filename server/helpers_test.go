@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,17 +14,7 @@ import (
 // factory, closed at cleanup.
 func connect(t testing.TB, s *Server) *mcp.ClientSession {
 	t.Helper()
-	tr, err := s.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, s.Factory()), nil)
 }
 
 // call calls tool with raw JSON arguments ("" for none) and returns the

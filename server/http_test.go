@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,29 +55,12 @@ func connectHTTP(t testing.TB, ts *httptest.Server, url string) *mcp.ClientSessi
 	return connectWith(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: ts.Client(), MaxRetries: 2})
 }
 
+// connectWith connects a go-sdk client over tr at 2025-11-25, whose
+// sessions these tests are about (a 2026-07-28 client has none: see
+// stateless_test.go), and closes the session at cleanup.
 func connectWith(t testing.TB, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	// 2025-11-25, whose sessions these tests are about (a 2026-07-28 client
-	// has none: see stateless_test.go).
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// waitFor polls cond until it holds, failing t after a deadline.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline
-	}
+	return testkit.Connect(t, tr, &testkit.ConnectOptions{Version: "2025-11-25"})
 }
 
 func sessionCount(s *Server) int {
@@ -177,7 +161,7 @@ func TestHTTPDeleteEndsSession(t *testing.T) {
 	if err := cs.Close(); err != nil { // sends the protocol DELETE
 		t.Fatalf("Close: %v", err)
 	}
-	waitFor(t, "the server to end the session", func() bool { return sessionCount(s) == 0 })
+	testkit.Poll(t, "the server to end the session", func() bool { return sessionCount(s) == 0 })
 
 	// The session is gone: a request in it gets 404, and the tool does not run.
 	status, body := post(t, ts, cs, callBody(7, "after"), nil)
@@ -612,7 +596,7 @@ func TestHTTPCloseEndsSessions(t *testing.T) {
 	call(t, cs, "lookup", `{"query":"x"}`)
 
 	h.Close()
-	waitFor(t, "Close to end the session", func() bool { return sessionCount(s) == 0 })
+	testkit.Poll(t, "Close to end the session", func() bool { return sessionCount(s) == 0 })
 	status, body := post(t, ts, cs, callBody(7, "late"), nil)
 	if status != http.StatusServiceUnavailable {
 		t.Errorf("request after Close: status %d (%q), want 503", status, body)
@@ -651,7 +635,7 @@ func TestHTTPIdleTimeout(t *testing.T) {
 	ts := serveHTTP(t, httpHandler(t, s, &HTTPOptions{IdleTimeout: 50 * time.Millisecond}))
 	cs := connectHTTP(t, ts, ts.URL)
 	call(t, cs, "lookup", `{"query":"x"}`)
-	waitFor(t, "the idle session to end", func() bool { return sessionCount(s) == 0 })
+	testkit.Poll(t, "the idle session to end", func() bool { return sessionCount(s) == 0 })
 	if status, body := post(t, ts, cs, callBody(7, "late"), nil); status != http.StatusNotFound {
 		t.Errorf("request in a timed-out session: status %d (%q), want 404", status, body)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,7 +67,7 @@ var (
 // input-required results (as such a client does not): the go-sdk's client
 // would otherwise fulfil one that reached it.
 func answering(version string, asked *atomic.Int64) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	return testkit.NewClient(&mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: version < "2026-07-28"},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
@@ -86,16 +87,8 @@ func TestInputRequiredBothRevisions(t *testing.T) {
 			var a asker
 			mustRegister(t, s, &mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, a.handle)
 			wire := countMethods(s)
-			tr, err := s.Factory().Transport()
-			if err != nil {
-				t.Fatal(err)
-			}
 			var asked atomic.Int64
-			cs, err := answering(version, &asked).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: answering(version, &asked), Version: version})
 			got, isErr := call(t, cs, "ask", `{}`)
 			if got != "Ada likes green" || isErr {
 				t.Errorf("CallTool = %q (isError %v), want %q", got, isErr, "Ada likes green")
@@ -158,20 +151,11 @@ func (c *methodCounter) counts(methods ...string) map[string]int64 {
 // results to the test instead of fulfilling them, and declares caps.
 func manual(t testing.TB, s *Server, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
-	tr, err := s.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		Capabilities:   caps,
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: c})
 }
 
 var elicitCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}
@@ -337,16 +321,8 @@ func TestInputRoundsBound(t *testing.T) {
 		var n nagger
 		mustRegister(t, s, &mcp.Tool{Name: "nag", InputSchema: json.RawMessage(`{"type":"object"}`)}, n.handle)
 		wire := countMethods(s)
-		tr, err := s.Factory().Transport()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var asked atomic.Int64
-		cs, err := answering("2025-11-25", &asked).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: answering("2025-11-25", &asked), Version: "2025-11-25"})
 		got, isErr := call(t, cs, "nag", `{}`)
 		if got != want || !isErr {
 			t.Errorf("CallTool = %q (isError %v), want the isError result %q", got, isErr, want)
@@ -449,16 +425,8 @@ func TestInputRequiredPromptAndResource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err := s.Factory().Transport()
-			if err != nil {
-				t.Fatal(err)
-			}
 			var asked atomic.Int64
-			cs, err := answering(version, &asked).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: answering(version, &asked), Version: version})
 			p, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "greet"})
 			if err != nil || len(p.Messages) != 1 || p.Messages[0].Content.(*mcp.TextContent).Text != "Hello Ada" {
 				t.Errorf("GetPrompt = %+v, %v; want Hello Ada", p, err)
@@ -488,16 +456,8 @@ func TestRegisterToolForInputRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := s.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var asked atomic.Int64
-	cs, err := answering("2026-07-28", &asked).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: answering("2026-07-28", &asked)})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("CallTool = %+v, %v", res, err)
@@ -512,16 +472,8 @@ func TestLoadSheddingOlderClient(t *testing.T) {
 	mustRegister(t, s, &mcp.Tool{Name: "busy", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}}, nil
 	})
-	tr, err := s.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var asked atomic.Int64
-	cs, err := answering("2025-11-25", &asked).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: answering("2025-11-25", &asked), Version: "2025-11-25"})
 	if _, _, err := tryCall(cs, "busy", `{}`); err == nil || !strings.Contains(err.Error(), "busy") {
 		t.Errorf("CallTool = %v; want a JSON-RPC error saying the server is busy", err)
 	}
@@ -535,20 +487,12 @@ func TestOlderClientFailsToAnswer(t *testing.T) {
 	s := newServer(t, "docs", "v1", nil)
 	var c confirmer
 	mustRegister(t, s, confirmTool("rm"), c.handle)
-	tr, err := s.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	cl := testkit.NewClient(&mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return nil, errors.New("the user closed the dialog")
 		},
 	})
-	cs, err := cl.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: cl, Version: "2025-11-25"})
 	got, isErr := call(t, cs, "rm", `{}`)
 	if !isErr || !strings.HasPrefix(got, "input from the client unavailable: ") || !strings.Contains(got, "the user closed the dialog") {
 		t.Errorf("CallTool = %q (isError %v); want an isError result saying the input is unavailable and why", got, isErr)

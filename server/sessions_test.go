@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,8 +85,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 		t.Errorf("a 2026-07-28 call at the bound: %d %s", status, text)
 	}
 	// One more client is refused; once one client leaves, it connects.
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	_, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	_, err := testkit.TryConnect(t, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}, &testkit.ConnectOptions{Version: "2025-11-25"})
 	if err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		t.Errorf("a fourth client connects: %v; want it refused with 503", err)
 	}
@@ -151,7 +151,7 @@ func TestSSEMaxSessions(t *testing.T) {
 		t.Errorf("stream %d: %d, want 503 with Retry-After", max+1, resp.StatusCode)
 	}
 	ends[0]()
-	waitFor(t, "the ended stream to leave the count", func() bool {
+	testkit.Poll(t, "the ended stream to leave the count", func() bool {
 		resp, end := open()
 		end()
 		return resp.StatusCode == http.StatusOK

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -115,7 +116,7 @@ func TestSSECloseEndsSessions(t *testing.T) {
 	call(t, cs, "lookup", `{"query":"x"}`)
 
 	h.Close()
-	waitFor(t, "Close to end the session", func() bool { return sessionCount(s) == 0 })
+	testkit.Poll(t, "Close to end the session", func() bool { return sessionCount(s) == 0 })
 	if status, body := ssePost(t, ts, endpoint, callBody(7, "late"), nil); status != http.StatusServiceUnavailable {
 		t.Errorf("POST after Close: status %d (%q), want 503", status, body)
 	}
@@ -127,7 +128,7 @@ func TestSSEGoneSession(t *testing.T) {
 	ts := serveHTTP(t, sseHandler(t, s, nil))
 	cs, endpoint := connectSSE(t, ts)
 	cs.Close() // ends the GET stream, and so the session
-	waitFor(t, "the session to end", func() bool { return sessionCount(s) == 0 })
+	testkit.Poll(t, "the session to end", func() bool { return sessionCount(s) == 0 })
 	if status, body := ssePost(t, ts, endpoint, callBody(7, "late"), nil); status != http.StatusNotFound {
 		t.Errorf("POST in an ended session: status %d (%q), want 404", status, body)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,19 +29,13 @@ var modes = []struct {
 }
 
 // connectVersion connects a go-sdk client to ts on protocol revision
-// version ("" for the go-sdk's default, which offers 2026-07-28).
+// version ("" for the go-sdk's default, which offers 2026-07-28), which
+// the server must settle on, and closes the session at cleanup (c nil: a
+// plain client).
 func connectVersion(t testing.TB, ts *httptest.Server, c *mcp.Client, version string) *mcp.ClientSession {
 	t.Helper()
-	if c == nil {
-		c = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	}
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("Connect (%q): %v", version, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: version})
 }
 
 // postCounter counts the POSTs that reach the handler.
@@ -92,7 +87,7 @@ func TestHTTPServesBothRevisions(t *testing.T) {
 					t.Errorf("%d POSTs for 3 calls, want 3", got)
 				}
 				if mode.opts != nil && sessionCount(s) != 0 {
-					waitFor(t, "the stateless server to keep no session", func() bool { return sessionCount(s) == 0 })
+					testkit.Poll(t, "the stateless server to keep no session", func() bool { return sessionCount(s) == 0 })
 				}
 			})
 		}

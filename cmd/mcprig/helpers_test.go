@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -64,9 +63,7 @@ func runMcprig(args ...string) (code int, stdout, stderr string) {
 // cassettes in testdata.
 func connect(t testing.TB, f *stdio.Factory) *client.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
+	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,19 +33,15 @@ func TestMain(m *testing.M) {
 }
 
 // connect returns a client session to a fresh conformance server, in
-// process, on protocol revision version, with the client features the
-// suite's client has.
+// process, on protocol revision version, which the server must settle on,
+// with the client features the suite's client has.
 func connect(t *testing.T, version string) *mcp.ClientSession {
 	t.Helper()
 	srv, err := newServer()
 	if err != nil {
 		t.Fatalf("newServer: %v", err)
 	}
-	tr, err := srv.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi"}}, nil
 		},
@@ -69,12 +66,7 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: version < "2026-07-28"},
 	})
 	c.AddRoots(&mcp.Root{URI: "file:///test/root", Name: "Test Root"})
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, srv.Factory()), &testkit.ConnectOptions{Client: c, Version: version})
 }
 
 func TestCatalog(t *testing.T) {
@@ -177,19 +169,11 @@ func TestTamperedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := srv.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, testkit.Transport(t, srv.Factory()), &testkit.ConnectOptions{Client: c})
 	const tool = "test_input_required_result_tampered_state"
 	first, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 	if err != nil || !first.NeedsInput() || first.RequestState == "" {
@@ -215,15 +199,7 @@ func TestMissingCapability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := srv.Factory().Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testkit.Connect(t, testkit.Transport(t, srv.Factory()), nil)
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_missing_capability", Arguments: map[string]any{}})
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || string(werr.Data) != `{"requiredCapabilities":{"sampling":{}}}` {
@@ -265,11 +241,7 @@ func TestHTTPContract(t *testing.T) {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
 			url, stop := startProgram(t, "-http=127.0.0.1:0", fmt.Sprintf("-stateless=%v", stateless))
 			for _, version := range []string{"2025-11-25", "2026-07-28"} {
-				c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-				cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-				if err != nil {
-					t.Fatalf("Connect(%s, %s): %v", url, version, err)
-				}
+				cs := testkit.Connect(t, &mcp.StreamableClientTransport{Endpoint: url}, &testkit.ConnectOptions{Version: version})
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
 				if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "simple text") {
 					t.Errorf("%s: CallTool over HTTP = %v, %v", version, res, err)

@@ -75,6 +75,27 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 		}
 	}()
 
+	if err := discover(w, c); err != nil {
+		return err
+	}
+	observation := play(ctx, w, c)
+	if err := checkRefusedOnce(w, c, observation, counts); err != nil {
+		return err
+	}
+
+	if err := c.Close(); err != nil {
+		return err
+	}
+	if stdio.GroupAlive(pid) {
+		return fmt.Errorf("process group %d still has processes after Close", pid)
+	}
+	fmt.Fprintln(w, "closed: child reaped, process group empty")
+	return nil
+}
+
+// discover writes what c discovered and checks it is the one enabled
+// binding mcp__docs__lookup.
+func discover(w io.Writer, c *client.Client) error {
 	cat := c.Catalog()
 	fmt.Fprintf(w, "connected to %s over stdio (protocol %s), catalog %s\n", "docs", c.ProtocolVersion(), cat.Fingerprint[:19]+"…")
 	bindings := c.Bindings()
@@ -86,7 +107,12 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 	if b.ModelName != "mcp__docs__lookup" || !b.Enabled {
 		return fmt.Errorf("binding = %+v, want mcp__docs__lookup enabled", b)
 	}
+	return nil
+}
 
+// play runs the scripted model's two turns through c, the harness turning
+// the tool off before the second, and returns the last observation.
+func play(ctx context.Context, w io.Writer, c *client.Client) string {
 	model := &Model{Script: []Call{
 		{ModelName: "mcp__docs__lookup", Args: map[string]any{"query": "process groups"}},
 		{ModelName: "mcp__docs__lookup", Args: map[string]any{"query": "after disable"}},
@@ -114,8 +140,13 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 		observation = harness(turn, call)
 		fmt.Fprintf(w, "model <- %s\n", observation)
 	}
+	return observation
+}
 
-	b, _ = c.Binding("mcp__docs__lookup")
+// checkRefusedOnce checks that the disabled binding refused the last call
+// (observation) and that the server, by its count file, ran lookup once.
+func checkRefusedOnce(w io.Writer, c *client.Client, observation, counts string) error {
+	b, _ := c.Binding("mcp__docs__lookup")
 	if b.Enabled {
 		return errors.New("binding still enabled after SetEnabled(false)")
 	}
@@ -130,14 +161,6 @@ func Run(ctx context.Context, w io.Writer, srv Server) (err error) {
 		return fmt.Errorf("the server ran lookup %d times, want exactly 1", n)
 	}
 	fmt.Fprintf(w, "server executed lookup %d time(s)\n", got.Executions["lookup"])
-
-	if err := c.Close(); err != nil {
-		return err
-	}
-	if stdio.GroupAlive(pid) {
-		return fmt.Errorf("process group %d still has processes after Close", pid)
-	}
-	fmt.Fprintln(w, "closed: child reaped, process group empty")
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/proctree"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -85,7 +86,7 @@ func runFault(t *testing.T, f fault, kind transport.Kind, rev revision, want out
 	if err == nil {
 		op = client.OpCallTool
 		_, err = c.CallTool(ctx, "echo", map[string]any{"text": answerText})
-		closeWithin(t, c, 10*time.Second)
+		testkit.CloseWithin(t, c, 10*time.Second)
 		if kind == transport.KindStdio {
 			checkNoProcess(t, c, p)
 		}
@@ -157,18 +158,6 @@ func checkNoProcess(t *testing.T, c *client.Client, p *peer) {
 			t.Errorf("process %d, started out of the group, runs after Close", pid)
 			proctree.Signal(pr, syscall.SIGKILL)
 		}
-	}
-}
-
-// closeWithin closes c, failing t if Close takes longer than limit.
-func closeWithin(t *testing.T, c *client.Client, limit time.Duration) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- c.Close() }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-		t.Fatalf("Close has not returned after %v", limit)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -274,11 +275,11 @@ func TestRedirectedGETsRefused(t *testing.T) {
 						if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {
 							t.Errorf("CallTool after a redirect within the origin: %v", err)
 						}
-						closeWithin(t, c, 10*time.Second)
+						testkit.CloseWithin(t, c, 10*time.Second)
 						return
 					}
 					if err == nil {
-						closeWithin(t, c, 10*time.Second)
+						testkit.CloseWithin(t, c, 10*time.Second)
 					}
 					var ce *client.Error
 					if !errors.As(err, &ce) || ce.Op != client.OpConnect || ce.Class != client.ClassPolicy || ce.ConnectionRetryable() {

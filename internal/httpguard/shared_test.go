@@ -1,7 +1,6 @@
 package httpguard_test
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -11,10 +10,10 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestStructErrorsClassifiedAlike proves that both remote transports
@@ -101,14 +100,8 @@ func TestRealRedirectErrors(t *testing.T) {
 // returns the error.
 func connect(t *testing.T, f transport.Factory, version string) error {
 	t.Helper()
-	tr, err := f.Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	_, err := testkit.TryConnect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: version})
 	if err == nil {
-		cs.Close()
 		t.Fatal("Connect succeeded, want a refused redirect")
 	}
 	return err

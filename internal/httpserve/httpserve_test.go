@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // start serves h on a loopback port with limits l, stopped at cleanup.
@@ -187,18 +188,11 @@ func TestMaxConns(t *testing.T) {
 	}
 	open[0].Close()
 	// The server sees the close when it next reads the connection: poll
-	// with a deadline for the freed slot.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// for the freed slot.
+	testkit.Poll(t, "a new connection served after one closed", func() bool {
 		got, err := get(dial())
-		if err == nil && got == "200 read 2 bytes" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after a connection closed, a new one: %q, %v; want it served", got, err)
-		}
-		time.Sleep(5 * time.Millisecond) // polling for the server to see the close
-	}
+		return err == nil && got == "200 read 2 bytes"
+	})
 }
 
 // TestReadBody bounds one read by bytes and by time, and lifts its

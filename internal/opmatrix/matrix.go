@@ -372,29 +372,46 @@ func errText(err error) string {
 func (r *Report) Table(modes []string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	type col struct {
-		kind Kind
-		rev  string
-	}
-	count := func(op, api string, c col) (p, n int) {
-		for cell, fail := range r.cells {
-			if cell.Op == op && cell.API == api && cell.Kind == c.kind && cell.Rev == c.rev && slices.Contains(modes, cell.Mode) {
-				n++
-				if fail == "" {
-					p++
-				}
+	rows, passed, run := r.rows(modes)
+	var b strings.Builder
+	fmt.Fprintf(&b, "operation matrix: cells passed of cells run, over the servers (%s) and modes (%s)\n", joinServers(), strings.Join(modes, ", "))
+	writeAligned(&b, rows)
+	fmt.Fprintf(&b, "total: %d of %d cells passed\n", passed, run)
+	r.writeFailures(&b, modes)
+	b.WriteString(notExisting())
+	return b.String()
+}
+
+// A column of the table: one transport and revision.
+type column struct {
+	kind Kind
+	rev  string
+}
+
+// count returns how many cells of op, api and c passed (p) of those run
+// (n) in modes. The caller holds r.mu.
+func (r *Report) count(modes []string, op, api string, c column) (p, n int) {
+	for cell, fail := range r.cells {
+		if cell.Op == op && cell.API == api && cell.Kind == c.kind && cell.Rev == c.rev && slices.Contains(modes, cell.Mode) {
+			n++
+			if fail == "" {
+				p++
 			}
 		}
-		return p, n
 	}
-	// The columns: each transport and revision that ran a cell.
-	var cols []col
+	return p, n
+}
+
+// columns returns each transport and revision that ran a cell in modes.
+// The caller holds r.mu.
+func (r *Report) columns(modes []string) []column {
+	var cols []column
 	for _, k := range Kinds {
 		for _, rev := range Revisions {
-			c, ran := col{k, rev}, false
+			c, ran := column{k, rev}, false
 			for _, op := range Ops {
 				for _, api := range APIs {
-					if _, n := count(op, api, c); n > 0 {
+					if _, n := r.count(modes, op, api, c); n > 0 {
 						ran = true
 					}
 				}
@@ -404,16 +421,22 @@ func (r *Report) Table(modes []string) string {
 			}
 		}
 	}
-	rows := [][]string{{"operation / way"}}
+	return cols
+}
+
+// rows returns the table's cells, a header row first, and the cells
+// passed of those run over them all. The caller holds r.mu.
+func (r *Report) rows(modes []string) (rows [][]string, passed, run int) {
+	cols := r.columns(modes)
+	rows = [][]string{{"operation / way"}}
 	for _, c := range cols {
 		rows[0] = append(rows[0], shortKind(c.kind)+" "+c.rev)
 	}
-	passed, run := 0, 0
 	for _, op := range Ops {
 		for _, api := range APIs {
 			row := []string{op + " / " + strings.TrimSuffix(api, "()")}
 			for _, c := range cols {
-				p, n := count(op, api, c)
+				p, n := r.count(modes, op, api, c)
 				passed, run = passed+p, run+n
 				if n == 0 {
 					row = append(row, "n/a") // listed below, with why
@@ -424,14 +447,17 @@ func (r *Report) Table(modes []string) string {
 			rows = append(rows, row)
 		}
 	}
+	return rows, passed, run
+}
+
+// writeAligned writes rows to b, each column padded to its widest cell.
+func writeAligned(b *strings.Builder, rows [][]string) {
 	width := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, s := range row {
 			width[i] = max(width[i], utf8.RuneCountInString(s))
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "operation matrix: cells passed of cells run, over the servers (%s) and modes (%s)\n", joinServers(), strings.Join(modes, ", "))
 	for _, row := range rows {
 		var line strings.Builder
 		for i, s := range row {
@@ -442,7 +468,12 @@ func (r *Report) Table(modes []string) string {
 		}
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
-	fmt.Fprintf(&b, "total: %d of %d cells passed\n", passed, run)
+}
+
+// writeFailures writes to b how many checks of whole recordings passed,
+// then each check and each cell in modes that failed, sorted. The caller
+// holds r.mu.
+func (r *Report) writeFailures(b *strings.Builder, modes []string) {
 	var checks, fails []string
 	cp := 0
 	for name, fail := range r.checks {
@@ -452,7 +483,7 @@ func (r *Report) Table(modes []string) string {
 			checks = append(checks, name+": "+firstLine(fail))
 		}
 	}
-	fmt.Fprintf(&b, "recordings: %d of %d checks passed (the same bytes twice, Verify, a clean replay)\n", cp, len(r.checks))
+	fmt.Fprintf(b, "recordings: %d of %d checks passed (the same bytes twice, Verify, a clean replay)\n", cp, len(r.checks))
 	for cell, fail := range r.cells {
 		if fail != "" && slices.Contains(modes, cell.Mode) {
 			fails = append(fails, fmt.Sprintf("%s/%s/%s %s %s via %s: %s", cell.Server, cell.Kind, cell.Rev, cell.Mode, cell.Op, cell.API, fail))
@@ -461,10 +492,8 @@ func (r *Report) Table(modes []string) string {
 	sort.Strings(checks)
 	sort.Strings(fails)
 	for _, s := range append(checks, fails...) {
-		fmt.Fprintf(&b, "  FAILED %s\n", s)
+		fmt.Fprintf(b, "  FAILED %s\n", s)
 	}
-	b.WriteString(notExisting())
-	return b.String()
 }
 
 func firstLine(s string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/proctree"
+	"github.com/looprig/mcp/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -190,13 +191,10 @@ func TestTrackerKeepsOrphans(t *testing.T) {
 	}
 	in.Close()
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for cur, _ := proctree.Stat(gpid); cur.PPid == cmd.Process.Pid; cur, _ = proctree.Stat(gpid) {
-		if time.Now().After(deadline) {
-			t.Fatal("the grandchild was not re-parented")
-		}
-		time.Sleep(time.Millisecond) // polling with a deadline: re-parenting is the kernel's doing
-	}
+	testkit.Poll(t, "the grandchild to be re-parented, the kernel's doing", func() bool {
+		cur, _ := proctree.Stat(gpid)
+		return cur.PPid != cmd.Process.Pid
+	})
 	tr.Scan()
 	live := tr.Live()
 	if len(live) != 1 || !live[0].Same(g) {
@@ -230,14 +228,11 @@ func TestTrackerSeesChildrenOfAnExitedLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { proctree.Signal(g, syscall.SIGKILL) })
-	deadline := time.Now().Add(10 * time.Second)
 	p, _ := proctree.Stat(cmd.Process.Pid)
-	for ; p.State != 'Z'; p, _ = proctree.Stat(cmd.Process.Pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the leader thread did not exit: %+v", p)
-		}
-		time.Sleep(time.Millisecond) // polling with a deadline: the thread's exit is the kernel's doing
-	}
+	testkit.Poll(t, "the leader thread to exit, the kernel's doing", func() bool {
+		p, _ = proctree.Stat(cmd.Process.Pid)
+		return p.State == 'Z'
+	})
 	if !p.Running() {
 		t.Errorf("Stat(process whose leader alone exited) = %+v: Running() false, want true (%d threads run)", p, p.Threads)
 	}

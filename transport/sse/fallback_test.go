@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,7 +50,7 @@ func TestStreamableServerIsNotFallenBackTo(t *testing.T) {
 			}))
 			defer srv.Close()
 
-			_, err := client.Connect(testCtx(t), client.Definition{
+			_, err := client.Connect(testkit.Context(t), client.Definition{
 				Name: "streamable", Profile: client.ProfileLegacy, Transport: newFactory(t, srv.URL, nil),
 			}, nil)
 			if err == nil || !strings.Contains(err.Error(), "transport/streamablehttp") {
@@ -79,7 +80,7 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 			http.Error(w, "no", http.StatusUnauthorized)
 		})
 	})
-	_, err := client.Connect(testCtx(t), client.Definition{
+	_, err := client.Connect(testkit.Context(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy, Transport: newFactory(t, r.url(), nil),
 	}, nil)
 	var ce *client.Error

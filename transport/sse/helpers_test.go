@@ -11,8 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,37 +133,22 @@ func newFactory(t testing.TB, endpoint string, opts *sse.Options) *sse.Factory {
 	return f
 }
 
-// connectErr opens a go-sdk session over f at 2024-11-05.
+// connectErr opens a go-sdk session over f at 2024-11-05, closed at
+// cleanup, and returns Connect's error.
 func connectErr(t testing.TB, f *sse.Factory) (*mcp.ClientSession, error) {
-	tr, err := f.Transport()
-	if err != nil {
-		return nil, err
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	return c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: sse.ProtocolVersion})
+	t.Helper()
+	return testkit.TryConnect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: sse.ProtocolVersion})
 }
 
-// connect opens a go-sdk session over f and closes it at cleanup.
+// connect opens a go-sdk session over f at 2024-11-05 and closes it at
+// cleanup.
 func connect(t testing.TB, f *sse.Factory) *mcp.ClientSession {
 	t.Helper()
-	cs, err := connectErr(t, f)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: sse.ProtocolVersion})
 }
 
 func callCount(t testing.TB, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
-	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
-}
-
-// testCtx bounds what a test waits for, so that a broken guard fails the
-// test at this deadline instead of hanging it until go test's timeout.
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	return cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "count"})
 }
 
 func text(res *mcp.CallToolResult) string {
@@ -174,18 +159,4 @@ func text(res *mcp.CallToolResult) string {
 		return tc.Text
 	}
 	return ""
-}
-
-// await waits for ch to be closed or to deliver, failing t at the test's
-// deadline (testCtx) rather than hanging if it never does.
-func await[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-testCtx(t).Done():
-		t.Fatalf("%s: not within the test's deadline", what)
-		var zero T
-		return zero
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,7 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 			leakcheck.Check(t)
 			r := newRig(t, nil)
 			cs := connect(t, newFactory(t, r.url(), &sse.Options{Limits: tc.limits}))
-			_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "big", Arguments: bigArgs{N: 1 << 20}})
+			_, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "big", Arguments: bigArgs{N: 1 << 20}})
 			var le *transport.LimitError
 			if !errors.As(err, &le) || !errors.Is(err, transport.ErrLimit) {
 				t.Fatalf("CallTool error = %v, want a *LimitError", err)
@@ -50,7 +51,7 @@ func TestOversizeEventEndsTheSession(t *testing.T) {
 func TestOversizeEventIsAPolicyFailure(t *testing.T) {
 	leakcheck.Check(t)
 	r := newRig(t, nil)
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy,
 		Transport: newFactory(t, r.url(), &sse.Options{Limits: sse.Limits{MaxEventBytes: 64 << 10}}),
 	}, nil)
@@ -58,7 +59,7 @@ func TestOversizeEventIsAPolicyFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.CallTool(testCtx(t), "big", bigArgs{N: 1 << 20})
+	_, err = c.CallTool(testkit.Context(t), "big", bigArgs{N: 1 << 20})
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrLimit) {
 		t.Errorf("CallTool error = %v, want a policy failure wrapping ErrLimit", err)

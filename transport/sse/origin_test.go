@@ -10,6 +10,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 )
@@ -64,7 +65,7 @@ func TestEndpointOnAnotherOriginIsAPolicyFailure(t *testing.T) {
 	leakcheck.Check(t)
 	other := newOtherOrigin(t)
 	r := endpointServer(t, func(string) string { return other.srv.URL + "/messages" })
-	_, err := client.Connect(testCtx(t), client.Definition{
+	_, err := client.Connect(testkit.Context(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy,
 		Transport: newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}),
 	}, nil)

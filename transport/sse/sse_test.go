@@ -8,12 +8,12 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +34,7 @@ func TestToolCallThroughClient(t *testing.T) {
 	if f.Kind() != transport.KindSSE {
 		t.Errorf("Kind() = %v, want %v", f.Kind(), transport.KindSSE)
 	}
-	c, err := client.Connect(testCtx(t), client.Definition{
+	c, err := client.Connect(testkit.Context(t), client.Definition{
 		Name: "rig", Profile: client.ProfileLegacy, Transport: f,
 	}, nil)
 	if err != nil {
@@ -43,7 +43,7 @@ func TestToolCallThroughClient(t *testing.T) {
 	if got := c.ProtocolVersion(); got != sse.ProtocolVersion {
 		t.Errorf("ProtocolVersion() = %q, want %q", got, sse.ProtocolVersion)
 	}
-	res, err := c.CallTool(testCtx(t), "count", map[string]any{})
+	res, err := c.CallTool(testkit.Context(t), "count", map[string]any{})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestProfileMismatchRefused(t *testing.T) {
 	r := newRig(t, nil)
 	f := newFactory(t, r.url(), nil)
 	for _, p := range []client.Profile{client.Profile20251125, client.Profile20250326, client.Profile20260728} {
-		_, err := client.Connect(testCtx(t), client.Definition{Name: "rig", Profile: p, Transport: f}, nil)
+		_, err := client.Connect(testkit.Context(t), client.Definition{Name: "rig", Profile: p, Transport: f}, nil)
 		var ce *client.Error
 		if !errors.As(err, &ce) || ce.Class != client.ClassPolicy {
 			t.Errorf("client.Connect with profile %v: error = %v, want a policy *client.Error", p, err)
@@ -124,7 +124,7 @@ func TestCloseEndsTheSession(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	await(t, closed, "the server saw the session GET end")
+	testkit.Await(t, closed, "the server saw the session GET end")
 	if got := slices.Index(r.seen(), "GET "); got != 0 {
 		t.Errorf("session GET at %d, want 0", got)
 	}
@@ -150,7 +150,7 @@ func TestCloseClosesTheConnections(t *testing.T) {
 	defer srv.Close()
 
 	cs := connect(t, newFactory(t, srv.URL, nil))
-	if _, err := cs.ListTools(testCtx(t), nil); err != nil {
+	if _, err := cs.ListTools(testkit.Context(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	if open.Load() < 2 {
@@ -159,11 +159,6 @@ func TestCloseClosesTheConnections(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for open.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections still open 5s after Close, want 0", open.Load())
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline: the server sees the FIN
-	}
+	// The server sees the FIN on its own.
+	testkit.Poll(t, "every connection closed after Close", func() bool { return open.Load() == 0 })
 }

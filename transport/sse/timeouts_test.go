@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,7 +68,7 @@ func TestSilentCallTimesOut(t *testing.T) {
 	leakcheck.Check(t)
 	r := newRig(t, nil)
 	cs := connect(t, newFactory(t, r.url(), &sse.Options{Timeouts: sse.Timeouts{IdleRead: 200 * time.Millisecond}}))
-	_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "block"})
+	_, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "block"})
 	var te *transport.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "idle read" {
 		t.Errorf("CallTool error = %v, want an idle read *TimeoutError", err)

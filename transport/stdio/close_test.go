@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -129,7 +130,7 @@ func TestCloseKillsGrandchild(t *testing.T) {
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "grandchild", &stdio.Options{Env: env}))
 	var gpid int
-	pollUntil(t, "the child records its grandchild", func() bool {
+	testkit.Poll(t, "the child records its grandchild", func() bool {
 		for _, line := range readRecord(path) {
 			if s, ok := strings.CutPrefix(line, "grandchild "); ok {
 				gpid, _ = strconv.Atoi(s)
@@ -183,7 +184,7 @@ func TestCloseUnblocksRead(t *testing.T) {
 	leakcheck.Check(t)
 	c := connect(t, newFactory(t, "hang", &stdio.Options{CloseGrace: 10 * time.Millisecond, TermGrace: 10 * time.Millisecond}))
 	errc := make(chan error, 1)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	go func() {
 		_, err := c.Read(ctx)
 		errc <- err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 	"golang.org/x/sys/windows"
 )
@@ -38,7 +39,7 @@ func running(t *testing.T, pid int) bool {
 func recordedGrandchild(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	pollUntil(t, "the child records its grandchild", func() bool {
+	testkit.Poll(t, "the child records its grandchild", func() bool {
 		for _, line := range readRecord(path) {
 			if s, ok := strings.CutPrefix(line, "grandchild "); ok {
 				pid, _ = strconv.Atoi(s)
@@ -107,7 +108,7 @@ func TestJobTerminatesAChildThatIgnoresEOF(t *testing.T) {
 	case <-time.After(10 * (grace + 5*time.Second)):
 		t.Fatal("Close has not returned: TermGrace (an hour) must not be waited on Windows")
 	}
-	pollUntil(t, "the child's record of its stdin's end", func() bool { return slices.Contains(readRecord(path), "stdin-eof") })
+	testkit.Poll(t, "the child's record of its stdin's end", func() bool { return slices.Contains(readRecord(path), "stdin-eof") })
 	if d := c.Diagnose(); d == nil || d.Signal != "SIGKILL" || d.ExitCode != -1 {
 		t.Errorf("Diagnose() = %v, want killed (SIGKILL) by the job's termination", d)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/proctree"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -33,7 +34,7 @@ func requireProc(t *testing.T) {
 func recordedPid(t *testing.T, path, what string) int {
 	t.Helper()
 	var pid int
-	pollUntil(t, "the child records its "+what, func() bool {
+	testkit.Poll(t, "the child records its "+what, func() bool {
 		for _, line := range readRecord(path) {
 			if s, ok := strings.CutPrefix(line, what+" "); ok {
 				pid, _ = strconv.Atoi(s)
@@ -58,23 +59,6 @@ func recordedPid(t *testing.T, path, what string) int {
 	return pid
 }
 
-// closeWithin closes c, failing t if Close has not returned within limit
-// (so that a broken bound fails the test instead of hanging it).
-func closeWithin(t *testing.T, c *stdio.Conn, limit time.Duration) error {
-	t.Helper()
-	done := make(chan error, 1)
-	start := time.Now()
-	go func() { done <- c.Close() }()
-	select {
-	case err := <-done:
-		t.Logf("Close took %v", time.Since(start).Round(time.Millisecond))
-		return err
-	case <-time.After(limit):
-		t.Fatalf("Close has not returned after %v", limit)
-		return nil
-	}
-}
-
 // A grandchild that calls setsid leaves the child's process group, so the
 // group's SIGKILL misses it; Close finds it in /proc (its parent, the child,
 // is still there) and ends it.
@@ -87,7 +71,7 @@ func TestCloseEndsSetsidGrandchild(t *testing.T) {
 	if p, err := proctree.Stat(gpid); err != nil || p.Pgid == c.Pid() || !p.Running() {
 		t.Fatalf("grandchild before Close: %+v, %v; want running outside group %d", p, err, c.Pid())
 	}
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !dead(t, gpid) {
@@ -107,10 +91,10 @@ func TestCloseSendsSIGTERMToSetsidGrandchild(t *testing.T) {
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "setsidterm", &stdio.Options{Env: env, CloseGrace: 50 * time.Millisecond, TermGrace: 10 * time.Second}))
 	gpid := recordedPid(t, path, "grandchild")
-	pollUntil(t, "the grandchild handles SIGTERM", func() bool {
+	testkit.Poll(t, "the grandchild handles SIGTERM", func() bool {
 		return slices.Contains(readRecord(path), fmt.Sprintf("ready %d", gpid))
 	})
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(readRecord(path), fmt.Sprintf("sigterm %d", gpid)) {
@@ -132,11 +116,11 @@ func TestCloseEndsSetsidGrandchildOfAnExitedLeader(t *testing.T) {
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "leaderexits", &stdio.Options{Env: env}))
 	gpid := recordedPid(t, path, "grandchild")
-	pollUntil(t, "the child's leader thread has exited", func() bool {
+	testkit.Poll(t, "the child's leader thread has exited", func() bool {
 		p, err := proctree.Stat(c.Pid())
 		return err == nil && p.State == 'Z'
 	})
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !dead(t, gpid) {
@@ -155,19 +139,19 @@ func TestCloseEndsDoubleForkedGrandchild(t *testing.T) {
 	c := connect(t, newFactory(t, "doublefork", &stdio.Options{Env: env}))
 	ipid := recordedPid(t, path, "intermediate")
 	gpid := recordedPid(t, path, "grandchild")
-	pollUntil(t, "the connection has seen the grandchild", func() bool { return slices.Contains(c.Descendants(), gpid) })
+	testkit.Poll(t, "the connection has seen the grandchild", func() bool { return slices.Contains(c.Descendants(), gpid) })
 	// The child's first input line makes the intermediate exit.
-	if err := c.Write(testCtx(t), &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
+	if err := c.Write(testkit.Context(t), &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
 		t.Fatal(err)
 	}
-	pollUntil(t, "the grandchild is orphaned", func() bool {
+	testkit.Poll(t, "the grandchild is orphaned", func() bool {
 		p, err := proctree.Stat(gpid)
 		return err == nil && p.PPid != ipid && dead(t, ipid)
 	})
 	if p, _ := proctree.Stat(gpid); p.Pgid == c.Pid() || p.Sid == c.Pid() {
 		t.Fatalf("grandchild %+v is still in the child's group or session", p)
 	}
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !dead(t, gpid) {
@@ -191,12 +175,12 @@ func TestCloseBoundedWhenEscapedProcessHoldsStderr(t *testing.T) {
 	const grace = 100 * time.Millisecond
 	c := connect(t, newFactory(t, "quickfork", &stdio.Options{Env: env, CloseGrace: grace, TermGrace: grace}))
 	gpid := recordedPid(t, path, "grandchild")
-	pollUntil(t, "the grandchild is orphaned", func() bool {
+	testkit.Poll(t, "the grandchild is orphaned", func() bool {
 		p, err := proctree.Stat(gpid)
 		return err == nil && p.PPid != c.Pid() && p.PPid != os.Getpid()
 	})
 	// CloseGrace + TermGrace + the stderr drain bound, ten times over.
-	if err := closeWithin(t, c, 10*(2*grace+500*time.Millisecond)); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 10*(2*grace+500*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	if dead(t, gpid) {
@@ -245,11 +229,11 @@ func TestCloseEndsAdoptedOrphan(t *testing.T) {
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "quickfork", &stdio.Options{Env: env}))
 	gpid := recordedPid(t, path, "grandchild")
-	pollUntil(t, "the grandchild is adopted by this process", func() bool {
+	testkit.Poll(t, "the grandchild is adopted by this process", func() bool {
 		p, err := proctree.Stat(gpid)
 		return err == nil && p.PPid == os.Getpid()
 	})
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if s := procState(t, gpid); s != "" {
@@ -274,7 +258,7 @@ func TestCloseEndsADescendantThatKeepsMoving(t *testing.T) {
 	leakcheck.Check(t)
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "hopper", &stdio.Options{Env: env}))
-	pollUntil(t, "the line has moved a few times", func() bool {
+	testkit.Poll(t, "the line has moved a few times", func() bool {
 		n := 0
 		for _, l := range readRecord(path) {
 			if strings.HasPrefix(l, "hop ") {
@@ -283,7 +267,7 @@ func TestCloseEndsADescendantThatKeepsMoving(t *testing.T) {
 		}
 		return n >= 5
 	})
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var alive []int

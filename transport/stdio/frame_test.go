@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,14 +22,14 @@ func TestFrameTooLarge(t *testing.T) {
 		MaxFrameBytes: limit,
 		Env:           map[string]string{sizeEnv: strconv.Itoa(limit)},
 	}))
-	msg, err := c.Read(testCtx(t))
+	msg, err := c.Read(testkit.Context(t))
 	if err != nil {
 		t.Fatalf("Read() of a frame of exactly %d bytes: %v", limit, err)
 	}
 	if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "notifications/test" {
 		t.Errorf("Read() = %#v, want the test notification", msg)
 	}
-	_, err = c.Read(testCtx(t))
+	_, err = c.Read(testkit.Context(t))
 	var fe *stdio.FrameError
 	if !errors.Is(err, stdio.ErrFrameTooLarge) || !errors.As(err, &fe) {
 		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError wrapping ErrFrameTooLarge", err)
@@ -36,7 +37,7 @@ func TestFrameTooLarge(t *testing.T) {
 	if !errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrProtocol) {
 		t.Errorf("Read() error = %v, want it to match transport.ErrPolicy only", err)
 	}
-	if _, again := c.Read(testCtx(t)); again != err {
+	if _, again := c.Read(testkit.Context(t)); again != err {
 		t.Errorf("Read() after the frame error = %v, want the same error %v", again, err)
 	}
 	d := c.Diagnose()
@@ -49,7 +50,7 @@ func TestFrameTooLarge(t *testing.T) {
 func TestMalformedFrame(t *testing.T) {
 	leakcheck.Check(t)
 	c := connect(t, newFactory(t, "malformed", nil))
-	_, err := c.Read(testCtx(t))
+	_, err := c.Read(testkit.Context(t))
 	var fe *stdio.FrameError
 	var se *json.SyntaxError
 	if !errors.As(err, &fe) || !errors.As(err, &se) {

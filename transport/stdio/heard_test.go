@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -22,7 +23,7 @@ func TestDescendantSeenWhenTheChildAnswers(t *testing.T) {
 	stdio.SetTrackInterval(t, time.Hour)
 	path, env := recordFile(t)
 	c := connect(t, newFactory(t, "spawner", &stdio.Options{Env: env}))
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var gpid int
 	// Each round trip is a request (the looks' pace restarts) and an answer
 	// read (a look, once one is due): a labelled poll with the test's
@@ -46,7 +47,7 @@ func TestDescendantSeenWhenTheChildAnswers(t *testing.T) {
 			t.Fatalf("after %d answers the connection has not seen the grandchild %d: Descendants() = %v", id, gpid, c.Descendants())
 		}
 	}
-	if err := closeWithin(t, c, 30*time.Second); err != nil {
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !dead(t, gpid) {

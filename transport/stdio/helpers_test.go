@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -45,14 +44,11 @@ func newFactory(t testing.TB, mode string, opts *stdio.Options) *stdio.Factory {
 	return f
 }
 
-// connect starts a child through f and closes it at cleanup.
+// connect starts a child through f, within the test's deadline, and
+// closes it at cleanup.
 func connect(t testing.TB, f *stdio.Factory) *stdio.Conn {
 	t.Helper()
-	tr, err := f.Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := tr.Connect(context.Background())
+	conn, err := testkit.Transport(t, f).Connect(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,31 +64,11 @@ func recordFile(t testing.TB) (string, map[string]string) {
 	return path, map[string]string{recordEnv: path}
 }
 
-// testCtx bounds what a test waits for, so that a broken guard fails the
-// test at this deadline instead of hanging it until go test's timeout.
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// pollUntil polls cond until it holds, failing t after a deadline.
-func pollUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for delay := time.Millisecond; !cond(); delay = min(2*delay, 50*time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(delay) // polling with a deadline: the condition is another process's doing
-	}
-}
-
 // readUntilError reads messages from c until Read fails, and returns that error.
 func readUntilError(t testing.TB, c *stdio.Conn) error {
 	t.Helper()
 	for {
-		if _, err := c.Read(testCtx(t)); err != nil {
+		if _, err := c.Read(testkit.Context(t)); err != nil {
 			return err
 		}
 	}
@@ -123,5 +99,5 @@ func dead(t testing.TB, pid int) bool {
 // waitReady waits until the child has recorded "ready".
 func waitReady(t testing.TB, path string) {
 	t.Helper()
-	pollUntil(t, "the child is ready", func() bool { return slices.Contains(readRecord(path), "ready") })
+	testkit.Poll(t, "the child is ready", func() bool { return slices.Contains(readRecord(path), "ready") })
 }

@@ -102,24 +102,9 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var call *callRef
 	if req.Method == http.MethodPost {
-		body, err := peekBody(req)
-		if err == nil {
-			req, err = st.meta.fill(req, body)
-		}
-		if err != nil {
-			closeBody(req)
-			return nil, fmt.Errorf("streamablehttp: request body: %w", err)
-		}
-		call = parseCall(body)
-		if call != nil && !resendable[call.method] && !st.remember(call) {
-			closeBody(req)
-			return nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
-		}
-		if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
-			// The tasks extension routes its requests by task id
-			// (Mcp-Name), which the go-sdk does not set.
-			req = req.Clone(req.Context())
-			req.Header.Set("Mcp-Name", call.taskID)
+		var err error
+		if req, call, err = st.preparePost(req); err != nil {
+			return nil, err
 		}
 	}
 	resumeID, lastTry := "", false
@@ -129,31 +114,10 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 
-	// Every request gets its own cancel, so that an idle body or Close can
-	// abort it whatever the caller's context does.
-	timeout := time.Duration(0)
-	if req.Method == http.MethodDelete {
-		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
+	req, b, wrote, err := st.begin(req, call)
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
-	var wrote atomic.Bool // the whole request went out
-	if call != nil {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
-		})
-	}
-	req = req.WithContext(ctx)
-	slot := req.Method != http.MethodDelete
-	if slot {
-		select {
-		case st.slots <- struct{}{}:
-		case <-ctx.Done():
-			cancel()
-			closeBody(req)
-			return nil, fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
-		}
-	}
-	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
 
 	resp, err := st.base.RoundTrip(req)
 	if call != nil && req.Method == http.MethodGet && (err == nil || lastTry) {
@@ -193,6 +157,63 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		return refusedCall(req, resp, call), nil
 	}
 	return resp, nil
+}
+
+// preparePost reads a POST's body: it fills the per-request _meta, refuses
+// a call sent again (ErrReplay), and names a task's request by its task id.
+// call is nil when the body is not a call.
+func (st *connState) preparePost(req *http.Request) (_ *http.Request, call *callRef, _ error) {
+	body, err := peekBody(req)
+	if err == nil {
+		req, err = st.meta.fill(req, body)
+	}
+	if err != nil {
+		closeBody(req)
+		return nil, nil, fmt.Errorf("streamablehttp: request body: %w", err)
+	}
+	call = parseCall(body)
+	if call != nil && !resendable[call.method] && !st.remember(call) {
+		closeBody(req)
+		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
+	}
+	if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
+		// The tasks extension routes its requests by task id
+		// (Mcp-Name), which the go-sdk does not set.
+		req = req.Clone(req.Context())
+		req.Header.Set("Mcp-Name", call.taskID)
+	}
+	return req, call, nil
+}
+
+// begin gives req its own cancel, so that an idle body or Close can abort
+// it whatever the caller's context does, traces whether a call went out
+// whole (wrote), and takes a stream slot for any request but a DELETE. The
+// returned bodyBase releases both.
+func (st *connState) begin(req *http.Request, call *callRef) (_ *http.Request, _ *bodyBase, wrote *atomic.Bool, _ error) {
+	timeout := time.Duration(0)
+	if req.Method == http.MethodDelete {
+		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
+	}
+	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
+	wrote = new(atomic.Bool) // the whole request went out
+	if call != nil {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+		})
+	}
+	req = req.WithContext(ctx)
+	slot := req.Method != http.MethodDelete
+	if slot {
+		select {
+		case st.slots <- struct{}{}:
+		case <-ctx.Done():
+			cancel()
+			closeBody(req)
+			return nil, nil, nil, fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+		}
+	}
+	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
+	return req, b, wrote, nil
 }
 
 // refuseRedirect answers a GET redirected to another origin, or returns

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -68,16 +69,12 @@ func TestDivertedEventKeepsItsID(t *testing.T) {
 		return msg.Method == "notifications/message"
 	})
 	var logged, progressed atomic.Int64
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		LoggingMessageHandler:       func(context.Context, *mcp.LoggingMessageRequest) { logged.Add(1) },
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed.Add(1) },
 	})
-	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
+	cs := testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: stableVersion})
+	res, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "count"})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}

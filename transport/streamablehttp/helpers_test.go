@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -100,34 +100,18 @@ func connect(t testing.TB, f *streamablehttp.Factory) *mcp.ClientSession {
 	return connectAt(t, f, stableVersion)
 }
 
-// connectAt opens a session over f offering version and closes it at
-// cleanup.
+// connectAt opens a session over f at version, which the server must
+// settle on, and closes it at cleanup.
 func connectAt(t testing.TB, f *streamablehttp.Factory, version string) *mcp.ClientSession {
 	t.Helper()
-	tr, err := f.Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	if got := cs.InitializeResult().ProtocolVersion; got != version {
-		t.Fatalf("negotiated %s, want %s", got, version)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.Connect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: version})
 }
 
-// connectErr opens a session over f, returning Connect's error.
+// connectErr opens a session over f at stableVersion, closed at cleanup,
+// returning Connect's error.
 func connectErr(t testing.TB, f *streamablehttp.Factory) (*mcp.ClientSession, error) {
-	tr, err := f.Transport()
-	if err != nil {
-		return nil, err
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	return c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+	t.Helper()
+	return testkit.TryConnect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: stableVersion})
 }
 
 func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *streamablehttp.Factory {
@@ -141,15 +125,7 @@ func newFactory(t testing.TB, endpoint string, opts *streamablehttp.Options) *st
 
 func callCount(t testing.TB, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "count"})
-}
-
-// testCtx bounds what a test waits for, so that a broken guard fails the
-// test at this deadline instead of hanging it until go test's timeout.
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	return cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "count"})
 }
 
 func text(res *mcp.CallToolResult) string {
@@ -160,18 +136,4 @@ func text(res *mcp.CallToolResult) string {
 		return tc.Text
 	}
 	return ""
-}
-
-// await waits for ch to be closed or to deliver, failing t at the test's
-// deadline (testCtx) rather than hanging if it never does.
-func await[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-testCtx(t).Done():
-		t.Fatalf("%s: not within the test's deadline", what)
-		var zero T
-		return zero
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 
 func callBig(t testing.TB, cs *mcp.ClientSession, n int) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"n": n}})
+	return cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"n": n}})
 }
 
 func TestOversizeResponseFailsAtLimit(t *testing.T) {
@@ -99,7 +100,7 @@ func TestConcurrentStreamsLimit(t *testing.T) {
 	}))
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "block"})
+		_, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "block"})
 		done <- err
 	}()
 	<-r.entered // the first call's stream holds the only slot

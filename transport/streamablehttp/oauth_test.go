@@ -11,6 +11,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
@@ -139,7 +140,7 @@ func TestUnauthorizedListIsResent(t *testing.T) {
 	src := &rotatingSource{next: []string{"t1", "t2"}}
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{Credentials: src, DisableStandaloneSSE: true}))
 	gate.valid.Store("t2")
-	res, err := cs.ListTools(testCtx(t), nil)
+	res, err := cs.ListTools(testkit.Context(t), nil)
 	if err != nil {
 		t.Fatalf("ListTools after the server revoked the token: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +31,7 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the session's, which Connect registers later
 	f := newFactory(t, ts.URL, &streamablehttp.Options{DisableStandaloneSSE: true})
 	tr, err := f.Transport()
 	if err != nil {
@@ -49,30 +50,26 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 			<-release
 		}
 	})
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	c := testkit.NewClient(&mcp.ClientOptions{
 		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {},
 	})
-	cs, err := c.Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if err := cs.SetLoggingLevel(testCtx(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+	cs := testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: stableVersion})
+	if err := cs.SetLoggingLevel(testkit.Context(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "chatty"})
+		_, err := cs.CallTool(testkit.Context(t), &mcp.CallToolParams{Name: "chatty"})
 		done <- err
 	}()
-	await(t, held, "the pacer was asked to admit the stream's first notification")
+	testkit.Await(t, held, "the pacer was asked to admit the stream's first notification")
 	select {
 	case err := <-done:
 		t.Fatalf("the call returned (%v) while the pacer held its stream", err)
 	case <-time.After(50 * time.Millisecond): // a held stream stays held
 	}
 	close(release)
-	if err := await(t, done, "the call once its stream was released"); err != nil {
+	if err := testkit.Await(t, done, "the call once its stream was released"); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

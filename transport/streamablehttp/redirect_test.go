@@ -10,9 +10,9 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // otherOrigin is a second server that counts the requests and the
@@ -118,21 +118,13 @@ func TestRedirectedGETToOtherOriginRefused(t *testing.T) {
 		Credentials:       auth.Bearer(auth.NewToken("tok")),
 		MaxResumeAttempts: -1,
 	})
-	tr, err := f.Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The standalone stream's failure may end the session, even during
 	// Connect; what matters is that nothing, credential or otherwise,
 	// reached the other origin.
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
-		Connect(testCtx(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
-	if err == nil {
-		t.Cleanup(func() { cs.Close() })
-	} else if !strings.Contains(err.Error(), "redirect to another origin") {
+	if _, err := connectErr(t, f); err != nil && !strings.Contains(err.Error(), "redirect to another origin") {
 		t.Errorf("Connect error = %v, want the refused redirect", err)
 	}
-	await(t, redirected, "the standalone GET was redirected")
+	testkit.Await(t, redirected, "the standalone GET was redirected")
 	if n := other.auths.Load(); n != 0 {
 		t.Errorf("other origin received %d Authorization headers, want 0", n)
 	}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -56,11 +56,5 @@ func TestCloseClosesTheConnectionPool(t *testing.T) {
 	}
 	// The server keeps idle keep-alive connections open; only the client
 	// closing its pool closes them.
-	deadline := time.Now().Add(5 * time.Second)
-	for open.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connection(s) still open after Close; the client did not close its pool", open.Load())
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline: the server notices closes on its own
-	}
+	testkit.Poll(t, "every connection closed after Close: the client closes its pool", func() bool { return open.Load() == 0 })
 }
