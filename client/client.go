@@ -32,6 +32,9 @@ type Client struct {
 	session  *mcp.ClientSession
 	conn     *capture
 	clock    clock // as a task's wait sees time
+	// lateWait is how long a given-up tools/call that may create a task
+	// waits for its reply (TaskCancelWait; tests change it).
+	lateWait time.Duration
 
 	// base is the parent of every in-flight call's context; Close cancels
 	// it when the drain timeout passes.
@@ -99,7 +102,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		wanted:    map[string]bool{},
 		listens:   map[string]string{},
 		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
-		clock: realClock{},
+		clock: realClock{}, lateWait: TaskCancelWait,
 	}
 	for _, t := range def.Disabled {
 		c.disabled[t] = true

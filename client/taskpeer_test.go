@@ -36,6 +36,12 @@ type taskPeer struct {
 	cancels    int
 	undeclared int           // tasks/* requests that did not declare the extension
 	polled     chan struct{} // receives (without blocking) at each poll
+	// arrived receives (without blocking) at each tools/call that declares
+	// the extension; hold, if set, holds its answer until it is closed or
+	// the request's context ends.
+	arrived chan struct{}
+	hold    chan struct{}
+	dropped chan struct{} // receives (without blocking) when a held call's context ends
 }
 
 type peerTask struct {
@@ -78,7 +84,8 @@ type peerTaskParams struct {
 }
 
 func newTaskPeer() *taskPeer {
-	return &taskPeer{tasks: map[string]*peerTask{}, execs: map[string]int{}, polled: make(chan struct{}, 1)}
+	return &taskPeer{tasks: map[string]*peerTask{}, execs: map[string]int{}, polled: make(chan struct{}, 1),
+		arrived: make(chan struct{}, 1), dropped: make(chan struct{}, 1)}
 }
 
 // server returns a go-sdk server serving the peer's tools.
@@ -95,6 +102,21 @@ func (p *taskPeer) server() *mcp.Server {
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" && declared(req.GetParams()) {
+				select {
+				case p.arrived <- struct{}{}:
+				default:
+				}
+				if p.hold != nil {
+					select {
+					case <-p.hold:
+					case <-ctx.Done():
+						select {
+						case p.dropped <- struct{}{}:
+						default:
+						}
+						return nil, ctx.Err()
+					}
+				}
 				return p.create(req.GetParams().(*mcp.CallToolParamsRaw))
 			}
 			return next(ctx, method, req)
@@ -253,6 +275,14 @@ func (p *taskPeer) counts() counts {
 		execs[k] = v
 	}
 	return counts{Execs: execs, Gets: p.gets, Updates: p.updates, Cancels: p.cancels, Undecl: p.undeclared}
+}
+
+// created returns how many tasks the peer created: tools/call requests
+// that declared the extension and were answered.
+func (p *taskPeer) created() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next
 }
 
 func (p *taskPeer) status(id string) string {
