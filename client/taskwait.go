@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -119,6 +120,7 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 	defer cancel()
 	start := c.clock.Now()
 	st, polled := t.last, false
+	var failed error // the last poll's failure, if the last poll failed
 	for polls := 0; ; {
 		switch {
 		case st.Status == TaskCompleted && st.Result != nil:
@@ -139,10 +141,10 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 			wait = c.limits.taskInterval(st.PollInterval)
 		}
 		if polls == c.limits.MaxTaskPolls {
-			return nil, fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls)
+			return nil, lastPoll(fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls), failed)
 		}
 		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
-			return nil, fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim)
+			return nil, lastPoll(fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim), failed)
 		}
 		if err := c.clock.Sleep(ctx, wait); err != nil {
 			return nil, err
@@ -151,15 +153,70 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 		next, err := t.poll(ctx)
 		switch {
 		case err == nil:
-			st, polled = next, true
+			st, polled, failed = next, true, nil
 			t.last = st
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case !errors.Is(c.fail(OpCallTool, t.tool, err), ErrOutcomeUnknown):
+		case !c.pollAgain(err):
 			return nil, err
+		default:
+			failed = err // polled again, within the bounds
 		}
-		// A poll whose reply was lost is polled again, within the bounds.
 	}
+}
+
+// pollAgain reports whether a poll that failed with err may be sent again:
+// its reply was lost, or the transport turned it down before the server
+// answered it (over HTTP a 429 or 5xx status, a request that could not be
+// sent). A poll is a read; a poll the server answered with an error (an
+// unknown task, say) is not sent again.
+func (c *Client) pollAgain(err error) bool {
+	return errors.Is(c.fail(OpCallTool, "", err), ErrOutcomeUnknown) || rejectedByTransport(err)
+}
+
+// codeRejected is the code of the go-sdk's "rejected by transport" error:
+// a request its transport turned down, which the server did not answer.
+const codeRejected = -32005
+
+// rejectedByTransport reports whether err is the go-sdk's rejection of a
+// request by its transport, holding no error of the server's.
+func rejectedByTransport(err error) bool {
+	rejected, answered := false, false
+	walkErrors(err, func(e error) {
+		if r, ok := e.(*jsonrpc.Error); ok {
+			if r.Code == codeRejected {
+				rejected = true
+			} else {
+				answered = true
+			}
+		}
+	})
+	return rejected && !answered
+}
+
+// walkErrors calls f with err and every error it wraps.
+func walkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(u.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walkErrors(e, f)
+		}
+	}
+}
+
+// lastPoll adds to err, a bound's, the failure of the last poll, if the
+// last poll failed.
+func lastPoll(err, failed error) error {
+	if failed == nil {
+		return err
+	}
+	return fmt.Errorf("%w; the last poll failed: %w", err, failed)
 }
 
 // poll sends one tasks/get bounded by Limits.CallTimeout.
