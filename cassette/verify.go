@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,9 @@ type DriftError struct {
 	Drifts   []Drift
 	// Live is the live session as Verify drove it, recorded at the message
 	// level (its Header.Transport the live transport's) and redacted with
-	// the same options: the drifts' NewLine are its lines. Save it
+	// the same options, without the polls of a task Verify sent again to
+	// let the live task catch up with the recorded one: the drifts'
+	// NewLine are its lines. Save it
 	// (Marshal) to see the whole live session, or to re-record.
 	Live *Cassette
 }
@@ -198,6 +199,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 		return fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err)
 	}
 	lc.File = "live"
+	foldPolls(lc, v.superseded)
 	mt := newMatcher(o)
 	a, err := readTranscript(v.c, mt)
 	if err != nil {
@@ -225,6 +227,8 @@ type verifier struct {
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
 	states      stateNames          // the recorded request states (renamed) → the live server's
+	tasks       stateNames          // the recorded task ids (renamed) → the live server's
+	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -286,7 +290,7 @@ func (v *verifier) step(ctx context.Context, conn interface {
 				}
 			}
 			cp := *m
-			cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
+			cp.Params = v.tasks.rename(v.states.rename(cp.Params)) // a continuation carries the live server's state, a poll its task
 			err := conn.Write(ctx, &cp)
 			if err != nil && ctx.Err() == nil && m.IsCall() {
 				// The live server refused the request outside JSON-RPC (an
@@ -346,7 +350,13 @@ func (v *verifier) step(ctx context.Context, conn interface {
 		if err != nil {
 			return err
 		}
+		if method == "tasks/get" && info.pair >= 0 {
+			if got, err = v.settlePoll(ctx, conn, info.pair, info.canon, got); err != nil {
+				return err
+			}
+		}
 		v.learnState(info.canon, got)
+		v.learnTask(info.canon, got)
 		delete(v.outstanding, m.ID)
 		return nil
 	}
@@ -438,7 +448,30 @@ func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
 		return
 	}
 	if st := issuedState(live); st != nil {
-		v.states.from = append(v.states.from, bytes.Clone(recorded))
-		v.states.to = append(v.states.to, st)
+		v.states.learn(recorded, st)
+	}
+}
+
+// learnTask notes the task id the live server issued in got, the live
+// answer to the recorded task handle rec, in place of the (renamed) id rec
+// carries: the recorded requests that name the task are sent with the
+// live id.
+func (v *verifier) learnTask(rec json.RawMessage, got jsonrpc.Message) {
+	r, ok := got.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return
+	}
+	recorded := issuedTask(rec)
+	if recorded == nil {
+		return
+	}
+	live, err := json.Marshal(struct {
+		Result json.RawMessage `json:"result"`
+	}{r.Result})
+	if err != nil {
+		return
+	}
+	if id := issuedTask(live); id != nil {
+		v.tasks.learn(recorded, id)
 	}
 }
