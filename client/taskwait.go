@@ -13,7 +13,9 @@ import (
 )
 
 // TaskCancelWait bounds how long CallTool waits for the server to
-// acknowledge the tasks/cancel it sends when it gives up on a task.
+// acknowledge the tasks/cancel it sends when it gives up on a task, and
+// how long a tools/call given up before its task handle arrived waits for
+// that handle, to cancel the task it names.
 const TaskCancelWait = 2 * time.Second
 
 // TaskError is the error of a tool call the server ran as a task, when the
@@ -66,8 +68,10 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 // (input_required) is answered through the Handlers, as an input-required
 // result is, with one tasks/update per round, at most
 // Limits.MaxInputRounds; a tasks/update whose reply is lost is never sent
-// again (ErrOutcomeUnknown). A poll whose reply is lost is sent again at
-// the next interval, within the same bounds: it is a read. Wait does not
+// again (ErrOutcomeUnknown). A poll whose reply is lost, or that the
+// transport turned down before the server answered it (an HTTP 429 or
+// 5xx), is sent again at the next interval, within the same bounds: it is
+// a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
 // cancel the task when it gives up; Cancel does. A tool that ran and
 // reported failure returns its result and a ClassTool *Error, as CallTool
 // does. Waits of one Task must not overlap.
