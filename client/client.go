@@ -75,6 +75,7 @@ type Client struct {
 	listAcked   chan struct{}
 	listAckOnce sync.Once
 	acks        map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
+	taskWakes   map[string][]chan struct{} // task waits woken by a pushed status, by task id (taskpush.go)
 
 	closeOnce sync.Once
 	closeErr  error

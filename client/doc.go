@@ -82,6 +82,13 @@
 // again. (A synchronous tool on such a server hears of the cancellation
 // TaskCancelWait late.)
 //
+// A server may push a task's status changes (notifications/tasks, on the
+// subscriptions/listen stream or any stream the client reads). The client
+// takes them from the connection, as it takes log messages, and a wait on
+// the task named polls it at once, once Limits.TaskPollMin has passed
+// since its last poll, instead of at the end of the interval; the poll,
+// counted as any, reads the task's state.
+//
 // The go-sdk v1.8.0 has no tasks support. The client sends tasks/get,
 // tasks/update and tasks/cancel as the go-sdk's custom methods
 // (mcp.CallCustomMethod), and reads a task handle below the go-sdk's

@@ -29,7 +29,7 @@ func (f *FakeTaskClock) Now() time.Time {
 	return f.now
 }
 
-func (f *FakeTaskClock) Sleep(ctx context.Context, d time.Duration) error {
+func (f *FakeTaskClock) Sleep(ctx context.Context, d, _ time.Duration, _ <-chan struct{}) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -25,7 +25,8 @@ import (
 //     answers it, then completes at the next poll;
 //   - forever: never completes;
 //   - fails: fails at its first poll, with a JSON-RPC error;
-//   - toolerr: completes at its first poll with an IsError result.
+//   - toolerr: completes at its first poll with an IsError result;
+//   - later: completes at the first poll after release.
 type taskPeer struct {
 	mu         sync.Mutex // guards the fields below
 	next       int
@@ -42,6 +43,8 @@ type taskPeer struct {
 	arrived chan struct{}
 	hold    chan struct{}
 	dropped chan struct{} // receives (without blocking) when a held call's context ends
+	// released, once set, lets the tool later complete at its next poll.
+	released bool
 }
 
 type peerTask struct {
@@ -93,7 +96,7 @@ func (p *taskPeer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Extensions: map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
 	})
-	for _, name := range []string{"job", "ask", "forever", "fails", "toolerr"} {
+	for _, name := range []string{"job", "ask", "forever", "fails", "toolerr", "later"} {
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			p.count(func() { p.execs[name]++ })
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done " + name + " at once"}}}, nil
@@ -219,7 +222,7 @@ func (p *taskPeer) get(q *peerTaskParams) (*peerTaskResult, error) {
 		switch {
 		case t.tool == "fails":
 			t.status = "failed"
-		case t.tool == "forever":
+		case t.tool == "forever", t.tool == "later" && !p.released:
 		case t.tool == "ask" && t.answered, t.tool != "ask" && t.polls >= t.goal:
 			t.status = "completed"
 			p.execs[t.tool]++
@@ -295,3 +298,10 @@ func (p *taskPeer) status(id string) string {
 }
 
 func inprocessFactory(p *taskPeer) transport.Factory { return inprocess.New(p.server()) }
+
+// release lets the tool later complete at its next poll.
+func (p *taskPeer) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.released = true
+}

@@ -42,23 +42,17 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // clock is time as a task's wait sees it; tests replace it.
 type clock interface {
 	Now() time.Time
-	// Sleep waits d, or until ctx ends (returning its error).
-	Sleep(ctx context.Context, d time.Duration) error
+	// Sleep waits d, or until wake receives once floor has passed (a
+	// pushed status), or until ctx ends (returning its error).
+	Sleep(ctx context.Context, d, floor time.Duration, wake <-chan struct{}) error
 }
 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (realClock) Sleep(ctx context.Context, d, floor time.Duration, wake <-chan struct{}) error {
+	return sleepOrWake(ctx, d, floor, wake)
 }
 
 // Wait waits for the task's outcome and returns its result, polling
@@ -122,6 +116,8 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 	c := t.c
 	ctx, cancel := c.waitCtx(ctx, base)
 	defer cancel()
+	wake := c.watchTask(t.id)
+	defer c.unwatchTask(t.id, wake)
 	start := c.clock.Now()
 	st, polled := t.last, false
 	var failed error // the last poll's failure, if the last poll failed
@@ -150,7 +146,7 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
 			return nil, lastPoll(fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim), failed)
 		}
-		if err := c.clock.Sleep(ctx, wait); err != nil {
+		if err := c.clock.Sleep(ctx, wait, c.limits.TaskPollMin, wake); err != nil {
 			return nil, err
 		}
 		polls++
