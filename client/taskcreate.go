@@ -40,6 +40,9 @@ func (c *Client) mayCreateTask() bool {
 // slot that holds its raw answer. A caller whose ctx ends first gets
 // ctx's error at once.
 func (c *Client) callCreating(ctx context.Context, tool string, p *mcp.CallToolParams) (*answerSlot, *mcp.CallToolResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // given up before anything was sent
+	}
 	sctx, stop := outliving(ctx, c.base, c.lateWait)
 	sctx, slot := withSlot(optIn(sctx))
 	type answer struct {

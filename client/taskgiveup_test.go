@@ -128,3 +128,30 @@ func TestTaskGivenUpCallWithoutReplyIsCancelled(t *testing.T) {
 		})
 	}
 }
+
+// A caller whose context has ended before the call sends nothing: the
+// call's own context outlives the caller's only once it was sent.
+func TestTaskCallGivenUpBeforeItWasSent(t *testing.T) {
+	for _, via := range taskVias {
+		t.Run(via, func(t *testing.T) {
+			p := newTaskPeer()
+			c, rec := connectTasks(t, via, p, true, fastPolls, nil, nil)
+			ctx, cancel := context.WithCancel(testCtx(t))
+			cancel()
+			if _, err := c.CallTool(ctx, "job", map[string]any{"hint": 1}); !errors.Is(err, context.Canceled) {
+				t.Fatalf("CallTool: %v, want context.Canceled", err)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			if got := p.created(); got != 0 {
+				t.Errorf("the server created %d tasks, want none", got)
+			}
+			if rec != nil {
+				if got := len(callPosts(rec, "job")); got != 0 {
+					t.Errorf("%d tools/call POSTs, want none", got)
+				}
+			}
+		})
+	}
+}
