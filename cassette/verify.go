@@ -433,23 +433,7 @@ var errEnded = errors.New("connection closed")
 // rec carries: the recorded continuation that hands it back is sent with
 // the live one.
 func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
-	r, ok := got.(*jsonrpc.Response)
-	if !ok || r.Error != nil {
-		return
-	}
-	recorded := issuedState(rec)
-	if recorded == nil {
-		return
-	}
-	live, err := json.Marshal(struct {
-		Result json.RawMessage `json:"result"`
-	}{r.Result})
-	if err != nil {
-		return
-	}
-	if st := issuedState(live); st != nil {
-		v.states.learn(recorded, st)
-	}
+	learn(rec, got, issuedState, &v.states)
 }
 
 // learnTask notes the task id the live server issued in got, the live
@@ -457,21 +441,35 @@ func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
 // carries: the recorded requests that name the task are sent with the
 // live id.
 func (v *verifier) learnTask(rec json.RawMessage, got jsonrpc.Message) {
-	r, ok := got.(*jsonrpc.Response)
-	if !ok || r.Error != nil {
-		return
-	}
-	recorded := issuedTask(rec)
+	learn(rec, got, issuedTask, &v.tasks)
+}
+
+// learn names what issued finds in the live answer got by what it finds
+// in the recorded answer rec.
+func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *stateNames) {
+	recorded := issued(rec)
 	if recorded == nil {
 		return
 	}
-	live, err := json.Marshal(struct {
+	if live := liveAnswer(got); live != nil {
+		if x := issued(live); x != nil {
+			names.learn(recorded, x)
+		}
+	}
+}
+
+// liveAnswer returns got, a live answer, as a message holding its result
+// only, or nil when got is not a response or is an error.
+func liveAnswer(got jsonrpc.Message) json.RawMessage {
+	r, ok := got.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return nil
+	}
+	data, err := json.Marshal(struct {
 		Result json.RawMessage `json:"result"`
 	}{r.Result})
 	if err != nil {
-		return
+		return nil
 	}
-	if id := issuedTask(live); id != nil {
-		v.tasks.learn(recorded, id)
-	}
+	return data
 }

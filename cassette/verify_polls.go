@@ -96,17 +96,11 @@ func taskStatusOf(msg json.RawMessage) (string, time.Duration) {
 
 // liveTaskStatus is taskStatusOf for a live answer.
 func liveTaskStatus(got jsonrpc.Message) (string, time.Duration) {
-	r, ok := got.(*jsonrpc.Response)
-	if !ok || r.Error != nil {
+	live := liveAnswer(got)
+	if live == nil {
 		return "", 0
 	}
-	data, err := json.Marshal(struct {
-		Result json.RawMessage `json:"result"`
-	}{r.Result})
-	if err != nil {
-		return "", 0
-	}
-	return taskStatusOf(data)
+	return taskStatusOf(live)
 }
 
 // sleepCtx waits d, or until ctx ends.
