@@ -393,6 +393,11 @@ func (c *Client) classifier() transport.Classifier {
 // Close then returns a ClassTimeout *Error wrapping ErrHandlerStuck that
 // names it. The connection is closed either way.
 //
+// A tools/call whose caller gave up before the reply that creates its task
+// arrived (see "Long-running tools: tasks" in the package documentation)
+// is in flight until that reply comes and the task it names is cancelled,
+// TaskCancelWait at most for each.
+//
 // Close may be called more than once and concurrently; every call returns
 // when the client is closed, with the same result.
 func (c *Client) Close() error {
