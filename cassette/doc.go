@@ -253,7 +253,11 @@
 // only hands back, which a server may seal with a serial, a time or a
 // nonce) are renamed too: the n-th is "state-<n>" in the result and in the
 // continuations that carry it back. Replay hands that name out; Verify
-// sends the live server's own state in its place.
+// sends the live server's own state in its place. The task ids a server
+// hands out in its task handles (the tasks extension) are renamed alike:
+// the n-th is "task-<n>" in the handle, in the polls, updates and cancels
+// that name it and in their Mcp-Name headers; Verify polls the live
+// server's own task in its place.
 //
 // # Re-recording
 //
@@ -351,7 +355,14 @@
 // [Verify] drives a live server with a cassette's client messages,
 // records the live session as it goes and compares it the same way. Both
 // are what mcprig diff and mcprig verify print ([FormatDrifts]); diffs are
-// unified line diffs of indented JSON, the same text every time.
+// unified line diffs of indented JSON, the same text every time. How fast
+// a live task moves is the machine's: where the live server answers a
+// recorded poll with its task still working and the recorded answer had
+// moved on, Verify polls the live task again at the server's hint (at most
+// 1,000 times within 30 seconds) and compares the last of these polls in
+// the recorded one's place; the polls it superseded are left out of
+// [DriftError].Live. A task that moves on to another state, or whose
+// result differs, is a result drift.
 //
 // # Errors
 //

@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,9 @@ type DriftError struct {
 	Drifts   []Drift
 	// Live is the live session as Verify drove it, recorded at the message
 	// level (its Header.Transport the live transport's) and redacted with
-	// the same options: the drifts' NewLine are its lines. Save it
+	// the same options, without the polls of a task Verify sent again to
+	// let the live task catch up with the recorded one: the drifts'
+	// NewLine are its lines. Save it
 	// (Marshal) to see the whole live session, or to re-record.
 	Live *Cassette
 }
@@ -198,6 +199,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 		return fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err)
 	}
 	lc.File = "live"
+	foldPolls(lc, v.superseded)
 	mt := newMatcher(o)
 	a, err := readTranscript(v.c, mt)
 	if err != nil {
@@ -225,6 +227,8 @@ type verifier struct {
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
 	states      stateNames          // the recorded request states (renamed) → the live server's
+	tasks       stateNames          // the recorded task ids (renamed) → the live server's
+	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -325,7 +329,7 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		}
 	}
 	cp := *m
-	cp.Params = v.states.rename(cp.Params) // a continuation carries the live server's state
+	cp.Params = v.tasks.rename(v.states.rename(cp.Params)) // a continuation carries the live server's state, a poll its task
 	err := conn.Write(ctx, &cp)
 	if err != nil && ctx.Err() == nil && m.IsCall() {
 		// The live server refused the request outside JSON-RPC (an HTTP
@@ -364,7 +368,13 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 	if err != nil {
 		return err
 	}
+	if method == "tasks/get" && info.pair >= 0 {
+		if got, err = v.settlePoll(ctx, conn, info.pair, info.canon, got); err != nil {
+			return err
+		}
+	}
 	v.learnState(info.canon, got)
+	v.learnTask(info.canon, got)
 	delete(v.outstanding, m.ID)
 	return nil
 }
@@ -437,22 +447,43 @@ var errEnded = errors.New("connection closed")
 // rec carries: the recorded continuation that hands it back is sent with
 // the live one.
 func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
-	r, ok := got.(*jsonrpc.Response)
-	if !ok || r.Error != nil {
-		return
-	}
-	recorded := issuedState(rec)
+	learn(rec, got, issuedState, &v.states)
+}
+
+// learnTask notes the task id the live server issued in got, the live
+// answer to the recorded task handle rec, in place of the (renamed) id rec
+// carries: the recorded requests that name the task are sent with the
+// live id.
+func (v *verifier) learnTask(rec json.RawMessage, got jsonrpc.Message) {
+	learn(rec, got, issuedTask, &v.tasks)
+}
+
+// learn names what issued finds in the live answer got by what it finds
+// in the recorded answer rec.
+func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *stateNames) {
+	recorded := issued(rec)
 	if recorded == nil {
 		return
 	}
-	live, err := json.Marshal(struct {
+	if live := liveAnswer(got); live != nil {
+		if x := issued(live); x != nil {
+			names.learn(recorded, x)
+		}
+	}
+}
+
+// liveAnswer returns got, a live answer, as a message holding its result
+// only, or nil when got is not a response or is an error.
+func liveAnswer(got jsonrpc.Message) json.RawMessage {
+	r, ok := got.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return nil
+	}
+	data, err := json.Marshal(struct {
 		Result json.RawMessage `json:"result"`
 	}{r.Result})
 	if err != nil {
-		return
+		return nil
 	}
-	if st := issuedState(live); st != nil {
-		v.states.from = append(v.states.from, bytes.Clone(recorded))
-		v.states.to = append(v.states.to, st)
-	}
+	return data
 }

@@ -32,6 +32,9 @@ type Client struct {
 	session  *mcp.ClientSession
 	conn     *capture
 	clock    clock // as a task's wait sees time
+	// lateWait is how long a given-up tools/call that may create a task
+	// waits for its reply (TaskCancelWait; tests change it).
+	lateWait time.Duration
 
 	// base is the parent of every in-flight call's context; Close cancels
 	// it when the drain timeout passes.
@@ -72,6 +75,7 @@ type Client struct {
 	listAcked   chan struct{}
 	listAckOnce sync.Once
 	acks        map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
+	taskWakes   map[string][]chan struct{} // task waits woken by a pushed status, by task id (taskpush.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -155,7 +159,7 @@ func newClient(def Definition, h *Handlers) *Client {
 		wanted:    map[string]bool{},
 		listens:   map[string]string{},
 		announced: map[string]int{}, absorbed: map[string]int{}, handled: map[string]int{},
-		clock: realClock{},
+		clock: realClock{}, lateWait: TaskCancelWait,
 	}
 	for _, t := range def.Disabled {
 		c.disabled[t] = true
@@ -407,6 +411,11 @@ func (c *Client) classifier() transport.Classifier {
 // runs on until it returns by itself, and has what it returns discarded;
 // Close then returns a ClassTimeout *Error wrapping ErrHandlerStuck that
 // names it. The connection is closed either way.
+//
+// A tools/call whose caller gave up before the reply that creates its task
+// arrived (see "Long-running tools: tasks" in the package documentation)
+// is in flight until that reply comes and the task it names is cancelled,
+// TaskCancelWait at most for each.
 //
 // Close may be called more than once and concurrently; every call returns
 // when the client is closed, with the same result.

@@ -47,6 +47,9 @@ func (c *Client) divert(ctx context.Context, r *jsonrpc.Request) bool {
 	case "notifications/progress":
 		divertTo(ctx, c.notes, "progress", c.handlers.Progress, r.Params)
 		return true
+	case methodTasksNotification:
+		c.taskPushed(r.Params) // see taskpush.go; the go-sdk would drop it
+		return true
 	}
 	return false
 }

@@ -63,10 +63,31 @@
 // [Client.Task] takes up a known task again, on any connection to the same
 // server.
 //
-// Polling is a read, safe to repeat: a poll whose reply is lost is polled
-// again, and a lost connection leaves a [*TaskError] naming the task. A
-// tasks/update follows the rule of a tools/call: one whose reply is lost
-// fails with [ErrOutcomeUnknown] and is never sent again.
+// Polling is a read, safe to repeat: a poll whose reply is lost, or that
+// the transport turned down before the server answered it (over HTTP a 429
+// or 5xx status, a request that could not be sent), is polled again within
+// the same MaxTaskPolls and TaskTimeout, whose errors then wrap the last
+// poll's failure; a lost connection leaves a [*TaskError] naming the task.
+// A tasks/update follows the rule of a tools/call: one that fails is never
+// sent again, and one whose reply is lost fails with [ErrOutcomeUnknown].
+//
+// A caller may give up after the tools/call went out and before the reply
+// that creates the task arrives. When the server lists the extension, such
+// a call is sent on a context of its own that outlives the caller's by
+// [TaskCancelWait]: the caller returns at once with its context's error,
+// and the call, on a goroutine the Client owns and Close drains, waits for
+// its reply and cancels the task it names (tasks/cancel, within
+// TaskCancelWait); a reply that does not come in time is cancelled as any
+// request is (notifications/cancelled). The tools/call is never sent
+// again. (A synchronous tool on such a server hears of the cancellation
+// TaskCancelWait late.)
+//
+// A server may push a task's status changes (notifications/tasks, on the
+// subscriptions/listen stream or any stream the client reads). The client
+// takes them from the connection, as it takes log messages, and a wait on
+// the task named polls it at once, once Limits.TaskPollMin has passed
+// since its last poll, instead of at the end of the interval; the poll,
+// counted as any, reads the task's state.
 //
 // The go-sdk v1.8.0 has no tasks support. The client sends tasks/get,
 // tasks/update and tasks/cancel as the go-sdk's custom methods

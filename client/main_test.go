@@ -15,6 +15,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(taskPeerChildEnv); dir != "" {
+		runTaskPeerChild(dir) // this test binary is also the task peer's stdio child
+		os.Exit(0)
+	}
 	fakeserver.MainIfChild() // this test binary is also the fake server's stdio child
 	os.Exit(leakcheck.Main(m))
 }

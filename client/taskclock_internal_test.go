@@ -29,7 +29,7 @@ func (f *FakeTaskClock) Now() time.Time {
 	return f.now
 }
 
-func (f *FakeTaskClock) Sleep(ctx context.Context, d time.Duration) error {
+func (f *FakeTaskClock) Sleep(ctx context.Context, d, _ time.Duration, _ <-chan struct{}) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -46,3 +46,7 @@ func (f *FakeTaskClock) Sleeps() []time.Duration {
 	defer f.mu.Unlock()
 	return append([]time.Duration(nil), f.sleeps...)
 }
+
+// SetLateWait sets how long a given-up tools/call that may create a task
+// waits for its reply, TaskCancelWait otherwise (tests only).
+func SetLateWait(c *Client, d time.Duration) { c.lateWait = d }

@@ -25,7 +25,8 @@ import (
 //     answers it, then completes at the next poll;
 //   - forever: never completes;
 //   - fails: fails at its first poll, with a JSON-RPC error;
-//   - toolerr: completes at its first poll with an IsError result.
+//   - toolerr: completes at its first poll with an IsError result;
+//   - later: completes at the first poll after release.
 type taskPeer struct {
 	mu         sync.Mutex // guards the fields below
 	next       int
@@ -36,6 +37,14 @@ type taskPeer struct {
 	cancels    int
 	undeclared int           // tasks/* requests that did not declare the extension
 	polled     chan struct{} // receives (without blocking) at each poll
+	// arrived receives (without blocking) at each tools/call that declares
+	// the extension; hold, if set, holds its answer until it is closed or
+	// the request's context ends.
+	arrived chan struct{}
+	hold    chan struct{}
+	dropped chan struct{} // receives (without blocking) when a held call's context ends
+	// released, once set, lets the tool later complete at its next poll.
+	released bool
 }
 
 type peerTask struct {
@@ -78,7 +87,8 @@ type peerTaskParams struct {
 }
 
 func newTaskPeer() *taskPeer {
-	return &taskPeer{tasks: map[string]*peerTask{}, execs: map[string]int{}, polled: make(chan struct{}, 1)}
+	return &taskPeer{tasks: map[string]*peerTask{}, execs: map[string]int{}, polled: make(chan struct{}, 1),
+		arrived: make(chan struct{}, 1), dropped: make(chan struct{}, 1)}
 }
 
 // server returns a go-sdk server serving the peer's tools.
@@ -86,7 +96,7 @@ func (p *taskPeer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Extensions: map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
 	})
-	for _, name := range []string{"job", "ask", "forever", "fails", "toolerr"} {
+	for _, name := range []string{"job", "ask", "forever", "fails", "toolerr", "later"} {
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			p.count(func() { p.execs[name]++ })
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done " + name + " at once"}}}, nil
@@ -95,6 +105,21 @@ func (p *taskPeer) server() *mcp.Server {
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" && declared(req.GetParams()) {
+				select {
+				case p.arrived <- struct{}{}:
+				default:
+				}
+				if p.hold != nil {
+					select {
+					case <-p.hold:
+					case <-ctx.Done():
+						select {
+						case p.dropped <- struct{}{}:
+						default:
+						}
+						return nil, ctx.Err()
+					}
+				}
 				return p.create(req.GetParams().(*mcp.CallToolParamsRaw))
 			}
 			return next(ctx, method, req)
@@ -197,7 +222,7 @@ func (p *taskPeer) get(q *peerTaskParams) (*peerTaskResult, error) {
 		switch {
 		case t.tool == "fails":
 			t.status = "failed"
-		case t.tool == "forever":
+		case t.tool == "forever", t.tool == "later" && !p.released:
 		case t.tool == "ask" && t.answered, t.tool != "ask" && t.polls >= t.goal:
 			t.status = "completed"
 			p.execs[t.tool]++
@@ -255,6 +280,14 @@ func (p *taskPeer) counts() counts {
 	return counts{Execs: execs, Gets: p.gets, Updates: p.updates, Cancels: p.cancels, Undecl: p.undeclared}
 }
 
+// created returns how many tasks the peer created: tools/call requests
+// that declared the extension and were answered.
+func (p *taskPeer) created() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next
+}
+
 func (p *taskPeer) status(id string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -265,3 +298,10 @@ func (p *taskPeer) status(id string) string {
 }
 
 func inprocessFactory(p *taskPeer) transport.Factory { return inprocess.New(p.server()) }
+
+// release lets the tool later complete at its next poll.
+func (p *taskPeer) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.released = true
+}

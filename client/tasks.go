@@ -225,8 +225,12 @@ func (c *Client) start(ctx context.Context, name string, args any, tasks bool) (
 		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
 	}
 	var slot *answerSlot
-	send := func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-		if tasks {
+	send := func(ctx context.Context, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {
+		switch {
+		case tasks && c.mayCreateTask():
+			slot, res, err = c.callCreating(ctx, name, p)
+			return res, err
+		case tasks:
 			ctx, slot = withSlot(optIn(ctx))
 		}
 		return c.session.CallTool(ctx, p)

@@ -25,11 +25,17 @@ type taskServer struct {
 	runs      atomic.Int64  // handler entries
 	polled    chan struct{} // receives (without blocking) at each tasks/get
 	cancelled chan struct{} // closed when "hold" sees its context end
+	// calls receives (without blocking) at each tools/call; once
+	// holdReplies is set, each tools/call's reply is held until release
+	// is closed.
+	calls       chan struct{}
+	holdReplies atomic.Bool
+	release     chan struct{}
 }
 
 func newTaskServer(t *testing.T) *taskServer {
 	t.Helper()
-	ts := &taskServer{polled: make(chan struct{}, 1), cancelled: make(chan struct{})}
+	ts := &taskServer{polled: make(chan struct{}, 1), cancelled: make(chan struct{}), calls: make(chan struct{}, 1), release: make(chan struct{})}
 	s, err := server.New("tasks", "v0", &server.Options{Tasks: &server.TaskOptions{PollInterval: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -65,10 +71,20 @@ func newTaskServer(t *testing.T) *taskServer {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && bytes.Contains(readBody(r), []byte(`"method":"tasks/get"`)) {
+		body := readBody(r)
+		if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"method":"tasks/get"`)) {
 			select {
 			case ts.polled <- struct{}{}:
 			default:
+			}
+		}
+		if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+			select {
+			case ts.calls <- struct{}{}:
+			default:
+			}
+			if ts.holdReplies.Load() {
+				w = &heldWriter{ResponseWriter: w, release: ts.release}
 			}
 		}
 		h.ServeHTTP(w, r)
@@ -144,5 +160,71 @@ func TestTaskCancelWithServer(t *testing.T) {
 	case <-ts.cancelled:
 	case <-testkit.Context(t).Done():
 		t.Fatal("the task's handler was not cancelled")
+	}
+}
+
+// heldWriter holds what the handler writes until release is closed.
+type heldWriter struct {
+	http.ResponseWriter
+	release chan struct{}
+}
+
+func (w *heldWriter) WriteHeader(status int) {
+	<-w.release
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *heldWriter) Flush() {
+	<-w.release
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Against this module's server: a caller that gives up before the reply
+// that creates the task arrives has the task cancelled once the reply
+// comes (the handler, run once, sees its context end), and the tools/call
+// is not sent again.
+func TestTaskGivenUpBeforeHandleWithServer(t *testing.T) {
+	ts := newTaskServer(t)
+	ts.holdReplies.Store(true)
+	c := ts.connect(t, true, nil)
+	client.SetLateWait(c, time.Minute) // past the test's deadline: the reply comes when the test releases it
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "hold", nil)
+		errc <- err
+	}()
+	deadline := testkit.Context(t)
+	select {
+	case <-ts.calls:
+	case <-deadline.Done():
+		t.Fatal("the tools/call never reached the server")
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("CallTool: %v, want context.Canceled", err)
+	}
+	close(ts.release)
+	select {
+	case <-ts.cancelled:
+	case <-deadline.Done():
+		t.Fatal("the task's handler was not cancelled")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if got := ts.runs.Load(); got != 1 {
+		t.Errorf("the handler ran %d times, want 1", got)
+	}
+	select {
+	case <-ts.calls:
+		t.Error("the tools/call was sent again")
+	default:
 	}
 }

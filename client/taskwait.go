@@ -8,11 +8,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TaskCancelWait bounds how long CallTool waits for the server to
-// acknowledge the tasks/cancel it sends when it gives up on a task.
+// acknowledge the tasks/cancel it sends when it gives up on a task, and
+// how long a tools/call given up before its task handle arrived waits for
+// that handle, to cancel the task it names.
 const TaskCancelWait = 2 * time.Second
 
 // TaskError is the error of a tool call the server ran as a task, when the
@@ -39,23 +42,17 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // clock is time as a task's wait sees it; tests replace it.
 type clock interface {
 	Now() time.Time
-	// Sleep waits d, or until ctx ends (returning its error).
-	Sleep(ctx context.Context, d time.Duration) error
+	// Sleep waits d, or until wake receives once floor has passed (a
+	// pushed status), or until ctx ends (returning its error).
+	Sleep(ctx context.Context, d, floor time.Duration, wake <-chan struct{}) error
 }
 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (realClock) Sleep(ctx context.Context, d, floor time.Duration, wake <-chan struct{}) error {
+	return sleepOrWake(ctx, d, floor, wake)
 }
 
 // Wait waits for the task's outcome and returns its result, polling
@@ -65,8 +62,10 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 // (input_required) is answered through the Handlers, as an input-required
 // result is, with one tasks/update per round, at most
 // Limits.MaxInputRounds; a tasks/update whose reply is lost is never sent
-// again (ErrOutcomeUnknown). A poll whose reply is lost is sent again at
-// the next interval, within the same bounds: it is a read. Wait does not
+// again (ErrOutcomeUnknown). A poll whose reply is lost, or that the
+// transport turned down before the server answered it (an HTTP 429 or
+// 5xx), is sent again at the next interval, within the same bounds: it is
+// a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
 // cancel the task when it gives up; Cancel does. A tool that ran and
 // reported failure returns its result and a ClassTool *Error, as CallTool
 // does. Waits of one Task must not overlap.
@@ -117,8 +116,11 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 	c := t.c
 	ctx, cancel := c.waitCtx(ctx, base)
 	defer cancel()
+	wake := c.watchTask(t.id)
+	defer c.unwatchTask(t.id, wake)
 	start := c.clock.Now()
 	st, polled := t.last, false
+	var failed error // the last poll's failure, if the last poll failed
 	for polls := 0; ; {
 		switch {
 		case st.Status == TaskCompleted && st.Result != nil:
@@ -139,27 +141,82 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 			wait = c.limits.taskInterval(st.PollInterval)
 		}
 		if polls == c.limits.MaxTaskPolls {
-			return nil, fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls)
+			return nil, lastPoll(fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls), failed)
 		}
 		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
-			return nil, fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim)
+			return nil, lastPoll(fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim), failed)
 		}
-		if err := c.clock.Sleep(ctx, wait); err != nil {
+		if err := c.clock.Sleep(ctx, wait, c.limits.TaskPollMin, wake); err != nil {
 			return nil, err
 		}
 		polls++
 		next, err := t.poll(ctx)
 		switch {
 		case err == nil:
-			st, polled = next, true
+			st, polled, failed = next, true, nil
 			t.last = st
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case !errors.Is(c.fail(OpCallTool, t.tool, err), ErrOutcomeUnknown):
+		case !c.pollAgain(err):
 			return nil, err
+		default:
+			failed = err // polled again, within the bounds
 		}
-		// A poll whose reply was lost is polled again, within the bounds.
 	}
+}
+
+// pollAgain reports whether a poll that failed with err may be sent again:
+// its reply was lost, or the transport turned it down before the server
+// answered it (over HTTP a 429 or 5xx status, a request that could not be
+// sent). A poll is a read; a poll the server answered with an error (an
+// unknown task, say) is not sent again.
+func (c *Client) pollAgain(err error) bool {
+	return errors.Is(c.fail(OpCallTool, "", err), ErrOutcomeUnknown) || rejectedByTransport(err)
+}
+
+// codeRejected is the code of the go-sdk's "rejected by transport" error:
+// a request its transport turned down, which the server did not answer.
+const codeRejected = -32005
+
+// rejectedByTransport reports whether err is the go-sdk's rejection of a
+// request by its transport, holding no error of the server's.
+func rejectedByTransport(err error) bool {
+	rejected, answered := false, false
+	walkErrors(err, func(e error) {
+		if r, ok := e.(*jsonrpc.Error); ok {
+			if r.Code == codeRejected {
+				rejected = true
+			} else {
+				answered = true
+			}
+		}
+	})
+	return rejected && !answered
+}
+
+// walkErrors calls f with err and every error it wraps.
+func walkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(u.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walkErrors(e, f)
+		}
+	}
+}
+
+// lastPoll adds to err, a bound's, the failure of the last poll, if the
+// last poll failed.
+func lastPoll(err, failed error) error {
+	if failed == nil {
+		return err
+	}
+	return fmt.Errorf("%w; the last poll failed: %w", err, failed)
 }
 
 // poll sends one tasks/get bounded by Limits.CallTimeout.

@@ -1,0 +1,87 @@
+package client
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/looprig/mcp/internal/wire"
+)
+
+// A server may push a task's status changes (notifications/tasks, on the
+// subscriptions/listen stream or any stream the client reads), which the
+// go-sdk v1.8.0, not knowing the method, drops. The client takes them from
+// the connection before the go-sdk reads them (divert): a wait on the task
+// named polls it at once, once Limits.TaskPollMin has passed since its last
+// poll, instead of at the end of the interval. The notification itself is
+// not taken for the task's state: the poll it causes reads that, and
+// counts against Limits.MaxTaskPolls as any poll, so a server that pushes
+// faster than TaskPollMin gains nothing.
+
+const methodTasksNotification = "notifications/tasks"
+
+// watchTask returns a channel that receives when the server pushes a
+// status of task id, until unwatchTask.
+func (c *Client) watchTask(id string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.taskWakes == nil {
+		c.taskWakes = map[string][]chan struct{}{}
+	}
+	c.taskWakes[id] = append(c.taskWakes[id], ch)
+	return ch
+}
+
+func (c *Client) unwatchTask(id string, ch chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.taskWakes[id] = slices.DeleteFunc(c.taskWakes[id], func(x chan struct{}) bool { return x == ch })
+	if len(c.taskWakes[id]) == 0 {
+		delete(c.taskWakes, id)
+	}
+}
+
+// taskPushed wakes the waits of the task a notifications/tasks names.
+func (c *Client) taskPushed(raw []byte) {
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	if len(raw) == 0 || wire.Unmarshal(raw, &p) != nil || p.TaskID == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range c.taskWakes[p.TaskID] {
+		select {
+		case ch <- struct{}{}:
+		default: // woken already
+		}
+	}
+}
+
+// sleepOrWake waits d, or until wake receives once floor has passed, or
+// until ctx ends (returning its error).
+func sleepOrWake(ctx context.Context, d, floor time.Duration, wake <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	if floor < d {
+		f := time.NewTimer(floor)
+		defer f.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-f.C:
+		}
+	} else {
+		wake = nil // the interval is the floor: nothing to wake early from
+	}
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wake:
+		return nil
+	}
+}
