@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/transport"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -381,7 +382,7 @@ func (h *decideHarness) awaiting(r *reader) int {
 // TestPollFaultsRefused: a drop of a JSON answer that is not a poll's, a
 // fail of an answer that is not a poll's, and either on a poll the plan
 // collapsed into the one before it (whose answer is never served) are
-// refused at once with ErrBadFault.
+// refused at once with transport.ErrBadFault.
 func TestPollFaultsRefused(t *testing.T) {
 	c, err := shorthand(`
 request 1 POST call 1 build
@@ -401,8 +402,8 @@ response 4 json state 4 completed
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); !errors.Is(err, ErrBadFault) {
-			t.Errorf("%s: %v, want ErrBadFault", s, err)
+		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); !errors.Is(err, transport.ErrBadFault) {
+			t.Errorf("%s: %v, want transport.ErrBadFault", s, err)
 		}
 	}
 	for _, s := range []string{"fail@tasks/get#1", "fail@tasks/get#3", "drop@tasks/get#3"} {

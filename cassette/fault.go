@@ -2,7 +2,6 @@ package cassette
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -109,20 +108,13 @@ type Fault struct {
 	Status  int           // FaultStatus: 401, 403 or 500 to 599
 }
 
-// ErrBadFault is returned (inside an *OptionsError) for a fault that
-// cannot be injected: an unknown kind, a message the cassette does not
-// have or that is not of the kind the fault acts on, a request it does not
-// hold, a transport the fault does not apply to. ParseFault returns it
-// wrapped too.
-var ErrBadFault = errors.New("invalid fault")
-
 // faultSyntax is ParseFault's grammar, for its errors.
 const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE, fail@N"
 
 // ParseFault reads a fault's text form (see Fault).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (%s)", s, ErrBadFault, why, faultSyntax)
+		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (%s)", s, transport.ErrBadFault, why, faultSyntax)
 	}
 	kind, rest, ok := strings.Cut(s, "@")
 	if !ok {
@@ -265,7 +257,7 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 	}
 	for k, f := range o.Faults {
 		bad := func(format string, args ...any) error {
-			return &OptionsError{Option: "Faults[" + strconv.Itoa(k) + "]", Value: f.String(), Err: fmt.Errorf("%w: "+format, append([]any{ErrBadFault}, args...)...)}
+			return &OptionsError{Option: "Faults[" + strconv.Itoa(k) + "]", Value: f.String(), Err: fmt.Errorf("%w: "+format, append([]any{transport.ErrBadFault}, args...)...)}
 		}
 		if f.Method != "" {
 			line, err := requestLine(c, infos, f)
@@ -319,7 +311,7 @@ func (fs *faults) checkPolls(c *Cassette, pl *plan) error {
 	for _, runs := range pl.polls {
 		for _, j := range runs {
 			if a := int(pl.steps[j].answerAt); a >= 0 && (fs.fail[a] || fs.drop[a]) {
-				return &OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf("%w: the answer at line %d is to a poll of the same state as the poll before it, which is answered in its place: name the first poll of a state", ErrBadFault, c.Line(a))}
+				return &OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf("%w: the answer at line %d is to a poll of the same state as the poll before it, which is answered in its place: name the first poll of a state", transport.ErrBadFault, c.Line(a))}
 			}
 		}
 	}

@@ -386,7 +386,7 @@ func TestFaultDelay(t *testing.T) {
 }
 
 // TestFaultsRefused: a fault the cassette cannot take is an *OptionsError
-// wrapping ErrBadFault, at once.
+// wrapping transport.ErrBadFault, at once.
 func TestFaultsRefused(t *testing.T) {
 	path := tempPath(t, "refused.jsonl")
 	recordCounter(t, path, script[0])
@@ -400,13 +400,13 @@ func TestFaultsRefused(t *testing.T) {
 	} {
 		_, err := cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{f}})
 		var oerr *cassette.OptionsError
-		if !errors.As(err, &oerr) || !errors.Is(err, cassette.ErrBadFault) || oerr.Option != "Faults[0]" {
-			t.Errorf("fault %v: Open = %v, want an *OptionsError wrapping ErrBadFault", f, err)
+		if !errors.As(err, &oerr) || !errors.Is(err, transport.ErrBadFault) || oerr.Option != "Faults[0]" {
+			t.Errorf("fault %v: Open = %v, want an *OptionsError wrapping transport.ErrBadFault", f, err)
 		}
 	}
 	_, err := cassette.Open(tempPath(t, "rec.jsonl"), inprocess.New(newCounter().srv), &cassette.Options{Mode: cassette.ModeRecord, Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: 1}}})
-	if !errors.Is(err, cassette.ErrBadFault) {
-		t.Errorf("faults when recording: %v, want ErrBadFault", err)
+	if !errors.Is(err, transport.ErrBadFault) {
+		t.Errorf("faults when recording: %v, want transport.ErrBadFault", err)
 	}
 }
 
@@ -436,8 +436,8 @@ func TestParseFault(t *testing.T) {
 	}
 	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1",
 		"end@", "end@=lookup", "end@tools/call#0", "end@tools call", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call", "fail@1:2"} {
-		if _, err := cassette.ParseFault(s); !errors.Is(err, cassette.ErrBadFault) {
-			t.Errorf("ParseFault(%q) = %v, want ErrBadFault", s, err)
+		if _, err := cassette.ParseFault(s); !errors.Is(err, transport.ErrBadFault) {
+			t.Errorf("ParseFault(%q) = %v, want transport.ErrBadFault", s, err)
 		}
 	}
 }

@@ -131,7 +131,7 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			return nil, err
 		}
 		if len(o.Faults) > 0 {
-			return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", ErrBadFault)}
+			return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
 		}
 		if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
 			hf, ok := transport.As[HTTPFactory](live)

@@ -81,7 +81,7 @@ type Options struct {
 	// request answered with an HTTP status (see FaultKind). They act in
 	// replay only; a fault the cassette cannot take (a message it lacks, a
 	// kind its transport has not) is an *OptionsError wrapping
-	// ErrBadFault.
+	// transport.ErrBadFault.
 	Faults []Fault
 
 	// RedactHeaders names HTTP headers whose values are replaced by

@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	govcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -91,7 +92,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"Verify with faults", func() error {
 			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: 1}}})
 		},
-			&cassette.OptionsError{Func: "Verify", Option: "Faults"}, cassette.ErrBadFault},
+			&cassette.OptionsError{Func: "Verify", Option: "Faults"}, transport.ErrBadFault},
 		{"Verify with hooks in-process", func() error {
 			return cassette.Verify(context.Background(), load(msgPath), live, vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook}))
 		},

@@ -76,7 +76,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return err
 	}
 	if opts != nil && len(opts.Faults) > 0 {
-		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", ErrBadFault)}
+		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
 	}
 	o := opts.withLive(live)
 	infos, err := analyse(c)

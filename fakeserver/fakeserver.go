@@ -121,7 +121,7 @@ func (s *Server) endSession(id string) {
 // come from scripts and flags: an unknown catalog, an invalid definition
 // (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
 // catalog does not have, or a fault that works only in a stdio child
-// (wrapping [ErrBadFault]).
+// (wrapping [transport.ErrBadFault]).
 func New(opts *Options) (*Server, error) { return newServer(opts, nil) }
 
 // newServer builds the server; proc is set for a stdio child.
@@ -205,17 +205,17 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 			return 0, fmt.Errorf("fakeserver: fault %q: %w", f, err)
 		}
 		if f.StdioOnly() && !child {
-			return 0, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, ErrBadFault)
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, transport.ErrBadFault)
 		}
 		if f.Tool != "" && !has(f.Tool) {
 			what := "catalog"
 			if s.wrapped {
 				what = "server"
 			}
-			return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no tool %q", f, ErrBadFault, what, s.name, f.Tool)
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no tool %q", f, transport.ErrBadFault, what, s.name, f.Tool)
 		}
 		if s.wrapped && isTaskKind(f.Kind) {
-			return 0, fmt.Errorf("fakeserver: fault %q: %w: a wrapped server's tools are its own; register them with server.RegisterTaskTool", f, ErrBadFault)
+			return 0, fmt.Errorf("fakeserver: fault %q: %w: a wrapped server's tools are its own; register them with server.RegisterTaskTool", f, transport.ErrBadFault)
 		}
 		if f.Kind == FaultOversize {
 			maxResult = max(maxResult, f.Bytes+64<<10)

@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/transport"
 	"runtime"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ const (
 	// FaultIgnoreSIGTERM (stdio) records SIGTERM (see --stop-file) and
 	// otherwise ignores it. It needs a POSIX system: on Windows, where a
 	// child is ended by its job object and gets no SIGTERM, it is refused
-	// (see [ErrBadFault]).
+	// (see [transport.ErrBadFault]).
 	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
 	// FaultGrandchild (stdio) starts a grandchild process at start that
 	// sleeps until killed, in the same process group, or with Setsid in a
@@ -178,12 +179,6 @@ type Fault struct {
 	Status int
 }
 
-// ErrBadFault is returned when a fault's text or value is invalid. A fault
-// that cannot act on the system this program runs on (one that needs POSIX
-// process groups, sessions or signals, on Windows) is refused with an error
-// that wraps both ErrBadFault and errors.ErrUnsupported.
-var ErrBadFault = errors.New("invalid fault")
-
 // arity says whether a kind takes a tool and what argument it takes.
 type arity struct {
 	tool  int    // 0: none, 1: optional, 2: required
@@ -223,7 +218,7 @@ var kinds = map[FaultKind]arity{
 // ParseFault parses the text form of a fault (see [Fault]).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w: %s", s, ErrBadFault, why)
+		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w: %s", s, transport.ErrBadFault, why)
 	}
 	var f Fault
 	head, arg, hasArg := s, "", false
@@ -304,27 +299,27 @@ func ParseFault(s string) (Fault, error) {
 func (f Fault) check() error {
 	a, ok := kinds[f.Kind]
 	if !ok {
-		return fmt.Errorf("%w: unknown kind %q", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: unknown kind %q", transport.ErrBadFault, f.Kind)
 	}
 	switch {
 	case a.tool == 0 && f.Tool != "":
-		return fmt.Errorf("%w: %s applies to no tool", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s applies to no tool", transport.ErrBadFault, f.Kind)
 	case a.tool == 2 && f.Tool == "":
-		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", ErrBadFault, f.Kind, f.Kind)
+		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", transport.ErrBadFault, f.Kind, f.Kind)
 	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0 || f.Count < 0:
-		return fmt.Errorf("%w: negative or out-of-range parameter", ErrBadFault)
+		return fmt.Errorf("%w: negative or out-of-range parameter", transport.ErrBadFault)
 	case (f.Kind == FaultDelay || f.Kind == FaultDelayHeaders) && f.Delay == 0:
-		return fmt.Errorf("%w: %s needs a positive duration", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s needs a positive duration", transport.ErrBadFault, f.Kind)
 	case f.Status != 0 && f.Kind == FaultServerError && (f.Status < 500 || f.Status > 599):
-		return fmt.Errorf("%w: status %d: want 500 to 599 for server-error", ErrBadFault, f.Status)
+		return fmt.Errorf("%w: status %d: want 500 to 599 for server-error", transport.ErrBadFault, f.Status)
 	case f.Status != 0 && f.Kind != FaultServerError && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
-		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", ErrBadFault, f.Status)
+		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", transport.ErrBadFault, f.Status)
 	case f.Setsid && f.Kind != FaultGrandchild:
-		return fmt.Errorf("%w: setsid is for grandchild only", ErrBadFault)
+		return fmt.Errorf("%w: setsid is for grandchild only", transport.ErrBadFault)
 	case f.Kind == FaultFloodNotifications && f.Count == 0:
-		return fmt.Errorf("%w: %s needs a positive count", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s needs a positive count", transport.ErrBadFault, f.Kind)
 	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
-		return fmt.Errorf("%w: %s needs a positive size", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s needs a positive size", transport.ErrBadFault, f.Kind)
 	}
 	if err := f.checkTask(); err != nil {
 		return err
@@ -348,7 +343,7 @@ func (f Fault) checkSystem(goos string) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("%w: %s needs a POSIX system (%s): %w", ErrBadFault, f, why, errors.ErrUnsupported)
+	return fmt.Errorf("%w: %s needs a POSIX system (%s): %w", transport.ErrBadFault, f, why, errors.ErrUnsupported)
 }
 
 // String returns the fault's text form; ParseFault(f.String()) == f.

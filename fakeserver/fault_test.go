@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"errors"
+	"github.com/looprig/mcp/transport"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +57,8 @@ func TestParseFaultErrors(t *testing.T) {
 		"grandchild=lookup", "grandchild:daemon",
 		"flood-notifications=lookup", "flood-notifications=lookup:0", "flood-notifications=lookup:-1", "flood-notifications:5", "flood-stderr", "malformed=",
 	} {
-		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
-			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)
+		if f, err := ParseFault(in); !errors.Is(err, transport.ErrBadFault) {
+			t.Errorf("ParseFault(%q) = %v, %v; want transport.ErrBadFault", in, f, err)
 		}
 	}
 }
@@ -117,8 +118,8 @@ func TestFaultsNeedingPOSIXRefusedOnWindows(t *testing.T) {
 				}
 				continue
 			}
-			if !errors.Is(err, ErrBadFault) || !errors.Is(err, errors.ErrUnsupported) {
-				t.Errorf("checkSystem(%q) of %q = %v, want an error wrapping ErrBadFault and errors.ErrUnsupported", goos, text, err)
+			if !errors.Is(err, transport.ErrBadFault) || !errors.Is(err, errors.ErrUnsupported) {
+				t.Errorf("checkSystem(%q) of %q = %v, want an error wrapping transport.ErrBadFault and errors.ErrUnsupported", goos, text, err)
 			}
 		}
 	}

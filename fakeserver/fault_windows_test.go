@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"errors"
+	"github.com/looprig/mcp/transport"
 	"testing"
 )
 
@@ -9,8 +10,8 @@ import (
 // faults that need POSIX sessions or signals, and New refuses them too.
 func TestPOSIXFaultsRefusedHere(t *testing.T) {
 	for _, text := range []string{"ignore-sigterm", "grandchild:setsid"} {
-		if _, err := ParseFault(text); !errors.Is(err, ErrBadFault) || !errors.Is(err, errors.ErrUnsupported) {
-			t.Errorf("ParseFault(%q) error = %v, want ErrBadFault and errors.ErrUnsupported", text, err)
+		if _, err := ParseFault(text); !errors.Is(err, transport.ErrBadFault) || !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("ParseFault(%q) error = %v, want transport.ErrBadFault and errors.ErrUnsupported", text, err)
 		}
 	}
 	if _, err := ParseFault("grandchild"); err != nil {

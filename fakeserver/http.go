@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -125,7 +126,7 @@ func (r Request) String() string {
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
 // on, with s's scripted HTTP faults. It returns an error wrapping
-// [ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
+// [transport.ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
 // opts.OtherOrigin is empty, an error if opts sets both SSE and Stateless,
 // and the server package's *server.OptionsError for an invalid
 // opts.Serving.
@@ -142,7 +143,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	h := &HTTPHandler{s: s, sse: o.SSE, other: strings.TrimSuffix(o.OtherOrigin, "/"), fired: map[int]bool{}}
 	for _, f := range s.faults {
 		if (f.Kind == FaultRedirect || f.Kind == FaultForeignEndpoint) && h.other == "" {
-			return nil, fmt.Errorf("fakeserver: fault %q: %w: it needs HTTPOptions.OtherOrigin", f, ErrBadFault)
+			return nil, fmt.Errorf("fakeserver: fault %q: %w: it needs HTTPOptions.OtherOrigin", f, transport.ErrBadFault)
 		}
 	}
 	if o.SSE && o.Stateless {

@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"errors"
+	"github.com/looprig/mcp/transport"
 	"testing"
 	"time"
 
@@ -51,8 +52,8 @@ func TestParseHTTPFaultErrors(t *testing.T) {
 		"redirect:200", "redirect:503", "redirect:x", "foreign-endpoint=lookup",
 		"server-error:499", "server-error:600", "server-error:307", "server-error=lookup:x",
 	} {
-		if f, err := ParseFault(in); !errors.Is(err, ErrBadFault) {
-			t.Errorf("ParseFault(%q) = %v, %v; want ErrBadFault", in, f, err)
+		if f, err := ParseFault(in); !errors.Is(err, transport.ErrBadFault) {
+			t.Errorf("ParseFault(%q) = %v, %v; want transport.ErrBadFault", in, f, err)
 		}
 	}
 }

@@ -354,8 +354,8 @@ func TestHTTPHandlerOptionErrors(t *testing.T) {
 		{"redirect with OtherOrigin", redirect, &HTTPOptions{OtherOrigin: "http://127.0.0.1:1"}, nil},
 		{"SSE alone", nil, &HTTPOptions{SSE: true}, nil},
 		{"Stateless alone", nil, &HTTPOptions{Stateless: true}, nil},
-		{"redirect without OtherOrigin", redirect, nil, ErrBadFault},
-		{"foreign endpoint without OtherOrigin", []Fault{{Kind: FaultForeignEndpoint}}, &HTTPOptions{SSE: true}, ErrBadFault},
+		{"redirect without OtherOrigin", redirect, nil, transport.ErrBadFault},
+		{"foreign endpoint without OtherOrigin", []Fault{{Kind: FaultForeignEndpoint}}, &HTTPOptions{SSE: true}, transport.ErrBadFault},
 		{"SSE and Stateless", nil, &HTTPOptions{SSE: true, Stateless: true}, errAny},
 		{"bad Serving origin", nil, &HTTPOptions{Serving: &server.HTTPOptions{AllowedOrigins: []string{"ftp://x"}}}, server.ErrInvalidOptions},
 	} {

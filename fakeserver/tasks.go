@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -58,9 +59,9 @@ func init() {
 func (f Fault) checkTask() error {
 	switch {
 	case f.Kind == FaultTaskExpire && f.Delay == 0:
-		return fmt.Errorf("%w: %s needs a positive duration", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s needs a positive duration", transport.ErrBadFault, f.Kind)
 	case f.Kind == FaultTaskPollError && f.Count == 0:
-		return fmt.Errorf("%w: %s needs a positive count", ErrBadFault, f.Kind)
+		return fmt.Errorf("%w: %s needs a positive count", transport.ErrBadFault, f.Kind)
 	}
 	return nil
 }

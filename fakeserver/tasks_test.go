@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/testkit"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -227,8 +228,8 @@ func TestParseTaskFaults(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"task", "task-expire", "task-expire=lookup:1s", "task-poll-error=lookup", "task-poll-error=lookup:0", "task-expire:0s"} {
-		if _, err := ParseFault(s); !errors.Is(err, ErrBadFault) {
-			t.Errorf("ParseFault(%q): %v, want ErrBadFault", s, err)
+		if _, err := ParseFault(s); !errors.Is(err, transport.ErrBadFault) {
+			t.Errorf("ParseFault(%q): %v, want transport.ErrBadFault", s, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,7 +55,7 @@ type WrapOptions struct {
 // result. Faults that act on a process (crash, malformed, …) need a stdio
 // child and are refused.
 //
-// Wrap returns an error wrapping [ErrBadFault] for an invalid fault, a
+// Wrap returns an error wrapping [transport.ErrBadFault] for an invalid fault, a
 // stdio-only one, or one naming a tool srv does not publish.
 func Wrap[S Servable](srv S, opts *WrapOptions) (*Server, error) {
 	var o WrapOptions
@@ -84,7 +85,7 @@ func Wrap[S Servable](srv S, opts *WrapOptions) (*Server, error) {
 	}
 	for _, f := range s.faults {
 		if f.Kind == FaultEnv {
-			return nil, fmt.Errorf("fakeserver: fault %q: %w: it adds a tool to a fake's own catalog, not to a wrapped server", f, ErrBadFault)
+			return nil, fmt.Errorf("fakeserver: fault %q: %w: it adds a tool to a fake's own catalog, not to a wrapped server", f, transport.ErrBadFault)
 		}
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)

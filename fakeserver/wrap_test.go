@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/server"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,8 +121,8 @@ func TestWrapRejects(t *testing.T) {
 			{Fault{Kind: FaultDelay, Tool: "search"}, "positive duration"},
 		} {
 			fs, err := wrap(&WrapOptions{Faults: []Fault{tt.fault}})
-			if fs != nil || !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%s: Wrap(%v) = %v, %v; want an ErrBadFault containing %q", name, tt.fault, fs, err, tt.want)
+			if fs != nil || !errors.Is(err, transport.ErrBadFault) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: Wrap(%v) = %v, %v; want an transport.ErrBadFault containing %q", name, tt.fault, fs, err, tt.want)
 			}
 		}
 	}

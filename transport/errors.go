@@ -9,6 +9,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ErrBadFault is returned for a fault that cannot be injected, as a
+// fake server (package fakeserver: an unknown kind, a tool its catalog
+// does not have, a fault its transport or platform cannot act on) or a
+// replay (package cassette: a message the cassette does not hold, or not
+// of the kind the fault acts on, a request it does not have) is told to
+// inject it. It is a mistake in the test's script, of no failure class.
+var ErrBadFault = errors.New("invalid fault")
+
 // ErrClosed is returned by a connection's Write (and Read) once the
 // connection is closed. It wraps mcp.ErrConnectionClosed, so the go-sdk and
 // errors.Is(err, mcp.ErrConnectionClosed) see the end of a connection.
