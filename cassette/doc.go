@@ -235,8 +235,9 @@
 // body; a response the status, the headers and, unless it is an event
 // stream, the body (a request refused outside JSON-RPC, such as a 401 that
 // asks for credentials or a DPoP nonce, leaves its calls unanswered, and
-// the client's second send of them with the same ids is recorded and
-// replayed in turn); an event one server-sent event, read as the HTML
+// the client's second send of them with the same ids is recorded; replay,
+// which needs no credentials, passes such a 401 or 403 over and serves
+// the live request the answer to the second send); an event one server-sent event, read as the HTML
 // standard defines them (internal/sse). A body or data that is a JSON-RPC
 // message is in "message", anything else in "text". Headers that describe
 // the connection (Date, Content-Length, …) are left out. Lines are written

@@ -31,6 +31,12 @@ type HTTPFactory interface {
 	WithBase(wrap func(base http.RoundTripper) http.RoundTripper) transport.Factory
 }
 
+// credentialed is an HTTPFactory that can leave its credentials out
+// (streamablehttp.Factory.WithoutCredentials).
+type credentialed interface {
+	WithoutCredentials() transport.Factory
+}
+
 // A Factory is what Open returns: a transport.Factory that records, replays
 // or passes through one session, and whose Close ends it the same way for
 // every transport: it writes the recording, reports what replay did not
@@ -68,7 +74,10 @@ var _ transport.Classifier = (*Factory)(nil)
 //
 //   - ModeReplay: a replay of the cassette; no server is started. live may
 //     be nil; if it is an HTTPFactory, the replay goes through it (its
-//     limits, headers and endpoint path; nothing leaves the process).
+//     limits, headers and endpoint path; nothing leaves the process) but
+//     for its credentials, which replay does without: no token is asked
+//     of an authorization server, and a recorded 401 or 403 the client
+//     recovered from by sending its request again is passed over.
 //   - ModeRecord: live, recorded to path when the factory is closed.
 //   - ModeRecordOnce: replay if the cassette exists, record if not.
 //   - ModePassthrough: live, neither read nor written.
@@ -183,7 +192,11 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 		return nil
 	}
 	f.rt = newPlayHTTP(p, &f.rep)
-	if hf, ok := transport.As[HTTPFactory](f.live); ok {
+	live := f.live
+	if cf, ok := transport.As[credentialed](live); ok {
+		live = cf.WithoutCredentials() // replay needs none (refusals.go)
+	}
+	if hf, ok := transport.As[HTTPFactory](live); ok {
 		f.inner = hf.WithBase(func(http.RoundTripper) http.RoundTripper { return f.rt })
 		return nil
 	}

@@ -40,6 +40,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		return nil, err
 	}
 	pl, streams := buildPlan(c, infos)
+	pl.refused = recoveredRefusals(c, infos)
 	fs, err := planFaults(c, infos, o)
 	if err != nil {
 		return nil, err

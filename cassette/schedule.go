@@ -36,6 +36,7 @@ type plan struct {
 	answers []int32            // the answer lines, in order
 	cancels map[string][]int32 // a recorded call's id key → the client lines cancelling it, in order; nil for none
 	polls   map[int32][]int32  // a task's poll → the later polls of the same state, collapsed into it (polls.go); nil for none
+	refused []int32            // requests refused 401 or 403 and sent again, passed over (refusals.go)
 }
 
 // A scheduler is one session's state over a plan.
@@ -61,6 +62,7 @@ func newScheduler(pl *plan) *scheduler {
 	n := len(pl.steps)
 	s := &scheduler{pl: pl, served: make([]bool, n), passed: make([]bool, n), failed: make([]bool, n),
 		voided: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
+	s.passOver()
 	s.advance()
 	return s
 }

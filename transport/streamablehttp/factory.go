@@ -70,6 +70,16 @@ func (f *Factory) WithBase(wrap func(base http.RoundTripper) http.RoundTripper) 
 	return &g
 }
 
+// WithoutCredentials returns a copy of f that sends no credentials
+// (Options.Credentials is left out, DPoP proofs with it); everything else
+// is f's. A cassette replays through it: a replayed session asks no
+// authorization server for anything.
+func (f *Factory) WithoutCredentials() transport.Factory {
+	g := *f
+	g.opts.Credentials = nil
+	return &g
+}
+
 // Transport returns a new transport for one connection.
 func (f *Factory) Transport() (mcp.Transport, error) { return &Transport{f: f}, nil }
 
