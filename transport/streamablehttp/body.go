@@ -217,15 +217,40 @@ type sseBody struct {
 	maxTotal  int64
 	total     int64
 
-	parser  sse.Parser // bounded by maxEvent
-	scratch []byte     // what one read from the network fills
-	full    bool       // the last read filled scratch
-	out     []byte     // out[off:] is handed out but not yet read
+	parser  sse.Parser  // bounded by maxEvent
+	scratch []byte      // what one read from the network fills
+	bufs    *sseBuffers // the pooled buffers scratch and out started with, or nil
+	full    bool        // the last read filled scratch
+	out     []byte      // out[off:] is handed out but not yet read
 	off     int
+	kept    int   // out[:kept] ends with an event that carries a message: what follows is bare events
 	end     error // returned once out is read, if set
 }
 
 const readChunk = 32 << 10
+
+// sseStart is the size an sseBody's buffers start at.
+const sseStart = 2 << 10
+
+// sseBuffers are the buffers an sseBody starts with, from sseBufferPool:
+// what one read from the network fills, and what goes out. A stream that
+// outgrows them uses larger ones of its own; they go back to the pool when
+// it is closed.
+type sseBuffers struct{ scratch, out []byte }
+
+var sseBufferPool = sync.Pool{New: func() any {
+	return &sseBuffers{scratch: make([]byte, sseStart), out: make([]byte, 0, sseStart)}
+}}
+
+// Close closes the stream and gives its buffers back to the pool.
+func (s *sseBody) Close() error {
+	err := s.bodyBase.Close()
+	if s.bufs != nil {
+		sseBufferPool.Put(s.bufs)
+		s.bufs, s.scratch, s.out, s.off = nil, nil, nil, 0
+	}
+	return err
+}
 
 func (s *sseBody) Read(p []byte) (int, error) {
 	for {
@@ -247,7 +272,7 @@ func (s *sseBody) Read(p []byte) (int, error) {
 
 // fill reads once from the network and hands out the events it completes.
 func (s *sseBody) fill() {
-	s.out, s.off = s.out[:0], 0
+	s.out, s.off, s.kept = s.out[:0], 0, 0
 	s.parser.Max = int(s.maxEvent)
 	// Read at most one byte past the event bound and the stream bound.
 	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
@@ -255,8 +280,11 @@ func (s *sseBody) fill() {
 		// Grow by doubling, from a small start, once a read fills it:
 		// most streams are small.
 		s.scratch = make([]byte, min(room, int64(2*cap(s.scratch))))
+	} else if s.scratch == nil && room >= sseStart && s.bufs == nil {
+		s.bufs = sseBufferPool.Get().(*sseBuffers)
+		s.scratch, s.out = s.bufs.scratch, s.bufs.out[:0]
 	} else if s.scratch == nil {
-		s.scratch = make([]byte, min(room, 2<<10))
+		s.scratch = make([]byte, min(room, sseStart))
 	}
 	room = min(room, int64(cap(s.scratch)))
 	n, err := s.read(s.scratch[:room])
@@ -288,34 +316,46 @@ func (s *sseBody) fill() {
 // it out. It reads the event as the go-sdk will read it (sse.SDKView,
 // wire.DecodeHeader): the go-sdk resumes from the last id it read, and
 // takes a message from an event named "message" or not named, with data.
+//
+// It hands out no more of an event than the go-sdk keeps of it, which its
+// reader of event streams would otherwise parse line by line: of an event
+// that carries no message, its id and retry (appendBare); of the call's
+// answer, its data alone, without the bare events just before it; of the
+// events after the answer, nothing. The go-sdk ends a call's stream at
+// the answer, so it neither resumes from an id read before it nor waits
+// as a retry read before it says.
 func (s *sseBody) emit(e sse.Event) error {
+	if s.call != nil && s.answered {
+		return nil // the go-sdk reads no event of a call's stream after the answer
+	}
 	v, ok := sse.SDKView(e)
 	if ok && v.ID != "" {
 		s.lastID, s.idSeen = v.ID, true
 	}
-	// The go-sdk reads no event of a call's stream after the answer: it
-	// neither takes nor hands over the notifications there.
-	read := s.call == nil || !s.answered
-	if ok && len(v.Data) > 0 && (v.Name == "" || v.Name == "message") && read {
-		if h, err := wire.DecodeHeader(v.Data); err == nil {
-			switch {
-			case h.Request && !h.IsCall():
-				if s.diverted(v.Data) {
-					return s.appendBare(e)
-				}
-				if s.st.admit != nil {
-					s.notes = append(s.notes, h.Method)
-				}
-			case !h.Request && s.call != nil && !s.answered && h.ID == s.call.jid:
-				s.answered = true
-				if s.st.tap != nil {
-					s.st.tap(s.ctx, v.Data)
-				}
+	if !ok || len(v.Data) == 0 || (v.Name != "" && v.Name != "message") {
+		return s.appendBare(e) // the go-sdk takes no message from it
+	}
+	if h, err := wire.DecodeHeader(v.Data); err == nil {
+		switch {
+		case h.Request && !h.IsCall():
+			if s.diverted(v.Data) {
+				return s.appendBare(e)
 			}
+			if s.st.admit != nil {
+				s.notes = append(s.notes, h.Method)
+			}
+		case !h.Request && s.call != nil && h.ID == s.call.jid:
+			s.answered = true
+			if s.st.tap != nil {
+				s.st.tap(s.ctx, v.Data)
+			}
+			s.out = s.out[:s.kept]
+			e = sse.Event{Data: e.Data}
 		}
 	}
 	var err error
 	s.out, err = sse.Append(s.out, e) // a parsed event always writes
+	s.kept = len(s.out)
 	return err
 }
 
