@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,13 @@ type bodyBase struct {
 	timer   *time.Timer
 	expired atomic.Bool
 	once    sync.Once
+
+	trace httptrace.ClientTrace // a call's: it sets wrote
+	wrote atomic.Bool           // the whole request went out
 }
+
+// wroteRequest is a call's httptrace.ClientTrace.WroteRequest.
+func (b *bodyBase) wroteRequest(i httptrace.WroteRequestInfo) { b.wrote.Store(i.Err == nil) }
 
 // read reads from the network, aborting the request if no byte arrives
 // within the idle bound.
@@ -443,6 +450,6 @@ func errorResponse(call *callRef, err error) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", call.id, jsonrpc.Error{Code: code, Message: msg}})
+	}{"2.0", json.RawMessage(call.id), jsonrpc.Error{Code: code, Message: msg}})
 	return b
 }
