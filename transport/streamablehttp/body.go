@@ -230,8 +230,11 @@ type sseBody struct {
 	full    bool        // the last read filled scratch
 	out     []byte      // out[off:] is handed out but not yet read
 	off     int
-	kept    int   // out[:kept] ends with an event that carries a message: what follows is bare events
-	end     error // returned once out is read, if set
+	kept    int    // out[:kept] ends with an event that carries a message: what follows is bare events
+	reply   []byte // the call's answer, as the go-sdk reads it, once answered
+	alone   bool   // the answer is the first message of the read it came in
+	asJSON  bool   // the stream is handed out as an application/json body: reply, then EOF
+	end     error  // returned once out is read, if set
 }
 
 const readChunk = 32 << 10
@@ -260,6 +263,9 @@ func (s *sseBody) Close() error {
 }
 
 func (s *sseBody) Read(p []byte) (int, error) {
+	if s.asJSON {
+		return s.readJSON(p)
+	}
 	for {
 		for _, m := range s.notes {
 			s.st.admit(s.ctx, m) // the client's pace: it may hold reading back
@@ -277,9 +283,46 @@ func (s *sseBody) Read(p []byte) (int, error) {
 	}
 }
 
+// preread reads the response to a call's POST before the go-sdk is handed
+// it, up to its first message, and reports whether that is the call's
+// answer. Then the response is handed over as application/json holding the
+// answer alone (readJSON), which the go-sdk reads whole, as a response of
+// that type, without the buffered reader of event streams it allocates for
+// every stream and the lines and fields it would parse again: this body
+// has read them. What comes before the first message (events without one,
+// notifications the diverter takes) is at most prereadMax bytes; past
+// that, or at the first other message, the stream is handed over as it is.
+func (s *sseBody) preread() bool {
+	for s.end == nil && !s.answered && s.kept == 0 && len(s.notes) == 0 && len(s.out) <= prereadMax {
+		s.fill()
+	}
+	s.asJSON = s.answered && s.alone && len(s.notes) == 0
+	return s.asJSON
+}
+
+// prereadMax bounds the events without a message preread holds.
+const prereadMax = 4 << 10
+
+// readJSON hands out the answer, then reads the stream to its end (within
+// its bounds, discarding what follows the answer, as the go-sdk does with
+// an event stream after the answer), so that its connection is reused.
+func (s *sseBody) readJSON(p []byte) (int, error) {
+	if len(s.reply) > 0 {
+		n := copy(p, s.reply)
+		s.reply = s.reply[n:]
+		return n, nil
+	}
+	for s.end == nil {
+		s.fill()
+	}
+	return 0, io.EOF
+}
+
 // fill reads once from the network and hands out the events it completes.
 func (s *sseBody) fill() {
-	s.out, s.off, s.kept = s.out[:0], 0, 0
+	if s.off == len(s.out) { // else preread holds what is not yet handed out
+		s.out, s.off, s.kept = s.out[:0], 0, 0
+	}
 	s.parser.Max = int(s.maxEvent)
 	// Read at most one byte past the event bound and the stream bound.
 	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
@@ -357,6 +400,7 @@ func (s *sseBody) emit(e sse.Event) error {
 				s.st.tap(s.ctx, v.Data)
 			}
 			s.out = s.out[:s.kept]
+			s.alone, s.reply = s.kept == 0, v.Data
 			e = sse.Event{Data: e.Data}
 		}
 	}
@@ -424,7 +468,10 @@ func (s *sseBody) ended(err error) {
 // answer ends the stream with an error response for the call.
 func (s *sseBody) answer(err error) {
 	s.answered = true
-	s.out, _ = sse.Append(s.out, sse.Event{Name: "message", Data: errorResponse(s.call, err)})
+	s.reply = errorResponse(s.call, err)
+	s.out = s.out[:s.kept] // bare events: the go-sdk ends the stream at the answer
+	s.alone = s.kept == 0
+	s.out, _ = sse.Append(s.out, sse.Event{Data: s.reply})
 	s.end = io.EOF
 }
 

@@ -361,7 +361,7 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	}
 	switch {
 	case ct == "text/event-stream":
-		return &sseBody{
+		s := &sseBody{
 			bodyBase: b,
 			ctx:      req.Context(),
 			call:     call,
@@ -372,6 +372,11 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 			maxEvent:  lim.MaxEventBytes,
 			maxTotal:  lim.MaxStreamBytes,
 		}
+		if req.Method == http.MethodPost && call != nil && s.preread() {
+			resp.Header.Set("Content-Type", "application/json")
+			resp.ContentLength = -1
+		}
+		return s
 	case ct == "application/json" && call != nil:
 		return &jsonBody{bodyBase: b, ctx: req.Context(), call: call, max: lim.MaxJSONBytes}
 	}

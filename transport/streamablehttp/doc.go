@@ -24,6 +24,16 @@
 // their events without their data, keeping each event's id and retry, so
 // that it resumes a dropped stream from the same event as it would have.
 //
+// The go-sdk is handed no more of a stream than it keeps: of an event
+// without a message its id and retry, of a call's answer its data, and
+// nothing after the answer, where the go-sdk ends a call's stream. A call's
+// stream whose first message is the call's answer is read up to the answer
+// before the go-sdk is handed the response, which it then gets as an
+// application/json body holding the answer alone: it reads that whole
+// rather than parsing an event stream again, and the stream is read to its
+// end before that body ends, so that its connection is reused. A stream
+// whose first message is another one is handed over as an event stream.
+//
 // # Origin and credentials
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at

@@ -3,6 +3,8 @@ package streamablehttp
 import (
 	"context"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,6 +66,93 @@ func TestSSEBodyHandsTheGoSDKWhatItKeeps(t *testing.T) {
 			body.Close()
 			if err != nil {
 				t.Fatalf("reading the body: %v", err)
+			}
+			if diff := cmp.Diff(tc.handed, string(out)); diff != "" {
+				t.Errorf("handed to the go-sdk (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// netBody is a response body from the network: pieces, and whether it was
+// read to its end and closed.
+type netBody struct {
+	pieces
+	eof, closed bool
+}
+
+func (n *netBody) Read(b []byte) (int, error) {
+	k, err := n.pieces.Read(b)
+	n.eof = n.eof || err == io.EOF
+	return k, err
+}
+
+func (n *netBody) Close() error { n.closed = true; return nil }
+
+type baseFunc func(*http.Request) (*http.Response, error)
+
+func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A call's event stream whose first message is the call's answer is handed
+// to the go-sdk as an application/json body holding the answer alone, which
+// the go-sdk reads without parsing an event stream; the stream is read to
+// its end before that body ends, so that its connection is reused. A stream
+// whose first message is another one, or that ends before any, is handed
+// over as an event stream.
+func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
+	const prime = "event: prime\nid: s_0\ndata: \n\n"
+	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
+	note := "event: message\ndata: " + notification(100) + "\n\n"
+	for _, tc := range []struct {
+		name        string
+		reads       []string
+		contentType string
+		handed      string
+	}{
+		{"the answer alone", []string{answer}, "application/json", response(60)},
+		{"a priming event, then the answer", []string{prime, answer}, "application/json", response(60)},
+		{"the answer, then a notification", []string{answer + note, note}, "application/json", response(60)},
+		{"a notification, then the answer", []string{note, answer}, "text/event-stream",
+			note + "data: " + response(60) + "\n\n"},
+		{"a notification and the answer in one read", []string{note + answer}, "text/event-stream",
+			note + "data: " + response(60) + "\n\n"},
+		{"a priming event, then the end", []string{prime}, "text/event-stream", "id: s_0\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nb := &netBody{}
+			for _, r := range tc.reads {
+				nb.pieces = append(nb.pieces, []byte(r))
+			}
+			f, err := New("http://127.0.0.1:1/mcp", &Options{Base: baseFunc(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: nb, Request: r}, nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := newConnState(f)
+			t.Cleanup(st.shutdown)
+			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := st.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Header.Get("Content-Type"); got != tc.contentType {
+				t.Errorf("Content-Type %q, want %q", got, tc.contentType)
+			}
+			out, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("reading the body: %v", err)
+			}
+			if !nb.eof {
+				t.Errorf("the body ended before the stream from the network was read to its end")
+			}
+			resp.Body.Close()
+			if !nb.closed {
+				t.Errorf("the stream from the network was not closed")
 			}
 			if diff := cmp.Diff(tc.handed, string(out)); diff != "" {
 				t.Errorf("handed to the go-sdk (-want +got):\n%s", diff)
