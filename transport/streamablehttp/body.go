@@ -32,6 +32,8 @@ type bodyBase struct {
 
 	trace httptrace.ClientTrace // a call's: it sets wrote
 	wrote atomic.Bool           // the whole request went out
+
+	stream *sseBody // the sseBody allocated with this (exchange), or nil
 }
 
 // wroteRequest is a call's httptrace.ClientTrace.WroteRequest.

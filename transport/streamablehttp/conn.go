@@ -178,7 +178,9 @@ func (st *connState) begin(req *http.Request, call *callRef) (*bodyBase, *http.R
 		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
 	}
 	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
-	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: req.Method != http.MethodDelete}
+	x := &exchange{bodyBase: bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: req.Method != http.MethodDelete}}
+	b := &x.bodyBase
+	b.stream = &x.stream
 	if call != nil {
 		b.trace.WroteRequest = b.wroteRequest
 		ctx = httptrace.WithClientTrace(ctx, &b.trace)
@@ -186,14 +188,33 @@ func (st *connState) begin(req *http.Request, call *callRef) (*bodyBase, *http.R
 	req = req.WithContext(ctx)
 	if b.slot {
 		select {
-		case st.slots <- struct{}{}:
-		case <-ctx.Done():
-			cancel()
-			closeBody(req)
-			return nil, nil, fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+		case st.slots <- struct{}{}: // a slot is free
+		default:
+			if err := st.awaitSlot(ctx); err != nil {
+				cancel()
+				closeBody(req)
+				return nil, nil, err
+			}
 		}
 	}
 	return b, req, nil
+}
+
+// An exchange is what one request holds, in one allocation: its bodyBase,
+// and the sseBody its response is read through if it is an event stream.
+type exchange struct {
+	bodyBase
+	stream sseBody
+}
+
+// awaitSlot waits for a concurrency slot until ctx ends.
+func (st *connState) awaitSlot(ctx context.Context) error {
+	select {
+	case st.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+	}
 }
 
 // failed returns what the go-sdk gets for req, which the base round tripper
@@ -361,7 +382,11 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	}
 	switch {
 	case ct == "text/event-stream":
-		s := &sseBody{
+		s := b.stream // allocated with b
+		if s == nil {
+			s = new(sseBody)
+		}
+		*s = sseBody{
 			bodyBase: b,
 			ctx:      req.Context(),
 			call:     call,
@@ -373,7 +398,7 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 			maxTotal:  lim.MaxStreamBytes,
 		}
 		if req.Method == http.MethodPost && call != nil && s.preread() {
-			resp.Header.Set("Content-Type", "application/json")
+			resp.Header["Content-Type"] = jsonType[:1:1]
 			resp.ContentLength = -1
 		}
 		return s
@@ -382,6 +407,9 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	}
 	return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "json body"}
 }
+
+// jsonType is the Content-Type of a stream handed over as application/json.
+var jsonType = []string{"application/json"}
 
 // remember records a call id and reports whether it is new.
 func (st *connState) remember(c *callRef) bool {
