@@ -287,18 +287,21 @@ func (s *sseBody) Read(p []byte) (int, error) {
 
 // preread reads the response to a call's POST before the go-sdk is handed
 // it, up to its first message, and reports whether that is the call's
-// answer. Then the response is handed over as application/json holding the
-// answer alone (readJSON), which the go-sdk reads whole, as a response of
-// that type, without the buffered reader of event streams it allocates for
-// every stream and the lines and fields it would parse again: this body
-// has read them. What comes before the first message (events without one,
+// answer and the stream's end came in the same read. Then the response is
+// handed over as application/json holding the answer alone (readJSON),
+// which the go-sdk reads whole, as a response of that type, without the
+// buffered reader of event streams it allocates for every stream and the
+// lines and fields it would parse again: this body has read them. (The
+// go-sdk delivers a JSON body's answer once the body has ended, and an event
+// stream's as soon as it is read, so a stream whose end is still to come
+// stays one.) What comes before the first message (events without one,
 // notifications the diverter takes) is at most prereadMax bytes; past
 // that, or at the first other message, the stream is handed over as it is.
 func (s *sseBody) preread() bool {
 	for s.end == nil && !s.answered && s.kept == 0 && len(s.notes) == 0 && len(s.out) <= prereadMax {
 		s.fill()
 	}
-	s.asJSON = s.answered && s.alone && len(s.notes) == 0
+	s.asJSON = s.answered && s.alone && len(s.notes) == 0 && s.end != nil
 	return s.asJSON
 }
 

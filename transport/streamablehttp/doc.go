@@ -27,12 +27,11 @@
 // The go-sdk is handed no more of a stream than it keeps: of an event
 // without a message its id and retry, of a call's answer its data, and
 // nothing after the answer, where the go-sdk ends a call's stream. A call's
-// stream whose first message is the call's answer is read up to the answer
-// before the go-sdk is handed the response, which it then gets as an
-// application/json body holding the answer alone: it reads that whole
-// rather than parsing an event stream again, and the stream is read to its
-// end before that body ends, so that its connection is reused. A stream
-// whose first message is another one is handed over as an event stream.
+// stream is read up to its first message before the go-sdk is handed the
+// response. If that message is the call's answer and the stream ended with
+// it, the go-sdk gets an application/json body holding the answer alone,
+// which it reads whole rather than parsing an event stream again; any other
+// stream is handed over as an event stream.
 //
 // # Origin and credentials
 //

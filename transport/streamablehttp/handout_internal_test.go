@@ -10,7 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// pieces returns one piece per Read, as a network hands out what arrived.
+// pieces returns one piece per Read, as a network hands out what arrived,
+// and io.EOF with the last, as an HTTP response body does when the end of
+// the body arrived with it. An empty last piece is an end that arrives
+// later.
 type pieces [][]byte
 
 func (p *pieces) Read(b []byte) (int, error) {
@@ -20,6 +23,9 @@ func (p *pieces) Read(b []byte) (int, error) {
 	n := copy(b, (*p)[0])
 	if (*p)[0] = (*p)[0][n:]; len((*p)[0]) == 0 {
 		*p = (*p)[1:]
+	}
+	if len(*p) == 0 {
+		return n, io.EOF
 	}
 	return n, nil
 }
@@ -93,12 +99,14 @@ type baseFunc func(*http.Request) (*http.Response, error)
 
 func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// A call's event stream whose first message is the call's answer is handed
-// to the go-sdk as an application/json body holding the answer alone, which
-// the go-sdk reads without parsing an event stream; the stream is read to
-// its end before that body ends, so that its connection is reused. A stream
-// whose first message is another one, or that ends before any, is handed
-// over as an event stream.
+// A call's event stream whose first message is the call's answer, and
+// whose end has come with it, is handed to the go-sdk as an application/json
+// body holding the answer alone, which the go-sdk reads without parsing an
+// event stream. A stream whose first message is another one, that ends
+// before any, or whose end is still to come after the answer (which the
+// go-sdk, reading an event stream, delivers before that end comes) is
+// handed over as an event stream. Either way the stream is read to its end
+// before the body ends, so that its connection is reused.
 func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 	const prime = "event: prime\nid: s_0\ndata: \n\n"
 	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
@@ -109,9 +117,10 @@ func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 		contentType string
 		handed      string
 	}{
-		{"the answer alone", []string{answer}, "application/json", response(60)},
-		{"a priming event, then the answer", []string{prime, answer}, "application/json", response(60)},
-		{"the answer, then a notification", []string{answer + note, note}, "application/json", response(60)},
+		{"the answer and the end", []string{answer}, "application/json", response(60)},
+		{"a priming event, then the answer and the end", []string{prime, answer}, "application/json", response(60)},
+		{"the answer, a notification and the end", []string{answer + note}, "application/json", response(60)},
+		{"the answer, then the end", []string{answer, ""}, "text/event-stream", "data: " + response(60) + "\n\n"},
 		{"a notification, then the answer", []string{note, answer}, "text/event-stream",
 			note + "data: " + response(60) + "\n\n"},
 		{"a notification and the answer in one read", []string{note + answer}, "text/event-stream",
