@@ -231,17 +231,16 @@ func FuzzSSEBody(f *testing.F) {
 		body := &sseBody{bodyBase: b, call: testCall, maxEvent: int64(maxEvent), maxTotal: 1 << 20}
 		out, err := io.ReadAll(body)
 		body.Close()
-		if err != nil {
-			t.Fatalf("reading the body: %v", err)
-		}
 		got, perr := sse.Parse(out)
 		if perr != nil {
 			t.Fatalf("what the go-sdk reads does not parse: %v\n%q", perr, out)
 		}
 		read, answered := sdkReading(got)
 		if !answered {
-			t.Fatalf("the call got no answer from %q", out)
+			t.Fatalf("the call got no answer from %q (read error %v)", out, err)
 		}
+		// A read error (a bound crossed) may follow the answer: the go-sdk
+		// discards what follows it.
 		var p sse.Parser
 		var sent []sse.Event
 		p.Feed(in, func(e sse.Event) error { sent = append(sent, e); return nil })
