@@ -25,6 +25,19 @@ func FuzzDecodeHeader(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{ // the edges of DecodeHeader's reading without decoding
+		`{"jsonrpc":"2.0","id":123456789012345,"result":{}}`,
+		`{"jsonrpc":"2.0","id":-1234567890123456,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"\u0041","result":null}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\x7f\",\"method\":\"ping\"}",
+		`{"jsonrpc":2,"id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":5}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"id":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2}`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, wantErr := jsonrpc.DecodeMessage(data)
 		got, gotErr := DecodeHeader(data)
@@ -57,5 +70,27 @@ func TestDecodeHeaderCopiesNoResult(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 1024 {
 		t.Errorf("DecodeHeader of a %d-byte response allocates %d bytes, want no copy of its result", len(data), per)
+	}
+}
+
+// DecodeHeader reads the header of a common message without decoding it:
+// its allocations are the header's own (the method, a string id, the id
+// as the go-sdk boxes it) and the one value it parses into; decoding the
+// message the go-sdk's way takes one more for the version, and more for an
+// error.
+func TestDecodeHeaderCommonAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want float64
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"done"}]}}`, 2},
+		{`{"jsonrpc":"2.0","id":"call-7","result":{}}`, 4},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`, 3},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`, 2},
+	} {
+		data := []byte(tc.data)
+		if got := testing.AllocsPerRun(100, func() { DecodeHeader(data) }); got > tc.want {
+			t.Errorf("DecodeHeader(%s): %v allocations, want at most %v", tc.data, got, tc.want)
+		}
 	}
 }

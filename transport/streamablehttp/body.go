@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,15 @@ type bodyBase struct {
 	timer   *time.Timer
 	expired atomic.Bool
 	once    sync.Once
+
+	trace httptrace.ClientTrace // a call's: it sets wrote
+	wrote atomic.Bool           // the whole request went out
+
+	stream *sseBody // the sseBody allocated with this (exchange), or nil
 }
+
+// wroteRequest is a call's httptrace.ClientTrace.WroteRequest.
+func (b *bodyBase) wroteRequest(i httptrace.WroteRequestInfo) { b.wrote.Store(i.Err == nil) }
 
 // read reads from the network, aborting the request if no byte arrives
 // within the idle bound.
@@ -217,17 +226,48 @@ type sseBody struct {
 	maxTotal  int64
 	total     int64
 
-	parser  sse.Parser // bounded by maxEvent
-	scratch []byte     // what one read from the network fills
-	full    bool       // the last read filled scratch
-	out     []byte     // out[off:] is handed out but not yet read
+	parser  sse.Parser  // bounded by maxEvent
+	scratch []byte      // what one read from the network fills
+	bufs    *sseBuffers // the pooled buffers scratch and out started with, or nil
+	full    bool        // the last read filled scratch
+	out     []byte      // out[off:] is handed out but not yet read
 	off     int
-	end     error // returned once out is read, if set
+	kept    int    // out[:kept] ends with an event that carries a message: what follows is bare events
+	reply   []byte // the call's answer, as the go-sdk reads it, once answered
+	alone   bool   // the answer is the first message of the read it came in
+	asJSON  bool   // the stream is handed out as an application/json body: reply, then EOF
+	end     error  // returned once out is read, if set
 }
 
 const readChunk = 32 << 10
 
+// sseStart is the size an sseBody's buffers start at.
+const sseStart = 2 << 10
+
+// sseBuffers are the buffers an sseBody starts with, from sseBufferPool:
+// what one read from the network fills, and what goes out. A stream that
+// outgrows them uses larger ones of its own; they go back to the pool when
+// it is closed.
+type sseBuffers struct{ scratch, out []byte }
+
+var sseBufferPool = sync.Pool{New: func() any {
+	return &sseBuffers{scratch: make([]byte, sseStart), out: make([]byte, 0, sseStart)}
+}}
+
+// Close closes the stream and gives its buffers back to the pool.
+func (s *sseBody) Close() error {
+	err := s.bodyBase.Close()
+	if s.bufs != nil {
+		sseBufferPool.Put(s.bufs)
+		s.bufs, s.scratch, s.out, s.off = nil, nil, nil, 0
+	}
+	return err
+}
+
 func (s *sseBody) Read(p []byte) (int, error) {
+	if s.asJSON {
+		return s.readJSON(p)
+	}
 	for {
 		for _, m := range s.notes {
 			s.st.admit(s.ctx, m) // the client's pace: it may hold reading back
@@ -245,9 +285,49 @@ func (s *sseBody) Read(p []byte) (int, error) {
 	}
 }
 
+// preread reads the response to a call's POST before the go-sdk is handed
+// it, up to its first message, and reports whether that is the call's
+// answer and the stream's end came in the same read. Then the response is
+// handed over as application/json holding the answer alone (readJSON),
+// which the go-sdk reads whole, as a response of that type, without the
+// buffered reader of event streams it allocates for every stream and the
+// lines and fields it would parse again: this body has read them. (The
+// go-sdk delivers a JSON body's answer once the body has ended, and an event
+// stream's as soon as it is read, so a stream whose end is still to come
+// stays one.) What comes before the first message (events without one,
+// notifications the diverter takes) is at most prereadMax bytes; past
+// that, or at the first other message, the stream is handed over as it is.
+func (s *sseBody) preread() bool {
+	for s.end == nil && !s.answered && s.kept == 0 && len(s.notes) == 0 && len(s.out) <= prereadMax {
+		s.fill()
+	}
+	s.asJSON = s.answered && s.alone && len(s.notes) == 0 && s.end != nil
+	return s.asJSON
+}
+
+// prereadMax bounds the events without a message preread holds.
+const prereadMax = 4 << 10
+
+// readJSON hands out the answer, then reads the stream to its end (within
+// its bounds, discarding what follows the answer, as the go-sdk does with
+// an event stream after the answer), so that its connection is reused.
+func (s *sseBody) readJSON(p []byte) (int, error) {
+	if len(s.reply) > 0 {
+		n := copy(p, s.reply)
+		s.reply = s.reply[n:]
+		return n, nil
+	}
+	for s.end == nil {
+		s.fill()
+	}
+	return 0, io.EOF
+}
+
 // fill reads once from the network and hands out the events it completes.
 func (s *sseBody) fill() {
-	s.out, s.off = s.out[:0], 0
+	if s.off == len(s.out) { // else preread holds what is not yet handed out
+		s.out, s.off, s.kept = s.out[:0], 0, 0
+	}
 	s.parser.Max = int(s.maxEvent)
 	// Read at most one byte past the event bound and the stream bound.
 	room := min(s.maxEvent-int64(s.parser.Pending())+1, s.maxTotal-s.total+1, readChunk)
@@ -255,8 +335,11 @@ func (s *sseBody) fill() {
 		// Grow by doubling, from a small start, once a read fills it:
 		// most streams are small.
 		s.scratch = make([]byte, min(room, int64(2*cap(s.scratch))))
+	} else if s.scratch == nil && room >= sseStart && s.bufs == nil {
+		s.bufs = sseBufferPool.Get().(*sseBuffers)
+		s.scratch, s.out = s.bufs.scratch, s.bufs.out[:0]
 	} else if s.scratch == nil {
-		s.scratch = make([]byte, min(room, 2<<10))
+		s.scratch = make([]byte, min(room, sseStart))
 	}
 	room = min(room, int64(cap(s.scratch)))
 	n, err := s.read(s.scratch[:room])
@@ -288,34 +371,47 @@ func (s *sseBody) fill() {
 // it out. It reads the event as the go-sdk will read it (sse.SDKView,
 // wire.DecodeHeader): the go-sdk resumes from the last id it read, and
 // takes a message from an event named "message" or not named, with data.
+//
+// It hands out no more of an event than the go-sdk keeps of it, which its
+// reader of event streams would otherwise parse line by line: of an event
+// that carries no message, its id and retry (appendBare); of the call's
+// answer, its data alone, without the bare events just before it; of the
+// events after the answer, nothing. The go-sdk ends a call's stream at
+// the answer, so it neither resumes from an id read before it nor waits
+// as a retry read before it says.
 func (s *sseBody) emit(e sse.Event) error {
+	if s.call != nil && s.answered {
+		return nil // the go-sdk reads no event of a call's stream after the answer
+	}
 	v, ok := sse.SDKView(e)
 	if ok && v.ID != "" {
 		s.lastID, s.idSeen = v.ID, true
 	}
-	// The go-sdk reads no event of a call's stream after the answer: it
-	// neither takes nor hands over the notifications there.
-	read := s.call == nil || !s.answered
-	if ok && len(v.Data) > 0 && (v.Name == "" || v.Name == "message") && read {
-		if h, err := wire.DecodeHeader(v.Data); err == nil {
-			switch {
-			case h.Request && !h.IsCall():
-				if s.diverted(v.Data) {
-					return s.appendBare(e)
-				}
-				if s.st.admit != nil {
-					s.notes = append(s.notes, h.Method)
-				}
-			case !h.Request && s.call != nil && !s.answered && h.ID == s.call.jid:
-				s.answered = true
-				if s.st.tap != nil {
-					s.st.tap(s.ctx, v.Data)
-				}
+	if !ok || len(v.Data) == 0 || (v.Name != "" && v.Name != "message") {
+		return s.appendBare(e) // the go-sdk takes no message from it
+	}
+	if h, err := wire.DecodeHeader(v.Data); err == nil {
+		switch {
+		case h.Request && !h.IsCall():
+			if s.diverted(v.Data) {
+				return s.appendBare(e)
 			}
+			if s.st.admit != nil {
+				s.notes = append(s.notes, h.Method)
+			}
+		case !h.Request && s.call != nil && h.ID == s.call.jid:
+			s.answered = true
+			if s.st.tap != nil {
+				s.st.tap(s.ctx, v.Data)
+			}
+			s.out = s.out[:s.kept]
+			s.alone, s.reply = s.kept == 0, v.Data
+			e = sse.Event{Data: e.Data}
 		}
 	}
 	var err error
 	s.out, err = sse.Append(s.out, e) // a parsed event always writes
+	s.kept = len(s.out)
 	return err
 }
 
@@ -377,7 +473,10 @@ func (s *sseBody) ended(err error) {
 // answer ends the stream with an error response for the call.
 func (s *sseBody) answer(err error) {
 	s.answered = true
-	s.out, _ = sse.Append(s.out, sse.Event{Name: "message", Data: errorResponse(s.call, err)})
+	s.reply = errorResponse(s.call, err)
+	s.out = s.out[:s.kept] // bare events: the go-sdk ends the stream at the answer
+	s.alone = s.kept == 0
+	s.out, _ = sse.Append(s.out, sse.Event{Data: s.reply})
 	s.end = io.EOF
 }
 
@@ -403,6 +502,6 @@ func errorResponse(call *callRef, err error) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", call.id, jsonrpc.Error{Code: code, Message: msg}})
+	}{"2.0", json.RawMessage(call.id), jsonrpc.Error{Code: code, Message: msg}})
 	return b
 }

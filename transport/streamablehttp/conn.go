@@ -12,7 +12,6 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/looprig/mcp/auth"
@@ -53,8 +52,8 @@ type connState struct {
 
 // A callRef names the JSON-RPC call a response stream answers.
 type callRef struct {
-	id     json.RawMessage // the request id, as the go-sdk encodes it
-	jid    jsonrpc.ID      // the request id, as the go-sdk reads it
+	id     string     // the request id, as the go-sdk encodes it
+	jid    jsonrpc.ID // the request id, as the go-sdk reads it
 	method string
 	taskID string // params.taskId of a tasks/get, tasks/update or tasks/cancel
 }
@@ -101,54 +100,34 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var call *callRef
-	if req.Method == http.MethodPost {
+	resumeID, lastTry := "", false
+	switch req.Method {
+	case http.MethodPost:
 		var err error
 		if req, call, err = st.preparePost(req); err != nil {
 			return nil, err
 		}
-	}
-	resumeID, lastTry := "", false
-	if req.Method == http.MethodGet {
+	case http.MethodGet:
 		if resumeID = req.Header.Get("Last-Event-ID"); resumeID != "" {
 			call, lastTry = st.tryResume(resumeID)
 		}
 	}
-
-	req, b, wrote, err := st.begin(req, call)
+	b, req, err := st.begin(req, call)
 	if err != nil {
 		return nil, err
 	}
-
 	resp, err := st.base.RoundTrip(req)
 	if call != nil && req.Method == http.MethodGet && (err == nil || lastTry) {
 		st.endResume(resumeID) // answered, or the go-sdk tries no more
 	}
-	if err != nil && call != nil && req.Method == http.MethodGet && lastTry && req.Context().Err() == nil {
-		// The last resumption the go-sdk tries failed: it would fail the
-		// connection with an error that hides that the call was sent.
-		b.done()
-		return resumeRefused(req, call, fmt.Sprintf("attempt %d of %d: %v", st.f.resumeAttempts(), st.f.resumeAttempts(), err)), nil
-	}
 	if err != nil {
-		err = st.classify(req, err) // before done cancels the context
-		if call != nil && wrote.Load() && req.Context().Err() == nil && !errors.Is(err, transport.ErrTimeout) {
-			// The server has the call and may have run it; its answer
-			// is lost, and the call is not sent again.
-			err = dropError(err)
-		}
-		b.done()
-		return nil, err
+		return st.failed(req, call, b, lastTry, err)
 	}
 	if req.Method == http.MethodGet {
-		if refused := st.refuseRedirect(req, resp); refused != nil {
+		if refused := st.refuseGet(req, resp, call); refused != nil {
 			resp.Body.Close()
 			b.done()
 			return refused, nil
-		}
-		if call != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
-			resp.Body.Close()
-			b.done()
-			return resumeRefused(req, call, "the server refused it: "+resp.Status), nil
 		}
 	}
 	b.rc = resp.Body
@@ -159,11 +138,14 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// preparePost reads a POST's body: it fills the per-request _meta, refuses
-// a call sent again (ErrReplay), and names a task's request by its task id.
-// call is nil when the body is not a call.
-func (st *connState) preparePost(req *http.Request) (_ *http.Request, call *callRef, _ error) {
-	body, err := peekBody(req)
+// preparePost reads a POST's body and returns the request to send and the
+// call it carries (nil if it is not one). It refuses a call sent before
+// ([ErrReplay]), gives a request of 2026-07-28 the _meta it lacks, and names
+// the task a request of the tasks extension routes by.
+func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, error) {
+	buf := peekBuffers.Get().(*[]byte)
+	defer peekBuffers.Put(buf)
+	body, err := peekBody(req, buf)
 	if err == nil {
 		req, err = st.meta.fill(req, body)
 	}
@@ -171,49 +153,99 @@ func (st *connState) preparePost(req *http.Request) (_ *http.Request, call *call
 		closeBody(req)
 		return nil, nil, fmt.Errorf("streamablehttp: request body: %w", err)
 	}
-	call = parseCall(body)
+	call := parseCall(body)
 	if call != nil && !resendable[call.method] && !st.remember(call) {
 		closeBody(req)
 		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
 	}
 	if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
-		// The tasks extension routes its requests by task id
-		// (Mcp-Name), which the go-sdk does not set.
+		// The tasks extension routes its requests by task id (Mcp-Name),
+		// which the go-sdk does not set.
 		req = req.Clone(req.Context())
 		req.Header.Set("Mcp-Name", call.taskID)
 	}
 	return req, call, nil
 }
 
-// begin gives req its own cancel, so that an idle body or Close can abort
-// it whatever the caller's context does, traces whether a call went out
-// whole (wrote), and takes a stream slot for any request but a DELETE. The
-// returned bodyBase releases both.
-func (st *connState) begin(req *http.Request, call *callRef) (_ *http.Request, _ *bodyBase, wrote *atomic.Bool, _ error) {
+// begin gives req its own cancel, so that an idle body can abort it
+// whatever the caller's context does (and the bound of Close, if it is the
+// DELETE that ends the session), watches whether a call's request went out
+// whole, and takes a concurrency slot. It returns what the request holds,
+// which its body releases, and the request to send.
+func (st *connState) begin(req *http.Request, call *callRef) (*bodyBase, *http.Request, error) {
 	timeout := time.Duration(0)
 	if req.Method == http.MethodDelete {
 		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
 	}
 	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
-	wrote = new(atomic.Bool) // the whole request went out
+	x := &exchange{bodyBase: bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: req.Method != http.MethodDelete}}
+	b := &x.bodyBase
+	b.stream = &x.stream
 	if call != nil {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
-		})
+		b.trace.WroteRequest = b.wroteRequest
+		ctx = httptrace.WithClientTrace(ctx, &b.trace)
 	}
 	req = req.WithContext(ctx)
-	slot := req.Method != http.MethodDelete
-	if slot {
+	if b.slot {
 		select {
-		case st.slots <- struct{}{}:
-		case <-ctx.Done():
-			cancel()
-			closeBody(req)
-			return nil, nil, nil, fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+		case st.slots <- struct{}{}: // a slot is free
+		default:
+			if err := st.awaitSlot(ctx); err != nil {
+				cancel()
+				closeBody(req)
+				return nil, nil, err
+			}
 		}
 	}
-	b := &bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: slot}
-	return req, b, wrote, nil
+	return b, req, nil
+}
+
+// An exchange is what one request holds, in one allocation: its bodyBase,
+// and the sseBody its response is read through if it is an event stream.
+type exchange struct {
+	bodyBase
+	stream sseBody
+}
+
+// awaitSlot waits for a concurrency slot until ctx ends.
+func (st *connState) awaitSlot(ctx context.Context) error {
+	select {
+	case st.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", &transport.LimitError{Transport: pkg, What: "concurrent streams", Limit: int64(cap(st.slots))}, context.Cause(ctx))
+	}
+}
+
+// failed returns what the go-sdk gets for req, which the base round tripper
+// failed with err, and releases what the request holds.
+func (st *connState) failed(req *http.Request, call *callRef, b *bodyBase, lastTry bool, err error) (*http.Response, error) {
+	defer b.done()
+	if call != nil && req.Method == http.MethodGet && lastTry && req.Context().Err() == nil {
+		// The last resumption the go-sdk tries failed: it would fail the
+		// connection with an error that hides that the call was sent.
+		return resumeRefused(req, call, fmt.Sprintf("attempt %d of %d: %v", st.f.resumeAttempts(), st.f.resumeAttempts(), err)), nil
+	}
+	err = st.classify(req, err) // before done cancels the context
+	if call != nil && b.wrote.Load() && req.Context().Err() == nil && !errors.Is(err, transport.ErrTimeout) {
+		// The server has the call and may have run it; its answer is
+		// lost, and the call is not sent again.
+		err = dropError(err)
+	}
+	return nil, err
+}
+
+// refuseGet returns the answer to a GET that the go-sdk must get in place
+// of resp, or nil: a redirect to another origin (refuseRedirect), or a
+// refused resumption of call's stream.
+func (st *connState) refuseGet(req *http.Request, resp *http.Response, call *callRef) *http.Response {
+	if refused := st.refuseRedirect(req, resp); refused != nil {
+		return refused
+	}
+	if call != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		return resumeRefused(req, call, "the server refused it: "+resp.Status)
+	}
+	return nil
 }
 
 // refuseRedirect answers a GET redirected to another origin, or returns
@@ -350,7 +382,11 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 	}
 	switch {
 	case ct == "text/event-stream":
-		return &sseBody{
+		s := b.stream // allocated with b
+		if s == nil {
+			s = new(sseBody)
+		}
+		*s = sseBody{
 			bodyBase: b,
 			ctx:      req.Context(),
 			call:     call,
@@ -361,15 +397,23 @@ func (st *connState) wrapBody(req *http.Request, resp *http.Response, call *call
 			maxEvent:  lim.MaxEventBytes,
 			maxTotal:  lim.MaxStreamBytes,
 		}
+		if req.Method == http.MethodPost && call != nil && s.preread() {
+			resp.Header["Content-Type"] = jsonType[:1:1]
+			resp.ContentLength = -1
+		}
+		return s
 	case ct == "application/json" && call != nil:
 		return &jsonBody{bodyBase: b, ctx: req.Context(), call: call, max: lim.MaxJSONBytes}
 	}
 	return &plainBody{bodyBase: b, max: lim.MaxJSONBytes, what: "json body"}
 }
 
+// jsonType is the Content-Type of a stream handed over as application/json.
+var jsonType = []string{"application/json"}
+
 // remember records a call id and reports whether it is new.
 func (st *connState) remember(c *callRef) bool {
-	key := string(c.id)
+	key := c.id
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.sent[key] {
@@ -423,40 +467,51 @@ func (st *connState) endResume(id string) {
 	delete(st.resumes, id)
 }
 
-// peekBody returns the body of a POST, leaving it readable.
-func peekBody(req *http.Request) ([]byte, error) {
+// peekBuffers holds the buffers preparePost reads request bodies into: a
+// body is read again each time it is sent, and what the policy keeps of it
+// is copied out.
+var peekBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
+
+// peekBody returns the body of a POST, leaving it readable. Where the
+// request can give its body again (GetBody), it reads it into *buf, grown
+// as needed, which it returns: the body then holds no reference to it.
+func peekBody(req *http.Request, buf *[]byte) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
-	var data []byte
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
 			return nil, err
 		}
-		data, err = readBody(body, req.ContentLength)
+		data, err := readBody(body, req.ContentLength, (*buf)[:0])
 		body.Close()
-		if err != nil {
-			return nil, err
+		if cap(data) <= 64<<10 {
+			*buf = data[:0]
 		}
-	} else {
-		var err error
-		data, err = readBody(req.Body, req.ContentLength)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		req.Body = io.NopCloser(bytes.NewReader(data))
+		return data, err
 	}
+	data, err := readBody(req.Body, req.ContentLength, nil)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(data))
 	return data, nil
 }
 
-// readBody reads a request's body, of n bytes if n is known (positive).
-func readBody(r io.Reader, n int64) ([]byte, error) {
+// readBody reads a request's body, of n bytes if n is known (positive),
+// into dst's room, or a larger buffer if dst has too little.
+func readBody(r io.Reader, n int64, dst []byte) ([]byte, error) {
 	if n <= 0 || n > 64<<20 {
-		return io.ReadAll(r)
+		b := bytes.NewBuffer(dst[:0])
+		_, err := b.ReadFrom(r)
+		return b.Bytes(), err
 	}
-	data := make([]byte, n+1) // a byte more, to see the end
+	if int64(cap(dst)) < n+1 {
+		dst = make([]byte, n+1)
+	}
+	data := dst[:n+1] // a byte more, to see the end
 	k, err := io.ReadFull(r, data)
 	switch err {
 	case io.EOF, io.ErrUnexpectedEOF:
@@ -496,15 +551,15 @@ var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "task
 
 // encodeID writes id as the go-sdk encodes it: encoding/json of its value,
 // without escaping HTML.
-func encodeID(id jsonrpc.ID) json.RawMessage {
+func encodeID(id jsonrpc.ID) string {
 	if n, ok := id.Raw().(int64); ok {
-		return strconv.AppendInt(nil, n, 10)
+		return strconv.FormatInt(n, 10)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(id.Raw()) // a string: it cannot fail
-	return bytes.TrimRight(b.Bytes(), "\n")
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }
 
 func closeBody(req *http.Request) {
@@ -554,7 +609,8 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	if err := az.Authorize(ctx, req, resp); err != nil {
 		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
 	}
-	if body, err := peekBody(req); err == nil && parseCall(body) != nil && resendable[parseCall(body).method] {
+	var buf []byte
+	if body, err := peekBody(req, &buf); err == nil && parseCall(body) != nil && resendable[parseCall(body).method] {
 		return nil
 	}
 	return fmt.Errorf("%w (status %d)", ErrReauthorized, status)

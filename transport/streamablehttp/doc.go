@@ -24,6 +24,15 @@
 // their events without their data, keeping each event's id and retry, so
 // that it resumes a dropped stream from the same event as it would have.
 //
+// The go-sdk is handed no more of a stream than it keeps: of an event
+// without a message its id and retry, of a call's answer its data, and
+// nothing after the answer, where the go-sdk ends a call's stream. A call's
+// stream is read up to its first message before the go-sdk is handed the
+// response. If that message is the call's answer and the stream ended with
+// it, the go-sdk gets an application/json body holding the answer alone,
+// which it reads whole rather than parsing an event stream again; any other
+// stream is handed over as an event stream.
+//
 // # Origin and credentials
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // The per-request _meta of protocol 2026-07-28 (SEP-2575): every request
@@ -41,9 +43,15 @@ type requestMeta struct {
 // lacked. body is req's body. It acts on calls of 2026-07-28 only; the
 // body of anything else is left as it is.
 func (m *requestMeta) fill(req *http.Request, body []byte) (*http.Request, error) {
-	if !statelessRevision(req) {
+	if !statelessRevision(req) || m.keepComplete(body) {
 		return req, nil
 	}
+	return m.fillRead(req, body)
+}
+
+// fillRead is fill reading the whole body, for every case keepComplete
+// leaves to it.
+func (m *requestMeta) fillRead(req *http.Request, body []byte) (*http.Request, error) {
 	var msg map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &msg) != nil || !isCall(msg) {
 		return req, nil
@@ -136,4 +144,65 @@ func (m *requestMeta) triple(req *http.Request) map[string]json.RawMessage {
 	}
 	v, _ := json.Marshal(req.Header.Get("Mcp-Protocol-Version"))
 	return map[string]json.RawMessage{metaProtocolVersion: v, metaClientCapabilities: json.RawMessage("{}")}
+}
+
+// keepComplete reports whether body is a call, not a ping, whose _meta
+// names its revision: the common case, which fill leaves as it is but for
+// keeping its triple. It reads the body without copying (nothing is copied
+// unless the triple changed), each level as a raw value, so that of keys
+// given twice the last one counts, and keys match exactly, as in fill's
+// maps; a body it cannot read so (not one JSON object, params or _meta
+// not objects) is left to fill's reading.
+func (m *requestMeta) keepComplete(body []byte) bool {
+	const flags = segjson.DontMatchCaseInsensitiveStructFields | segjson.DontCopyRawMessage
+	var c struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	var p struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	var meta struct {
+		Version      json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+		Info         json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
+		Capabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+	}
+	if len(body) == 0 || body[0] != '{' {
+		return false
+	}
+	if rest, err := segjson.Parse(body, &c, flags); err != nil || len(bytes.TrimSpace(rest)) > 0 {
+		return false
+	}
+	if len(c.Method) == 0 || len(c.ID) == 0 || string(c.ID) == "null" || string(c.Method) == `"ping"` ||
+		len(c.Params) == 0 || c.Params[0] != '{' {
+		return false
+	}
+	if _, err := segjson.Parse(c.Params, &p, flags); err != nil || len(p.Meta) == 0 || p.Meta[0] != '{' {
+		return false
+	}
+	if _, err := segjson.Parse(p.Meta, &meta, flags); err != nil || meta.Version == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if same(m.last, metaProtocolVersion, meta.Version) && same(m.last, metaClientInfo, meta.Info) &&
+		same(m.last, metaClientCapabilities, meta.Capabilities) {
+		return true
+	}
+	t := map[string]json.RawMessage{metaProtocolVersion: bytes.Clone(meta.Version)}
+	if meta.Info != nil {
+		t[metaClientInfo] = bytes.Clone(meta.Info)
+	}
+	if meta.Capabilities != nil {
+		t[metaClientCapabilities] = bytes.Clone(meta.Capabilities)
+	}
+	m.last = t
+	return true
+}
+
+// same reports whether kept holds v under key, or neither has it.
+func same(kept map[string]json.RawMessage, key string, v json.RawMessage) bool {
+	old, ok := kept[key]
+	return ok == (v != nil) && bytes.Equal(old, v)
 }

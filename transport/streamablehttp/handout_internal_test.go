@@ -1,0 +1,171 @@
+package streamablehttp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// pieces returns one piece per Read, as a network hands out what arrived,
+// and io.EOF with the last, as an HTTP response body does when the end of
+// the body arrived with it. An empty last piece is an end that arrives
+// later.
+type pieces [][]byte
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(*p) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, (*p)[0])
+	if (*p)[0] = (*p)[0][n:]; len((*p)[0]) == 0 {
+		*p = (*p)[1:]
+	}
+	if len(*p) == 0 {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// A response stream hands the go-sdk no more of each event than the go-sdk
+// keeps of it: of an event without a message its id and retry; of the
+// call's answer its data alone, and not the events without a message just
+// before it in the same read (the go-sdk ends the stream at the answer,
+// and resumes from no id read before it); after the answer nothing. A
+// notification keeps its place before the answer.
+func TestSSEBodyHandsTheGoSDKWhatItKeeps(t *testing.T) {
+	const prime = "event: prime\nid: s_0\ndata: \n\n"
+	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
+	note := "event: message\ndata: " + notification(100) + "\n\n"
+	for _, tc := range []struct {
+		name   string
+		reads  []string
+		call   bool
+		handed string
+	}{
+		{"priming event and answer in one read", []string{prime + answer}, true,
+			"data: " + response(60) + "\n\n"},
+		{"priming event, then the answer", []string{prime, answer}, true,
+			"id: s_0\n\n" + "data: " + response(60) + "\n\n"},
+		{"a notification, a priming event and the answer", []string{note + prime + answer}, true,
+			note + "data: " + response(60) + "\n\n"},
+		{"the answer, then a notification", []string{answer + note}, true,
+			"data: " + response(60) + "\n\n"},
+		{"the standalone stream", []string{prime + "retry: 50\n\n" + note}, false,
+			"id: s_0\n\nretry: 50\n\n" + note},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in pieces
+			for _, r := range tc.reads {
+				in = append(in, []byte(r))
+			}
+			b := newBodyBase(t, "")
+			b.rc = io.NopCloser(&in)
+			body := &sseBody{bodyBase: b, ctx: context.Background(), maxEvent: 1 << 20, maxTotal: 1 << 20}
+			if tc.call {
+				body.call = testCall
+			}
+			out, err := io.ReadAll(body)
+			body.Close()
+			if err != nil {
+				t.Fatalf("reading the body: %v", err)
+			}
+			if diff := cmp.Diff(tc.handed, string(out)); diff != "" {
+				t.Errorf("handed to the go-sdk (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// netBody is a response body from the network: pieces, and whether it was
+// read to its end and closed.
+type netBody struct {
+	pieces
+	eof, closed bool
+}
+
+func (n *netBody) Read(b []byte) (int, error) {
+	k, err := n.pieces.Read(b)
+	n.eof = n.eof || err == io.EOF
+	return k, err
+}
+
+func (n *netBody) Close() error { n.closed = true; return nil }
+
+type baseFunc func(*http.Request) (*http.Response, error)
+
+func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A call's event stream whose first message is the call's answer, and
+// whose end has come with it, is handed to the go-sdk as an application/json
+// body holding the answer alone, which the go-sdk reads without parsing an
+// event stream. A stream whose first message is another one, that ends
+// before any, or whose end is still to come after the answer (which the
+// go-sdk, reading an event stream, delivers before that end comes) is
+// handed over as an event stream. Either way the stream is read to its end
+// before the body ends, so that its connection is reused.
+func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
+	const prime = "event: prime\nid: s_0\ndata: \n\n"
+	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
+	note := "event: message\ndata: " + notification(100) + "\n\n"
+	for _, tc := range []struct {
+		name        string
+		reads       []string
+		contentType string
+		handed      string
+	}{
+		{"the answer and the end", []string{answer}, "application/json", response(60)},
+		{"a priming event, then the answer and the end", []string{prime, answer}, "application/json", response(60)},
+		{"the answer, a notification and the end", []string{answer + note}, "application/json", response(60)},
+		{"the answer, then the end", []string{answer, ""}, "text/event-stream", "data: " + response(60) + "\n\n"},
+		{"a notification, then the answer", []string{note, answer}, "text/event-stream",
+			note + "data: " + response(60) + "\n\n"},
+		{"a notification and the answer in one read", []string{note + answer}, "text/event-stream",
+			note + "data: " + response(60) + "\n\n"},
+		{"a priming event, then the end", []string{prime}, "text/event-stream", "id: s_0\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nb := &netBody{}
+			for _, r := range tc.reads {
+				nb.pieces = append(nb.pieces, []byte(r))
+			}
+			f, err := New("http://127.0.0.1:1/mcp", &Options{Base: baseFunc(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: nb, Request: r}, nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := newConnState(f)
+			t.Cleanup(st.shutdown)
+			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := st.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Header.Get("Content-Type"); got != tc.contentType {
+				t.Errorf("Content-Type %q, want %q", got, tc.contentType)
+			}
+			out, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("reading the body: %v", err)
+			}
+			if !nb.eof {
+				t.Errorf("the body ended before the stream from the network was read to its end")
+			}
+			resp.Body.Close()
+			if !nb.closed {
+				t.Errorf("the stream from the network was not closed")
+			}
+			if diff := cmp.Diff(tc.handed, string(out)); diff != "" {
+				t.Errorf("handed to the go-sdk (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

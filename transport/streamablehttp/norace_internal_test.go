@@ -1,0 +1,5 @@
+//go:build !race
+
+package streamablehttp
+
+const raceEnabled = false
