@@ -45,14 +45,10 @@ func runTaskPeerChild(dir string) {
 		case <-ctx.Done():
 			return
 		}
-		// Polling with a deadline (the session's end): the release is the
-		// test's doing, in another process.
-		for ctx.Err() == nil {
-			if _, err := os.Stat(filepath.Join(dir, "release")); err == nil {
-				close(p.hold)
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+		// Polling until the session's end: the release is the test's
+		// doing, in another process.
+		if testkit.PollUntil(ctx, func() bool { return exists(filepath.Join(dir, "release")) }) {
+			close(p.hold)
 		}
 	}()
 	err := p.server().Run(ctx, &mcp.StdioTransport{})
@@ -90,17 +86,8 @@ func TestStdioTaskCancelledWhenCallerGivesUpBeforeHandle(t *testing.T) {
 		_, err := c.CallTool(ctx, "forever", map[string]any{"hint": 1})
 		errc <- err
 	}()
-	// Polling with a deadline (the test's): the child says when the
-	// tools/call arrived, whose answer it holds.
-	for delay := time.Millisecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "arrived")); err == nil {
-			break
-		}
-		if testkit.Context(t).Err() != nil {
-			t.Fatal("the tools/call never reached the child")
-		}
-		time.Sleep(delay)
-	}
+	// The child says when the tools/call arrived, whose answer it holds.
+	testkit.Poll(t, "the tools/call to reach the child", func() bool { return exists(filepath.Join(dir, "arrived")) })
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("CallTool: %v, want context.Canceled", err)
@@ -123,4 +110,10 @@ func TestStdioTaskCancelledWhenCallerGivesUpBeforeHandle(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the child's counts mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// exists reports whether a file is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

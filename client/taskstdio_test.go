@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
@@ -108,14 +107,12 @@ func TestStdioTaskCancelledWhenCallerGivesUp(t *testing.T) {
 	defer cancel()
 	go func() {
 		defer cancel()
-		// Polling with a deadline (ctx's): the child counts polls in its
-		// count file, and the caller gives up once it has polled.
-		for delay := time.Millisecond; ctx.Err() == nil; delay = min(2*delay, 20*time.Millisecond) {
-			if n, err := fakeserver.ReadCounts(counts); err == nil && n.Polls["lookup"] > 0 {
-				return
-			}
-			time.Sleep(delay)
-		}
+		// The child counts polls in its count file, and the caller
+		// gives up once it has polled.
+		testkit.PollUntil(ctx, func() bool {
+			n, err := fakeserver.ReadCounts(counts)
+			return err == nil && n.Polls["lookup"] > 0
+		})
 	}()
 	_, err := c.CallTool(ctx, "lookup", map[string]any{"query": "forever"})
 	if !errors.Is(err, context.Canceled) {

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -16,21 +17,29 @@ const PollInterval = 5 * time.Millisecond
 // [Await].
 func Poll(t testing.TB, why string, cond func() bool) {
 	t.Helper()
-	if cond() {
-		return
-	}
-	ctx := Context(t)
 	start := time.Now()
+	if !PollUntil(Context(t), cond) {
+		t.Fatalf("testkit: waited %v for %s, which never held, until the test's deadline", time.Since(start).Round(time.Millisecond), why)
+	}
+}
+
+// PollUntil calls cond until it returns true, at once and then every
+// [PollInterval], and reports whether it did before ctx ended: Poll for a
+// goroutine of a test, or a child process a test runs, that has no t to
+// fail.
+func PollUntil(ctx context.Context, cond func() bool) bool {
+	if cond() {
+		return true
+	}
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			t.Fatalf("testkit: waited %v for %s, which never held, until the test's deadline", time.Since(start).Round(time.Millisecond), why)
-			return
+			return false
 		case <-tick.C:
 			if cond() {
-				return
+				return true
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,19 @@ func TestAwaitThatTimesOutReportsWhat(t *testing.T) {
 	fatal, returned := f.run(func() { Await(f, make(chan struct{}), "the handler's start") })
 	if returned || !strings.Contains(fatal, "the handler's start") {
 		t.Errorf("Await of a silent channel: returned %v, Fatalf(%q); want a failure naming what", returned, fatal)
+	}
+}
+
+// TestPollUntil: true once the condition holds (on the third check), false
+// when the context ends first.
+func TestPollUntil(t *testing.T) {
+	n := 0
+	if !PollUntil(Context(t), func() bool { n++; return n == 3 }) || n != 3 {
+		t.Errorf("PollUntil returned before the condition held (%d checks)", n)
+	}
+	ctx, cancel := context.WithTimeout(Context(t), 20*time.Millisecond)
+	defer cancel()
+	if PollUntil(ctx, func() bool { return false }) {
+		t.Error("PollUntil = true for a condition that never holds")
 	}
 }
