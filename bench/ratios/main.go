@@ -32,7 +32,10 @@ type figure struct {
 
 var figures = []figure{
 	{"stdio connect + list + close / go-sdk CommandTransport", "stdio/ConnectListClosePaired", "looprig-ns/op", "gosdk-ns/op"},
-	{"Streamable HTTP call / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired", "looprig-ns/op", "gosdk-ns/op"},
+	{"Streamable HTTP call, 2025-11-25 / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired", "looprig-ns/op", "gosdk-ns/op"},
+	{"control: the 2025-11-25 call, go-sdk / go-sdk", "streamablehttp/CallToolPaired", "gosdk-again-ns/op", "gosdk-ns/op"},
+	{"Streamable HTTP call, 2026-07-28 / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired20260728", "looprig-ns/op", "gosdk-ns/op"},
+	{"control: the 2026-07-28 call, go-sdk / go-sdk", "streamablehttp/CallToolPaired20260728", "gosdk-again-ns/op", "gosdk-ns/op"},
 	{"in-process call, 2026-07-28 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "go-sdk-inmemory/2026-07-28-ns/op"},
 	{"in-process call, 2025-11-25 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2025-11-25-ns/op", "go-sdk-inmemory/2025-11-25-ns/op"},
 	{"in-process call, 2026-07-28 / mcp-go mcptest", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "mcp-go-mcptest-ns/op"},

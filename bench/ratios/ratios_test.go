@@ -26,7 +26,7 @@ noise that is not a result
 	print(&b, res)
 	want := `| figure | this module | baseline | ratio (median) | ratio (range) | rounds |
 |---|---|---|---|---|---|
-| Streamable HTTP call / go-sdk StreamableClientTransport | 600ns | 600ns | 1.00× | 0.80–1.10× | 3 |
+| Streamable HTTP call, 2025-11-25 / go-sdk StreamableClientTransport | 600ns | 600ns | 1.00× | 0.80–1.10× | 3 |
 | cassette load, 10^5 calls: throughput | 110 | | | 90–130 | 2 |
 | cassette load, 10^5 calls: heap held / file size | 1.65 | | | 1.6–1.7 | 2 |
 | cassette load, 10^5 calls: file size (MiB) | 27 | | | 27–27 | 2 |

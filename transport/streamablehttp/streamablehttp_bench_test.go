@@ -44,29 +44,45 @@ func BenchmarkCallTool(b *testing.B) {
 	})
 }
 
-// BenchmarkCallToolPaired is BenchmarkCallTool with the two sides taking
+// BenchmarkCallToolPaired is BenchmarkCallTool with the sides taking
 // turns call by call (internal/benchpair): their metrics, looprig-ns/op and
 // gosdk-ns/op, are measured in the same moments, which makes their ratio
-// fair on a busy machine. scripts/bench reports it.
+// fair on a busy machine. A third side, gosdk-again-ns/op, is a second
+// session over the go-sdk's transport: gosdk-again over gosdk is the ratio
+// the method reads for two sides that are the same, which says how far
+// from 1.0 a difference must be to be one. scripts/bench reports it, at
+// 2025-11-25 (sessions, an event store) here and at 2026-07-28 (stateless)
+// in BenchmarkCallToolPaired20260728.
 func BenchmarkCallToolPaired(b *testing.B) {
-	r := newRig(b, rigConfig{eventStore: true})
+	callPaired(b, newRig(b, rigConfig{eventStore: true}), stableVersion)
+}
+
+// BenchmarkCallToolPaired20260728 is BenchmarkCallToolPaired at
+// 2026-07-28, against a stateless server.
+func BenchmarkCallToolPaired20260728(b *testing.B) {
+	callPaired(b, newRig(b, rigConfig{stateless: true}), "2026-07-28")
+}
+
+func callPaired(b *testing.B, r *rig, version string) {
 	session := func(tr mcp.Transport) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
-		cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: stableVersion})
+		cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { cs.Close() })
 		return cs
 	}
+	gosdk := func() *mcp.ClientSession {
+		pool := &http.Transport{ForceAttemptHTTP2: true}
+		b.Cleanup(pool.CloseIdleConnections)
+		return session(&mcp.StreamableClientTransport{Endpoint: r.url(), HTTPClient: &http.Client{Transport: pool}})
+	}
 	tr, err := newFactory(b, r.url(), nil).Transport()
 	if err != nil {
 		b.Fatal(err)
 	}
-	ours := session(tr)
-	pool := &http.Transport{ForceAttemptHTTP2: true}
-	b.Cleanup(pool.CloseIdleConnections)
-	theirs := session(&mcp.StreamableClientTransport{Endpoint: r.url(), HTTPClient: &http.Client{Transport: pool}})
+	ours, theirs, again := session(tr), gosdk(), gosdk()
 	params := &mcp.CallToolParams{Name: "count"}
 	call := func(cs *mcp.ClientSession) func() {
 		return func() {
@@ -76,5 +92,6 @@ func BenchmarkCallToolPaired(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
-	benchpair.Run(b, benchpair.Side{Name: "looprig", Op: call(ours)}, benchpair.Side{Name: "gosdk", Op: call(theirs)})
+	benchpair.Run(b, benchpair.Side{Name: "looprig", Op: call(ours)}, benchpair.Side{Name: "gosdk", Op: call(theirs)},
+		benchpair.Side{Name: "gosdk-again", Op: call(again)})
 }
