@@ -1,7 +1,7 @@
 // Package benchpair runs the sides of a comparison in turn within one
-// benchmark: each iteration calls every side's operation once, the order
-// rotating, and each side's mean time is reported as a metric of its own
-// ("NAME-ns/op"). Sides measured a moment apart, many times over, are slowed
+// benchmark: each iteration calls every side's operation once, in an order
+// shuffled anew each iteration, and each side's mean time is reported as a
+// metric of its own ("NAME-ns/op"). Sides measured a moment apart, many times over, are slowed
 // alike by whatever else the machine does, which sides measured one after
 // the other (sub-benchmarks, separate runs) are not: on a shared machine
 // the ratio of the two metrics is the fair figure.
@@ -13,6 +13,7 @@
 package benchpair
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -26,13 +27,25 @@ type Side struct {
 
 // Run runs the sides in turn for b's iterations and reports each side's
 // mean duration of Op as NAME-ns/op; ns/op is the sum of the sides'.
+//
+// The order is shuffled each iteration (by a generator of fixed seed: every
+// run takes the same turns), so that each side follows each other side as
+// often. An operation may leave work behind it when it returns (a response
+// stream drained, a connection put back), which the next operation's time
+// pays for; a fixed rotation of three sides or more would have each side
+// follow mostly one other, and pay mostly for that one's leftovers.
 func Run(b *testing.B, sides ...Side) {
 	b.Helper()
 	total := make([]time.Duration, len(sides))
+	order := make([]int, len(sides))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
 	n := 0
 	for b.Loop() {
-		for j := range sides {
-			k := (n + j) % len(sides)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
 			start := time.Now()
 			sides[k].Op()
 			total[k] += time.Since(start)

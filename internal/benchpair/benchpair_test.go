@@ -1,33 +1,53 @@
 package benchpair
 
 import (
+	"fmt"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-// Every side runs once per iteration, the first side first in the first
-// iteration, the order rotating after.
+// Every side runs once per iteration, and each side follows each other side
+// about as often: over the iterations, every ordered pair of sides (the one
+// before, the one after) comes within a fifth of the mean. A fixed rotation
+// of three sides fails it (a follows c twice as often as b).
 func TestRunTakesTurns(t *testing.T) {
-	var order []string
-	ops := 0
+	var (
+		ops     int
+		prev    string
+		ran     map[string]int        // in the current iteration
+		follows = map[[2]string]int{} // (before, after) → how often
+		wrong   []string              // iterations that did not run each side once
+	)
 	side := func(name string) Side {
 		return Side{Name: name, Op: func() {
-			if ops++; len(order) < 9 {
-				order = append(order, name)
+			if ops%3 == 0 {
+				ran = map[string]int{}
 			}
+			if ran[name]++; ops%3 == 2 && len(ran) != 3 && len(wrong) < 5 {
+				wrong = append(wrong, fmt.Sprint(ran))
+			}
+			if prev != "" && prev != name {
+				follows[[2]string{prev, name}]++
+			}
+			prev = name
+			ops++
 		}}
 	}
 	res := testing.Benchmark(func(b *testing.B) {
-		order, ops = order[:0], 0
+		ops, prev, follows, wrong = 0, "", map[[2]string]int{}, nil
 		Run(b, side("a"), side("b"), side("c"))
 	})
-	want := []string{"a", "b", "c", "b", "c", "a", "c", "a", "b"}
-	if diff := cmp.Diff(want, order); diff != "" {
-		t.Errorf("order mismatch (-want +got):\n%s", diff)
+	if ops != 3*res.N || len(wrong) > 0 {
+		t.Fatalf("ran %d operations in %d iterations, want each side once per iteration; iterations: %v", ops, res.N, wrong)
 	}
-	if ops != 3*res.N {
-		t.Errorf("ran %d operations in %d iterations, want 3 each", ops, res.N)
+	sum := 0
+	for _, n := range follows {
+		sum += n
+	}
+	mean := float64(sum) / 6
+	for _, pair := range [][2]string{{"a", "b"}, {"a", "c"}, {"b", "a"}, {"b", "c"}, {"c", "a"}, {"c", "b"}} {
+		if n := float64(follows[pair]); n < 0.8*mean || n > 1.2*mean {
+			t.Errorf("%s came after %s %v times, want within a fifth of the mean %.0f (all: %v)", pair[1], pair[0], n, mean, follows)
+		}
 	}
 	for _, m := range []string{"a-ns/op", "b-ns/op", "c-ns/op"} {
 		if _, ok := res.Extra[m]; !ok {
