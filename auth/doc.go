@@ -46,6 +46,15 @@
 // The remote transports (transport/streamablehttp, transport/sse) take a
 // Source and do this wiring themselves.
 //
+// A constructor given a nil or zero argument does not panic: [Bearer] of the
+// zero Token (an unset environment variable above), [NewOAuth](nil),
+// [NewRoundTripper] with a nil Source or the zero Origin, and the zero
+// DPoPKey's [DPoPKey.Client] return a value that fails its first use, and
+// every use after, with [ErrInvalidArgument] naming the constructor, before
+// anything is sent: no request goes without the credential it was meant to
+// carry. Through a remote transport, client.Connect then fails with a
+// ClassPolicy error, a configuration error.
+//
 // # DPoP
 //
 // With DPoP (RFC 9449, SEP-1932) an access token is bound to a key the

@@ -95,16 +95,18 @@ func (k DPoPKey) IsZero() bool { return k.k == nil }
 // adding a proof of this key to each token request (a form POST with a
 // grant_type) and retrying one with the nonce the authorization server
 // asks for (an answer use_dpop_nonce with a DPoP-Nonce header), once. Other
-// requests (metadata, registration) go as they are. It panics on the zero
-// DPoPKey.
+// requests (metadata, registration) go as they are. On the zero DPoPKey,
+// the client's transport sends nothing: it fails every request with
+// [ErrInvalidArgument], so no token request goes without a proof.
 func (k DPoPKey) Client(base *http.Client) *http.Client {
-	if k.k == nil {
-		panic("auth.DPoPKey.Client: zero key")
-	}
 	c := &http.Client{Timeout: 30 * time.Second}
 	if base != nil {
 		c2 := *base
 		c = &c2
+	}
+	if k.k == nil {
+		c.Transport = invalidTransport{fmt.Errorf("%w: auth.DPoPKey.Client: k is the zero DPoPKey", ErrInvalidArgument)}
+		return c
 	}
 	rt := c.Transport
 	if rt == nil {

@@ -32,19 +32,31 @@ var ErrNoCredential = errors.New("auth: no credential")
 // again. A request whose body cannot be read again (no GetBody) is not sent
 // again.
 //
-// base nil means http.DefaultTransport. It panics if src is nil or o is the
-// zero Origin.
+// base nil means http.DefaultTransport. If src is nil or o is the zero
+// Origin, the round tripper sends nothing: it fails every request, to any
+// origin, with [ErrInvalidArgument].
 func NewRoundTripper(base http.RoundTripper, o Origin, src Source) http.RoundTripper {
 	if src == nil {
-		panic("auth.NewRoundTripper: nil source")
+		return invalidTransport{fmt.Errorf("%w: auth.NewRoundTripper: src is nil", ErrInvalidArgument)}
 	}
 	if o == (Origin{}) {
-		panic("auth.NewRoundTripper: zero origin")
+		return invalidTransport{fmt.Errorf("%w: auth.NewRoundTripper: o is the zero Origin", ErrInvalidArgument)}
 	}
 	if base == nil {
 		base = http.DefaultTransport
 	}
 	return &roundTripper{base: base, origin: o, src: src}
+}
+
+// invalidTransport is the round tripper of a constructor given an invalid
+// argument: it sends nothing and fails every request with err.
+type invalidTransport struct{ err error }
+
+func (t invalidTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return nil, t.err
 }
 
 type roundTripper struct {

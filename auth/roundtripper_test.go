@@ -123,23 +123,3 @@ func TestRoundTripperSourceResults(t *testing.T) {
 		t.Errorf("headers mismatch (-want +got):\n%s", diff)
 	}
 }
-
-func TestConstructorsPanicOnMisuse(t *testing.T) {
-	leakcheck.Check(t)
-	o, _ := auth.ParseOrigin("https://example.com")
-	for name, f := range map[string]func(){
-		"Bearer(zero)":          func() { auth.Bearer(auth.Token{}) },
-		"NewOAuth(nil)":         func() { auth.NewOAuth(nil) },
-		"NewRoundTripper(nil)":  func() { auth.NewRoundTripper(nil, o, nil) },
-		"NewRoundTripper(zero)": func() { auth.NewRoundTripper(nil, auth.Origin{}, auth.Bearer(auth.NewToken("x"))) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s did not panic", name)
-				}
-			}()
-			f()
-		}()
-	}
-}

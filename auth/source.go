@@ -33,12 +33,25 @@ type Authorizer interface {
 	Authorize(ctx context.Context, req *http.Request, resp *http.Response) error
 }
 
+// ErrInvalidArgument is returned when a constructor of this package was
+// given a nil or zero argument it cannot work with: [Bearer]'s zero Token,
+// [NewOAuth]'s nil handler, [NewRoundTripper]'s nil Source or zero Origin,
+// [DPoPKey.Client] on the zero DPoPKey. These constructors have no error
+// result, so what they return carries the error and returns it on first
+// use, before anything is sent: the Source from every Credential (so a
+// request through [NewRoundTripper] fails with [ErrNoCredential] and this
+// error, and never goes without its credential), the round tripper and the
+// client from every request. The HTTP transports classify it as a refusal
+// by policy (a configuration error), not as an authorization failure.
+var ErrInvalidArgument = errors.New("auth: invalid argument")
+
 // Bearer returns a Source that attaches the same token to every request.
-// It panics if t is zero: a static source with nothing to send is a
-// programming error.
+// If t is zero, the Source's Credential fails every request with
+// [ErrInvalidArgument]: a static source with nothing to send is a
+// configuration error, and no request goes without the token.
 func Bearer(t Token) Source {
 	if t.IsZero() {
-		panic("auth.Bearer: zero token")
+		return invalidSource{fmt.Errorf("%w: auth.Bearer: t is the zero Token", ErrInvalidArgument)}
 	}
 	return bearer{t}
 }
@@ -46,6 +59,14 @@ func Bearer(t Token) Source {
 type bearer struct{ t Token }
 
 func (b bearer) Credential(context.Context, *http.Request) (Token, error) { return b.t, nil }
+
+// invalidSource is the Source of a constructor given an invalid argument:
+// its Credential returns err.
+type invalidSource struct{ err error }
+
+func (s invalidSource) Credential(context.Context, *http.Request) (Token, error) {
+	return Token{}, s.err
+}
 
 // OAuth is a [Source] and [Authorizer] backed by a go-sdk
 // [sdkauth.OAuthHandler]: the authorization code flow of
@@ -63,13 +84,13 @@ type OAuth struct {
 	key *dpopKey // the DPoP key of the handler's client (NewAuthorizationCode), or nil
 }
 
-// NewOAuth wraps h. It panics if h is nil.
-func NewOAuth(h sdkauth.OAuthHandler) *OAuth {
-	if h == nil {
-		panic("auth.NewOAuth: nil handler")
-	}
-	return &OAuth{h: h}
-}
+// errNoHandler is the error of an OAuth without a handler.
+var errNoHandler = fmt.Errorf("%w: auth.NewOAuth: h is nil", ErrInvalidArgument)
+
+// NewOAuth wraps h. If h is nil, the OAuth's Credential and Authorize fail
+// with [ErrInvalidArgument], so that no request is sent without a
+// credential, and Handler returns nil.
+func NewOAuth(h sdkauth.OAuthHandler) *OAuth { return &OAuth{h: h} }
 
 // NewAuthorizationCode returns an OAuth source running the go-sdk's
 // authorization code flow configured by cfg (see
@@ -90,15 +111,19 @@ func NewAuthorizationCode(cfg *sdkauth.AuthorizationCodeHandlerConfig) (*OAuth, 
 	return o, nil
 }
 
-// Handler returns the wrapped go-sdk handler.
+// Handler returns the wrapped go-sdk handler (nil for NewOAuth(nil)).
 func (o *OAuth) Handler() sdkauth.OAuthHandler { return o.h }
 
 // Credential returns the handler's current access token, refreshing it if it
 // has expired. It returns a zero Token when the handler has none yet, or when
 // the refresh token was refused (invalid_grant): the request then goes
 // without a credential, the server answers 401, and Authorize runs the flow
-// again.
+// again. It fails with [ErrInvalidArgument] when the OAuth has no handler
+// (NewOAuth(nil)).
 func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) {
+	if o.h == nil {
+		return Token{}, errNoHandler
+	}
 	ts, err := o.h.TokenSource(ctx)
 	if err != nil {
 		return Token{}, fmt.Errorf("auth: token source: %w", err)
@@ -125,8 +150,15 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 
 // Authorize runs the handler's flow for a refused request; not for a
 // refusal for want of a DPoP nonce that the retry with the nonce got
-// again, which fails with [ErrDPoP] (see [NewRoundTripper]).
+// again, which fails with [ErrDPoP] (see [NewRoundTripper]). It fails
+// with [ErrInvalidArgument] when the OAuth has no handler (NewOAuth(nil)).
 func (o *OAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if o.h == nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return errNoHandler
+	}
 	if err := nonceRefused(req, resp); err != nil {
 		return err
 	}

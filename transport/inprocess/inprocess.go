@@ -2,6 +2,7 @@ package inprocess
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 
@@ -12,18 +13,33 @@ import (
 
 // New returns a Factory whose every transport connects a new session of srv
 // when it is connected. The server session ends when the client side closes.
+//
+// If srv is nil, the Factory's Transport fails with an error matching
+// [transport.ErrPolicy] (a configuration error, which client.Connect reports
+// as client.ClassPolicy before anything starts).
 func New(srv *mcp.Server) transport.Factory {
 	if srv == nil {
-		panic("inprocess.New: nil server")
+		return factory{err: errNilServer}
 	}
 	return factory{srv: srv}
 }
 
-type factory struct{ srv *mcp.Server }
+// errNilServer is the error of New(nil)'s Factory.
+var errNilServer = fmt.Errorf("%w: inprocess.New: srv is nil", transport.ErrPolicy)
+
+type factory struct {
+	srv *mcp.Server
+	err error // errNilServer when srv is nil
+}
 
 func (factory) Kind() transport.Kind { return transport.KindInProcess }
 
-func (f factory) Transport() (mcp.Transport, error) { return &serverTransport{srv: f.srv}, nil }
+func (f factory) Transport() (mcp.Transport, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &serverTransport{srv: f.srv}, nil
+}
 
 type serverTransport struct{ srv *mcp.Server }
 

@@ -3,8 +3,11 @@ package inprocess_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -76,5 +79,48 @@ func TestWriteAfterCloseIsErrClosed(t *testing.T) {
 	err = conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"})
 	if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Errorf("Write after Close = %v, want transport.ErrClosed wrapping mcp.ErrConnectionClosed", err)
+	}
+}
+
+// New(nil) returns a Factory whose every Transport fails with an error
+// matching transport.ErrPolicy that names inprocess.New and its argument,
+// so that client.Connect fails at once with a ClassPolicy error (a
+// configuration error, as a bad Definition is), before anything starts.
+// The same Connect of New with a server succeeds.
+func TestNewNilServer(t *testing.T) {
+	f := inprocess.New(nil)
+	if f.Kind() != transport.KindInProcess {
+		t.Errorf("Kind() = %v, want %v", f.Kind(), transport.KindInProcess)
+	}
+	for range 2 {
+		tr, err := f.Transport()
+		if tr != nil || !errors.Is(err, transport.ErrPolicy) || !strings.Contains(err.Error(), "inprocess.New: srv is nil") {
+			t.Errorf("Transport() = %v, %v; want no transport and transport.ErrPolicy naming inprocess.New's srv", tr, err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		f    transport.Factory
+		ok   bool
+	}{
+		{"New(srv)", inprocess.New(newServer()), true},
+		{"New(nil)", f, false},
+	} {
+		c, err := client.Connect(testkit.Context(t), client.Definition{Name: "echo", Transport: tc.f}, nil)
+		if tc.ok {
+			if err != nil {
+				t.Fatalf("%s: Connect: %v", tc.name, err)
+			}
+			c.Close()
+			continue
+		}
+		if err == nil {
+			c.Close()
+		}
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || ce.Op != client.OpConnect ||
+			!errors.Is(err, transport.ErrPolicy) || !strings.Contains(err.Error(), "inprocess.New: srv is nil") {
+			t.Errorf("%s: Connect error = %v; want a ClassPolicy error of %s naming inprocess.New's srv", tc.name, err, client.OpConnect)
+		}
 	}
 }

@@ -13,7 +13,7 @@ func (f *Factory) Classify(err error) error {
 	switch {
 	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
 		errors.Is(err, transport.ErrCrossOriginRedirect), errors.Is(err, transport.ErrRedirectedPOST),
-		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
+		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, auth.ErrInvalidArgument), errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
 		return transport.ErrPolicy
 	case errors.Is(err, ErrResponseMismatch):
 		return transport.ErrProtocol
