@@ -92,6 +92,7 @@ func TestInvalidSourceSendsNothing(t *testing.T) {
 			{"Bearer(zero Token)", func(*testing.T, *countingServer) auth.Source { return auth.Bearer(auth.Token{}) }, "auth.Bearer"},
 			{"Bearer(NewToken(\"\"))", func(*testing.T, *countingServer) auth.Source { return auth.Bearer(auth.NewToken("")) }, "auth.Bearer"},
 			{"NewOAuth(nil)", func(*testing.T, *countingServer) auth.Source { return auth.NewOAuth(nil) }, "auth.NewOAuth"},
+			{"a nil *OAuth", func(*testing.T, *countingServer) auth.Source { return (*auth.OAuth)(nil) }, "auth.NewOAuth"},
 			{"client credentials through the zero DPoPKey's client", func(t *testing.T, cs *countingServer) auth.Source {
 				src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
 					ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret),
@@ -238,8 +239,13 @@ func checkSendsNothing(t *testing.T, rt http.RoundTripper, srv *countingServer, 
 // fail with ErrInvalidArgument, and Authorize closes the refused
 // response's body as an Authorizer must.
 func TestNewOAuthNil(t *testing.T) {
+	for name, o := range map[string]*auth.OAuth{"NewOAuth(nil)": auth.NewOAuth(nil), "a nil *OAuth": nil} {
+		t.Run(name, func(t *testing.T) { checkNoHandler(t, o) })
+	}
+}
+
+func checkNoHandler(t *testing.T, o *auth.OAuth) {
 	leakcheck.Check(t)
-	o := auth.NewOAuth(nil)
 	if o.Handler() != nil {
 		t.Errorf("Handler() = %v, want nil", o.Handler())
 	}

@@ -89,7 +89,8 @@ var errNoHandler = fmt.Errorf("%w: auth.NewOAuth: h is nil", ErrInvalidArgument)
 
 // NewOAuth wraps h. If h is nil, the OAuth's Credential and Authorize fail
 // with [ErrInvalidArgument], so that no request is sent without a
-// credential, and Handler returns nil.
+// credential, and Handler returns nil; so do those of a nil *OAuth (a
+// source declared and never set).
 func NewOAuth(h sdkauth.OAuthHandler) *OAuth { return &OAuth{h: h} }
 
 // NewAuthorizationCode returns an OAuth source running the go-sdk's
@@ -112,7 +113,12 @@ func NewAuthorizationCode(cfg *sdkauth.AuthorizationCodeHandlerConfig) (*OAuth, 
 }
 
 // Handler returns the wrapped go-sdk handler (nil for NewOAuth(nil)).
-func (o *OAuth) Handler() sdkauth.OAuthHandler { return o.h }
+func (o *OAuth) Handler() sdkauth.OAuthHandler {
+	if o == nil {
+		return nil
+	}
+	return o.h
+}
 
 // Credential returns the handler's current access token, refreshing it if it
 // has expired. It returns a zero Token when the handler has none yet, or when
@@ -121,7 +127,7 @@ func (o *OAuth) Handler() sdkauth.OAuthHandler { return o.h }
 // again. It fails with [ErrInvalidArgument] when the OAuth has no handler
 // (NewOAuth(nil)).
 func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) {
-	if o.h == nil {
+	if o == nil || o.h == nil {
 		return Token{}, errNoHandler
 	}
 	ts, err := o.h.TokenSource(ctx)
@@ -153,7 +159,7 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 // again, which fails with [ErrDPoP] (see [NewRoundTripper]). It fails
 // with [ErrInvalidArgument] when the OAuth has no handler (NewOAuth(nil)).
 func (o *OAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if o.h == nil {
+	if o == nil || o.h == nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
