@@ -107,18 +107,26 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 }
 
 // readTranscript reads c's messages, as matching sees them: canonical,
-// without the ignored paths, placeholders spelled alike.
+// without the ignored paths, placeholders spelled alike, and without the
+// copies of requests refused 401 or 403 and sent again (refusals.go): the
+// credentials' doing, not the session's. Messages keep their numbers.
 func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 	infos, err := analyse(c)
 	if err != nil {
 		return nil, err
 	}
+	passed := lineSet(recoveredRefusals(c, infos))
 	var msgs []transcript.Message
+	n := 0
 	for i := range c.Interactions {
 		if infos[i].canon == nil {
 			continue
 		}
-		msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
+		n++
+		if passed[i] {
+			continue
+		}
+		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
 	}
 	s := transcript.Read(msgs, func(raw []byte) []byte { return normalise(filter(nil, raw, mt.ignore)) })
 	s.Protocol = c.Header.Protocol

@@ -237,7 +237,8 @@
 // asks for credentials or a DPoP nonce, leaves its calls unanswered, and
 // the client's second send of them with the same ids is recorded; replay,
 // which needs no credentials, passes such a 401 or 403 over and serves
-// the live request the answer to the second send); an event one server-sent event, read as the HTML
+// the live request the answer to the second send; Verify sends the
+// second send alone); an event one server-sent event, read as the HTML
 // standard defines them (internal/sse). A body or data that is a JSON-RPC
 // message is in "message", anything else in "text". Headers that describe
 // the connection (Date, Content-Length, …) are left out. Lines are written
@@ -354,7 +355,15 @@
 // capabilities, instructions, the ending), catalog drift (each listed
 // item) and result drift (calls paired by sender, method and params).
 // [Verify] drives a live server with a cassette's client messages,
-// records the live session as it goes and compares it the same way. Both
+// records the live session as it goes and compares it the same way. A
+// request refused 401 or 403 outside JSON-RPC and sent again by the
+// recorded client (a DPoP nonce asked for, the tokenless first request)
+// is sent to the live server once, as the copy sent again: the live
+// factory's own credentials recover from a refusal as the recorded
+// client's did, so a tools/call refused for a nonce runs once, and the
+// refused copies, in the cassette and in the live session, are no drift
+// (Compare leaves them out too). A refusal nothing was sent again after is
+// verified as recorded: a live server that now answers it drifts. Both
 // are what mcprig diff and mcprig verify print ([FormatDrifts]); diffs are
 // unified line diffs of indented JSON, the same text every time. How fast
 // a live task moves is the machine's: where the live server answers a

@@ -11,8 +11,12 @@ import "bytes"
 // through a factory without them: nothing reaches an authorization
 // server), so it passes such a refusal over: the live request is served
 // the answer of the request sent again, and the refused one is neither
-// served nor reported unused. A refusal the client did not recover from
-// (nothing sent again) is replayed as recorded.
+// served nor reported unused. Verify sends the refused one to the live
+// server not at all (the live factory has credentials of its own, which
+// recover as the recorded client's did; sent, a tools/call would reach
+// the server twice), and Compare leaves it out of both sessions. A
+// refusal the client did not recover from (nothing sent again) is
+// replayed, verified and compared as recorded.
 
 // recoveredRefusals returns the HTTP request lines of c refused with 401
 // or 403 outside JSON-RPC whose message was sent again later.
@@ -38,6 +42,15 @@ func recoveredRefusals(c *Cassette, infos []lineInfo) []int32 {
 		}
 	}
 	return out
+}
+
+// lineSet returns lines as a set.
+func lineSet(lines []int32) map[int]bool {
+	set := make(map[int]bool, len(lines))
+	for _, i := range lines {
+		set[int(i)] = true
+	}
+	return set
 }
 
 // passOver takes the refused requests of the plan as served, with their

@@ -60,8 +60,20 @@ func toTranscriptDrifts(ds []Drift) []transcript.Drift {
 // other way round). Recorded client responses answer the live server's
 // requests (sampling, elicitation, roots); requests are sent as recorded,
 // redacted values as their placeholders. What Compare ignores is ignored
-// (ids, "_meta", the client's identity, opts.IgnorePaths; live messages
-// are redacted first).
+// (ids, "_meta", the client's identity, opts.IgnorePaths, the copies of
+// requests refused 401 or 403 and sent again; live messages are redacted
+// first).
+//
+// A request the recorded server refused with 401 or 403 outside JSON-RPC
+// and the recorded client then sent again, message and id unchanged (the
+// tokenless first request of a client that discovers its authorization
+// server; a DPoP proof without the nonce the server asked for) is sent
+// once: the copy sent again. The live factory's credentials recover from
+// a refusal themselves, as the recorded client's did, so a tools/call
+// refused for want of a nonce runs once at the live server, not twice,
+// and neither the refused copy nor its 401 is drift. A refusal the client
+// did not recover from (nothing sent again) is verified as recorded: a
+// live server that answers the request drifts.
 //
 // It returns nil when nothing drifted, a *DriftError listing every drift
 // (with the live session), or the error that stopped the session (ctx's
@@ -112,9 +124,10 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 			err = v.drift(rec, o)
 		}
 	}()
+	passed := lineSet(recoveredRefusals(c, infos))
 	for i := range c.Interactions {
-		if infos[i].canon == nil {
-			continue
+		if infos[i].canon == nil || passed[i] {
+			continue // no message, or a refused copy the live client recovers from itself
 		}
 		if err := v.step(ctx, conn, i); err != nil {
 			return fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err)

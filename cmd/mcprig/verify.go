@@ -30,7 +30,9 @@ against either, compared by messages. Recorded answers to the server's
 requests (sampling, elicitation, roots) answer the live server's.
 
 Every recorded request is sent again, tool calls included: verify a
-server whose tools are safe to run again.
+server whose tools are safe to run again. A request the recorded server
+refused with 401 or 403 and the recorded client sent again (a DPoP nonce
+asked for, the tokenless first request) is sent once.
 
 Exit status: 0 when nothing drifted, 1 on drift or when the live session
 failed, 2 on a usage error or a cassette that does not load.
