@@ -236,7 +236,10 @@ type sseBody struct {
 	reply   []byte // the call's answer, as the go-sdk reads it, once answered
 	alone   bool   // the answer is the first message of the read it came in
 	asJSON  bool   // the stream is handed out as an application/json body: reply, then EOF
-	end     error  // returned once out is read, if set
+	// draining: the body is closed and the rest of the stream is being
+	// read (drain)
+	draining bool
+	end      error // returned once out is read, if set
 }
 
 const readChunk = 32 << 10
@@ -254,8 +257,36 @@ var sseBufferPool = sync.Pool{New: func() any {
 	return &sseBuffers{scratch: make([]byte, sseStart), out: make([]byte, 0, sseStart)}
 }}
 
-// Close closes the stream and gives its buffers back to the pool.
+// Close closes the stream and gives its buffers back to the pool. A stream
+// handed over as application/json before its end came is read to its end
+// first, by a goroutine of its own (drain): the go-sdk closes a JSON body
+// before it decodes the answer, which must not wait for the server to end
+// the stream (it delivers an event stream's answer at once, and reads the
+// rest after).
 func (s *sseBody) Close() error {
+	if s.asJSON && s.end == nil && !s.draining {
+		s.draining = true
+		if s.st.drains(s) {
+			go s.drain()
+			return nil
+		}
+	}
+	return s.release()
+}
+
+// drain reads the rest of the stream, within its bounds and the idle bound,
+// discarding it, so that its connection is reused, then releases it. The
+// connection's shutdown ends it (connState.drains).
+func (s *sseBody) drain() {
+	for s.end == nil {
+		s.fill()
+	}
+	s.release()
+	s.st.drained(s)
+}
+
+// release closes the stream from the network and gives the buffers back.
+func (s *sseBody) release() error {
 	err := s.bodyBase.Close()
 	if s.bufs != nil {
 		sseBufferPool.Put(s.bufs)
@@ -287,38 +318,36 @@ func (s *sseBody) Read(p []byte) (int, error) {
 
 // preread reads the response to a call's POST before the go-sdk is handed
 // it, up to its first message, and reports whether that is the call's
-// answer and the stream's end came in the same read. Then the response is
-// handed over as application/json holding the answer alone (readJSON),
-// which the go-sdk reads whole, as a response of that type, without the
-// buffered reader of event streams it allocates for every stream and the
-// lines and fields it would parse again: this body has read them. (The
-// go-sdk delivers a JSON body's answer once the body has ended, and an event
-// stream's as soon as it is read, so a stream whose end is still to come
-// stays one.) What comes before the first message (events without one,
-// notifications the diverter takes) is at most prereadMax bytes; past
-// that, or at the first other message, the stream is handed over as it is.
+// answer. Then the response is handed over as application/json holding the
+// answer alone (readJSON), which the go-sdk reads whole, as a response of
+// that type, without the buffered reader of event streams it allocates for
+// every stream and the lines and fields it would parse again: this body has
+// read them. Whatever follows the answer the go-sdk would not read from an
+// event stream either: it ends a call's stream at the answer. What comes
+// before the first message (events without one, notifications the
+// diverter takes) is at most prereadMax bytes; past that, or at the first
+// other message, the stream is handed over as it is.
 func (s *sseBody) preread() bool {
 	for s.end == nil && !s.answered && s.kept == 0 && len(s.notes) == 0 && len(s.out) <= prereadMax {
 		s.fill()
 	}
-	s.asJSON = s.answered && s.alone && len(s.notes) == 0 && s.end != nil
+	s.asJSON = s.answered && s.alone && len(s.notes) == 0
+	if s.asJSON {
+		s.out, s.off, s.kept = s.out[:0], 0, 0 // the answer goes out as reply
+	}
 	return s.asJSON
 }
 
 // prereadMax bounds the events without a message preread holds.
 const prereadMax = 4 << 10
 
-// readJSON hands out the answer, then reads the stream to its end (within
-// its bounds, discarding what follows the answer, as the go-sdk does with
-// an event stream after the answer), so that its connection is reused.
+// readJSON hands out the answer, then the end of the body. The rest of the
+// stream is read when the body is closed (Close).
 func (s *sseBody) readJSON(p []byte) (int, error) {
 	if len(s.reply) > 0 {
 		n := copy(p, s.reply)
 		s.reply = s.reply[n:]
 		return n, nil
-	}
-	for s.end == nil {
-		s.fill()
 	}
 	return 0, io.EOF
 }

@@ -40,12 +40,13 @@ type connState struct {
 
 	watchOnce sync.Once
 
-	mu      sync.Mutex             // guards the fields below
-	closed  bool                   // the connection has closed
-	recent  []string               // ring of recent call ids, replayWindow long
-	next    int                    // next slot in recent
-	sent    map[string]bool        // the ids in recent
-	resumes map[string]*resumption // last event id of a dropped call stream → its resumption
+	mu       sync.Mutex             // guards the fields below
+	closed   bool                   // the connection has closed
+	recent   []string               // ring of recent call ids, replayWindow long
+	next     int                    // next slot in recent
+	sent     map[string]bool        // the ids in recent
+	resumes  map[string]*resumption // last event id of a dropped call stream → its resumption
+	draining map[*sseBody]bool      // streams read to their end after the go-sdk closed them (sseBody.drain)
 
 	meta requestMeta // the per-request _meta of 2026-07-28, for requests sent without it
 }
@@ -81,8 +82,35 @@ func (st *connState) watch(ctx context.Context) {
 func (st *connState) shutdown() {
 	st.mu.Lock()
 	st.closed = true
+	drains := st.draining
+	st.draining = nil
 	st.mu.Unlock()
+	for s := range drains {
+		s.abort() // its drain ends, and releases it
+	}
 	st.closeIdle()
+}
+
+// drains notes that s is read to its end by its drain goroutine, and
+// reports whether it may be: not once the connection has closed.
+func (st *connState) drains(s *sseBody) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return false
+	}
+	if st.draining == nil {
+		st.draining = map[*sseBody]bool{}
+	}
+	st.draining[s] = true
+	return true
+}
+
+// drained notes that the drain of s has ended.
+func (st *connState) drained(s *sseBody) {
+	st.mu.Lock()
+	delete(st.draining, s)
+	st.mu.Unlock()
 }
 
 func (st *connState) closeIdle() { st.base.CloseIdleConnections() }

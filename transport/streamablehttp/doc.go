@@ -28,10 +28,14 @@
 // without a message its id and retry, of a call's answer its data, and
 // nothing after the answer, where the go-sdk ends a call's stream. A call's
 // stream is read up to its first message before the go-sdk is handed the
-// response. If that message is the call's answer and the stream ended with
-// it, the go-sdk gets an application/json body holding the answer alone,
-// which it reads whole rather than parsing an event stream again; any other
-// stream is handed over as an event stream.
+// response. If that message is the call's answer, the go-sdk gets an
+// application/json body holding the answer alone, which it reads whole
+// rather than parsing an event stream again; any other stream is handed
+// over as an event stream. The rest of a stream handed over as JSON is read
+// to its end once the go-sdk closes the body (within the stream's bounds
+// and the idle bound, and no longer than the connection), so that its
+// connection is reused and the answer does not wait for the server to end
+// the stream.
 //
 // # Origin and credentials
 //

@@ -5,9 +5,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // pieces returns one piece per Read, as a network hands out what arrived,
@@ -84,29 +86,46 @@ func TestSSEBodyHandsTheGoSDKWhatItKeeps(t *testing.T) {
 // read to its end and closed.
 type netBody struct {
 	pieces
+	mu          sync.Mutex // guards eof and closed: a drain reads on a goroutine of its own
 	eof, closed bool
 }
 
 func (n *netBody) Read(b []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	k, err := n.pieces.Read(b)
 	n.eof = n.eof || err == io.EOF
 	return k, err
 }
 
-func (n *netBody) Close() error { n.closed = true; return nil }
+func (n *netBody) Close() error {
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
+	return nil
+}
+
+// state reports whether the body was read to its end and closed.
+func (n *netBody) state() (eof, closed bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.eof, n.closed
+}
 
 type baseFunc func(*http.Request) (*http.Response, error)
 
 func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// A call's event stream whose first message is the call's answer, and
-// whose end has come with it, is handed to the go-sdk as an application/json
-// body holding the answer alone, which the go-sdk reads without parsing an
-// event stream. A stream whose first message is another one, that ends
-// before any, or whose end is still to come after the answer (which the
-// go-sdk, reading an event stream, delivers before that end comes) is
-// handed over as an event stream. Either way the stream is read to its end
-// before the body ends, so that its connection is reused.
+// A call's event stream whose first message is the call's answer is handed
+// to the go-sdk as an application/json body holding the answer alone, which
+// the go-sdk reads without parsing an event stream, whether the stream's end
+// came with the answer or is still to come (the go-sdk would not read what
+// follows the answer on an event stream either). A stream whose first
+// message is another one, or that ends before any, is handed over as an
+// event stream. Either way the stream is read to its end, so that its
+// connection is reused: an event stream before its body ends; a JSON body
+// whose stream's end is still to come once the go-sdk closes it (it decodes
+// the answer after closing the body, which must not wait for the end).
 func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 	const prime = "event: prime\nid: s_0\ndata: \n\n"
 	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
@@ -120,7 +139,9 @@ func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 		{"the answer and the end", []string{answer}, "application/json", response(60)},
 		{"a priming event, then the answer and the end", []string{prime, answer}, "application/json", response(60)},
 		{"the answer, a notification and the end", []string{answer + note}, "application/json", response(60)},
-		{"the answer, then the end", []string{answer, ""}, "text/event-stream", "data: " + response(60) + "\n\n"},
+		{"the answer, then the end", []string{answer, ""}, "application/json", response(60)},
+		{"the answer, then a notification and the end", []string{answer, note}, "application/json", response(60)},
+		{"a priming event and the answer, then the end", []string{prime + answer, ""}, "application/json", response(60)},
 		{"a notification, then the answer", []string{note, answer}, "text/event-stream",
 			note + "data: " + response(60) + "\n\n"},
 		{"a notification and the answer in one read", []string{note + answer}, "text/event-stream",
@@ -156,13 +177,14 @@ func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading the body: %v", err)
 			}
-			if !nb.eof {
+			if eof, _ := nb.state(); !eof && tc.contentType == "text/event-stream" {
 				t.Errorf("the body ended before the stream from the network was read to its end")
 			}
 			resp.Body.Close()
-			if !nb.closed {
-				t.Errorf("the stream from the network was not closed")
-			}
+			testkit.Poll(t, "the stream from the network read to its end and closed", func() bool {
+				eof, closed := nb.state()
+				return eof && closed
+			})
 			if diff := cmp.Diff(tc.handed, string(out)); diff != "" {
 				t.Errorf("handed to the go-sdk (-want +got):\n%s", diff)
 			}
