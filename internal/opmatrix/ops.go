@@ -144,9 +144,11 @@ func (s *session) progress(ctx context.Context, cl bool) Outcome {
 	return Outcome{Result: o.Result + "; " + strings.Join(msgs, "; ")}
 }
 
-// cancelled calls the wait tool, which says it started and waits, and
-// cancels the call once it has started.
-func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
+// cancelled calls tool, and cancels the call once it has started: the
+// wait tool says so in a progress notification; the hold task, by asking
+// the client for input, which Handlers.Elicitation answers by ending the
+// caller's context.
+func (s *session) cancelled(ctx context.Context, cl bool, tool string) Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.n.mu.Lock()
@@ -157,7 +159,7 @@ func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
 		s.n.cancel = nil
 		s.n.mu.Unlock()
 	}()
-	return s.call(ctx, cl, "wait", map[string]any{}, "session-wait")
+	return s.call(ctx, cl, tool, map[string]any{}, "session-wait")
 }
 
 func (s *session) read(ctx context.Context, cl bool, uri string) Outcome {
