@@ -311,6 +311,10 @@ func expectedClass(g Group, k Key) string {
 	return ""
 }
 
+// expectedResult is what a live operation must give, where the protocol
+// says what: a given-up task, polled after, was cancelled by the client.
+var expectedResult = map[string]string{OpTaskCancel: "then cancelled"}
+
 // Judge records the cells of one session in mode: live cells pass when
 // they give what the protocol says; others when they give what live gave.
 func (r *Report) Judge(g Group, mode string, live, got map[Key]Outcome) {
@@ -330,6 +334,8 @@ func (r *Report) Judge(g Group, mode string, live, got map[Key]Outcome) {
 				r.cell(c, "not made")
 			case mode == Live && o.Class != expectedClass(g, k):
 				r.cell(c, fmt.Sprintf("gave %s, want class %q", o, expectedClass(g, k)))
+			case mode == Live && expectedResult[op] != "" && o.Result != expectedResult[op]:
+				r.cell(c, fmt.Sprintf("gave %s, want %q", o, expectedResult[op]))
 			case mode != Live && o != live[k]:
 				r.cell(c, fmt.Sprintf("gave %s, live gave %s", o, live[k]))
 			default:

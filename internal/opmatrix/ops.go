@@ -144,11 +144,9 @@ func (s *session) progress(ctx context.Context, cl bool) Outcome {
 	return Outcome{Result: o.Result + "; " + strings.Join(msgs, "; ")}
 }
 
-// cancelled calls tool, and cancels the call once it has started: the
-// wait tool says so in a progress notification; the hold task, by asking
-// the client for input, which Handlers.Elicitation answers by ending the
-// caller's context.
-func (s *session) cancelled(ctx context.Context, cl bool, tool string) Outcome {
+// cancelled calls the wait tool, which says it started (a progress
+// notification) and waits, and cancels the call once it has started.
+func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.n.mu.Lock()
@@ -159,7 +157,37 @@ func (s *session) cancelled(ctx context.Context, cl bool, tool string) Outcome {
 		s.n.cancel = nil
 		s.n.mu.Unlock()
 	}()
-	return s.call(ctx, cl, tool, map[string]any{}, "session-wait")
+	return s.call(ctx, cl, "wait", map[string]any{}, "session-wait")
+}
+
+// taskCancelled calls the hold task, which asks the client for input at
+// once: Handlers.Elicitation answers by ending the caller's context, so
+// the call is given up while its task runs. It then asks the server for
+// the task's state (Client.Task, one tasks/get), which the tasks/cancel
+// the client sent as it gave up has made cancelled.
+func (s *session) taskCancelled(ctx context.Context) Outcome {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.n.mu.Lock()
+	s.n.cancel = cancel
+	s.n.mu.Unlock()
+	defer func() {
+		s.n.mu.Lock()
+		s.n.cancel = nil
+		s.n.mu.Unlock()
+	}()
+	_, err := s.c.CallTool(ctx, "hold", map[string]any{})
+	var te *client.TaskError
+	if !errors.As(err, &te) {
+		return Outcome{Result: "no task named", Class: outcome("", err).Class}
+	}
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
+	defer scancel()
+	st, serr := s.c.Task(te.ID, "hold").Status(sctx)
+	if serr != nil {
+		return Outcome{Result: "status: " + outcome("", serr).String(), Class: classOf(err)}
+	}
+	return Outcome{Result: "then " + string(st.Status), Class: classOf(err)}
 }
 
 func (s *session) read(ctx context.Context, cl bool, uri string) Outcome {

@@ -268,7 +268,7 @@ func (s *session) do(ctx context.Context, op, api string) Outcome {
 	case OpProgress:
 		return s.progress(ctx, cl)
 	case OpCancel:
-		return s.cancelled(ctx, cl, "wait")
+		return s.cancelled(ctx, cl)
 	case OpResourcesList:
 		if cl {
 			return names(s.c.Catalog().Resources, func(r *mcp.Resource) string { return r.URI })
@@ -311,7 +311,7 @@ func (s *session) do(ctx context.Context, op, api string) Outcome {
 	case OpTask:
 		return s.call(ctx, cl, "job", map[string]any{"text": "hello"}, "")
 	case OpTaskCancel:
-		return s.cancelled(ctx, cl, "hold")
+		return s.taskCancelled(ctx)
 	}
 	return Outcome{Class: "unknown operation"}
 }

@@ -149,8 +149,9 @@ var tools = []struct {
 }
 
 // taskTools run as tasks (the tasks extension) on the servers that have
-// it: this module's, registered with RegisterTaskTool, and the fake's,
-// made tasks by a FaultTask each.
+// it, and only as tasks, so that a call that is not one fails (-32021):
+// this module's, registered with RegisterTaskTool (Required), and the
+// fake's, made tasks by a FaultTaskRequired each.
 var taskTools = []struct {
 	name, schema string
 	h            handler
@@ -370,7 +371,7 @@ func (s *served) installOurs(tasks bool) error {
 		h := t.h
 		if err := s.own.RegisterTaskTool(&mcp.Tool{Name: t.name, InputSchema: json.RawMessage(t.schema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return h(context.WithValue(ctx, quitKey{}, s.quit), req.Session, req.Params)
-		}, nil); err != nil {
+		}, &server.TaskToolOptions{Required: true}); err != nil {
 			return err
 		}
 	}
@@ -488,8 +489,8 @@ func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
 // fakeTaskFaults make the fake's task tools run as tasks, in process and
 // over HTTP; fakeTaskArgs, in a stdio child.
 var (
-	fakeTaskFaults = []fakeserver.Fault{{Kind: fakeserver.FaultTask, Tool: "job"}, {Kind: fakeserver.FaultTask, Tool: "hold"}}
-	fakeTaskArgs   = []string{"--fault", "task=job", "--fault", "task=hold"}
+	fakeTaskFaults = []fakeserver.Fault{{Kind: fakeserver.FaultTaskRequired, Tool: "job"}, {Kind: fakeserver.FaultTaskRequired, Tool: "hold"}}
+	fakeTaskArgs   = []string{"--fault", "task-required=job", "--fault", "task-required=hold"}
 )
 
 // TaskPoll is the poll interval the servers' tasks suggest, and the
