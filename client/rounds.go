@@ -61,7 +61,8 @@ func rounds[P any, R any](ctx context.Context, c *Client, p P, send func(context
 
 // fulfil answers every input request through the handlers, in the order of
 // their ids. A request no handler serves fails the whole set before any
-// handler runs.
+// handler runs. A handler that fails once ctx has ended fails the set with
+// ctx's error (the caller gave up), not ErrHandler.
 func (c *Client) fulfil(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	h := &c.handlers
 	ids := slices.Sorted(maps.Keys(reqs))
@@ -90,6 +91,11 @@ func (c *Client) fulfil(ctx context.Context, reqs mcp.InputRequestMap) (mcp.Inpu
 	answers := make(mcp.InputResponseMap, len(reqs))
 	for _, id := range ids {
 		a, err := c.answer(ctx, reqs[id])
+		if err != nil && ctx.Err() != nil {
+			// The caller gave up while the handler answered: the call ends
+			// as given up, whatever the handler made of it.
+			return nil, fmt.Errorf("input request %q: %w (the handler: %v)", id, ctx.Err(), err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("input request %q: %w", id, err)
 		}

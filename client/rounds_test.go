@@ -440,6 +440,31 @@ func TestInputHandlerFails(t *testing.T) {
 	}
 }
 
+// A caller that gives up while its handler answers the server's input
+// request (the handler sees its context end, and returns its error) gets
+// the cancellation's class, not a failed handler's; nothing more is sent.
+func TestInputHandlerOfAGivenUpCall(t *testing.T) {
+	leakcheck.Check(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	h := &client.Handlers{Elicitation: func(hctx context.Context, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		cancel() // the caller gives up while the user is being asked
+		<-hctx.Done()
+		return nil, hctx.Err()
+	}}
+	n := &tally{}
+	p := peer{"http stateless", client.ProfileDefault, "stateless", "2026-07-28"}
+	c, rec := connectPeer(t, p, inputServer(n), h, client.Limits{})
+	_, err := c.CallTool(ctx, "confirm", map[string]any{})
+	assertClass(t, err, client.ClassTimeout, context.Canceled)
+	if errors.Is(err, client.ErrHandler) {
+		t.Errorf("error %q wraps ErrHandler: the handler only saw the caller give up", err)
+	}
+	if got := len(callPosts(rec, "confirm")); got != 1 {
+		t.Errorf("the server received %d tools/call POSTs, want 1", got)
+	}
+}
+
 // An accepted elicitation gets the requested schema's defaults for what the
 // handler left out (SEP-1034), on 2026-07-28 as the go-sdk does on
 // 2025-11-25.

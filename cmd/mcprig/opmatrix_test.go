@@ -84,7 +84,11 @@ func mcprigSession(t *testing.T, g opmatrix.Group, l *opmatrix.Running, path, cm
 	if g.Kind == opmatrix.Stdio {
 		args := []string{"replay", path}
 		if cmd == "record" {
-			args = []string{"record", "-o", path, "--env", "OPMATRIX_SERVER=" + string(g.Server), "--not-secret", "OPMATRIX_SERVER", "--env", "GORACE", "--", self(t)}
+			args = []string{"record", "-o", path, "--env", "OPMATRIX_SERVER=" + string(g.Server), "--not-secret", "OPMATRIX_SERVER", "--env", "GORACE"}
+			if g.Tasks {
+				args = append(args, "--env", opmatrix.TasksEnv+"=1", "--not-secret", opmatrix.TasksEnv)
+			}
+			args = append(args, "--", self(t))
 		}
 		w := &exitWatch{f: mcprig(t, nil, args...)}
 		out := opmatrix.Session(t, g, w)

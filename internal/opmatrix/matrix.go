@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -107,22 +108,39 @@ func (r *Report) Check(g Group, name, failure string) {
 
 // A Group is one server over one transport at one revision: one server
 // shared by every session of its cells, which run one after the other.
+//
+// A task group (Tasks set) is the same server offering the tasks
+// extension, with task tools, and a client that opts into it: it makes
+// the task operations only, and the other groups make all but those.
 type Group struct {
 	Server Server
 	Kind   Kind
 	Rev    string
+	Tasks  bool
 }
 
-func (g Group) String() string { return fmt.Sprintf("%s/%s/%s", g.Server, g.Kind, g.Rev) }
+func (g Group) String() string {
+	s := fmt.Sprintf("%s/%s/%s", g.Server, g.Kind, g.Rev)
+	if g.Tasks {
+		s += "+tasks"
+	}
+	return s
+}
 
-// Groups returns every group that exists.
+// Groups returns every group that exists: each server over each
+// transport at each revision, and a task group beside each that can make
+// a task.
 func Groups() []Group {
 	var out []Group
 	for _, s := range Servers {
 		for _, k := range Kinds {
 			for _, rev := range Revisions {
-				if ok, _ := Exists(s, k, rev); ok {
-					out = append(out, Group{s, k, rev})
+				if ok, _ := Exists(s, k, rev); !ok {
+					continue
+				}
+				out = append(out, Group{Server: s, Kind: k, Rev: rev})
+				if ok, _ := (Group{Server: s, Kind: k, Rev: rev, Tasks: true}).Makes(OpTask); ok {
+					out = append(out, Group{Server: s, Kind: k, Rev: rev, Tasks: true})
 				}
 			}
 		}
@@ -158,7 +176,7 @@ func (l *Running) Fresh(t testing.TB) {
 	if l.Server != Fake || l.Kind == Stdio {
 		return
 	}
-	s, err := newServed(l.Server)
+	s, err := newServed(l.Server, l.Tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +207,7 @@ func Start(t testing.TB, g Group) *Running {
 		l.exe = exe
 		return l
 	}
-	s, err := newServed(g.Server)
+	s, err := newServed(g.Server, g.Tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +253,7 @@ func (l *Running) Factory(t testing.TB) transport.Factory {
 			f = inprocessFactory(s.mcp)
 		}
 	case Stdio:
-		f, err = stdio.New(l.exe, nil, &stdio.Options{Env: ChildEnv(l.Server)})
+		f, err = stdio.New(l.exe, nil, &stdio.Options{Env: ChildEnv(l.Group)})
 	case HTTP, Stateless:
 		f, err = streamablehttp.New(l.url, nil)
 	case SSE:
@@ -248,14 +266,18 @@ func (l *Running) Factory(t testing.TB) transport.Factory {
 }
 
 // ChildEnv is the environment of a stdio child of the test binary serving
-// srv (see ServeIfChild).
-func ChildEnv(srv Server) map[string]string {
-	return map[string]string{childEnv: string(srv), "GORACE": "atexit_sleep_ms=0"}
+// g's server (see ServeIfChild).
+func ChildEnv(g Group) map[string]string {
+	env := map[string]string{childEnv: string(g.Server), "GORACE": "atexit_sleep_ms=0"}
+	if g.Tasks {
+		env[TasksEnv] = "1"
+	}
+	return env
 }
 
 // Definition returns a client Definition of f at g's revision.
 func (g Group) Definition(f transport.Factory) client.Definition {
-	return client.Definition{Name: "opmatrix", Profile: profiles[g.Rev], Transport: f}
+	return client.Definition{Name: "opmatrix", Profile: profiles[g.Rev], Transport: f, Tasks: g.Tasks}
 }
 
 // Session runs the script through f, failing t if it does not connect
@@ -279,6 +301,8 @@ func expectedClass(g Group, k Key) string {
 		return "timeout"
 	case k.Op == OpCancel:
 		return "cancelled"
+	case k.Op == OpTaskCancel:
+		return "timeout"
 	case k.Op == OpReadMissing && k.API == APIClient:
 		return "server" // the server's JSON-RPC error, as a *client.Error
 	case k.Op == OpReadMissing:
@@ -286,6 +310,10 @@ func expectedClass(g Group, k Key) string {
 	}
 	return ""
 }
+
+// expectedResult is what a live operation must give, where the protocol
+// says what: a given-up task, polled after, was cancelled by the client.
+var expectedResult = map[string]string{OpTaskCancel: "then cancelled"}
 
 // Judge records the cells of one session in mode: live cells pass when
 // they give what the protocol says; others when they give what live gave.
@@ -295,7 +323,7 @@ func (r *Report) Judge(g Group, mode string, live, got map[Key]Outcome) {
 			continue
 		}
 		for _, api := range APIs {
-			if api == APIClient && noClientMethod[op] {
+			if !made(op, api) {
 				continue
 			}
 			k := Key{op, api}
@@ -306,6 +334,8 @@ func (r *Report) Judge(g Group, mode string, live, got map[Key]Outcome) {
 				r.cell(c, "not made")
 			case mode == Live && o.Class != expectedClass(g, k):
 				r.cell(c, fmt.Sprintf("gave %s, want class %q", o, expectedClass(g, k)))
+			case mode == Live && expectedResult[op] != "" && o.Result != expectedResult[op]:
+				r.cell(c, fmt.Sprintf("gave %s, want %q", o, expectedResult[op]))
 			case mode != Live && o != live[k]:
 				r.cell(c, fmt.Sprintf("gave %s, live gave %s", o, live[k]))
 			default:
@@ -341,6 +371,9 @@ func (r *Report) RecordTwice(t testing.TB, g Group, mode string, live map[Key]Ou
 		os.WriteFile(filepath.Join(os.TempDir(), "opmatrix-"+name+"-a.jsonl"), files[0], 0o644)
 		os.WriteFile(filepath.Join(os.TempDir(), "opmatrix-"+name+"-b.jsonl"), files[1], 0o644)
 	}
+	if g.Tasks {
+		files[0], files[1] = taskTimesOut(files[0]), taskTimesOut(files[1])
+	}
 	if !bytes.Equal(files[0], files[1]) {
 		r.Check(g, mode+": the same bytes twice", cmp.Diff(string(files[0]), string(files[1])))
 	} else {
@@ -356,6 +389,17 @@ func (r *Report) RecordTwice(t testing.TB, g Group, mode string, live map[Key]Ou
 		r.Check(g, mode+": Verify finds no drift", errText(err))
 	}
 	return first
+}
+
+// taskTimes are the times a task's server reports (SEP-2663's createdAt
+// and lastUpdatedAt, in a task handle and in each poll's answer): the
+// server's clock, which the recorder keeps as it came.
+var taskTimes = regexp.MustCompile(`"(createdAt|lastUpdatedAt)":"[^"]*"`)
+
+// taskTimesOut returns a recording with every task time replaced by
+// "…": what two recordings of a task group compare, byte for byte.
+func taskTimesOut(data []byte) []byte {
+	return taskTimes.ReplaceAll(data, []byte(`"$1":"…"`))
 }
 
 func errText(err error) string {
@@ -529,6 +573,9 @@ func notExisting() string {
 		if noClientMethod[op] {
 			fmt.Fprintf(&b, "  %s via client.Client: client.Client has no method for it; made through Client.Session()\n", op)
 		}
+		if why, ok := noSessionWay[op]; ok {
+			fmt.Fprintf(&b, "  %s via Client.Session(): %s\n", op, why)
+		}
 	}
 	for _, s := range Servers {
 		for _, op := range Ops {
@@ -538,8 +585,11 @@ func notExisting() string {
 		}
 	}
 	for _, op := range Ops {
-		if ok, why := (Group{Ours, Stateless, "2025-11-25"}).Makes(op); !ok {
+		if ok, why := (Group{Server: Ours, Kind: Stateless, Rev: "2025-11-25"}).Makes(op); !ok && unreachable[op] {
 			fmt.Fprintf(&b, "  %s over http stateless at 2025-11-25: %s\n", op, why)
+		}
+		if ok, why := (Group{Server: Ours, Kind: InProcess, Rev: "2025-11-25", Tasks: true}).Makes(op); !ok && taskOps[op] {
+			fmt.Fprintf(&b, "  %s at 2025-11-25: %s\n", op, why)
 		}
 	}
 	seen := map[string]bool{}

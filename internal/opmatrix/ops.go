@@ -144,8 +144,8 @@ func (s *session) progress(ctx context.Context, cl bool) Outcome {
 	return Outcome{Result: o.Result + "; " + strings.Join(msgs, "; ")}
 }
 
-// cancelled calls the wait tool, which says it started and waits, and
-// cancels the call once it has started.
+// cancelled calls the wait tool, which says it started (a progress
+// notification) and waits, and cancels the call once it has started.
 func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -158,6 +158,36 @@ func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
 		s.n.mu.Unlock()
 	}()
 	return s.call(ctx, cl, "wait", map[string]any{}, "session-wait")
+}
+
+// taskCancelled calls the hold task, which asks the client for input at
+// once: Handlers.Elicitation answers by ending the caller's context, so
+// the call is given up while its task runs. It then asks the server for
+// the task's state (Client.Task, one tasks/get), which the tasks/cancel
+// the client sent as it gave up has made cancelled.
+func (s *session) taskCancelled(ctx context.Context) Outcome {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.n.mu.Lock()
+	s.n.cancel = cancel
+	s.n.mu.Unlock()
+	defer func() {
+		s.n.mu.Lock()
+		s.n.cancel = nil
+		s.n.mu.Unlock()
+	}()
+	_, err := s.c.CallTool(ctx, "hold", map[string]any{})
+	var te *client.TaskError
+	if !errors.As(err, &te) {
+		return Outcome{Result: "no task named", Class: outcome("", err).Class}
+	}
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
+	defer scancel()
+	st, serr := s.c.Task(te.ID, "hold").Status(sctx)
+	if serr != nil {
+		return Outcome{Result: "status: " + outcome("", serr).String(), Class: classOf(err)}
+	}
+	return Outcome{Result: "then " + string(st.Status), Class: classOf(err)}
 }
 
 func (s *session) read(ctx context.Context, cl bool, uri string) Outcome {

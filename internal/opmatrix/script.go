@@ -2,6 +2,7 @@ package opmatrix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -32,7 +33,9 @@ const (
 	OpSampling      = "sampling"
 	OpElicitation   = "elicitation"
 	OpRoots         = "roots"
-	OpListChanged   = "list changes" // tools/list_changed, re-discovered
+	OpListChanged   = "list changes"                    // tools/list_changed, re-discovered
+	OpTask          = "tools/call as a task"            // the tasks extension of 2026-07-28: handle, tasks/get, the result
+	OpTaskCancel    = "tools/call as a task, cancelled" // the caller's context ends while the task runs: tasks/cancel
 )
 
 // Ops are the operations in the order a session makes them. List changes
@@ -41,7 +44,7 @@ const (
 // subscription when any of its listen streams ends, as Unsubscribe's does
 // on 2026-07-28 (see client.Client.Unsubscribe).
 var Ops = []string{OpPing, OpToolsList, OpCall, OpProgress, OpCancel, OpResourcesList, OpRead, OpReadMissing, OpTemplates, OpListChanged, OpSubscribe,
-	OpPromptsList, OpGetPrompt, OpComplete, OpSampling, OpElicitation, OpRoots, OpLogging}
+	OpPromptsList, OpGetPrompt, OpComplete, OpSampling, OpElicitation, OpRoots, OpLogging, OpTask, OpTaskCancel}
 
 // The two ways each operation is made: through client.Client, and through
 // the go-sdk session it exposes (Client.Session).
@@ -56,6 +59,26 @@ var APIs = []string{APIClient, APISession}
 // noClientMethod lists the operations client.Client has no method for:
 // they are made through the session it exposes only.
 var noClientMethod = map[string]bool{OpPing: true, OpComplete: true}
+
+// noSessionWay says why the go-sdk session (Client.Session) cannot make
+// an operation: it is made through client.Client only.
+var noSessionWay = map[string]string{
+	OpTask:       noSessionTask,
+	OpTaskCancel: noSessionTask,
+}
+
+const noSessionTask = "the go-sdk v1.8.0 session has no tasks extension: its tools/call declares only the go-sdk's capabilities " +
+	"(client.Client opts in through sending middleware of its own), so a server runs the tool in the request, " +
+	"and it would decode a task handle as a CallToolResult, losing the task's id"
+
+// made reports whether op is made through api.
+func made(op, api string) bool {
+	if api == APIClient {
+		return !noClientMethod[op]
+	}
+	_, no := noSessionWay[op]
+	return !no
+}
 
 // An Outcome is what one operation gave: its result, made comparable
 // (texts, names, counts; no ids or timings), or its error's class.
@@ -114,6 +137,27 @@ func (n *noted) await(ctx context.Context, ok func() bool) error {
 	}
 }
 
+// endCaller ends the context of the cancelled call under way (the hold
+// task asked for input, so its task runs) and returns its error once ctx,
+// the handler's, derived from it, has ended.
+func (n *noted) endCaller(ctx context.Context) error {
+	n.mu.Lock()
+	cancel := n.cancel
+	n.mu.Unlock()
+	if cancel == nil {
+		return errors.New("the hold task asked for input outside its cancelled call")
+	}
+	cancel()
+	t := time.NewTimer(opTimeout)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return errors.New("the handler's context did not end with the caller's")
+	}
+}
+
 // handlers are the client's: deterministic answers, and notes of every
 // notification.
 func (n *noted) handlers() *client.Handlers {
@@ -143,7 +187,10 @@ func (n *noted) handlers() *client.Handlers {
 		Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Model: "opmatrix-model", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
 		},
-		Elicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if p.Message == holdQuestion {
+				return nil, n.endCaller(ctx)
+			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
 		},
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
@@ -160,7 +207,8 @@ const opTimeout = 10 * time.Second
 
 // Limits are the client's in every session: a replay that holds an
 // answer fails the call well within the test's deadline.
-var Limits = client.Limits{ConnectTimeout: 20 * time.Second, CallTimeout: opTimeout, DrainTimeout: 5 * time.Second}
+var Limits = client.Limits{ConnectTimeout: 20 * time.Second, CallTimeout: opTimeout, DrainTimeout: 5 * time.Second,
+	TaskPollMin: TaskPoll, TaskPollMax: TaskPoll, TaskTimeout: opTimeout}
 
 // Run connects through def, makes every operation g makes, both ways,
 // closes, and returns what each gave. A failure to connect or to close is
@@ -179,7 +227,7 @@ func Run(ctx context.Context, g Group, def client.Definition) (map[Key]Outcome, 
 			continue
 		}
 		for _, api := range APIs {
-			if api == APIClient && noClientMethod[op] {
+			if !made(op, api) {
 				continue
 			}
 			octx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -260,6 +308,10 @@ func (s *session) do(ctx context.Context, op, api string) Outcome {
 		return s.listChanged(ctx, cl)
 	case OpLogging:
 		return s.logging(ctx, cl)
+	case OpTask:
+		return s.call(ctx, cl, "job", map[string]any{"text": "hello"}, "")
+	case OpTaskCancel:
+		return s.taskCancelled(ctx)
 	}
 	return Outcome{Class: "unknown operation"}
 }

@@ -48,12 +48,21 @@ const (
 // notOffered says why a server cannot serve an operation: a cell that
 // cannot exist, listed as such.
 var notOffered = map[Server]map[string]string{
+	SDK: {
+		OpTask:       noSDKTasks,
+		OpTaskCancel: noSDKTasks,
+	},
 	Fake: {
 		OpSubscribe:   "a fakeserver.Definition has no resource subscriptions",
 		OpComplete:    "a fakeserver.Definition has no completions",
 		OpListChanged: "a fakeserver.Definition's tools do not change",
 	},
 }
+
+const noSDKTasks = "a go-sdk v1.8.0 mcp.Server has no tasks extension"
+
+// taskOps are the operations of the tasks extension, which is 2026-07-28's.
+var taskOps = map[string]bool{OpTask: true, OpTaskCancel: true}
 
 // Offers reports whether srv serves op, and why not.
 func Offers(srv Server, op string) (bool, string) {
@@ -71,6 +80,12 @@ var unreachable = map[string]bool{OpSampling: true, OpElicitation: true, OpRoots
 func (g Group) Makes(op string) (bool, string) {
 	if ok, why := Offers(g.Server, op); !ok {
 		return false, why
+	}
+	if taskOps[op] && g.Rev != "2026-07-28" {
+		return false, "the tasks extension is 2026-07-28's: a session at an earlier revision has no tasks"
+	}
+	if taskOps[op] != g.Tasks {
+		return false, "made by the other group of its server, transport and revision (a task group makes the task operations only)"
 	}
 	if g.Kind == Stateless && g.Rev == "2025-11-25" && unreachable[op] {
 		return false, "a server serving 2025-11-25 statelessly keeps no session: it cannot ask the client, or tell it of a change, outside a call's answer"
@@ -131,6 +146,36 @@ var tools = []struct {
 		return &mcp.ElicitParams{Message: decode[questionIn](p).Question, RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
 	})},
 	{"roots", `{"type":"object"}`, askTool(func(*mcp.CallToolParamsRaw) mcp.InputRequest { return &mcp.ListRootsParams{} })},
+}
+
+// taskTools run as tasks (the tasks extension) on the servers that have
+// it, and only as tasks, so that a call that is not one fails (-32021):
+// this module's, registered with RegisterTaskTool (Required), and the
+// fake's, made tasks by a FaultTaskRequired each.
+var taskTools = []struct {
+	name, schema string
+	h            handler
+}{
+	{"job", `{"type":"object","properties":{"text":{"type":"string"}}}`, func(_ context.Context, _ *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
+		return textResult("job: " + decode[echoIn](p).Text), nil
+	}},
+	{"hold", `{"type":"object"}`, holdTool},
+}
+
+// holdQuestion is what the hold task asks; Handlers.Elicitation answers
+// it by ending the caller's context.
+const holdQuestion = "hold on?"
+
+// holdTool asks the client for input at once (the task is then
+// input_required, which the client's first poll reads) and waits until
+// the task is cancelled or the server stops; an answer it gets is not
+// what the script sends.
+func holdTool(ctx context.Context, _ *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
+	if len(p.InputResponses) == 0 {
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"input": &mcp.ElicitParams{Message: holdQuestion,
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}}}`)}}}, nil
+	}
+	return textResult("answered, not cancelled"), nil
 }
 
 func progressTool(ctx context.Context, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
@@ -262,23 +307,28 @@ type served struct {
 
 }
 
-// newServed starts srv.
-func newServed(srv Server) (*served, error) {
+// newServed starts srv, offering the tasks extension and its task tools
+// if tasks is set.
+func newServed(srv Server, tasks bool) (*served, error) {
 	s := &served{quit: make(chan struct{})}
 	var once sync.Once
 	quit := func() { once.Do(func() { close(s.quit) }) }
 	switch srv {
 	case Ours:
-		own, err := server.New("opmatrix", "v1", &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey})
+		o := &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey}
+		if tasks {
+			o.Tasks = &server.TaskOptions{PollInterval: TaskPoll}
+		}
+		own, err := server.New("opmatrix", "v1", o)
 		if err != nil {
 			return nil, err
 		}
 		s.own = own
 		s.mcp = s.own.MCP()
-		if err := s.installOurs(); err != nil {
+		if err := s.installOurs(tasks); err != nil {
 			return nil, err
 		}
-		s.stop = quit
+		s.stop = sync.OnceFunc(func() { quit(); own.Close() })
 	case SDK:
 		s.mcp = mcp.NewServer(&mcp.Implementation{Name: "opmatrix", Version: "v1"}, &mcp.ServerOptions{
 			CompletionHandler:  complete,
@@ -290,7 +340,11 @@ func newServed(srv Server) (*served, error) {
 		s.installSDK()
 		s.stop = quit
 	case Fake:
-		f, err := fakeserver.New(&fakeserver.Options{Definition: fakeDefinition(s.quit)})
+		var faults []fakeserver.Fault
+		if tasks {
+			faults = fakeTaskFaults
+		}
+		f, err := fakeserver.New(&fakeserver.Options{Definition: fakeDefinition(s.quit), Faults: faults})
 		if err != nil {
 			return nil, err
 		}
@@ -301,12 +355,23 @@ func newServed(srv Server) (*served, error) {
 	return s, nil
 }
 
-func (s *served) installOurs() error {
+func (s *served) installOurs(tasks bool) error {
 	for _, t := range tools {
 		h := t.h
 		if err := s.own.RegisterTool(&mcp.Tool{Name: t.name, InputSchema: json.RawMessage(t.schema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return h(context.WithValue(ctx, quitKey{}, s.quit), req.Session, req.Params)
 		}); err != nil {
+			return err
+		}
+	}
+	for _, t := range taskTools {
+		if !tasks {
+			break
+		}
+		h := t.h
+		if err := s.own.RegisterTaskTool(&mcp.Tool{Name: t.name, InputSchema: json.RawMessage(t.schema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return h(context.WithValue(ctx, quitKey{}, s.quit), req.Session, req.Params)
+		}, &server.TaskToolOptions{Required: true}); err != nil {
 			return err
 		}
 	}
@@ -407,7 +472,7 @@ func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
 		Resources: []fakeserver.Resource{{URI: readme, Name: "readme", MIMEType: "text/markdown", Description: "The front page.", Text: "# docs\n\nThe front page.\n"}},
 		Prompts:   []fakeserver.Prompt{{Name: prompt, Description: "Summarize a topic.", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}, Text: "Summarize {{topic}}."}},
 	}
-	for _, t := range tools {
+	for _, t := range slices.Concat(tools, taskTools) {
 		h := t.h
 		d.Tools = append(d.Tools, fakeserver.Tool{Name: t.name, InputSchema: t.schema, Reply: func(ctx context.Context, c *fakeserver.Call) (*mcp.CallToolResult, error) {
 			p := *c.Request.Params
@@ -421,8 +486,24 @@ func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
 	return d
 }
 
-// childEnv names the server a stdio child of the test binary serves.
-const childEnv = "OPMATRIX_SERVER"
+// fakeTaskFaults make the fake's task tools run as tasks, in process and
+// over HTTP; fakeTaskArgs, in a stdio child.
+var (
+	fakeTaskFaults = []fakeserver.Fault{{Kind: fakeserver.FaultTaskRequired, Tool: "job"}, {Kind: fakeserver.FaultTaskRequired, Tool: "hold"}}
+	fakeTaskArgs   = []string{"--fault", "task-required=job", "--fault", "task-required=hold"}
+)
+
+// TaskPoll is the poll interval the servers' tasks suggest, and the
+// client's bounds on it (Limits): long enough that a task's handler,
+// which answers at once, has run when the client first polls.
+const TaskPoll = 100 * time.Millisecond
+
+// childEnv names the server a stdio child of the test binary serves;
+// TasksEnv, set, has it offer the tasks extension (a task group's).
+const (
+	childEnv = "OPMATRIX_SERVER"
+	TasksEnv = "OPMATRIX_TASKS"
+)
 
 // ServeIfChild serves, over stdin and stdout, the server the environment
 // names (a stdio child of the matrix: the test binary re-run), and exits;
@@ -432,16 +513,26 @@ func ServeIfChild() {
 	if name == "" {
 		return
 	}
+	tasks := os.Getenv(TasksEnv) != ""
 	if Server(name) == Fake {
 		fakeserver.Register(FakeDefinition)
-		os.Exit(fakeserver.Main([]string{"--catalog", FakeDefinition.Name}))
+		args := []string{"--catalog", FakeDefinition.Name}
+		if tasks {
+			args = append(args, fakeTaskArgs...)
+		}
+		os.Exit(fakeserver.Main(args))
 	}
-	s, err := newServed(Server(name))
+	s, err := newServed(Server(name), tasks)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if err := s.mcp.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if s.own != nil {
+		err = s.own.ServeStdio(context.Background(), os.Stdin, os.Stdout) // task tools run as tasks over ServeStdio, not the go-sdk's Run
+	} else {
+		err = s.mcp.Run(context.Background(), &mcp.StdioTransport{})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
