@@ -199,6 +199,7 @@ type taskSlotKey struct{}
 
 type taskSlot struct {
 	created json.RawMessage // the CreateTaskResult
+	w       *taskWriter     // the call's response, held until the handler decides
 }
 
 // declaresTasks reports whether caps declare the tasks extension.
@@ -224,6 +225,14 @@ func errTasksRequired(what string) *jsonrpc.Error {
 // if it does, starts it; handled is false when the call is to run in the
 // request as any tool's.
 func (s *Server) startTask(ctx context.Context, name string, c *turn, tt *taskTool, req *mcp.CallToolRequest) (res *mcp.CallToolResult, handled bool, err error) {
+	slot, http := ctx.Value(taskSlotKey{}).(*taskSlot)
+	if http {
+		defer func() {
+			if slot.created == nil {
+				slot.w.passThrough() // the call runs in the request: its response streams
+			}
+		}()
+	}
 	caps := req.ClientCapabilities()
 	declared := declaresTasks(caps) && newProtocol(req.Session)
 	switch {
@@ -234,7 +243,6 @@ func (s *Server) startTask(ctx context.Context, name string, c *turn, tt *taskTo
 	case tt.opts.InputFirst && len(req.Params.InputResponses) == 0:
 		return nil, false, nil
 	}
-	slot, http := ctx.Value(taskSlotKey{}).(*taskSlot)
 	_, conn := ctx.Value(connTasksKey{}).(bool)
 	if !http && !conn {
 		// A session of Server.MCP's, which no connection of this

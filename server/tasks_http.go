@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/looprig/mcp/internal/wire"
@@ -52,21 +53,27 @@ func (h *HTTPHandler) taskRequest(req *http.Request, in *inbound) (*jsonrpc.Requ
 	if wire.Unmarshal(r.Params, &p) != nil {
 		return nil, nil, false
 	}
-	_, ok = h.s.taskTool(p.Name)
-	return r, id, ok
+	if _, ok := h.s.taskTool(p.Name); !ok {
+		return nil, nil, false // any tool's call: served as any
+	}
+	return r, id, true
 }
 
 // serveTaskCall serves a tools/call of a task tool through the go-sdk,
-// answering with the task its handler started, if it started one.
+// answering with the task its handler started, if it started one. What the
+// go-sdk writes is held until the handler has decided (startTask): a call
+// that runs in the request as any tool's then streams as any does (its
+// progress and server requests go out as they come, so that the client can
+// act on them, cancel it among others).
 func (h *HTTPHandler) serveTaskCall(w http.ResponseWriter, req *http.Request, r *jsonrpc.Request) {
-	slot := &taskSlot{}
-	buf := &bufferedWriter{header: make(http.Header)}
+	buf := &taskWriter{w: w, header: make(http.Header)}
+	slot := &taskSlot{w: buf}
 	h.serveStateless(buf, req.WithContext(context.WithValue(req.Context(), taskSlotKey{}, slot)))
 	if slot.created != nil {
 		writeResponse(w, &jsonrpc.Response{ID: r.ID, Result: slot.created})
 		return
 	}
-	buf.copyTo(w)
+	buf.end()
 }
 
 // taskParams are the params of a tasks/* request.
@@ -252,34 +259,94 @@ func writeResponse(w http.ResponseWriter, msg *jsonrpc.Response) {
 	w.Write(append(b, '\n'))
 }
 
-// bufferedWriter keeps a response to be sent, or not, once it is complete.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
+// taskWriter is the response writer of a task tool's call: it keeps what
+// the go-sdk writes until the call's handler has decided whether the call
+// is a task (whose reply replaces it all) or runs in the request
+// (passThrough: what was kept goes out, and what follows as it is written).
+// A call whose handler never decides (the go-sdk refused it first) goes out
+// whole at its end.
+type taskWriter struct {
+	w       http.ResponseWriter
+	mu      sync.Mutex // guards the fields below: the handler decides on a goroutine of its own
+	header  http.Header
+	status  int
+	body    bytes.Buffer
+	through bool
 }
 
-func (b *bufferedWriter) Header() http.Header { return b.header }
-func (b *bufferedWriter) WriteHeader(status int) {
-	if b.status == 0 {
+func (b *taskWriter) Header() http.Header {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.through {
+		return b.w.Header()
+	}
+	return b.header
+}
+
+func (b *taskWriter) WriteHeader(status int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.through:
+		b.w.WriteHeader(status)
+	case b.status == 0:
 		b.status = status
 	}
 }
-func (b *bufferedWriter) Write(p []byte) (int, error) {
+
+func (b *taskWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.through {
+		return b.w.Write(p)
+	}
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
 }
-func (b *bufferedWriter) Flush() {}
 
-func (b *bufferedWriter) copyTo(w http.ResponseWriter) {
+func (b *taskWriter) Flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.through {
+		http.NewResponseController(b.w).Flush()
+	}
+}
+
+// passThrough sends what was kept and passes what follows through.
+func (b *taskWriter) passThrough() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.through {
+		return
+	}
+	b.through = true
 	for k, v := range b.header {
-		w.Header()[k] = v
+		b.w.Header()[k] = v
+	}
+	if b.status == 0 {
+		return // nothing written yet: the go-sdk writes the header itself
+	}
+	b.w.WriteHeader(b.status)
+	b.w.Write(b.body.Bytes())
+	http.NewResponseController(b.w).Flush()
+	b.body = bytes.Buffer{}
+}
+
+// end sends what was kept, if the handler never decided.
+func (b *taskWriter) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.through {
+		return
+	}
+	for k, v := range b.header {
+		b.w.Header()[k] = v
 	}
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
-	w.WriteHeader(b.status)
-	w.Write(b.body.Bytes())
+	b.w.WriteHeader(b.status)
+	b.w.Write(b.body.Bytes())
 }

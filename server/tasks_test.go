@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -547,5 +548,74 @@ func TestServerCloseEndsTasks(t *testing.T) {
 	r := f.post("tools/call", "gated", `"name":"gated","arguments":{}`, "")
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError {
 		t.Errorf("a task tool after Close: %s %+v, want -32603", r.Result, r.Error)
+	}
+}
+
+// On a server with tasks, a call that runs in the request streams as on
+// any server: its progress reaches the client while the tool still runs,
+// so that the client can act on it (cancel it, among others) — a call of
+// a task tool whose client did not declare the extension, and a call of
+// any other tool. A response held until the tool's end (as a task tool's
+// is until its handler decides) would keep the progress until the tool
+// returned, and a cancel that waits for it would never come.
+func TestCallsStreamOnATaskServer(t *testing.T) {
+	for _, task := range []bool{true, false} {
+		name := map[bool]string{true: "a task tool run in the request", false: "any other tool"}[task]
+		t.Run(name, func(t *testing.T) { callStreams(t, task) })
+	}
+}
+
+func callStreams(t *testing.T, task bool) {
+	f := newTaskFixture(t, nil)
+	returned := make(chan struct{})
+	slow := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		defer close(returned)
+		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Message: "started"})
+		<-ctx.Done() // until the client goes
+		return nil, ctx.Err()
+	}
+	tool := &mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	var err error
+	if task {
+		err = f.s.RegisterTaskTool(tool, slow, nil)
+	} else {
+		err = f.s.RegisterTool(tool, slow)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"v0"},"progressToken":"p1"}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow",` + meta + `}}`
+	ctx, cancel := context.WithCancel(f.ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.ts.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "slow", "Authorization": "Bearer alice"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for !strings.Contains(sc.Text(), "notifications/progress") {
+		if !sc.Scan() {
+			t.Fatalf("the stream ended, or the test's deadline passed (%v), before the tool's progress came", sc.Err())
+		}
+	}
+	select {
+	case <-returned:
+		t.Fatal("the progress came after the tool returned")
+	default:
+	}
+	cancel()
+	select {
+	case <-returned:
+	case <-f.ctx.Done():
+		t.Fatal("the tool did not end when the client went")
 	}
 }
