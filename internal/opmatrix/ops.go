@@ -144,19 +144,27 @@ func (s *session) progress(ctx context.Context, cl bool) Outcome {
 	return Outcome{Result: o.Result + "; " + strings.Join(msgs, "; ")}
 }
 
-// cancelled calls the wait tool, which says it started (a progress
-// notification) and waits, and cancels the call once it has started.
-func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
+// armCancel returns ctx with a cancel the session's handlers can end the
+// call with (a progress notification, an elicitation), and what disarms
+// it once the call has returned.
+func (s *session) armCancel(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	s.n.mu.Lock()
 	s.n.cancel = cancel
 	s.n.mu.Unlock()
-	defer func() {
+	return ctx, func() {
 		s.n.mu.Lock()
 		s.n.cancel = nil
 		s.n.mu.Unlock()
-	}()
+		cancel()
+	}
+}
+
+// cancelled calls the wait tool, which says it started (a progress
+// notification) and waits, and cancels the call once it has started.
+func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
+	ctx, disarm := s.armCancel(ctx)
+	defer disarm()
 	return s.call(ctx, cl, "wait", map[string]any{}, "session-wait")
 }
 
@@ -166,16 +174,8 @@ func (s *session) cancelled(ctx context.Context, cl bool) Outcome {
 // the task's state (Client.Task, one tasks/get), which the tasks/cancel
 // the client sent as it gave up has made cancelled.
 func (s *session) taskCancelled(ctx context.Context) Outcome {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.n.mu.Lock()
-	s.n.cancel = cancel
-	s.n.mu.Unlock()
-	defer func() {
-		s.n.mu.Lock()
-		s.n.cancel = nil
-		s.n.mu.Unlock()
-	}()
+	ctx, disarm := s.armCancel(ctx)
+	defer disarm()
 	_, err := s.c.CallTool(ctx, "hold", map[string]any{})
 	var te *client.TaskError
 	if !errors.As(err, &te) {
