@@ -4,18 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/transport"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/transport"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestDecide runs the decider's transcripts in testdata/decide: what
@@ -37,43 +33,9 @@ import (
 // its lines are ready ("stream S: ..."). At the end, "unused LINE" for
 // each client line never served, "(excused)" when a fault explains it.
 func TestDecide(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "decide", "*.txtar"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-			}
-			got, err := runDecide(sections["transcript"], sections["faults"], sections["script"])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *updateSchedule {
-				if !slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == "want" }) {
-					ar.Files = append(ar.Files, txtar.File{Name: "want"})
-				}
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got)
-					}
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diff := cmp.Diff(sections["want"], got); diff != "" {
-				t.Errorf("decisions mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTranscripts(t, "decide", "decisions", func(sections map[string]string) (string, error) {
+		return runDecide(sections["transcript"], sections["faults"], sections["script"])
+	})
 }
 
 // A decideHarness plays the players' part over a decider.

@@ -4,18 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
-var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want sections of testdata/schedule")
+var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want sections of testdata/schedule and testdata/decide")
 
 // TestSchedule runs the scheduler's transcripts in testdata/schedule. Each
 // is a txtar file: a prose comment saying what it shows, a "transcript"
@@ -53,43 +48,9 @@ var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want secti
 // answer, or the ending a served call died with) and not ready is held;
 // "expire" fails the held lines that are bounded.
 func TestSchedule(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "schedule", "*.txtar"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-			}
-			got, err := runSchedule(sections["transcript"], sections["script"])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *updateSchedule {
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got)
-					}
-				}
-				if sections["want"] == "" && !slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == "want" }) {
-					ar.Files = append(ar.Files, txtar.File{Name: "want", Data: []byte(got)})
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diff := cmp.Diff(sections["want"], got); diff != "" {
-				t.Errorf("schedule mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTranscripts(t, "schedule", "schedule", func(sections map[string]string) (string, error) {
+		return runSchedule(sections["transcript"], sections["script"])
+	})
 }
 
 // runSchedule builds the transcript's cassette and plays the script.
