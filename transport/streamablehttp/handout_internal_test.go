@@ -12,6 +12,15 @@ import (
 	"github.com/looprig/mcp/internal/testkit"
 )
 
+// handoutEvents returns the events of a call's stream the handout tests
+// read: a priming event (an id, no message), the call's answer (id 7) and
+// a notification.
+func handoutEvents() (prime, answer, note string) {
+	return "event: prime\nid: s_0\ndata: \n\n",
+		"event: message\nid: s_1\ndata: " + response(60) + "\n\n",
+		"event: message\ndata: " + notification(100) + "\n\n"
+}
+
 // pieces returns one piece per Read, as a network hands out what arrived,
 // and io.EOF with the last, as an HTTP response body does when the end of
 // the body arrived with it. An empty last piece is an end that arrives
@@ -39,9 +48,7 @@ func (p *pieces) Read(b []byte) (int, error) {
 // and resumes from no id read before it); after the answer nothing. A
 // notification keeps its place before the answer.
 func TestSSEBodyHandsTheGoSDKWhatItKeeps(t *testing.T) {
-	const prime = "event: prime\nid: s_0\ndata: \n\n"
-	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
-	note := "event: message\ndata: " + notification(100) + "\n\n"
+	prime, answer, note := handoutEvents()
 	for _, tc := range []struct {
 		name   string
 		reads  []string
@@ -127,9 +134,7 @@ func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(
 // whose stream's end is still to come once the go-sdk closes it (it decodes
 // the answer after closing the body, which must not wait for the end).
 func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
-	const prime = "event: prime\nid: s_0\ndata: \n\n"
-	answer := "event: message\nid: s_1\ndata: " + response(60) + "\n\n"
-	note := "event: message\ndata: " + notification(100) + "\n\n"
+	prime, answer, note := handoutEvents()
 	for _, tc := range []struct {
 		name        string
 		reads       []string
