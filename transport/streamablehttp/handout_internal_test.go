@@ -196,3 +196,58 @@ func TestCallAnsweredFirstIsHandedAsJSON(t *testing.T) {
 		})
 	}
 }
+
+// The rest of a stream handed over as JSON is read within the stream's
+// bound: a server that goes on writing after the answer cannot hold the
+// drain (and its connection and concurrency slot) for more. A stream of
+// exactly MaxStreamBytes is read to its end, so that its connection is
+// reused; one byte more and the drain stops there, closing the stream
+// without reading on.
+func TestDrainKeepsTheStreamBound(t *testing.T) {
+	_, answer, _ := handoutEvents()
+	filler := strings.Repeat(": keep-alive\n", 100)
+	total := int64(len(answer) + len(filler))
+	for _, tc := range []struct {
+		name string
+		max  int64
+		eof  bool // the stream was read to its end
+	}{
+		{"the stream at the bound", total, true},
+		{"the stream a byte past it", total - 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nb := &netBody{pieces: pieces{[]byte(answer), []byte(filler), {}}} // the end after the filler, in a read of its own
+			f, err := New("http://127.0.0.1:1/mcp", &Options{Limits: Limits{MaxStreamBytes: tc.max}, Base: baseFunc(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: nb, Request: r}, nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := newConnState(f)
+			t.Cleanup(st.shutdown)
+			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := st.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Header.Get("Content-Type"); got != "application/json" {
+				t.Fatalf("Content-Type %q, want application/json", got)
+			}
+			if out, err := io.ReadAll(resp.Body); err != nil || string(out) != response(60) {
+				t.Fatalf("handed %q, %v; want the answer", out, err)
+			}
+			resp.Body.Close()
+			testkit.Poll(t, "the drain closing the stream from the network", func() bool {
+				_, closed := nb.state()
+				return closed
+			})
+			if eof, _ := nb.state(); eof != tc.eof {
+				t.Errorf("the stream was read to its end: %v, want %v", eof, tc.eof)
+			}
+		})
+	}
+}
