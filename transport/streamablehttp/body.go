@@ -10,47 +10,54 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/looprig/mcp/internal/deadline"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// bodyBase is what every wrapped response body shares: the idle-read timer,
-// the request's cancel, the concurrency slot, and the connection's cleanup.
+// bodyBase is what every wrapped response body shares: the bounds of its
+// reads and of the wait for its headers, the request's cancel, the
+// concurrency slot, and the connection's cleanup.
 type bodyBase struct {
 	rc      io.ReadCloser
 	st      *connState
-	idle    time.Duration
 	cancel  context.CancelFunc
-	slot    bool // holds one of st.slots
-	timer   *time.Timer
-	expired atomic.Bool
-	once    sync.Once
+	slot    bool        // holds one of st.slots
+	read    deadline.Op // the read in progress, bounded by st.idle
+	hdr     deadline.Op // the wait for the response headers, bounded by st.header
+	expired atomic.Bool // a read outlasted the idle bound
+	// hdrTimedOut: the headers did not come within the bound (set by
+	// RoundTrip, before the body exists)
+	hdrTimedOut bool
+	once        sync.Once
 
-	trace httptrace.ClientTrace // a call's: it sets wrote
+	trace httptrace.ClientTrace // sets wrote, and starts hdr
 	wrote atomic.Bool           // the whole request went out
 
 	stream *sseBody // the sseBody allocated with this (exchange), or nil
 }
 
-// wroteRequest is a call's httptrace.ClientTrace.WroteRequest.
-func (b *bodyBase) wroteRequest(i httptrace.WroteRequestInfo) { b.wrote.Store(i.Err == nil) }
-
-// read reads from the network, aborting the request if no byte arrives
-// within the idle bound.
-func (b *bodyBase) read(p []byte) (int, error) {
-	if b.timer == nil {
-		b.timer = time.AfterFunc(b.idle, b.expire)
-	} else {
-		b.timer.Reset(b.idle)
+// wroteRequest is the request's httptrace.ClientTrace.WroteRequest: the
+// wait for the response headers starts (unless they came already, and
+// RoundTrip closed b.hdr).
+func (b *bodyBase) wroteRequest(i httptrace.WroteRequestInfo) {
+	b.wrote.Store(i.Err == nil)
+	if i.Err == nil {
+		b.st.header.Start(&b.hdr)
 	}
+}
+
+// readNet reads from the network, aborting the request if no byte arrives
+// within the idle bound.
+func (b *bodyBase) readNet(p []byte) (int, error) {
+	b.st.idle.Start(&b.read)
 	n, err := b.rc.Read(p)
-	b.timer.Stop()
+	b.st.idle.Stop(&b.read)
 	if err != nil && b.expired.Load() {
-		err = &transport.TimeoutError{Transport: pkg, Phase: "idle read", Limit: b.idle, Err: err}
+		err = &transport.TimeoutError{Transport: pkg, Phase: "idle read", Limit: b.st.f.opts.Timeouts.IdleRead, Err: err}
 	}
 	return n, err
 }
@@ -70,9 +77,8 @@ func (b *bodyBase) abort() {
 // done releases what the request holds, once.
 func (b *bodyBase) done() {
 	b.once.Do(func() {
-		if b.timer != nil {
-			b.timer.Stop()
-		}
+		b.st.idle.Close(&b.read)
+		b.st.header.Close(&b.hdr)
 		b.cancel()
 		if b.slot {
 			<-b.st.slots
@@ -108,7 +114,7 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 	if room := p.max - p.n + 1; int64(len(buf)) > room {
 		buf = buf[:room]
 	}
-	n, err := p.read(buf)
+	n, err := p.readNet(buf)
 	p.n += int64(n)
 	if p.n > p.max {
 		p.abort()
@@ -156,7 +162,7 @@ func (j *jsonBody) load() {
 			buf = append(make([]byte, 0, min(2*cap(buf), bound)), buf...)
 		}
 		var n int
-		n, err = j.read(buf[len(buf):cap(buf)])
+		n, err = j.readNet(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
 			break
@@ -371,7 +377,7 @@ func (s *sseBody) fill() {
 		s.scratch = make([]byte, min(room, sseStart))
 	}
 	room = min(room, int64(cap(s.scratch)))
-	n, err := s.read(s.scratch[:room])
+	n, err := s.readNet(s.scratch[:room])
 	s.full = int64(n) == room
 	data := s.scratch[:n]
 	// What goes out is the events again, each written by sse.Append: at

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -45,7 +44,9 @@ func newBodyBase(t *testing.T, body string) *bodyBase {
 	st := newConnState(f)
 	t.Cleanup(st.shutdown)
 	st.slots <- struct{}{} // the body holds a slot, as RoundTrip's do
-	return &bodyBase{rc: io.NopCloser(strings.NewReader(body)), st: st, idle: time.Minute, cancel: func() {}, slot: true}
+	b := &bodyBase{rc: io.NopCloser(strings.NewReader(body)), st: st, cancel: func() {}, slot: true}
+	b.read.Expire = b.expire
+	return b
 }
 
 // readAnswer reads a body to its end and returns the error the call gets:

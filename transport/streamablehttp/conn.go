@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/deadline"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/internal/wire"
@@ -37,6 +38,8 @@ type connState struct {
 	admit  func(ctx context.Context, method string)             // the client's pacer, or nil
 	divert func(ctx context.Context, msg *jsonrpc.Request) bool // the client's diverter, or nil
 	tap    func(ctx context.Context, msg []byte)                // the client's tap of answers, or nil
+	idle   *deadline.Watch                                      // bounds each read of a body (Timeouts.IdleRead)
+	header *deadline.Watch                                      // bounds each wait for response headers (Timeouts.ResponseHeader)
 
 	watchOnce sync.Once
 
@@ -65,8 +68,18 @@ func newConnState(f *Factory) *connState {
 		slots:   make(chan struct{}, f.opts.Limits.MaxConcurrentStreams),
 		sent:    make(map[string]bool),
 		resumes: make(map[string]*resumption),
+		idle:    deadline.New(f.opts.Timeouts.IdleRead),
+		header:  deadline.New(0),
 	}
-	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, f.opts.Limits.MaxConcurrentStreams)
+	if f.opts.Base == nil {
+		// The wait for response headers is bounded here, not by the own
+		// pool's ResponseHeaderTimeout, which sets a timer per request.
+		// With a Base, that wait is its business (Options.Base).
+		st.header = deadline.New(f.opts.Timeouts.ResponseHeader)
+	}
+	pool := f.phases
+	pool.ResponseHeader = 0
+	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, pool, f.opts.Limits.MaxConcurrentStreams)
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
@@ -145,6 +158,14 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := st.base.RoundTrip(req)
+	if st.header.Close(&b.hdr) {
+		b.hdrTimedOut = true
+		err = &transport.TimeoutError{Transport: pkg, Phase: "response header", Limit: st.f.opts.Timeouts.ResponseHeader, Err: err}
+		if resp != nil {
+			resp.Body.Close() // it came as the bound passed: too late
+			resp = nil
+		}
+	}
 	if call != nil && req.Method == http.MethodGet && (err == nil || lastTry) {
 		st.endResume(resumeID) // answered, or the go-sdk tries no more
 	}
@@ -197,23 +218,22 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 
 // begin gives req its own cancel, so that an idle body can abort it
 // whatever the caller's context does (and the bound of Close, if it is the
-// DELETE that ends the session), watches whether a call's request went out
-// whole, and takes a concurrency slot. It returns what the request holds,
-// which its body releases, and the request to send.
+// DELETE that ends the session), watches whether the request went out whole
+// (which starts the wait for its response headers, bounded by st.header),
+// and takes a concurrency slot. It returns what the request holds, which
+// its body releases, and the request to send.
 func (st *connState) begin(req *http.Request, call *callRef) (*bodyBase, *http.Request, error) {
 	timeout := time.Duration(0)
 	if req.Method == http.MethodDelete {
 		timeout = st.f.opts.Timeouts.Close // Close must not hang on the server
 	}
 	ctx, cancel := withOptionalTimeout(req.Context(), timeout)
-	x := &exchange{bodyBase: bodyBase{st: st, idle: st.f.opts.Timeouts.IdleRead, cancel: cancel, slot: req.Method != http.MethodDelete}}
+	x := &exchange{bodyBase: bodyBase{st: st, cancel: cancel, slot: req.Method != http.MethodDelete}}
 	b := &x.bodyBase
 	b.stream = &x.stream
-	if call != nil {
-		b.trace.WroteRequest = b.wroteRequest
-		ctx = httptrace.WithClientTrace(ctx, &b.trace)
-	}
-	req = req.WithContext(ctx)
+	b.read.Expire, b.hdr.Expire = b.expire, cancel
+	b.trace.WroteRequest = b.wroteRequest
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &b.trace))
 	if b.slot {
 		select {
 		case st.slots <- struct{}{}: // a slot is free
@@ -249,13 +269,16 @@ func (st *connState) awaitSlot(ctx context.Context) error {
 // failed with err, and releases what the request holds.
 func (st *connState) failed(req *http.Request, call *callRef, b *bodyBase, lastTry bool, err error) (*http.Response, error) {
 	defer b.done()
-	if call != nil && req.Method == http.MethodGet && lastTry && req.Context().Err() == nil {
+	// The request's context ended here only if the wait for its headers
+	// timed out (b.hdr's expiry cancels it).
+	ours := req.Context().Err() == nil || b.hdrTimedOut
+	if call != nil && req.Method == http.MethodGet && lastTry && ours {
 		// The last resumption the go-sdk tries failed: it would fail the
 		// connection with an error that hides that the call was sent.
 		return resumeRefused(req, call, fmt.Sprintf("attempt %d of %d: %v", st.f.resumeAttempts(), st.f.resumeAttempts(), err)), nil
 	}
 	err = st.classify(req, err) // before done cancels the context
-	if call != nil && b.wrote.Load() && req.Context().Err() == nil && !errors.Is(err, transport.ErrTimeout) {
+	if call != nil && b.wrote.Load() && ours && !errors.Is(err, transport.ErrTimeout) {
 		// The server has the call and may have run it; its answer is
 		// lost, and the call is not sent again.
 		err = dropError(err)
