@@ -1,0 +1,85 @@
+package streamablehttp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// BenchmarkPolicy is what this package's policy costs per tool call, with
+// no network: a call's POST through the connection's round tripper (origin,
+// replay, concurrency, bounds, the reading of the answer and its handing
+// over as JSON) and the reading of the body the go-sdk does, beside the
+// same POST through the base round tripper alone ("base"). The base
+// answers at once with an event stream that carries the answer and ends in
+// the same read, as most loopback answers do. policy minus base is the
+// time this package adds to the call's critical path.
+func BenchmarkPolicy(b *testing.B) {
+	// The go-sdk numbers its calls: ids go round 2*replayWindow, so that an
+	// id comes again only once the window has forgotten it.
+	reqs, answers := make([][]byte, 2*replayWindow), make([][]byte, 2*replayWindow)
+	for i := range reqs {
+		reqs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count","arguments":{}}}`, i+1)
+		answers[i] = fmt.Appendf(nil, "id: 0_%d\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\n", i, i+1)
+	}
+	var answer []byte // the answer to the call in progress
+	for _, side := range []string{"policy", "base"} {
+		b.Run(side, func(b *testing.B) {
+			base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				io.Copy(io.Discard, r.Body)
+				return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+					Body: io.NopCloser(&lastRead{data: answer}), Request: r}, nil
+			})
+			f, err := New("http://127.0.0.1:1/mcp", &Options{Base: base})
+			if err != nil {
+				b.Fatal(err)
+			}
+			st := newConnState(f)
+			b.Cleanup(st.shutdown)
+			var rt http.RoundTripper = st
+			if side == "base" {
+				rt = st.base
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				answer = answers[i%len(answers)]
+				r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", bytes.NewReader(reqs[i%len(reqs)]))
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				resp, err := rt.RoundTrip(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if side == "policy" && (resp.Header.Get("Content-Type") != "application/json" || got[0] != '{') {
+					b.Fatalf("the answer was not handed over as JSON: %s %q", resp.Header.Get("Content-Type"), got)
+				}
+			}
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// lastRead reads data in one read that also returns io.EOF, as net/http's
+// body does when the stream's end came with its last bytes.
+type lastRead struct {
+	data []byte
+	done bool
+}
+
+func (l *lastRead) Read(p []byte) (int, error) {
+	if l.done {
+		return 0, io.EOF
+	}
+	l.done = true
+	return copy(p, l.data), io.EOF
+}
