@@ -39,6 +39,7 @@ type connState struct {
 	divert func(ctx context.Context, msg *jsonrpc.Request) bool // the client's diverter, or nil
 	tap    func(ctx context.Context, msg []byte)                // the client's tap of answers, or nil
 	idle   *deadline.Watch                                      // bounds each read of a body (Timeouts.IdleRead)
+	prune  *time.Timer                                          // closes the own pool's idle connections every IdleRead, or nil
 	header *deadline.Watch                                      // bounds each wait for response headers (Timeouts.ResponseHeader)
 
 	watchOnce sync.Once
@@ -77,9 +78,15 @@ func newConnState(f *Factory) *connState {
 		// With a Base, that wait is its business (Options.Base).
 		st.header = deadline.New(f.opts.Timeouts.ResponseHeader)
 	}
+	// Nor is an idle pooled connection's life bounded by the pool's
+	// IdleConnTimeout, which sets a timer each time a connection goes idle,
+	// after every request: prune closes the idle ones every IdleRead.
 	pool := f.phases
-	pool.ResponseHeader = 0
+	pool.ResponseHeader, pool.IdleConn = 0, 0
 	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, pool, f.opts.Limits.MaxConcurrentStreams)
+	if f.opts.Base == nil {
+		st.prune = time.AfterFunc(f.opts.Timeouts.IdleRead, st.pruneIdle)
+	}
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
 	return st
 }
@@ -97,6 +104,9 @@ func (st *connState) shutdown() {
 	st.closed = true
 	drains := st.draining
 	st.draining = nil
+	if st.prune != nil {
+		st.prune.Stop()
+	}
 	st.mu.Unlock()
 	for s := range drains {
 		s.abort() // its drain ends, and releases it
@@ -127,6 +137,19 @@ func (st *connState) drained(s *sseBody) {
 }
 
 func (st *connState) closeIdle() { st.base.CloseIdleConnections() }
+
+// pruneIdle closes the pool's idle connections, so that none is kept idle
+// longer than IdleRead, and comes again after IdleRead, until the
+// connection closes.
+func (st *connState) pruneIdle() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return
+	}
+	st.closeIdle()
+	st.prune.Reset(st.f.opts.Timeouts.IdleRead)
+}
 
 func (st *connState) isClosed() bool {
 	st.mu.Lock()

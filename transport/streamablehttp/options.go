@@ -137,8 +137,10 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// phases returns the bounds the connection's http.Transport enforces. An
-// idle pooled connection is kept as long as a stream may be silent.
+// phases returns the bounds of a connection's phases that net/http reports
+// (httpguard.PhaseTimeout). An idle pooled connection is kept as long as a
+// stream may be silent. The connection's own pool enforces the dial and
+// TLS bounds; the connection enforces the others itself (newConnState).
 func (t Timeouts) phases() httpguard.Timeouts {
 	return httpguard.Timeouts{
 		Dial:           t.Dial,
