@@ -13,10 +13,10 @@ import (
 // the server's response and reading it allocate anyway: reading the call
 // again (GetBody) and its header (the call, its method and id), the
 // request's own context, cancel and write trace, what the request holds
-// with its stream (exchange), the idle timer, the events' ids and the
-// answer's data and header. It is the edge: TestCallPolicyAllocations fails
-// at one more.
-const callPolicyAllocs = 23
+// with its stream (exchange), what an idle read's expiry calls, the events'
+// ids and the answer's data and header. It is the edge:
+// TestCallPolicyAllocations fails at one more.
+const callPolicyAllocs = 22
 
 // TestCallPolicyAllocations counts the allocations of the policy on a
 // call's round trip and the reading of its answer, against those of the
