@@ -18,6 +18,7 @@
 package wire
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
@@ -49,7 +50,13 @@ func Unmarshal(data []byte, v any) error {
 
 // tooDeep reports whether data opens more than MaxDepth objects and arrays
 // at once, counting the brackets outside strings through the whole input.
+// Input with no more than MaxDepth opening brackets anywhere, strings
+// included, cannot: most messages are told so by their length, or by a
+// vectorised count, without the byte-by-byte scan.
 func tooDeep(data []byte) bool {
+	if len(data) <= MaxDepth || bytes.Count(data, openObject)+bytes.Count(data, openArray) <= MaxDepth {
+		return false
+	}
 	depth := 0
 	inString, escaped := false, false
 	for _, b := range data {
@@ -77,6 +84,8 @@ func tooDeep(data []byte) bool {
 	}
 	return false
 }
+
+var openObject, openArray = []byte("{"), []byte("[")
 
 // message is the shape in which the go-sdk decodes every JSON-RPC message.
 // Method is raw so that a "method" key whose value is "" is told from a

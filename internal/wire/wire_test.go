@@ -307,3 +307,29 @@ func (r *runtimeBytes) measure(f func()) {
 	runtime.ReadMemStats(&after)
 	r.perCall = (after.TotalAlloc - before.TotalAlloc) / n
 }
+
+// tooDeep refuses more than MaxDepth brackets open at once, at the edge,
+// whatever the shortcuts see: brackets in strings count for nothing, and
+// closed ones free their depth.
+func TestTooDeepAtTheEdge(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		want bool
+	}{
+		{"MaxDepth open", strings.Repeat("[", MaxDepth), false},
+		{"MaxDepth+1 open", strings.Repeat("[", MaxDepth+1), true},
+		{"MaxDepth+1 objects", strings.Repeat("{", MaxDepth+1), true},
+		{"MaxDepth+1 mixed", strings.Repeat("[{", (MaxDepth+1)/2) + "[", true},
+		{"MaxDepth+1 after a short string", `"a"` + strings.Repeat("[", MaxDepth+1), true},
+		{"many in a string", `"` + strings.Repeat("[", 3*MaxDepth) + `"`, false},
+		{"many in a string, escaped quote", `"\"` + strings.Repeat("[", 3*MaxDepth) + `"`, false},
+		{"many closed one by one", strings.Repeat("[]", 3*MaxDepth), false},
+		{"MaxDepth deep after a string of brackets", `["` + strings.Repeat("{", 3*MaxDepth) + `",` + strings.Repeat("[", MaxDepth-1), false},
+		{"MaxDepth+1 deep after a string of brackets", `["` + strings.Repeat("{", 3*MaxDepth) + `",` + strings.Repeat("[", MaxDepth), true},
+	} {
+		if got := tooDeep([]byte(tc.data)); got != tc.want {
+			t.Errorf("%s: tooDeep = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

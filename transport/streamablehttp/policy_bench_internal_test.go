@@ -15,13 +15,25 @@ import (
 // same POST through the base round tripper alone ("base"). The base
 // answers at once with an event stream that carries the answer and ends in
 // the same read, as most loopback answers do. policy minus base is the
-// time this package adds to the call's critical path.
+// time this package adds to the call's critical path, at each revision.
 func BenchmarkPolicy(b *testing.B) {
 	// The go-sdk numbers its calls: ids go round 2*replayWindow, so that an
 	// id comes again only once the window has forgotten it.
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run(rev, func(b *testing.B) { benchPolicy(b, rev) })
+	}
+}
+
+func benchPolicy(b *testing.B, rev string) {
+	// A request of 2026-07-28 carries the per-request _meta, as the
+	// go-sdk writes it.
+	meta := ""
+	if rev >= "2026-07-28" {
+		meta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`
+	}
 	reqs, answers := make([][]byte, 2*replayWindow), make([][]byte, 2*replayWindow)
 	for i := range reqs {
-		reqs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count","arguments":{}}}`, i+1)
+		reqs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s"name":"count","arguments":{}}}`, i+1, meta)
 		answers[i] = fmt.Appendf(nil, "id: 0_%d\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\n", i, i+1)
 	}
 	var answer []byte // the answer to the call in progress
@@ -50,7 +62,7 @@ func BenchmarkPolicy(b *testing.B) {
 					b.Fatal(err)
 				}
 				r.Header.Set("Content-Type", "application/json")
-				r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				r.Header.Set("Mcp-Protocol-Version", rev)
 				resp, err := rt.RoundTrip(r)
 				if err != nil {
 					b.Fatal(err)
