@@ -11,6 +11,7 @@ require (
 	github.com/segmentio/encoding v0.5.4
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.41.0
+	golang.org/x/tools v0.42.0
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.8
 )
 
@@ -20,5 +21,4 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.42.0 // indirect
 )
