@@ -70,21 +70,18 @@ func newConnState(f *Factory) *connState {
 		sent:    make(map[string]bool),
 		resumes: make(map[string]*resumption),
 		idle:    deadline.New(f.opts.Timeouts.IdleRead),
-		header:  deadline.New(0),
+		header:  deadline.New(0), // with a Base, the wait for headers is its business (Options.Base)
 	}
-	if f.opts.Base == nil {
-		// The wait for response headers is bounded here, not by the own
-		// pool's ResponseHeaderTimeout, which sets a timer per request.
-		// With a Base, that wait is its business (Options.Base).
-		st.header = deadline.New(f.opts.Timeouts.ResponseHeader)
-	}
-	// Nor is an idle pooled connection's life bounded by the pool's
-	// IdleConnTimeout, which sets a timer each time a connection goes idle,
-	// after every request: prune closes the idle ones every IdleRead.
+	// The own pool's wait for response headers is bounded here, not by its
+	// ResponseHeaderTimeout, which sets a timer per request; nor is an idle
+	// pooled connection's life bounded by its IdleConnTimeout, which sets a
+	// timer each time a connection goes idle, after every request: prune
+	// closes the idle ones every IdleRead.
 	pool := f.phases
 	pool.ResponseHeader, pool.IdleConn = 0, 0
 	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, pool, f.opts.Limits.MaxConcurrentStreams)
 	if f.opts.Base == nil {
+		st.header = deadline.New(f.opts.Timeouts.ResponseHeader)
 		st.prune = time.AfterFunc(f.opts.Timeouts.IdleRead, st.pruneIdle)
 	}
 	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}

@@ -39,10 +39,11 @@ func benchPolicy(b *testing.B, rev string) {
 	var answer []byte // the answer to the call in progress
 	for _, side := range []string{"policy", "base"} {
 		b.Run(side, func(b *testing.B) {
-			base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			base := baseFunc(func(r *http.Request) (*http.Response, error) {
 				io.Copy(io.Discard, r.Body)
+				// One piece: read whole, with io.EOF.
 				return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
-					Body: io.NopCloser(&lastRead{data: answer}), Request: r}, nil
+					Body: io.NopCloser(&pieces{answer}), Request: r}, nil
 			})
 			f, err := New("http://127.0.0.1:1/mcp", &Options{Base: base})
 			if err != nil {
@@ -75,23 +76,4 @@ func benchPolicy(b *testing.B, rev string) {
 			}
 		})
 	}
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// lastRead reads data in one read that also returns io.EOF, as net/http's
-// body does when the stream's end came with its last bytes.
-type lastRead struct {
-	data []byte
-	done bool
-}
-
-func (l *lastRead) Read(p []byte) (int, error) {
-	if l.done {
-		return 0, io.EOF
-	}
-	l.done = true
-	return copy(p, l.data), io.EOF
 }
