@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"fmt"
 
@@ -17,6 +18,12 @@ type Header struct {
 	Method    string     // a request's method
 	HasResult bool       // a response with a result (null counts)
 	HasError  bool       // a response with an error
+	// A request's params as written (nil if it has none), which the
+	// go-sdk's Request.Params holds: a slice of the input, not a copy.
+	Params stdjson.RawMessage
+	// Trailing: more than white space follows the message, which the
+	// go-sdk ignores (a stricter reader refuses the input).
+	Trailing bool
 }
 
 // IsCall reports whether the message is a request with an id.
@@ -31,15 +38,24 @@ func DecodeHeader(data []byte) (Header, error) {
 		return Header{}, fmt.Errorf("unmarshaling jsonrpc message: %w", ErrTooDeep)
 	}
 	var r rawHeader
-	if _, err := json.Parse(data, &r, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage); err == nil {
+	if rest, err := json.Parse(data, &r, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage); err == nil {
 		if h, ok := r.header(); ok {
+			h.Trailing = len(bytes.TrimSpace(rest)) > 0
 			return h, nil
 		}
 	}
+	return decodeHeader(data)
+}
+
+// decodeHeader is DecodeHeader of a message not of the common case, read
+// the go-sdk's way.
+func decodeHeader(data []byte) (Header, error) {
 	var m message
-	if _, err := json.Parse(data, &m, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage); err != nil {
+	rest, err := json.Parse(data, &m, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage)
+	if err != nil {
 		return Header{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
+	trailing := len(bytes.TrimSpace(rest)) > 0
 	if m.Version != "2.0" {
 		return Header{}, fmt.Errorf("invalid message version tag %q; expected %q", m.Version, "2.0")
 	}
@@ -52,12 +68,12 @@ func DecodeHeader(data []byte) (Header, error) {
 		if err := Unmarshal(m.Method, &method); err != nil {
 			return Header{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
-		return Header{Request: true, ID: id, Method: method}, nil
+		return Header{Request: true, ID: id, Method: method, Params: m.Params, Trailing: trailing}, nil
 	}
 	if !id.IsValid() {
 		return Header{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request"}
 	}
-	return Header{ID: id, HasResult: len(m.Result) > 0, HasError: m.Error != nil}, nil
+	return Header{ID: id, HasResult: len(m.Result) > 0, HasError: m.Error != nil, Trailing: trailing}, nil
 }
 
 // rawHeader is a message's header as written. Its values need no decoding
@@ -69,6 +85,7 @@ type rawHeader struct {
 	Version stdjson.RawMessage `json:"jsonrpc"`
 	ID      stdjson.RawMessage `json:"id"`
 	Method  stdjson.RawMessage `json:"method"`
+	Params  stdjson.RawMessage `json:"params"`
 	Result  stdjson.RawMessage `json:"result"`
 	Error   stdjson.RawMessage `json:"error"`
 }
@@ -100,23 +117,97 @@ func (r *rawHeader) header() (Header, bool) {
 		}
 		return Header{ID: id, HasResult: len(r.Result) > 0}, true
 	}
-	method, ok := plainString(r.Method)
-	return Header{Request: true, ID: id, Method: method}, ok
+	method, ok := methodName(r.Method)
+	return Header{Request: true, ID: id, Method: method, Params: r.Params}, ok
+}
+
+// methodName is plainString of a method: the methods MCP names are
+// returned without allocating a string for them.
+func methodName(raw []byte) (string, bool) {
+	if len(raw) < 2 || !isPlain(raw) {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	switch string(body) { // compared without a conversion
+	case "tools/call":
+		return "tools/call", true
+	case "tools/list":
+		return "tools/list", true
+	case "resources/read":
+		return "resources/read", true
+	case "resources/list":
+		return "resources/list", true
+	case "resources/templates/list":
+		return "resources/templates/list", true
+	case "resources/subscribe":
+		return "resources/subscribe", true
+	case "prompts/get":
+		return "prompts/get", true
+	case "prompts/list":
+		return "prompts/list", true
+	case "completion/complete":
+		return "completion/complete", true
+	case "ping":
+		return "ping", true
+	case "initialize":
+		return "initialize", true
+	case "server/discover":
+		return "server/discover", true
+	case "logging/setLevel":
+		return "logging/setLevel", true
+	case "sampling/createMessage":
+		return "sampling/createMessage", true
+	case "elicitation/create":
+		return "elicitation/create", true
+	case "roots/list":
+		return "roots/list", true
+	case "tasks/get":
+		return "tasks/get", true
+	case "tasks/result":
+		return "tasks/result", true
+	case "tasks/cancel":
+		return "tasks/cancel", true
+	case "tasks/update":
+		return "tasks/update", true
+	case "tasks/list":
+		return "tasks/list", true
+	case "notifications/initialized":
+		return "notifications/initialized", true
+	case "notifications/message":
+		return "notifications/message", true
+	case "notifications/progress":
+		return "notifications/progress", true
+	case "notifications/cancelled":
+		return "notifications/cancelled", true
+	case "notifications/resources/updated":
+		return "notifications/resources/updated", true
+	case "notifications/tools/list_changed":
+		return "notifications/tools/list_changed", true
+	}
+	return string(body), true
 }
 
 // plainString returns the value of the JSON string raw if it is printable
 // ASCII without escapes: a value that decodes to its bytes as they are.
 func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	if len(raw) < 2 || !isPlain(raw) {
 		return "", false
 	}
-	body := raw[1 : len(raw)-1]
-	for _, c := range body {
+	return string(raw[1 : len(raw)-1]), true
+}
+
+// isPlain reports whether raw, of two bytes or more, is a JSON string of
+// printable ASCII without escapes.
+func isPlain(raw []byte) bool {
+	if raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
 		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
-			return "", false
+			return false
 		}
 	}
-	return string(body), true
+	return true
 }
 
 // smallInteger returns the value of the JSON number raw if it is an

@@ -215,14 +215,19 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 	buf := peekBuffers.Get().(*[]byte)
 	defer peekBuffers.Put(buf)
 	body, err := peekBody(req, buf)
+	header, read := readHeader(body)
+	h := &header
+	if !read {
+		h = nil
+	}
 	if err == nil {
-		req, err = st.meta.fill(req, body)
+		req, err = st.meta.fill(req, body, h)
 	}
 	if err != nil {
 		closeBody(req)
 		return nil, nil, fmt.Errorf("streamablehttp: request body: %w", err)
 	}
-	call := parseCall(body)
+	call := callOf(h)
 	if call != nil && !resendable[call.method] && !st.remember(call) {
 		closeBody(req)
 		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
@@ -596,22 +601,36 @@ func readBody(r io.Reader, n int64, dst []byte) ([]byte, error) {
 
 // parseCall returns the call data encodes, or nil if it is not one.
 func parseCall(data []byte) *callRef {
+	if h, ok := readHeader(data); ok {
+		return callOf(&h)
+	}
+	return nil
+}
+
+// readHeader returns the header of a POST's body as the go-sdk reads it,
+// and false if the body is not one JSON-RPC message (an object). The body is
+// read once: what a request's policy needs of it (the call, the _meta of
+// 2026-07-28) is in the header and the params it holds.
+func readHeader(data []byte) (wire.Header, bool) {
 	if len(data) == 0 || data[0] != '{' {
-		return nil
+		return wire.Header{}, false
 	}
 	h, err := wire.DecodeHeader(data)
-	if err != nil || !h.IsCall() || h.Method == "" {
+	return h, err == nil
+}
+
+// callOf returns the call h is the header of, or nil if it is not one.
+func callOf(h *wire.Header) *callRef {
+	if h == nil || !h.IsCall() || h.Method == "" {
 		return nil
 	}
 	ref := &callRef{id: encodeID(h.ID), jid: h.ID, method: h.Method}
 	if taskMethods[h.Method] {
 		var p struct {
-			Params struct {
-				TaskID string `json:"taskId"`
-			} `json:"params"`
+			TaskID string `json:"taskId"`
 		}
-		if json.Unmarshal(data, &p) == nil {
-			ref.taskID = p.Params.TaskID
+		if wire.Unmarshal(h.Params, &p) == nil { // as the go-sdk reads it
+			ref.taskID = p.TaskID
 		}
 	}
 	return ref

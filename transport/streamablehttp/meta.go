@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/looprig/mcp/internal/wire"
 	segjson "github.com/segmentio/encoding/json"
 )
 
@@ -40,10 +41,11 @@ type requestMeta struct {
 }
 
 // fill returns req, or a copy of it whose body carries the _meta it
-// lacked. body is req's body. It acts on calls of 2026-07-28 only; the
-// body of anything else is left as it is.
-func (m *requestMeta) fill(req *http.Request, body []byte) (*http.Request, error) {
-	if !statelessRevision(req) || m.keepComplete(body) {
+// lacked. body is req's body, and h its header as readHeader reads it (nil
+// if it does not read one). It acts on calls of 2026-07-28 only; the body
+// of anything else is left as it is.
+func (m *requestMeta) fill(req *http.Request, body []byte, h *wire.Header) (*http.Request, error) {
+	if !statelessRevision(req) || m.keepComplete(h) {
 		return req, nil
 	}
 	return m.fillRead(req, body)
@@ -146,40 +148,29 @@ func (m *requestMeta) triple(req *http.Request) map[string]json.RawMessage {
 	return map[string]json.RawMessage{metaProtocolVersion: v, metaClientCapabilities: json.RawMessage("{}")}
 }
 
-// keepComplete reports whether body is a call, not a ping, whose _meta
-// names its revision: the common case, which fill leaves as it is but for
-// keeping its triple. It reads the body without copying (nothing is copied
-// unless the triple changed), each level as a raw value, so that of keys
-// given twice the last one counts, and keys match exactly, as in fill's
-// maps; a body it cannot read so (not one JSON object, params or _meta
-// not objects) is left to fill's reading.
-func (m *requestMeta) keepComplete(body []byte) bool {
+// keepComplete reports whether the message of header h is a call, not a
+// ping, whose _meta names its revision: the common case, which fill leaves
+// as it is but for keeping its triple. It reads the params h holds without
+// copying them (nothing is copied unless the triple changed), each level
+// as a raw value, so that of keys given twice the last one counts, and
+// keys match exactly, as in fill's maps; a body it cannot read so (not one
+// JSON-RPC message alone, params or _meta not objects) is left to fill's
+// reading.
+func (m *requestMeta) keepComplete(h *wire.Header) bool {
 	const flags = segjson.DontMatchCaseInsensitiveStructFields | segjson.DontCopyRawMessage
-	var c struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Params json.RawMessage `json:"params"`
+	if h == nil || h.Trailing || !h.IsCall() || h.Method == "" || h.Method == "ping" || len(h.Params) == 0 || h.Params[0] != '{' {
+		return false
 	}
 	var p struct {
 		Meta json.RawMessage `json:"_meta"`
+	}
+	if _, err := segjson.Parse(h.Params, &p, flags); err != nil || len(p.Meta) == 0 || p.Meta[0] != '{' {
+		return false
 	}
 	var meta struct {
 		Version      json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
 		Info         json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
 		Capabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-	}
-	if len(body) == 0 || body[0] != '{' {
-		return false
-	}
-	if rest, err := segjson.Parse(body, &c, flags); err != nil || len(bytes.TrimSpace(rest)) > 0 {
-		return false
-	}
-	if len(c.Method) == 0 || len(c.ID) == 0 || string(c.ID) == "null" || string(c.Method) == `"ping"` ||
-		len(c.Params) == 0 || c.Params[0] != '{' {
-		return false
-	}
-	if _, err := segjson.Parse(c.Params, &p, flags); err != nil || len(p.Meta) == 0 || p.Meta[0] != '{' {
-		return false
 	}
 	if _, err := segjson.Parse(p.Meta, &meta, flags); err != nil || meta.Version == nil {
 		return false
