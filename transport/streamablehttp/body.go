@@ -532,11 +532,11 @@ func errorResponse(call *callRef, err error) []byte {
 	if errors.As(err, &we) {
 		code = we.Code
 	}
-	msg := fmt.Sprintf("%v (%s id %s; not re-sent)", err, call.method, call.id)
+	msg := fmt.Sprintf("%v (%s id %s; not re-sent)", err, call.method, call.id())
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", json.RawMessage(call.id), jsonrpc.Error{Code: code, Message: msg}})
+	}{"2.0", json.RawMessage(call.id()), jsonrpc.Error{Code: code, Message: msg}})
 	return b
 }

@@ -28,8 +28,8 @@ func TestParseCallReadsTheGoSDKsEncoding(t *testing.T) {
 		if call.jid != id || call.method != "tools/call" {
 			t.Errorf("id %#v: read id %#v method %q from %s", raw, call.jid.Raw(), call.method, body)
 		}
-		if !bytes.Contains(body, []byte(`"id":`+string(call.id)+`,`)) {
-			t.Errorf("id %#v: encoded as %s, not as in %s", raw, call.id, body)
+		if !bytes.Contains(body, []byte(`"id":`+call.id()+`,`)) {
+			t.Errorf("id %#v: encoded as %s, not as in %s", raw, call.id(), body)
 		}
 	}
 	for _, body := range []string{

@@ -46,9 +46,9 @@ type connState struct {
 
 	mu       sync.Mutex             // guards the fields below
 	closed   bool                   // the connection has closed
-	recent   []string               // ring of recent call ids, replayWindow long
+	recent   []jsonrpc.ID           // ring of recent call ids, replayWindow long
 	next     int                    // next slot in recent
-	sent     map[string]bool        // the ids in recent
+	sent     map[jsonrpc.ID]bool    // the ids in recent
 	resumes  map[string]*resumption // last event id of a dropped call stream → its resumption
 	draining map[*sseBody]bool      // streams read to their end after the go-sdk closed them (sseBody.drain)
 
@@ -57,8 +57,7 @@ type connState struct {
 
 // A callRef names the JSON-RPC call a response stream answers.
 type callRef struct {
-	id     string     // the request id, as the go-sdk encodes it
-	jid    jsonrpc.ID // the request id, as the go-sdk reads it
+	jid    jsonrpc.ID // the request id, as the go-sdk reads it (id: as it encodes it)
 	method string
 	taskID string // params.taskId of a tasks/get, tasks/update or tasks/cancel
 }
@@ -67,7 +66,7 @@ func newConnState(f *Factory) *connState {
 	st := &connState{
 		f:       f,
 		slots:   make(chan struct{}, f.opts.Limits.MaxConcurrentStreams),
-		sent:    make(map[string]bool),
+		sent:    make(map[jsonrpc.ID]bool),
 		resumes: make(map[string]*resumption),
 		idle:    deadline.New(f.opts.Timeouts.IdleRead),
 		header:  deadline.New(0), // with a Base, the wait for headers is its business (Options.Base)
@@ -230,7 +229,7 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 	call := callOf(h)
 	if call != nil && !resendable[call.method] && !st.remember(call) {
 		closeBody(req)
-		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id)
+		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id())
 	}
 	if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
 		// The tasks extension routes its requests by task id (Mcp-Name),
@@ -489,16 +488,16 @@ var jsonType = []string{"application/json"}
 
 // remember records a call id and reports whether it is new.
 func (st *connState) remember(c *callRef) bool {
-	key := c.id
+	key := c.jid
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.sent[key] {
 		return false
 	}
 	if st.recent == nil {
-		st.recent = make([]string, replayWindow)
+		st.recent = make([]jsonrpc.ID, replayWindow)
 	}
-	if old := st.recent[st.next]; old != "" {
+	if old := st.recent[st.next]; old.IsValid() {
 		delete(st.sent, old)
 	}
 	st.recent[st.next] = key
@@ -624,7 +623,7 @@ func callOf(h *wire.Header) *callRef {
 	if h == nil || !h.IsCall() || h.Method == "" {
 		return nil
 	}
-	ref := &callRef{id: encodeID(h.ID), jid: h.ID, method: h.Method}
+	ref := &callRef{jid: h.ID, method: h.Method}
 	if taskMethods[h.Method] {
 		var p struct {
 			TaskID string `json:"taskId"`
@@ -638,6 +637,9 @@ func callOf(h *wire.Header) *callRef {
 
 // taskMethods are the requests of the tasks extension that name a task.
 var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "tasks/cancel": true}
+
+// id returns the call's id as the go-sdk encodes it.
+func (c *callRef) id() string { return encodeID(c.jid) }
 
 // encodeID writes id as the go-sdk encodes it: encoding/json of its value,
 // without escaping HTML.

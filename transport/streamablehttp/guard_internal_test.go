@@ -2,6 +2,7 @@ package streamablehttp
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,6 +64,47 @@ func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
 	}
 	if got := n.Load(); got != 6 {
 		t.Errorf("server received %d requests, want 6", got)
+	}
+	// The id is the one the server reads: 7.0 is 7 again, "7" another id.
+	if err := post(st, srv.URL, `{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"x"}}`); !errors.Is(err, ErrReplay) {
+		t.Errorf("POST of id 7.0 after 7: error = %v, want ErrReplay", err)
+	}
+	if err := post(st, srv.URL, `{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"x"}}`); err != nil {
+		t.Errorf("POST of id \"7\" after 7: %v", err)
+	}
+}
+
+// The guard remembers the last replayWindow call ids: an id is refused
+// while fewer than replayWindow calls came after it, and sent once the
+// window has forgotten it.
+func TestReplayGuardWindowEdge(t *testing.T) {
+	leakcheck.Check(t)
+	srv, _ := counting(t)
+	f, err := New(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newConnState(f)
+	t.Cleanup(st.shutdown)
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, id)
+	}
+	for id := 1; id <= replayWindow; id++ { // 1 is the oldest the window holds
+		if err := post(st, srv.URL, call(id)); err != nil {
+			t.Fatalf("POST of id %d: %v", id, err)
+		}
+	}
+	if err := post(st, srv.URL, call(1)); !errors.Is(err, ErrReplay) {
+		t.Fatalf("id 1 with %d calls since: error = %v, want ErrReplay", replayWindow-1, err)
+	}
+	if err := post(st, srv.URL, call(replayWindow+1)); err != nil { // forgets 1
+		t.Fatal(err)
+	}
+	if err := post(st, srv.URL, call(1)); err != nil {
+		t.Errorf("id 1 after the window forgot it: %v", err)
+	}
+	if err := post(st, srv.URL, call(3)); !errors.Is(err, ErrReplay) { // 2 went as 1 came back
+		t.Errorf("id 3, still in the window: error = %v, want ErrReplay", err)
 	}
 }
 
