@@ -56,3 +56,20 @@ func Run(b *testing.B, sides ...Side) {
 		b.ReportMetric(float64(total[i].Nanoseconds())/float64(max(n, 1)), s.Name+"-ns/op")
 	}
 }
+
+// ReportCPU runs op for b's iterations and reports the process's CPU time
+// per iteration as cpu-ns/op (where the platform tells it, CPU): the work
+// an operation costs, whichever goroutine or core does it, which its wall
+// time (ns/op) does not say when the work runs in parallel or waits.
+func ReportCPU(b *testing.B, op func()) {
+	b.Helper()
+	before, ok := CPU()
+	n := 0
+	for b.Loop() {
+		op()
+		n++
+	}
+	if after, ok2 := CPU(); ok && ok2 && n > 0 {
+		b.ReportMetric(float64((after-before).Nanoseconds())/float64(n), "cpu-ns/op")
+	}
+}

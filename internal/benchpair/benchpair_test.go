@@ -3,6 +3,7 @@ package benchpair
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // Every side runs once per iteration, and each side follows each other side
@@ -53,5 +54,30 @@ func TestRunTakesTurns(t *testing.T) {
 		if _, ok := res.Extra[m]; !ok {
 			t.Errorf("no %s metric in %v", m, res.Extra)
 		}
+	}
+}
+
+// ReportCPU reports CPU time, not wall time: an operation that computes for
+// 2 ms reports about 2 ms of CPU, one that waits 2 ms for a timer next to
+// none.
+func TestReportCPUIsCPUTime(t *testing.T) {
+	if _, ok := CPU(); !ok {
+		t.Skip("the platform does not report CPU time")
+	}
+	const d = 2 * time.Millisecond
+	cpuOf := func(op func()) time.Duration {
+		r := testing.Benchmark(func(b *testing.B) { ReportCPU(b, op) })
+		return time.Duration(r.Extra["cpu-ns/op"])
+	}
+	spin := cpuOf(func() {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+	})
+	wait := cpuOf(func() { <-time.After(d) })
+	if spin < d/2 || spin > 3*d {
+		t.Errorf("computing for %v: %v of CPU per op, want about %v", d, spin, d)
+	}
+	if wait > d/4 {
+		t.Errorf("waiting %v: %v of CPU per op, want next to none", d, wait)
 	}
 }
