@@ -90,4 +90,6 @@ func TestIdlePooledConnectionsAreClosed(t *testing.T) {
 	if opened.Load() == before {
 		t.Error("the call after the prune went over no new connection")
 	}
+	// The prune comes again: the new connection is closed in its turn.
+	testkit.Poll(t, "the second idle pooled connection closed within the idle bound", func() bool { return open.Load() == 0 })
 }
