@@ -32,8 +32,10 @@ func post(st *connState, url, body string) error {
 	return resp.Body.Close()
 }
 
-func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
-	leakcheck.Check(t)
+// guarded is a connection to a counting server, with the policy of a
+// default Factory.
+func guarded(t *testing.T) (*connState, *httptest.Server, *atomic.Int64) {
+	t.Helper()
 	srv, n := counting(t)
 	f, err := New(srv.URL, nil)
 	if err != nil {
@@ -41,6 +43,12 @@ func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
 	}
 	st := newConnState(f)
 	t.Cleanup(st.shutdown)
+	return st, srv, n
+}
+
+func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
+	leakcheck.Check(t)
+	st, srv, n := guarded(t)
 
 	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`
 	if err := post(st, srv.URL, call); err != nil {
@@ -79,13 +87,7 @@ func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
 // window has forgotten it.
 func TestReplayGuardWindowEdge(t *testing.T) {
 	leakcheck.Check(t)
-	srv, _ := counting(t)
-	f, err := New(srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := newConnState(f)
-	t.Cleanup(st.shutdown)
+	st, srv, _ := guarded(t)
 	call := func(id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, id)
 	}
