@@ -26,7 +26,7 @@ import (
 type figure struct {
 	name     string
 	bench    string // PACKAGE/Benchmark, GOMAXPROCS suffix dropped
-	ours     string // a metric, NAME-ns/op
+	ours     string // a metric, NAME-ns/op (wall time) or NAME-cpu-ns/op (the process's CPU time)
 	baseline string
 }
 
@@ -36,6 +36,10 @@ var figures = []figure{
 	{"control: the 2025-11-25 call, go-sdk / go-sdk", "streamablehttp/CallToolPaired", "gosdk-again-ns/op", "gosdk-ns/op"},
 	{"Streamable HTTP call, 2026-07-28 / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired20260728", "looprig-ns/op", "gosdk-ns/op"},
 	{"control: the 2026-07-28 call, go-sdk / go-sdk", "streamablehttp/CallToolPaired20260728", "gosdk-again-ns/op", "gosdk-ns/op"},
+	{"Streamable HTTP call, 2025-11-25: CPU time / go-sdk's", "streamablehttp/CallToolPaired", "looprig-cpu-ns/op", "gosdk-cpu-ns/op"},
+	{"control: the 2025-11-25 call's CPU time, go-sdk / go-sdk", "streamablehttp/CallToolPaired", "gosdk-again-cpu-ns/op", "gosdk-cpu-ns/op"},
+	{"Streamable HTTP call, 2026-07-28: CPU time / go-sdk's", "streamablehttp/CallToolPaired20260728", "looprig-cpu-ns/op", "gosdk-cpu-ns/op"},
+	{"control: the 2026-07-28 call's CPU time, go-sdk / go-sdk", "streamablehttp/CallToolPaired20260728", "gosdk-again-cpu-ns/op", "gosdk-cpu-ns/op"},
 	{"in-process call, 2026-07-28 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "go-sdk-inmemory/2026-07-28-ns/op"},
 	{"in-process call, 2025-11-25 / go-sdk NewInMemoryTransports", "bench/CallToolPaired", "looprig-mcptest/2025-11-25-ns/op", "go-sdk-inmemory/2025-11-25-ns/op"},
 	{"in-process call, 2026-07-28 / mcp-go mcptest", "bench/CallToolPaired", "looprig-mcptest/2026-07-28-ns/op", "mcp-go-mcptest-ns/op"},

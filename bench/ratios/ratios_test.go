@@ -11,7 +11,7 @@ import (
 // result, and the medians are of the rounds: the middle one of three, the
 // mean of the middle two of four.
 func TestTable(t *testing.T) {
-	in := `1 streamablehttp BenchmarkCallToolPaired-2   2000   900 ns/op   500 gosdk-ns/op   400 looprig-ns/op   10 B/op   1 allocs/op
+	in := `1 streamablehttp BenchmarkCallToolPaired-2   2000   900 ns/op   500 gosdk-ns/op   400 looprig-ns/op   800 gosdk-cpu-ns/op   400 looprig-cpu-ns/op   10 B/op   1 allocs/op
 2 streamablehttp BenchmarkCallToolPaired-2   2000   2100 ns/op   1000 gosdk-ns/op   1100 looprig-ns/op
 3 streamablehttp BenchmarkCallToolPaired-2   2000   1200 ns/op   600 gosdk-ns/op   600 looprig-ns/op
 1 cassette BenchmarkLoad-2   5   300000000 ns/op   90.00 MB/s   27.04 file-MiB   1.600 heap/file
@@ -27,6 +27,7 @@ noise that is not a result
 	want := `| figure | this module | baseline | ratio (median) | ratio (range) | rounds |
 |---|---|---|---|---|---|
 | Streamable HTTP call, 2025-11-25 / go-sdk StreamableClientTransport | 600ns | 600ns | 1.00× | 0.80–1.10× | 3 |
+| Streamable HTTP call, 2025-11-25: CPU time / go-sdk's | 400ns | 800ns | 0.50× | 0.50–0.50× | 1 |
 | cassette load, 10^5 calls: throughput | 110 | | | 90–130 | 2 |
 | cassette load, 10^5 calls: heap held / file size | 1.65 | | | 1.6–1.7 | 2 |
 | cassette load, 10^5 calls: file size (MiB) | 27 | | | 27–27 | 2 |

@@ -26,7 +26,15 @@ type Side struct {
 }
 
 // Run runs the sides in turn for b's iterations and reports each side's
-// mean duration of Op as NAME-ns/op; ns/op is the sum of the sides'.
+// mean duration of Op as NAME-ns/op; ns/op is the sum of the sides'. Where
+// the platform tells the process's CPU time (CPU), it reports too the mean
+// CPU time the process used during each side's Op as NAME-cpu-ns/op: what
+// the operation costs, whichever goroutine does the work (a loopback
+// server in the same binary, a stream drained after the answer), where its
+// wall time says how long the caller waited. Work left behind by one side
+// and done during another's Op counts to the other, as in wall time, and
+// the shuffled turns spread it alike. A child process's CPU time is not
+// the process's: for a side that starts one it is the parent's share.
 //
 // The order is shuffled each iteration (by a generator of fixed seed: every
 // run takes the same turns), so that each side follows each other side as
@@ -41,19 +49,32 @@ func Run(b *testing.B, sides ...Side) {
 	for i := range order {
 		order[i] = i
 	}
+	cpu := make([]time.Duration, len(sides))
+	_, withCPU := CPU()
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 0
 	for b.Loop() {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, k := range order {
+			var used time.Duration
+			if withCPU {
+				used, _ = CPU() // read outside the wall time
+			}
 			start := time.Now()
 			sides[k].Op()
 			total[k] += time.Since(start)
+			if withCPU {
+				after, _ := CPU()
+				cpu[k] += after - used
+			}
 		}
 		n++
 	}
 	for i, s := range sides {
 		b.ReportMetric(float64(total[i].Nanoseconds())/float64(max(n, 1)), s.Name+"-ns/op")
+		if withCPU {
+			b.ReportMetric(float64(cpu[i].Nanoseconds())/float64(max(n, 1)), s.Name+"-cpu-ns/op")
+		}
 	}
 }
 

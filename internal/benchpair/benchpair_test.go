@@ -81,3 +81,28 @@ func TestReportCPUIsCPUTime(t *testing.T) {
 		t.Errorf("waiting %v: %v of CPU per op, want next to none", d, wait)
 	}
 }
+
+// Run reports each side's CPU time: a side that computes for 2 ms about
+// 2 ms, one that waits 2 ms next to none, though both take 2 ms.
+func TestRunReportsCPUPerSide(t *testing.T) {
+	if _, ok := CPU(); !ok {
+		t.Skip("the platform does not report CPU time")
+	}
+	const d = 2 * time.Millisecond
+	r := testing.Benchmark(func(b *testing.B) {
+		Run(b, Side{Name: "spin", Op: func() {
+			for start := time.Now(); time.Since(start) < d; {
+			}
+		}}, Side{Name: "wait", Op: func() { <-time.After(d) }})
+	})
+	spin, wait := time.Duration(r.Extra["spin-cpu-ns/op"]), time.Duration(r.Extra["wait-cpu-ns/op"])
+	if spin < d/2 || spin > 3*d {
+		t.Errorf("computing for %v: %v of CPU per op, want about %v", d, spin, d)
+	}
+	if wait > d/4 {
+		t.Errorf("waiting %v: %v of CPU per op, want next to none", d, wait)
+	}
+	if w := time.Duration(r.Extra["wait-ns/op"]); w < d {
+		t.Errorf("waiting %v: %v of wall time per op, want at least %v", d, w, d)
+	}
+}

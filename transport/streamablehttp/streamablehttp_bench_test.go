@@ -52,7 +52,10 @@ func BenchmarkCallTool(b *testing.B) {
 // fair on a busy machine. A third side, gosdk-again-ns/op, is a second
 // session over the go-sdk's transport: gosdk-again over gosdk is the ratio
 // the method reads for two sides that are the same, which says how far
-// from 1.0 a difference must be to be one. scripts/bench reports it, at
+// from 1.0 a difference must be to be one. Each side's CPU time per call
+// (NAME-cpu-ns/op: the process's, the loopback server's work included) says
+// what a call costs where the wall time says how long the caller waited.
+// scripts/bench reports them, at
 // 2025-11-25 (sessions, an event store) here and at 2026-07-28 (stateless)
 // in BenchmarkCallToolPaired20260728.
 func BenchmarkCallToolPaired(b *testing.B) {
