@@ -1,6 +1,7 @@
 package benchpair
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"testing"
 	"time"
@@ -57,52 +58,53 @@ func TestRunTakesTurns(t *testing.T) {
 	}
 }
 
-// ReportCPU reports CPU time, not wall time: an operation that computes for
-// 2 ms reports about 2 ms of CPU, one that waits 2 ms for a timer next to
-// none.
+// compute is a fixed amount of work, some milliseconds of CPU time
+// however loaded the machine (load stretches its wall time, not its CPU
+// time), and wait waits 2 ms using next to none.
+var (
+	compute = func() { sink = sha256.Sum256(work[:]) } // allocating nothing: no GC left behind to count to the other side
+	wait    = func() { <-time.After(2 * time.Millisecond) }
+	work    [4 << 20]byte
+	sink    [32]byte
+)
+
+// checkCPU holds the CPU times reported for compute and wait: compute's
+// at least half a millisecond, wait's under a quarter of compute's and of
+// its own 2 ms.
+func checkCPU(t *testing.T, computed, waited time.Duration) {
+	t.Helper()
+	if computed < 500*time.Microsecond {
+		t.Errorf("computing: %v of CPU per op, want at least 0.5ms", computed)
+	}
+	if waited > computed/4 || waited > 500*time.Microsecond {
+		t.Errorf("waiting 2ms: %v of CPU per op (computing: %v), want next to none", waited, computed)
+	}
+}
+
+// ReportCPU reports CPU time, not wall time: an operation that computes
+// reports its CPU time, one that waits next to none.
 func TestReportCPUIsCPUTime(t *testing.T) {
 	if _, ok := CPU(); !ok {
 		t.Skip("the platform does not report CPU time")
 	}
-	const d = 2 * time.Millisecond
 	cpuOf := func(op func()) time.Duration {
 		r := testing.Benchmark(func(b *testing.B) { ReportCPU(b, op) })
 		return time.Duration(r.Extra["cpu-ns/op"])
 	}
-	spin := cpuOf(func() {
-		for start := time.Now(); time.Since(start) < d; {
-		}
-	})
-	wait := cpuOf(func() { <-time.After(d) })
-	if spin < d/2 || spin > 3*d {
-		t.Errorf("computing for %v: %v of CPU per op, want about %v", d, spin, d)
-	}
-	if wait > d/4 {
-		t.Errorf("waiting %v: %v of CPU per op, want next to none", d, wait)
-	}
+	checkCPU(t, cpuOf(compute), cpuOf(wait))
 }
 
-// Run reports each side's CPU time: a side that computes for 2 ms about
-// 2 ms, one that waits 2 ms next to none, though both take 2 ms.
+// Run reports each side's CPU time: a side that computes its CPU time, one
+// that waits next to none, though it takes the longer wall time.
 func TestRunReportsCPUPerSide(t *testing.T) {
 	if _, ok := CPU(); !ok {
 		t.Skip("the platform does not report CPU time")
 	}
-	const d = 2 * time.Millisecond
 	r := testing.Benchmark(func(b *testing.B) {
-		Run(b, Side{Name: "spin", Op: func() {
-			for start := time.Now(); time.Since(start) < d; {
-			}
-		}}, Side{Name: "wait", Op: func() { <-time.After(d) }})
+		Run(b, Side{Name: "compute", Op: compute}, Side{Name: "wait", Op: wait})
 	})
-	spin, wait := time.Duration(r.Extra["spin-cpu-ns/op"]), time.Duration(r.Extra["wait-cpu-ns/op"])
-	if spin < d/2 || spin > 3*d {
-		t.Errorf("computing for %v: %v of CPU per op, want about %v", d, spin, d)
-	}
-	if wait > d/4 {
-		t.Errorf("waiting %v: %v of CPU per op, want next to none", d, wait)
-	}
-	if w := time.Duration(r.Extra["wait-ns/op"]); w < d {
-		t.Errorf("waiting %v: %v of wall time per op, want at least %v", d, w, d)
+	checkCPU(t, time.Duration(r.Extra["compute-cpu-ns/op"]), time.Duration(r.Extra["wait-cpu-ns/op"]))
+	if w := time.Duration(r.Extra["wait-ns/op"]); w < 2*time.Millisecond {
+		t.Errorf("waiting 2ms: %v of wall time per op", w)
 	}
 }

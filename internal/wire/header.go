@@ -128,64 +128,28 @@ func methodName(raw []byte) (string, bool) {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	switch string(body) { // compared without a conversion
-	case "tools/call":
-		return "tools/call", true
-	case "tools/list":
-		return "tools/list", true
-	case "resources/read":
-		return "resources/read", true
-	case "resources/list":
-		return "resources/list", true
-	case "resources/templates/list":
-		return "resources/templates/list", true
-	case "resources/subscribe":
-		return "resources/subscribe", true
-	case "prompts/get":
-		return "prompts/get", true
-	case "prompts/list":
-		return "prompts/list", true
-	case "completion/complete":
-		return "completion/complete", true
-	case "ping":
-		return "ping", true
-	case "initialize":
-		return "initialize", true
-	case "server/discover":
-		return "server/discover", true
-	case "logging/setLevel":
-		return "logging/setLevel", true
-	case "sampling/createMessage":
-		return "sampling/createMessage", true
-	case "elicitation/create":
-		return "elicitation/create", true
-	case "roots/list":
-		return "roots/list", true
-	case "tasks/get":
-		return "tasks/get", true
-	case "tasks/result":
-		return "tasks/result", true
-	case "tasks/cancel":
-		return "tasks/cancel", true
-	case "tasks/update":
-		return "tasks/update", true
-	case "tasks/list":
-		return "tasks/list", true
-	case "notifications/initialized":
-		return "notifications/initialized", true
-	case "notifications/message":
-		return "notifications/message", true
-	case "notifications/progress":
-		return "notifications/progress", true
-	case "notifications/cancelled":
-		return "notifications/cancelled", true
-	case "notifications/resources/updated":
-		return "notifications/resources/updated", true
-	case "notifications/tools/list_changed":
-		return "notifications/tools/list_changed", true
+	if m, ok := methodNames[string(body)]; ok { // looked up without a conversion
+		return m, true
 	}
 	return string(body), true
 }
+
+// methodNames holds each method MCP names, under itself.
+var methodNames = func() map[string]string {
+	names := map[string]string{}
+	for _, m := range []string{
+		"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete",
+		"tools/call", "tools/list", "resources/read", "resources/list", "resources/templates/list",
+		"resources/subscribe", "prompts/get", "prompts/list",
+		"sampling/createMessage", "elicitation/create", "roots/list",
+		"tasks/get", "tasks/result", "tasks/cancel", "tasks/update", "tasks/list",
+		"notifications/initialized", "notifications/message", "notifications/progress",
+		"notifications/cancelled", "notifications/resources/updated", "notifications/tools/list_changed",
+	} {
+		names[m] = m
+	}
+	return names
+}()
 
 // plainString returns the value of the JSON string raw if it is printable
 // ASCII without escapes: a value that decodes to its bytes as they are.
