@@ -702,8 +702,10 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
 	}
 	var buf []byte
-	if body, err := peekBody(req, &buf); err == nil && parseCall(body) != nil && resendable[parseCall(body).method] {
-		return nil
+	if body, err := peekBody(req, &buf); err == nil {
+		if call := parseCall(body); call != nil && resendable[call.method] {
+			return nil
+		}
 	}
 	return fmt.Errorf("%w (status %d)", ErrReauthorized, status)
 }

@@ -112,14 +112,8 @@ func TestReplayGuardWindowEdge(t *testing.T) {
 
 func TestRequestToAnotherOriginRefused(t *testing.T) {
 	leakcheck.Check(t)
-	home, _ := counting(t)
+	st, _, _ := guarded(t)
 	other, n := counting(t)
-	f, err := New(home.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := newConnState(f)
-	t.Cleanup(st.shutdown)
 	req, _ := http.NewRequest(http.MethodGet, other.URL, nil)
 	if _, err := st.RoundTrip(req); !errors.Is(err, transport.ErrCrossOrigin) {
 		t.Errorf("RoundTrip to %s: error = %v, want transport.ErrCrossOrigin", other.URL, err)

@@ -17,8 +17,6 @@ import (
 // the same read, as most loopback answers do. policy minus base is the
 // time this package adds to the call's critical path, at each revision.
 func BenchmarkPolicy(b *testing.B) {
-	// The go-sdk numbers its calls: ids go round 2*replayWindow, so that an
-	// id comes again only once the window has forgotten it.
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
 		b.Run(rev, func(b *testing.B) { benchPolicy(b, rev) })
 	}
@@ -31,6 +29,8 @@ func benchPolicy(b *testing.B, rev string) {
 	if rev >= "2026-07-28" {
 		meta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`
 	}
+	// The go-sdk numbers its calls: ids go round 2*replayWindow, so that an
+	// id comes again only once the window has forgotten it.
 	reqs, answers := make([][]byte, 2*replayWindow), make([][]byte, 2*replayWindow)
 	for i := range reqs {
 		reqs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s"name":"count","arguments":{}}}`, i+1, meta)
