@@ -43,3 +43,26 @@ func TestParseCallReadsTheGoSDKsEncoding(t *testing.T) {
 		}
 	}
 }
+
+// A task request's taskId is read as the go-sdk reads it: the key matches
+// case-sensitively, the last of two counts, and only the tasks extension's
+// requests that name a task have one.
+func TestCallTaskIDReadsAsTheGoSDK(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t1"}}`, "t1"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"taskId":"a","taskId":"b"}}`, "b"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"TASKID":"t1"}}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskid":"t1"}}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":["t1"]}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get"}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"taskId":"t1"}}`, ""},
+	} {
+		call := parseCall([]byte(tc.body))
+		if call == nil {
+			t.Fatalf("no call read from %s", tc.body)
+		}
+		if call.taskID != tc.want {
+			t.Errorf("%s: taskID %q, want %q", tc.body, call.taskID, tc.want)
+		}
+	}
+}
