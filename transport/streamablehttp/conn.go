@@ -46,9 +46,7 @@ type connState struct {
 
 	mu       sync.Mutex             // guards the fields below
 	closed   bool                   // the connection has closed
-	recent   []jsonrpc.ID           // ring of recent call ids, replayWindow long
-	next     int                    // next slot in recent
-	sent     map[jsonrpc.ID]bool    // the ids in recent
+	recent   recentIDs              // the last replayWindow call ids sent
 	resumes  map[string]*resumption // last event id of a dropped call stream → its resumption
 	draining map[*sseBody]bool      // streams read to their end after the go-sdk closed them (sseBody.drain)
 
@@ -66,7 +64,6 @@ func newConnState(f *Factory) *connState {
 	st := &connState{
 		f:       f,
 		slots:   make(chan struct{}, f.opts.Limits.MaxConcurrentStreams),
-		sent:    make(map[jsonrpc.ID]bool),
 		resumes: make(map[string]*resumption),
 		idle:    deadline.New(f.opts.Timeouts.IdleRead),
 		header:  deadline.New(0), // with a Base, the wait for headers is its business (Options.Base)
@@ -488,21 +485,76 @@ var jsonType = []string{"application/json"}
 
 // remember records a call id and reports whether it is new.
 func (st *connState) remember(c *callRef) bool {
-	key := c.jid
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.sent[key] {
-		return false
+	return st.recent.add(c.jid)
+}
+
+// recentIDs is the replay guard's window: the last replayWindow call ids,
+// by their value as the go-sdk reads them. An integer id (every id the
+// go-sdk's client sends) is kept as an int64 in a map and a ring that hold
+// no pointers, so that the garbage collector, which runs every few calls,
+// does not scan the window, as it would a map of jsonrpc.ID (an interface
+// each, and the integer it boxes). String ids have a map and a ring of
+// their own, made at the first.
+type recentIDs struct {
+	ring  []recentSlot // replayWindow long once the first id comes
+	next  int          // the next slot in ring
+	ints  map[int64]struct{}
+	strs  map[string]struct{}
+	names []string // beside ring: the string id of each slot that holds one
+}
+
+// A recentSlot is one id of the window: n, if it is an integer.
+type recentSlot struct {
+	n    int64
+	kind uint8 // 0: empty; slotInt; slotString (in names)
+}
+
+const (
+	slotInt uint8 = 1 + iota
+	slotString
+)
+
+// add records id and reports whether it is new to the window.
+func (r *recentIDs) add(id jsonrpc.ID) bool {
+	n, isInt := id.Raw().(int64)
+	s, isString := id.Raw().(string)
+	switch {
+	case !isInt && !isString:
+		return true // not an id the go-sdk sends a call with
+	case r.ring == nil:
+		r.ring, r.ints = make([]recentSlot, replayWindow), make(map[int64]struct{}, replayWindow)
 	}
-	if st.recent == nil {
-		st.recent = make([]jsonrpc.ID, replayWindow)
+	if isInt {
+		if _, seen := r.ints[n]; seen {
+			return false
+		}
+	} else {
+		if _, seen := r.strs[s]; seen {
+			return false
+		}
+		if r.strs == nil {
+			r.strs, r.names = make(map[string]struct{}), make([]string, replayWindow)
+		}
 	}
-	if old := st.recent[st.next]; old.IsValid() {
-		delete(st.sent, old)
+	old := &r.ring[r.next]
+	switch old.kind { // the window forgets its oldest id
+	case slotInt:
+		delete(r.ints, old.n)
+	case slotString:
+		delete(r.strs, r.names[r.next])
+		r.names[r.next] = ""
 	}
-	st.recent[st.next] = key
-	st.next = (st.next + 1) % replayWindow
-	st.sent[key] = true
+	if isInt {
+		*old = recentSlot{n: n, kind: slotInt}
+		r.ints[n] = struct{}{}
+	} else {
+		*old = recentSlot{kind: slotString}
+		r.names[r.next] = s
+		r.strs[s] = struct{}{}
+	}
+	r.next = (r.next + 1) % replayWindow
 	return true
 }
 

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // counting is a server that counts requests and answers 202.
@@ -108,6 +110,87 @@ func TestReplayGuardWindowEdge(t *testing.T) {
 	if err := post(st, srv.URL, call(3)); !errors.Is(err, ErrReplay) { // 2 went as 1 came back
 		t.Errorf("id 3, still in the window: error = %v, want ErrReplay", err)
 	}
+}
+
+// String ids share the window with integer ids: a string id is forgotten
+// after replayWindow calls of either kind, and an integer id leaving the
+// window does not take a string id with it.
+func TestReplayGuardWindowMixesIDKinds(t *testing.T) {
+	var r recentIDs
+	add := func(v any) bool {
+		if n, ok := v.(int64); ok {
+			v = float64(n) // how MakeID takes a number
+		}
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.add(id)
+	}
+	if !add("a") {
+		t.Fatal(`"a" refused, the first id`)
+	}
+	for n := int64(1); n < replayWindow; n++ {
+		if !add(n) {
+			t.Fatalf("id %d refused", n)
+		}
+	}
+	if add("a") {
+		t.Fatalf(`"a" with %d calls since: sent, want refused`, replayWindow-1)
+	}
+	if !add("b") { // forgets "a"
+		t.Fatal(`"b" refused`)
+	}
+	if !add("a") { // forgets 1
+		t.Fatal(`"a" after the window forgot it: refused`)
+	}
+	if !add(int64(1)) { // forgets 2
+		t.Fatal("1 after the window forgot it: refused")
+	}
+	if add("b") || add(int64(3)) {
+		t.Error(`"b" or 3, still in the window: sent, want refused`)
+	}
+}
+
+// The window of integer ids holds no pointers: the garbage collector does
+// not scan it.
+func TestReplayGuardHoldsNoPointers(t *testing.T) {
+	var r recentIDs
+	for n := int64(300); n < 300+2*replayWindow; n++ {
+		id, err := jsonrpc.MakeID(float64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.add(id)
+	}
+	for name, v := range map[string]any{"ring": r.ring, "ints": r.ints} {
+		if typ := reflect.TypeOf(v); hasPointers(typ.Elem()) || typ.Kind() == reflect.Map && hasPointers(typ.Key()) {
+			t.Errorf("%s (%v) holds pointers", name, typ)
+		}
+	}
+	if r.strs != nil || r.names != nil || len(r.ints) != replayWindow {
+		t.Errorf("after integer ids only: strs %v, names %d long, %d ints; want nil, 0, %d", r.strs, len(r.names), len(r.ints), replayWindow)
+	}
+}
+
+// hasPointers reports whether a value of type t holds a pointer.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Array:
+		return hasPointers(t.Elem())
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	}
+	return true
 }
 
 func TestRequestToAnotherOriginRefused(t *testing.T) {
