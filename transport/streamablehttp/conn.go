@@ -495,8 +495,9 @@ func (st *connState) remember(c *callRef) bool {
 // go-sdk's client sends) is kept as an int64 in a map and a ring that hold
 // no pointers, so that the garbage collector, which runs every few calls,
 // does not scan the window, as it would a map of jsonrpc.ID (an interface
-// each, and the integer it boxes). String ids have a map and a ring of
-// their own, made at the first.
+// each, and the integer it boxes). A string id takes its slot of the ring
+// too; its text is in names, beside the ring, and in a map of its own,
+// both made at the first string id.
 type recentIDs struct {
 	ring  []recentSlot // replayWindow long once the first id comes
 	next  int          // the next slot in ring
@@ -522,7 +523,7 @@ func (r *recentIDs) add(id jsonrpc.ID) bool {
 	s, isString := id.Raw().(string)
 	switch {
 	case !isInt && !isString:
-		return true // not an id the go-sdk sends a call with
+		return true // none: the go-sdk reads every id as one or the other
 	case r.ring == nil:
 		r.ring, r.ints = make([]recentSlot, replayWindow), make(map[int64]struct{}, replayWindow)
 	}
