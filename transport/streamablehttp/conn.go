@@ -519,41 +519,39 @@ const (
 
 // add records id and reports whether it is new to the window.
 func (r *recentIDs) add(id jsonrpc.ID) bool {
-	n, isInt := id.Raw().(int64)
-	s, isString := id.Raw().(string)
-	switch {
-	case !isInt && !isString:
-		return true // none: the go-sdk reads every id as one or the other
-	case r.ring == nil:
+	if r.ring == nil {
 		r.ring, r.ints = make([]recentSlot, replayWindow), make(map[int64]struct{}, replayWindow)
 	}
-	if isInt {
-		if _, seen := r.ints[n]; seen {
+	slot, name := recentSlot{kind: slotString}, ""
+	switch v := id.Raw().(type) {
+	case int64:
+		if _, seen := r.ints[v]; seen {
 			return false
 		}
-	} else {
-		if _, seen := r.strs[s]; seen {
+		slot = recentSlot{n: v, kind: slotInt}
+	case string:
+		if _, seen := r.strs[v]; seen {
 			return false
 		}
 		if r.strs == nil {
 			r.strs, r.names = make(map[string]struct{}), make([]string, replayWindow)
 		}
+		name = v
+	default:
+		return true // none: the go-sdk reads every id as one or the other
 	}
-	old := &r.ring[r.next]
-	switch old.kind { // the window forgets its oldest id
+	switch old := r.ring[r.next]; old.kind { // the window forgets its oldest id
 	case slotInt:
 		delete(r.ints, old.n)
 	case slotString:
 		delete(r.strs, r.names[r.next])
 		r.names[r.next] = ""
 	}
-	if isInt {
-		*old = recentSlot{n: n, kind: slotInt}
-		r.ints[n] = struct{}{}
+	r.ring[r.next] = slot
+	if slot.kind == slotInt {
+		r.ints[slot.n] = struct{}{}
 	} else {
-		*old = recentSlot{kind: slotString}
-		r.names[r.next] = s
-		r.strs[s] = struct{}{}
+		r.names[r.next], r.strs[name] = name, struct{}{}
 	}
 	r.next = (r.next + 1) % replayWindow
 	return true
