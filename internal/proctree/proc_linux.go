@@ -24,6 +24,7 @@ type procTable struct{}
 
 func (procTable) stat(pid int) (Proc, error)      { return stat(pid) }
 func (procTable) children(pid int) ([]int, error) { return Children(pid) }
+func (procTable) threads(pid int) ([]int, error)  { return threads(pid) }
 
 func current() (table, error) { return procTable{}, nil }
 
@@ -298,6 +299,24 @@ func Children(pid int) ([]int, error) {
 	}
 	slices.Sort(kids)
 	return slices.Compact(kids), nil
+}
+
+// threads returns the ids of process pid's threads, its own pid among
+// them, from the names in /proc/PID/task: one directory read, where
+// reading each thread's stat file costs a read each and makes /proc/TID
+// an entry the kernel must invalidate when the process is reaped.
+func threads(pid int) ([]int, error) {
+	names, err := readDirNames("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(names))
+	for _, n := range names {
+		if tid, ok := atoi([]byte(n)); ok {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
 }
 
 func childrenByScan(pid int) ([]int, error) {

@@ -47,9 +47,13 @@ func (p Proc) String() string { return fmt.Sprintf("%d %s", p.Pid, p.Name) }
 //
 // A Tracker is safe for concurrent use.
 type Tracker struct {
-	root Proc
+	pid  int                   // the root's
 	view func() (table, error) // the process table now
 	last func() (int, bool)    // the pid given out last, where the system gives them out in order and says
+
+	rootOnce sync.Once // reads root, where TrackChild made the tracker
+	root     Proc      // the root as read; set by rootOnce where unread is set
+	unread   bool      // root is read at its first use (TrackChild)
 
 	mu    sync.Mutex   // guards known and seen
 	known map[int]Proc // every descendant seen, by pid
@@ -72,13 +76,46 @@ func NewTracker(pid int) (*Tracker, error) {
 	return newTracker(root, current, lastPid), nil
 }
 
-func newTracker(root Proc, view func() (table, error), last func() (int, bool)) *Tracker {
-	// The root's descendants were all given pids after it.
-	return &Tracker{root: root, view: view, last: last, known: map[int]Proc{}, seen: root.Pid}
+// TrackChild is NewTracker for pid, a child of this process that the
+// caller does not reap while it uses the tracker: until it is reaped, its
+// pid names it (a zombie's too), so the root need not be read to be known.
+// Where the system says which processes were created since a look (see
+// ScanIfNew), nothing is read until the first look that needs the root
+// (its start time, for Root and Scan): a child that starts nothing costs
+// no read of its own at its start, a path lookup of a new process in /proc
+// being the dearest read a tracker makes. Elsewhere it is NewTracker.
+func TrackChild(pid int) (*Tracker, error) {
+	if _, ok := lastPid(); !ok {
+		return NewTracker(pid)
+	}
+	return newChildTracker(pid, current, lastPid), nil
 }
 
-// Root returns the process whose descendants t tracks.
-func (t *Tracker) Root() Proc { return t.root }
+func newTracker(root Proc, view func() (table, error), last func() (int, bool)) *Tracker {
+	// The root's descendants were all given pids after it.
+	return &Tracker{pid: root.Pid, root: root, view: view, last: last, known: map[int]Proc{}, seen: root.Pid}
+}
+
+func newChildTracker(pid int, view func() (table, error), last func() (int, bool)) *Tracker {
+	return &Tracker{pid: pid, root: Proc{Pid: pid}, unread: true, view: view, last: last, known: map[int]Proc{}, seen: pid}
+}
+
+// Root returns the process whose descendants t tracks. For a tracker
+// TrackChild made, the first call reads it; if that read fails (which a
+// child not yet reaped cannot make happen), only its pid is known.
+func (t *Tracker) Root() Proc {
+	t.rootOnce.Do(func() {
+		if !t.unread {
+			return
+		}
+		if tb, err := t.view(); err == nil {
+			if p, err := tb.stat(t.pid); err == nil {
+				t.root = p
+			}
+		}
+	})
+	return t.root
+}
 
 // Scan walks the children of the root and of every descendant known so
 // far, adding those it has not seen. A known descendant whose pid now
@@ -101,7 +138,8 @@ func (t *Tracker) Scan() []Proc {
 			queue = append(queue, p)
 		}
 	}
-	if cur, err := tb.stat(t.root.Pid); err == nil && cur.Same(t.root) {
+	root := t.Root()
+	if cur, err := tb.stat(t.pid); err == nil && cur.Same(root) {
 		push(cur)
 	}
 	t.refresh(tb, push)
@@ -154,9 +192,10 @@ func (t *Tracker) refresh(tb table, keep func(Proc)) {
 // created since are those with the pids in between. It reads each of them
 // (at most maxNew; when more were created it scans) and scans only if one
 // is a child of the root or of a known descendant, the only way a new
-// descendant can have appeared. A quiet system costs one small read, a busy
-// one a read per process it started, where a scan costs several per
-// process walked (each thread's children file). It reports whether it
+// descendant can have appeared; the root's own threads, listed in one
+// read, are skipped. A quiet system costs one small read, a busy one a
+// read per process it started, where a scan costs several per process
+// walked (each thread's children file). It reports whether it
 // scanned. Where the system does not say, it always scans.
 //
 // Its one blind spot is a pid chosen by a privileged program
@@ -168,7 +207,7 @@ func (t *Tracker) ScanIfNew() ([]Proc, bool) {
 	}
 	t.mu.Lock()
 	from := t.seen
-	parents := map[int]bool{t.root.Pid: true}
+	parents := map[int]bool{t.pid: true}
 	for pid := range t.known {
 		parents[pid] = true
 	}
@@ -183,7 +222,14 @@ func (t *Tracker) ScanIfNew() ([]Proc, bool) {
 	if err != nil {
 		return nil, false
 	}
+	// Most of what a child creates soon after its start are its own threads
+	// (a Go program's runtime starts several): their ids are the root's,
+	// listed at once, and no thread is a process, so none is read.
+	own, _ := tb.threads(t.pid)
 	for pid := from + 1; pid <= last; pid++ {
+		if slices.Contains(own, pid) {
+			continue
+		}
 		if p, err := tb.stat(pid); err == nil && parents[p.PPid] {
 			return t.Scan(), true
 		}

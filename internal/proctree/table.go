@@ -7,10 +7,12 @@ import (
 )
 
 // A table is a view of the process table that a [Tracker] walks: one
-// process by pid, and the pids of one process's children.
+// process by pid, the pids of one process's children, and the ids of one
+// process's threads (none where the table does not list them).
 type table interface {
 	stat(pid int) (Proc, error)
 	children(pid int) ([]int, error)
+	threads(pid int) ([]int, error)
 }
 
 // A listTable is the whole process table read at one moment, as macOS
@@ -42,6 +44,9 @@ func (t listTable) stat(pid int) (Proc, error) {
 }
 
 func (t listTable) children(pid int) ([]int, error) { return t.kids[pid], nil }
+
+// threads returns nothing: a list of processes holds no threads.
+func (listTable) threads(int) ([]int, error) { return nil, nil }
 
 // group returns the running members of process group pgid in ps, by pid.
 func group(ps []Proc, pgid int) []Proc {

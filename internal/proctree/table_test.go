@@ -113,7 +113,8 @@ func TestScanIfNew(t *testing.T) {
 	now := []Proc{root}
 	last, says := 100, true
 	var stats []int
-	view := func() (table, error) { return recording{newListTable(now), &stats}, nil }
+	tasks := map[int][]int{} // the threads each process has, where the table lists them
+	view := func() (table, error) { return recording{newListTable(now), &stats, tasks}, nil }
 	tr := newTracker(root, view, func() (int, bool) { return last, says })
 	step := func(name string, wantScan bool, wantRead []int) {
 		t.Helper()
@@ -130,7 +131,7 @@ func TestScanIfNew(t *testing.T) {
 	}
 	step("nothing created since the root", false, nil)
 	now, last = []Proc{root, thread, other}, 102
-	step("a thread of the root and an unrelated process", false, []int{101, 102})
+	step("a thread of the root and an unrelated process, no threads listed", false, []int{101, 102})
 	step("nothing created since", false, nil)
 	now, last = []Proc{root, thread, other, kid}, 103
 	step("a child of the root", true, nil)
@@ -149,11 +150,45 @@ func TestScanIfNew(t *testing.T) {
 	step("the system does not say", true, nil)
 }
 
-// recording is a table that records the pids it is asked to stat.
+// ScanIfNew does not read the root's own threads, listed by the table:
+// they are not processes, so none is a new child. What is not listed as
+// one is read as before.
+func TestScanIfNewSkipsTheRootsThreads(t *testing.T) {
+	root := Proc{Pid: 100, PPid: 50, Pgid: 100, State: 'S', Start: 1}
+	thread := func(tid int) Proc { return Proc{Pid: tid, PPid: 50, Pgid: 100, State: 'S', Start: 1} }
+	other := Proc{Pid: 103, PPid: 7, Pgid: 103, State: 'S', Start: 2}
+	kid := Proc{Pid: 105, PPid: 100, Pgid: 105, State: 'S', Start: 3}
+	now := []Proc{root, thread(101), thread(102), other}
+	last := 103
+	var stats []int
+	tasks := map[int][]int{100: {100, 101, 102}}
+	view := func() (table, error) { return recording{newListTable(now), &stats, tasks}, nil }
+	tr := newTracker(root, view, func() (int, bool) { return last, true })
+	if _, scanned := tr.ScanIfNew(); scanned {
+		t.Error("ScanIfNew() scanned after two threads of the root and an unrelated process")
+	}
+	if diff := cmp.Diff([]int{103}, stats); diff != "" {
+		t.Errorf("processes read mismatch (-want +got): only the process not listed as the root's thread\n%s", diff)
+	}
+	now, last, stats = append(now, thread(104), kid, thread(106)), 106, nil
+	tasks[100] = []int{100, 101, 102, 104, 106}
+	if _, scanned := tr.ScanIfNew(); !scanned {
+		t.Error("ScanIfNew() did not scan after a child of the root among its new threads")
+	}
+	if diff := cmp.Diff([]Proc{kid}, tr.Live()); diff != "" {
+		t.Errorf("Live() after the scan mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// recording is a table that records the pids it is asked to stat, and
+// lists the threads in tasks.
 type recording struct {
 	listTable
 	stats *[]int
+	tasks map[int][]int
 }
+
+func (r recording) threads(pid int) ([]int, error) { return r.tasks[pid], nil }
 
 func (r recording) stat(pid int) (Proc, error) {
 	*r.stats = append(*r.stats, pid)
@@ -161,3 +196,61 @@ func (r recording) stat(pid int) (Proc, error) {
 }
 
 func noLastPid() (int, bool) { return 0, false }
+
+// A tracker of a child (TrackChild) reads its root at its first need, not
+// at its start: a look that finds nothing new reads nothing, the first
+// Scan reads the root once for all, and the root then read is the one
+// every later look compares with (a pid reused meanwhile is not the root).
+func TestChildTrackerReadsItsRootOnce(t *testing.T) {
+	root := Proc{Pid: 100, PPid: 50, Pgid: 100, State: 'S', Start: 7, Name: "server"}
+	kid := Proc{Pid: 101, PPid: 100, Pgid: 101, State: 'S', Start: 8}
+	now := []Proc{root}
+	last := 100
+	var stats []int
+	view := func() (table, error) { return recording{newListTable(now), &stats, nil}, nil }
+	tr := newChildTracker(100, view, func() (int, bool) { return last, true })
+	if _, scanned := tr.ScanIfNew(); scanned || len(stats) != 0 {
+		t.Errorf("ScanIfNew() with nothing new: scanned %v, read %v; want neither", scanned, stats)
+	}
+	now, last = []Proc{root, kid}, 101
+	if _, scanned := tr.ScanIfNew(); !scanned {
+		t.Error("ScanIfNew() did not scan after a child of the root started")
+	}
+	if diff := cmp.Diff(root, tr.Root()); diff != "" {
+		t.Errorf("Root() mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Proc{kid}, tr.Live()); diff != "" {
+		t.Errorf("Live() mismatch (-want +got):\n%s", diff)
+	}
+	reads := count(stats, root.Pid)
+	tr.Root()
+	tr.Scan()
+	if got := count(stats, root.Pid); got != reads+1 {
+		t.Errorf("Root and a Scan read the root %d times: want once, the Scan's look at it", got-reads)
+	}
+	// Its pid reused: the scan does not walk the newcomer's children.
+	reused := Proc{Pid: 100, PPid: 1, Pgid: 100, State: 'S', Start: 900}
+	now = []Proc{reused, {Pid: 102, PPid: 100, Pgid: 102, State: 'S', Start: 901}}
+	if got := tr.Scan(); len(got) != 0 {
+		t.Errorf("Scan() after the root's pid was reused added %v", got)
+	}
+}
+
+// A child tracker whose root cannot be read when first needed knows only
+// its pid: Root's start is zero, which no process of the table has.
+func TestChildTrackerUnreadRoot(t *testing.T) {
+	tr := newChildTracker(100, func() (table, error) { return newListTable(nil), nil }, noLastPid)
+	if diff := cmp.Diff(Proc{Pid: 100}, tr.Root()); diff != "" {
+		t.Errorf("Root() of a pid the table lacks mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func count(pids []int, pid int) int {
+	n := 0
+	for _, p := range pids {
+		if p == pid {
+			n++
+		}
+	}
+	return n
+}

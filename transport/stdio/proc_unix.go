@@ -72,7 +72,7 @@ func startProc(path string, args []string, dir string, env []string, stdio [3]*o
 		tracked:   make(chan struct{}),
 	}
 	// The child cannot be gone yet: it is not reaped before stop.
-	p.tree, _ = proctree.NewTracker(p.pid)
+	p.tree, _ = proctree.TrackChild(p.pid)
 	register(p)
 	go p.wait()
 	go p.track()

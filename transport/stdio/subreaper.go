@@ -62,6 +62,10 @@ func adopted(p *proc) []proctree.Proc {
 	if p.tree == nil || !proctree.IsSubreaper() {
 		return nil
 	}
+	root := p.tree.Root()
+	if root.Start == 0 {
+		return nil // the child was reaped before its start was read: what started after it is unknown
+	}
 	self, err := proctree.Stat(os.Getpid())
 	if err != nil {
 		return nil
@@ -75,7 +79,7 @@ func adopted(p *proc) []proctree.Proc {
 	var out []proctree.Proc
 	for _, pid := range kids {
 		a, err := proctree.Stat(pid)
-		if err != nil || a.PPid != self.Pid || a.Sid == self.Sid || a.Start < p.tree.Root().Start {
+		if err != nil || a.PPid != self.Pid || a.Sid == self.Sid || a.Start < root.Start {
 			continue
 		}
 		mine := true
