@@ -15,6 +15,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The children that need a Unix system: sessions (setsid), SIGTERM and
@@ -22,6 +24,22 @@ import (
 func init() { maps.Copy(children, unixChildren) }
 
 var unixChildren = map[string]func() int{
+	// streams writes to stderr, for each of its descriptors 0, 1 and 2,
+	// "N blocking" or "N non-blocking", and exits.
+	"streams": func() int {
+		for fd := range 3 {
+			fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+			switch {
+			case err != nil:
+				fmt.Fprintf(os.Stderr, "%d %v\n", fd, err)
+			case fl&unix.O_NONBLOCK != 0:
+				fmt.Fprintf(os.Stderr, "%d non-blocking\n", fd)
+			default:
+				fmt.Fprintf(os.Stderr, "%d blocking\n", fd)
+			}
+		}
+		return 0
+	},
 	// spawner answers each request line with an empty result for its id;
 	// at the first it first starts a "hang" grandchild in a session of its
 	// own and records "grandchild PID". It exits when stdin ends.

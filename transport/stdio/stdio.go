@@ -188,14 +188,14 @@ type pipes struct {
 
 func (p *pipes) open() error {
 	var err error
-	if p.inR, p.inW, err = os.Pipe(); err != nil {
+	if p.inR, p.inW, err = pipe(true); err != nil {
 		return err
 	}
-	if p.outR, p.outW, err = os.Pipe(); err != nil {
+	if p.outR, p.outW, err = pipe(false); err != nil {
 		p.closeAll()
 		return err
 	}
-	if p.errR, p.errW, err = os.Pipe(); err != nil {
+	if p.errR, p.errW, err = pipe(false); err != nil {
 		p.closeAll()
 		return err
 	}
