@@ -169,11 +169,14 @@ func (p *proc) signalAll(sig syscall.Signal, outside []proctree.Proc) {
 // found however long it was waited for. So a child that left nothing
 // behind costs a look at the leader, not a read of the whole table.
 func (p *proc) freeze() []proctree.Proc {
-	deadline := time.Now().Add(stopTimeout)
-	syscall.Kill(-p.pid, syscall.SIGSTOP)
+	// With nothing to find, nothing need stand still: the group's SIGKILL
+	// that follows reaches every member at once, a fork in progress too
+	// (the kernel fails a fork that a signal to its group interrupts).
 	if p.nothingToFind() {
 		return nil
 	}
+	deadline := time.Now().Add(stopTimeout)
+	syscall.Kill(-p.pid, syscall.SIGSTOP)
 	fresh := []proctree.Proc{p.tree.Root()}
 	seen := map[int]bool{}
 	var outside []proctree.Proc

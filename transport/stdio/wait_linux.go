@@ -71,12 +71,16 @@ func waitExit(cmd *exec.Cmd) (exitStatus, bool) {
 // it each time a pidfd of pid becomes readable, and reports whether it
 // did; false where there are no pidfds.
 func pollExit(pid int, exited func() bool) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return false
+	// Non-blocking from the start where the kernel can (Linux 5.10).
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err == unix.EINVAL {
+		if fd, err = unix.PidfdOpen(pid, 0); err == nil {
+			if err = unix.SetNonblock(fd, true); err != nil {
+				unix.Close(fd)
+			}
+		}
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
+	if err != nil {
 		return false
 	}
 	f := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller waits on it
