@@ -8,6 +8,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -175,5 +176,57 @@ func TestErrorStrings(t *testing.T) {
 		if got := (&client.Error{Class: class}).ConnectionRetryable(); got != want {
 			t.Errorf("%s: ConnectionRetryable() = %v, want %v", class, got, want)
 		}
+	}
+}
+
+// A server that answers a tools/call with a task handle the client did not
+// ask for (it declared no tasks) fails the call with ErrInvalidTask
+// (ClassProtocol), content or not, rather than handing the caller an empty
+// or partial result; a result of any other type is the call's result.
+func TestUnaskedTaskHandleIsRefused(t *testing.T) {
+	text := []any{map[string]any{"type": "text", "text": "sunny"}}
+	for _, tc := range []struct {
+		name   string
+		result map[string]any
+		refuse bool
+	}{
+		{"task handle", map[string]any{"resultType": "task", "taskId": "t1", "status": "working"}, true},
+		{"task handle with content", map[string]any{"resultType": "task", "taskId": "t1", "status": "working", "content": text}, true},
+		{"task handle with an error flag", map[string]any{"resultType": "task", "taskId": "t1", "status": "working", "isError": true}, true},
+		{"complete", map[string]any{"resultType": "complete", "content": text}, false},
+		{"no result type", map[string]any{"content": text}, false},
+		{"empty", map[string]any{}, false},
+		{"tasks as a word in the content", map[string]any{"content": []any{map[string]any{"type": "text", "text": `"resultType":"task"`}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t)
+			f := liar{answer: func(method string, params json.RawMessage) any {
+				switch method {
+				case "initialize":
+					return initialize("2025-11-25")
+				case "tools/list":
+					return map[string]any{"tools": []any{tool("a")}}
+				case "tools/call":
+					return tc.result
+				}
+				return &jsonrpc.Error{Code: -32601, Message: "no " + method}
+			}}
+			c, err := client.Connect(testkit.Context(t), client.Definition{Name: "liar", Profile: client.Profile20251125, Transport: f}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			res, err := c.CallTool(testkit.Context(t), "a", nil)
+			if tc.refuse {
+				if err == nil {
+					t.Fatalf("CallTool() = %+v, want an error", res)
+				}
+				assertClass(t, err, client.ClassProtocol, client.ErrInvalidTask)
+				return
+			}
+			if err != nil {
+				t.Fatalf("CallTool() error = %v", err)
+			}
+		})
 	}
 }
