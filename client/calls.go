@@ -43,7 +43,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	defer c.inflight.Done()
 	callCtx, cancel := c.bound(ctx, base)
 	defer cancel()
-	t, err := c.start(callCtx, name, args, c.def.Tasks)
+	var t Task
+	err = c.start(callCtx, &t, name, args, c.def.Tasks)
 	c.notes.catchUp(callCtx)
 	if err != nil {
 		return nil, c.fail(OpCallTool, name, err)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -202,8 +203,8 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, e
 	defer c.inflight.Done()
 	ctx, cancel := c.bound(ctx, base)
 	defer cancel()
-	t, err := c.start(ctx, name, args, true)
-	if err != nil {
+	t := new(Task)
+	if err := c.start(ctx, t, name, args, true); err != nil {
 		return nil, c.fail(OpCallTool, name, err)
 	}
 	return t, nil
@@ -217,9 +218,10 @@ func (c *Client) Task(id, tool string) *Task {
 }
 
 // start sends the tools/call (and its input-required continuations),
-// declaring tasks if tasks is set, and returns the task it made or the
-// result the server gave at once.
-func (c *Client) start(ctx context.Context, name string, args any, tasks bool) (*Task, error) {
+// declaring tasks if tasks is set, and makes t the task the server made or
+// the result it gave at once. t is the caller's, so that a call answered at
+// once (most are) costs no task on the heap.
+func (c *Client) start(ctx context.Context, t *Task, name string, args any, tasks bool) error {
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
 	if c.handlers.Progress != nil {
 		params.SetProgressToken(fmt.Sprintf("looprig-%d", c.progress.Add(1)))
@@ -237,25 +239,40 @@ func (c *Client) start(ctx context.Context, name string, args any, tasks bool) (
 	}
 	res, err := rounds(ctx, c, params, send, toolInput, toolNext)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if slot == nil || !isTaskHandle(slot.get()) {
 		if taskLike(res) {
-			return nil, fmt.Errorf("%w: the server answered with a task handle this transport does not show the client", ErrInvalidTask)
+			return fmt.Errorf("%w: the server answered with a task handle this transport does not show the client", ErrInvalidTask)
 		}
-		return &Task{c: c, tool: name, done: res}, nil
+		*t = Task{c: c, tool: name, done: res}
+		return nil
 	}
 	st, err := decodeTask(slot.get())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &Task{c: c, tool: name, id: st.ID, last: st, answered: map[string]bool{}}, nil
+	*t = Task{c: c, tool: name, id: st.ID, last: st, answered: map[string]bool{}}
+	return nil
 }
 
 // taskLike reports whether the go-sdk decoded a task handle into res.
+// Only res's JSON shows its result type (the go-sdk keeps it unexported),
+// so it marshals a copy of res without what it carries (content,
+// structured content, _meta, input requests): {"content":null,
+// "resultType":"…"}, whose cost is the same whatever the size of the
+// result (marshaling res itself cost every call as much as encoding its
+// answer again), and whose one string is the result type: its bytes say
+// it, no decoding needed.
 func taskLike(res *mcp.CallToolResult) bool {
-	data, err := json.Marshal(res)
-	return err == nil && isTaskHandle(data)
+	if res == nil {
+		return false
+	}
+	probe := *res
+	probe.Meta, probe.Content, probe.StructuredContent, probe.IsError = nil, nil, nil, false
+	probe.InputRequests, probe.RequestState = nil, ""
+	data, err := probe.MarshalJSON() // not json.Marshal: its copy and check of the output would be three allocations more
+	return err == nil && bytes.Contains(data, []byte(`"resultType":"task"`))
 }
 
 // Status asks the server for the task's state (one tasks/get), a read that
