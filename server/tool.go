@@ -231,6 +231,9 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		if res.Content == nil && res.InputRequests == nil {
 			res.Content = []mcp.Content{} // as the go-sdk sends it
 		}
+		if n, ok := encodedAtMost(res); ok && !exceeds(n, s.maxResultBytes) {
+			return res, nil // within the bound, and sure to encode
+		}
 		b, err := json.Marshal(res)
 		if err != nil {
 			return s.toolError(name, fmt.Errorf("encoding result: %w", err)), nil
@@ -240,6 +243,34 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		}
 		return res, nil
 	}
+}
+
+// Most results are a few texts, far within the bound: encodedAtMost tells
+// so without encoding one (the go-sdk encodes it again to send it).
+const (
+	resultEnvelope = 128 // {"content":[],"isError":true,"requestState":"","resultType":"input_required"} is 77 bytes
+	textEnvelope   = 64  // {"type":"text","text":""}, and a comma: 26
+)
+
+// encodedAtMost returns a bound on the length of res's JSON encoding, and
+// whether it found one without encoding res: where res holds nothing but
+// text contents without annotations or _meta (and perhaps an error flag
+// and a request state), each byte of a string encodes as at most six (a
+// \u00XX escape) and the rest is a few dozen bytes a content. Such a
+// result always encodes. Elsewhere it reports false.
+func encodedAtMost(res *mcp.CallToolResult) (int, bool) {
+	if res.Meta != nil || res.StructuredContent != nil || res.InputRequests != nil {
+		return 0, false
+	}
+	n := resultEnvelope + 6*len(res.RequestState)
+	for _, c := range res.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t.Annotations != nil || t.Meta != nil {
+			return 0, false
+		}
+		n += textEnvelope + 6*len(t.Text)
+	}
+	return n, true
 }
 
 // run calls h, turning a panic into an error wrapping ErrPanic.
