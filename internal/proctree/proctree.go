@@ -85,11 +85,19 @@ func NewTracker(pid int) (*Tracker, error) {
 // no read of its own at its start, a path lookup of a new process in /proc
 // being the dearest read a tracker makes. Elsewhere it is NewTracker.
 func TrackChild(pid int) (*Tracker, error) {
-	if _, ok := lastPid(); !ok {
+	if !saysLastPid() {
 		return NewTracker(pid)
 	}
 	return newChildTracker(pid, current, lastPid), nil
 }
+
+// saysLastPid reports whether the system says which pid it gave out last
+// (see ScanIfNew), asked once: what a kernel offers does not change while
+// a process runs.
+var saysLastPid = sync.OnceValue(func() bool {
+	_, ok := lastPid()
+	return ok
+})
 
 func newTracker(root Proc, view func() (table, error), last func() (int, bool)) *Tracker {
 	// The root's descendants were all given pids after it.

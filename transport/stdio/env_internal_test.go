@@ -1,6 +1,8 @@
 package stdio
 
 import (
+	"os"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -118,6 +120,38 @@ func TestWindowsAllowlistAndNames(t *testing.T) {
 	for _, bad := range []map[string]string{{"": "x"}, {"A=B": "x"}, {"A": "x\x00y"}} {
 		if err := checkEnv(bad, true); err == nil {
 			t.Errorf("checkEnv(%q) = nil, want an error", bad)
+		}
+	}
+}
+
+// Where names are compared exactly, environ looks the allowlist up instead
+// of copying the environment (lookupEnv): it gives what buildEnv gives over
+// the whole environment, for names one of which begins another (sorted by
+// name, not by NAME=value), a name allowed twice, an empty value, a name
+// unset, and explicit values inside and outside the allowlist.
+func TestLookupEnvIsBuildEnv(t *testing.T) {
+	if foldEnv(runtime.GOOS) {
+		t.Skip("names are compared ignoring case here, where environ does not use lookupEnv")
+	}
+	for name, v := range map[string]string{"LOOKENV_A": "1", "LOOKENV_A1": "2", "LOOKENV_A_B": "3", "LOOKENV_EMPTY": "", "LOOKENV_Z": "4"} {
+		t.Setenv(name, v)
+	}
+	for _, tc := range []struct {
+		name     string
+		inherit  []string
+		explicit map[string]string
+	}{
+		{"none", nil, nil},
+		{"prefixes", []string{"LOOKENV_A1", "LOOKENV_A", "LOOKENV_A_B"}, nil},
+		{"allowed twice", []string{"LOOKENV_Z", "LOOKENV_Z", "LOOKENV_A"}, nil},
+		{"empty and unset", []string{"LOOKENV_EMPTY", "LOOKENV_UNSET"}, nil},
+		{"explicit over inherited", []string{"LOOKENV_A", "LOOKENV_Z"}, map[string]string{"LOOKENV_A": "mine", "LOOKENV_NEW": "x", "LOOKENV_A0": "y"}},
+		{"explicit only", []string{}, map[string]string{"LOOKENV_B": "b", "LOOKENV_A": "a"}},
+		{"the default allowlist", defaultInheritEnv("linux"), map[string]string{"LOOKENV_A": "a"}},
+	} {
+		want := buildEnv(os.Environ(), tc.inherit, tc.explicit, false)
+		if diff := cmp.Diff(want, lookupEnv(tc.inherit, tc.explicit)); diff != "" {
+			t.Errorf("%s: lookupEnv mismatch (-buildEnv +lookupEnv):\n%s", tc.name, diff)
 		}
 	}
 }
