@@ -31,11 +31,14 @@ type figure struct {
 }
 
 var figures = []figure{
-	{"stdio connect + list + close / go-sdk CommandTransport", "stdio/ConnectListClosePaired", "looprig-ns/op", "gosdk-ns/op"},
-	// Each transport has two sessions in the HTTP benchmark, so that the
-	// code of each runs as often (see its doc); a figure is the mean of its
-	// two over the mean of the go-sdk's two, a control one go-sdk session
-	// over the other.
+	// Each transport has two sides in the stdio and HTTP benchmarks, so
+	// that the code of each runs as often (see their docs); a figure is the
+	// mean of this module's two over the mean of the go-sdk's two, a
+	// control one go-sdk side over the other.
+	{"stdio connect + list + close / go-sdk CommandTransport", "stdio/ConnectListClosePaired", "looprig-ns/op+looprig-again-ns/op", "gosdk-ns/op+gosdk-again-ns/op"},
+	{"control: stdio, go-sdk / go-sdk", "stdio/ConnectListClosePaired", "gosdk-again-ns/op", "gosdk-ns/op"},
+	{"stdio connect + list + close: CPU time / go-sdk's", "stdio/ConnectListClosePaired", "looprig-cpu-ns/op+looprig-again-cpu-ns/op", "gosdk-cpu-ns/op+gosdk-again-cpu-ns/op"},
+	{"control: stdio's CPU time, go-sdk / go-sdk", "stdio/ConnectListClosePaired", "gosdk-again-cpu-ns/op", "gosdk-cpu-ns/op"},
 	{"Streamable HTTP call, 2025-11-25 / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired", "looprig-ns/op+looprig-again-ns/op", "gosdk-ns/op+gosdk-again-ns/op"},
 	{"control: the 2025-11-25 call, go-sdk / go-sdk", "streamablehttp/CallToolPaired", "gosdk-again-ns/op", "gosdk-ns/op"},
 	{"Streamable HTTP call, 2026-07-28 / go-sdk StreamableClientTransport", "streamablehttp/CallToolPaired20260728", "looprig-ns/op+looprig-again-ns/op", "gosdk-ns/op+gosdk-again-ns/op"},

@@ -103,13 +103,18 @@ func BenchmarkCloseStubborn(b *testing.B) {
 }
 
 // BenchmarkConnectListClosePaired is BenchmarkConnectListClose with the
-// two sides taking turns connection by connection (internal/benchpair):
-// looprig-ns/op and gosdk-ns/op are measured in the same moments, which
-// makes their ratio fair on a busy machine. scripts/bench reports it.
+// sides taking turns connection by connection (internal/benchpair): their
+// NAME-ns/op (and NAME-cpu-ns/op, the process's CPU time) are measured in
+// the same moments, which makes their ratio fair on a busy machine. Each
+// transport is there twice, so that a control (gosdk-again over gosdk)
+// says how far from 1.0 the method reads two equal sides, and each
+// transport's code runs as often as the other's. scripts/bench reports it.
 func BenchmarkConnectListClosePaired(b *testing.B) {
 	trs := benchTransports(b, "serve", nil)
 	benchpair.Run(b,
 		benchpair.Side{Name: "looprig", Op: connectListClose(b, trs["looprig"])},
+		benchpair.Side{Name: "looprig-again", Op: connectListClose(b, trs["looprig"])},
 		benchpair.Side{Name: "gosdk", Op: connectListClose(b, trs["gosdk"])},
+		benchpair.Side{Name: "gosdk-again", Op: connectListClose(b, trs["gosdk"])},
 	)
 }
