@@ -47,7 +47,8 @@
 // after each request sent to it (a millisecond after the last look, then twice
 // as long each time, down to 50ms), and every 50ms while it is silent, it
 // looks at the processes created since its last look (the kernel gives pids
-// out in order and says which it gave out last), and walks the children of the
+// out in order and says which it gave out last; the child's own threads,
+// listed in one read, are no processes), and walks the children of the
 // child and of every descendant it has seen when one of them is a child of
 // theirs. Looking takes at most 1/32 of one CPU: after a look the next waits
 // at least 32 times what it took. A descendant once seen stays known (by pid
@@ -58,8 +59,9 @@
 // before SIGKILL stops (SIGSTOP) the group and every such descendant, scanning
 // again until no new one appears, so that none starts or escapes between the
 // last scan and SIGKILL (when the child has exited and no descendant was ever
-// seen, there is nothing to scan for, and the group's SIGKILL is all). Signals
-// go through pidfds, which cannot reach a process that reused the pid.
+// seen, there is nothing to scan for or to stop, and the group's SIGKILL is
+// all). Signals go through pidfds, which cannot reach a process that reused
+// the pid.
 // [Conn.Descendants] lists what the scans have seen.
 //
 // What the scans cannot see: a descendant started and orphaned between two
