@@ -24,7 +24,7 @@ var callAllocs = map[client.Profile]int{client.Profile20260728: 9, client.Profil
 // Client.CallTool against those of the same call through the go-sdk
 // session under it, to one server over transport/inprocess.
 func TestCallToolAllocations(t *testing.T) {
-	if raceEnabled {
+	if testkit.RaceEnabled {
 		t.Skip("the race detector changes what allocates")
 	}
 	for profile, want := range callAllocs {

@@ -14,6 +14,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -113,7 +114,7 @@ func liveHeap() uint64 {
 // ten times slower; client's TestNotificationQueueBoundary covers the queue
 // there.
 func TestNotificationFloodBounded(t *testing.T) {
-	if raceEnabled {
+	if testkit.RaceEnabled {
 		t.Skip("too slow under the race detector")
 	}
 	const n = 50_000

@@ -9,6 +9,7 @@ import (
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -90,7 +91,7 @@ const maxPeakHeap = 4 << 20
 // highest live heap a garbage collection found, sampled every millisecond
 // (a sample can only miss a peak, never make one up).
 func TestNotificationFloodPeakHeap(t *testing.T) {
-	if raceEnabled {
+	if testkit.RaceEnabled {
 		t.Skip("too slow under the race detector")
 	}
 	for _, kind := range allKinds {

@@ -1,6 +1,7 @@
 // Package testkit holds the helpers this module's tests share: the test's
-// own context, a poll with a reason, a close within a bound, and a go-sdk
-// client session over a transport.
+// own context, a poll with a reason, a close within a bound, a go-sdk
+// client session over a transport, and whether the race detector is on
+// ([RaceEnabled], for the tests that count allocations).
 //
 // It is imported only by tests (files ending in _test.go), never by the
 // packages they test. It imports only the standard library and the go-sdk,

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // callPolicyAllocs is what this package allocates for a tools/call over
@@ -23,7 +25,7 @@ const callPolicyAllocs = 20
 // call's round trip and the reading of its answer, against those of the
 // same request and response without it.
 func TestCallPolicyAllocations(t *testing.T) {
-	if raceEnabled {
+	if testkit.RaceEnabled {
 		t.Skip("the race detector changes what allocates")
 	}
 	const runs = 200

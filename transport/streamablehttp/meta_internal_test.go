@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // fillOutcome is what fill does with a body: the body it sends (or
@@ -92,7 +93,7 @@ func FuzzMetaFill(f *testing.F) {
 // reads once for the call and for this (reading the whole body into maps
 // took 55).
 func TestMetaFillAllocs(t *testing.T) {
-	if raceEnabled {
+	if testkit.RaceEnabled {
 		t.Skip("the race detector changes what allocates")
 	}
 	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"v0"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"count","arguments":{}}}`)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package hostile_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package streamablehttp
-
-const raceEnabled = false
