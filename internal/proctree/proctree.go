@@ -51,9 +51,8 @@ type Tracker struct {
 	view func() (table, error) // the process table now
 	last func() (int, bool)    // the pid given out last, where the system gives them out in order and says
 
-	rootOnce sync.Once // reads root, where TrackChild made the tracker
-	root     Proc      // the root as read; set by rootOnce where unread is set
-	unread   bool      // root is read at its first use (TrackChild)
+	rootOnce sync.Once // reads root at its first use, where TrackChild made the tracker (done at once elsewhere)
+	root     Proc      // the root as read; written only under rootOnce
 
 	mu    sync.Mutex   // guards known and seen
 	known map[int]Proc // every descendant seen, by pid
@@ -100,29 +99,34 @@ var saysLastPid = sync.OnceValue(func() bool {
 })
 
 func newTracker(root Proc, view func() (table, error), last func() (int, bool)) *Tracker {
-	// The root's descendants were all given pids after it.
-	return &Tracker{pid: root.Pid, root: root, view: view, last: last, known: map[int]Proc{}, seen: root.Pid}
+	t := newChildTracker(root.Pid, view, last)
+	t.rootOnce.Do(func() { t.root = root })
+	return t
 }
 
 func newChildTracker(pid int, view func() (table, error), last func() (int, bool)) *Tracker {
-	return &Tracker{pid: pid, root: Proc{Pid: pid}, unread: true, view: view, last: last, known: map[int]Proc{}, seen: pid}
+	// The root's descendants were all given pids after it.
+	return &Tracker{pid: pid, root: Proc{Pid: pid}, view: view, last: last, known: map[int]Proc{}, seen: pid}
 }
 
 // Root returns the process whose descendants t tracks. For a tracker
-// TrackChild made, the first call reads it; if that read fails (which a
-// child not yet reaped cannot make happen), only its pid is known.
+// TrackChild made, the first call (or the first Scan, whose look at the
+// root is that read) reads it; if that read fails (which a child not yet
+// reaped cannot make happen), only its pid is known.
 func (t *Tracker) Root() Proc {
 	t.rootOnce.Do(func() {
-		if !t.unread {
-			return
-		}
 		if tb, err := t.view(); err == nil {
-			if p, err := tb.stat(t.pid); err == nil {
-				t.root = p
-			}
+			t.keepRoot(tb.stat(t.pid))
 		}
 	})
 	return t.root
+}
+
+// keepRoot makes p, read by stat with err, the root. Only under rootOnce.
+func (t *Tracker) keepRoot(p Proc, err error) {
+	if err == nil {
+		t.root = p
+	}
 }
 
 // Scan walks the children of the root and of every descendant known so
@@ -146,8 +150,10 @@ func (t *Tracker) Scan() []Proc {
 			queue = append(queue, p)
 		}
 	}
-	root := t.Root()
-	if cur, err := tb.stat(t.pid); err == nil && cur.Same(root) {
+	// The root's first look is also its first read, where it was not read.
+	cur, err := tb.stat(t.pid)
+	t.rootOnce.Do(func() { t.keepRoot(cur, err) })
+	if err == nil && cur.Same(t.root) {
 		push(cur)
 	}
 	t.refresh(tb, push)
@@ -232,8 +238,12 @@ func (t *Tracker) ScanIfNew() ([]Proc, bool) {
 	}
 	// Most of what a child creates soon after its start are its own threads
 	// (a Go program's runtime starts several): their ids are the root's,
-	// listed at once, and no thread is a process, so none is read.
-	own, _ := tb.threads(t.pid)
+	// listed at once, and no thread is a process, so none is read. Listing
+	// them costs more than reading one pid: only for several.
+	var own []int
+	if last-from > 1 {
+		own, _ = tb.threads(t.pid)
+	}
 	for pid := from + 1; pid <= last; pid++ {
 		if slices.Contains(own, pid) {
 			continue
