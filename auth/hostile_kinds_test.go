@@ -87,19 +87,32 @@ var credKinds = []credKind{
 	}},
 	{name: "authorization code", path: "/token", source: func(_ *testing.T, r *asRig, hc *http.Client) (auth.Source, error) {
 		return auth.NewAuthorizationCode(&sdkauth.AuthorizationCodeHandlerConfig{
-			PreregisteredClient: &oauthex.ClientCredentials{ClientID: ccClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: ccSecret}},
-			RedirectURL:         "http://localhost:1/callback",
-			AuthorizationCodeFetcher: func(_ context.Context, a *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
-				u, err := url.Parse(a.URL)
-				if err != nil {
-					return nil, err
-				}
-				return &sdkauth.AuthorizationResult{Code: "code-1", State: u.Query().Get("state")}, nil
+			PreregisteredClient:      &oauthex.ClientCredentials{ClientID: ccClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: ccSecret}},
+			RedirectURL:              "http://localhost:1/callback",
+			AuthorizationCodeFetcher: fetchCode,
+			Client:                   hc,
+		})
+	}},
+	{name: "dynamic registration", path: "/register", source: func(_ *testing.T, r *asRig, hc *http.Client) (auth.Source, error) {
+		return auth.NewAuthorizationCode(&sdkauth.AuthorizationCodeHandlerConfig{
+			DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{
+				Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"http://localhost:1/callback"}},
 			},
-			Client: hc,
+			AuthorizationCodeFetcher: fetchCode,
+			Client:                   hc,
 		})
 	}},
 	{name: "MCP request bearer", path: "/mcp", mcp: true},
+}
+
+// fetchCode is a browser that the authorization server answers at once
+// with code-1.
+func fetchCode(_ context.Context, a *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
+	u, err := url.Parse(a.URL)
+	if err != nil {
+		return nil, err
+	}
+	return &sdkauth.AuthorizationResult{Code: "code-1", State: u.Query().Get("state")}, nil
 }
 
 // mcpConnect connects to the rig's MCP server over Streamable HTTP with a

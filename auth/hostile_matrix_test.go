@@ -196,6 +196,8 @@ type metadataCase struct {
 	issuer bool // pin Issuer to the honest authorization server
 	setup  func(r *asRig)
 	want   error // what the error wraps; nil: the request succeeds
+	// source, if set, is the source in place of client credentials.
+	source func(r *asRig, hc *http.Client) (auth.Source, error)
 }
 
 var metadataCases = []metadataCase{
@@ -215,6 +217,16 @@ var metadataCases = []metadataCase{
 		setup: func(r *asRig) {
 			r.route("/.well-known/oauth-authorization-server", redirect(301, r.as.srv.URL+"/meta"))
 			r.route("/meta", func(w http.ResponseWriter, _ *http.Request) { r.writeMeta(w, r.as.srv.URL, r.as.srv.URL) })
+		}},
+	{name: "IdP metadata 302 to another origin claiming the IdP's issuer", want: transport.ErrCrossOriginRedirect,
+		setup: func(r *asRig) {
+			r.route("/.well-known/oauth-authorization-server", redirect(302, "http://localhost:"+r.evil.port()+"/.well-known/oauth-authorization-server"))
+		},
+		source: func(r *asRig, hc *http.Client) (auth.Source, error) {
+			return auth.NewEnterprise(&auth.EnterpriseConfig{
+				IDToken:   func(context.Context) (auth.Token, error) { return auth.NewToken(idToken), nil },
+				IdPIssuer: r.as.srv.URL, IdPClientID: "idp-client", IdPClientSecret: auth.NewSecret(idpSecret),
+				ClientID: ccClientID, TokenURL: r.as.srv.URL + "/issue", Issuer: r.as.srv.URL, Resource: r.mcp.srv.URL + "/mcp", HTTPClient: hc})
 		}},
 	{name: "resource metadata 302 to another origin", want: errNoMetadata,
 		setup: func(r *asRig) {
@@ -249,7 +261,13 @@ func runMetadataCase(t *testing.T, ck clientKind, mc metadataCase) string {
 	if mc.issuer {
 		cfg.Issuer = r.as.srv.URL
 	}
-	src, err := auth.NewClientCredentials(cfg)
+	var src auth.Source
+	var err error
+	if mc.source != nil {
+		src, err = mc.source(r, cfg.HTTPClient)
+	} else {
+		src, err = auth.NewClientCredentials(cfg)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,6 +129,11 @@ func newASRig(t *testing.T) *asRig {
 	r.routes["/token"] = r.issue
 	r.routes["/issue"] = r.issue
 	r.routes["/idp-token"] = r.issue
+	r.routes["/register"] = func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"client_id":"dyn-1","client_secret":"dyn-secret","redirect_uris":["http://localhost:1/callback"]}`)
+	}
 	r.routes["/.well-known/oauth-authorization-server"] = func(w http.ResponseWriter, req *http.Request) { r.asMeta(w, req) }
 	r.as.handle = func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
@@ -160,6 +165,7 @@ func (r *asRig) writeMeta(w http.ResponseWriter, issuer, base string) {
 		"issuer":                                issuer,
 		"token_endpoint":                        base + "/token",
 		"authorization_endpoint":                base + "/authorize",
+		"registration_endpoint":                 base + "/register",
 		"response_types_supported":              []string{"code"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": r.methods,
