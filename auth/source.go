@@ -78,7 +78,9 @@ func (s invalidSource) Credential(context.Context, *http.Request) (Token, error)
 //
 // The handler's own HTTP client (AuthorizationCodeHandlerConfig.Client) is
 // used for metadata discovery, registration and token requests; give it the
-// SSRF protections your deployment needs.
+// SSRF protections your deployment needs. [NewAuthorizationCode] gives the
+// handler a copy of it whose CheckRedirect is [CheckRedirect]; a handler
+// given to NewOAuth keeps its client as it is.
 type OAuth struct {
 	h   sdkauth.OAuthHandler
 	key *dpopKey // the DPoP key of the handler's client (NewAuthorizationCode), or nil
