@@ -7,12 +7,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
+	"github.com/looprig/mcp/transport"
 	"golang.org/x/oauth2"
 )
 
@@ -173,4 +177,71 @@ func TestTokenTypeRefused(t *testing.T) {
 			t.Errorf("token_type %q: the error shows an escape raw: %q", tc.typ, err)
 		}
 	}
+}
+
+// CheckRedirect follows a GET, HEAD or DELETE within the first request's
+// origin up to transport.MaxRedirects times and refuses the next; it
+// refuses every redirect of another method, even within the origin, and
+// every redirect to another origin (port, scheme, host, user information).
+func TestCheckRedirect(t *testing.T) {
+	leakcheck.Check(t)
+	req := func(method, rawURL string) *http.Request {
+		u, _ := url.Parse(rawURL)
+		return &http.Request{Method: method, URL: u, Response: &http.Response{StatusCode: 307}}
+	}
+	chain := func(n int, method string) []*http.Request {
+		var via []*http.Request
+		for range n {
+			via = append(via, req(method, "https://as.example/a"))
+		}
+		return via
+	}
+	refused := func(method, to string, err error) *transport.RedirectError {
+		return &transport.RedirectError{Transport: "auth", Method: method, Status: 307, To: to, Err: err}
+	}
+	for _, tc := range []struct {
+		name string
+		to   string
+		via  []*http.Request
+		want *transport.RedirectError // nil: followed
+	}{
+		{"GET within the origin", "https://as.example/b", chain(1, "GET"), nil},
+		{"HEAD within the origin", "https://as.example/b", chain(1, "HEAD"), nil},
+		{"DELETE within the origin", "https://as.example/b", chain(1, "DELETE"), nil},
+		{"GET at the bound", "https://as.example/b", chain(transport.MaxRedirects, "GET"), nil},
+		{"GET past the bound", "https://as.example/b", chain(transport.MaxRedirects+1, "GET"),
+			refused("GET", "https://as.example", transport.ErrTooManyRedirects)},
+		{"POST within the origin", "https://as.example/b", chain(1, "POST"),
+			refused("POST", "https://as.example", transport.ErrRedirectedPOST)},
+		{"PUT within the origin", "https://as.example/b", chain(1, "PUT"),
+			refused("PUT", "https://as.example", transport.ErrRedirectedPOST)},
+		{"PATCH to another origin", "https://evil.example/b", chain(1, "PATCH"),
+			refused("PATCH", "https://evil.example", transport.ErrRedirectedPOST)},
+		{"GET to another port", "https://as.example:8443/b", chain(1, "GET"),
+			refused("GET", "https://as.example:8443", transport.ErrCrossOriginRedirect)},
+		{"GET to plain http", "http://as.example/b", chain(1, "GET"),
+			refused("GET", "http://as.example", transport.ErrCrossOriginRedirect)},
+		{"GET to a look-alike", "https://as.example.evil.example/b", chain(1, "GET"),
+			refused("GET", "https://as.example.evil.example", transport.ErrCrossOriginRedirect)},
+		{"GET with user information", "https://as.example@evil.example/b", chain(1, "GET"),
+			refused("GET", "null", transport.ErrCrossOriginRedirect)},
+	} {
+		err := auth.CheckRedirect(req(tc.via[0].Method, tc.to), tc.via)
+		got, ok := err.(*transport.RedirectError)
+		if err != nil && !ok {
+			t.Errorf("%s: CheckRedirect returned %T %v, want a *transport.RedirectError", tc.name, err, err)
+		}
+		if diff := cmp.Diff(redirectValue(tc.want), redirectValue(got), cmpopts.EquateErrors()); diff != "" {
+			t.Errorf("%s: CheckRedirect mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// redirectValue returns *e, or the zero RedirectError for nil, for cmp.Diff to
+// compare field by field.
+func redirectValue(e *transport.RedirectError) transport.RedirectError {
+	if e == nil {
+		return transport.RedirectError{}
+	}
+	return *e
 }
