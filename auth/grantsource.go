@@ -25,7 +25,7 @@ type endpointConfig struct {
 	HTTPClient                 *http.Client
 }
 
-// check refuses URLs that are not absolute.
+// check refuses URLs that name no origin (see checkAbsolute).
 func (c *endpointConfig) check(kind error) error {
 	for _, u := range []string{c.TokenURL, c.Issuer} {
 		if err := checkAbsolute(kind, u); err != nil {
@@ -35,12 +35,15 @@ func (c *endpointConfig) check(kind error) error {
 	return nil
 }
 
+// checkAbsolute refuses a configured endpoint or issuer that names no
+// origin: not absolute, not http or https, with user information, or a
+// bad port. "" is not set, and passes.
 func checkAbsolute(kind error, u string) error {
 	if u == "" {
 		return nil
 	}
-	if p, err := url.Parse(u); err != nil || p.Scheme == "" || p.Host == "" {
-		return fmt.Errorf("%w: %q is not an absolute URL", kind, u)
+	if _, err := ParseOrigin(u); err != nil {
+		return fmt.Errorf("%w: %q is not an absolute http or https URL: %w", kind, u, err)
 	}
 	return nil
 }
