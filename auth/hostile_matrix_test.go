@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
@@ -88,6 +89,10 @@ func (tl *tally) record(t *testing.T, row, col, why string) {
 	}
 }
 
+// caseDeadline is how long one case may take: a case whose door is
+// broken so that it waits fails then, not at go test's timeout.
+const caseDeadline = 10 * time.Second
+
 var redirectStatuses = []int{301, 302, 303, 307, 308}
 
 var redirectTargets = []string{"same origin", "same host, other port", "other host"}
@@ -141,7 +146,8 @@ func TestHostileAuthorizationServerMatrix(t *testing.T) {
 // redirect must be refused before anything is sent to its target, with a
 // typed error.
 func redirectCase(t *testing.T, ck clientKind, kind credKind, status int, where string) string {
-	ctx := testkit.Context(t)
+	ctx, cancel := context.WithTimeout(testkit.Context(t), caseDeadline)
+	defer cancel()
 	r := newASRig(t)
 	hc := ck.make(t)
 	to, attacked, followed := r.target(where), r.as, "/issue"
@@ -254,7 +260,8 @@ var metadataCases = []metadataCase{
 var errNoMetadata = errors.New("no protected resource metadata")
 
 func runMetadataCase(t *testing.T, ck clientKind, mc metadataCase) string {
-	ctx := testkit.Context(t)
+	ctx, cancel := context.WithTimeout(testkit.Context(t), caseDeadline)
+	defer cancel()
 	r := newASRig(t)
 	mc.setup(r)
 	cfg := &auth.ClientCredentialsConfig{ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret), HTTPClient: ck.make(t)}
@@ -320,7 +327,8 @@ var responseCases = []responseCase{
 }
 
 func runResponseCase(t *testing.T, ck clientKind, rc responseCase) string {
-	ctx := testkit.Context(t)
+	ctx, cancel := context.WithTimeout(testkit.Context(t), caseDeadline)
+	defer cancel()
 	r := newASRig(t)
 	sent := make(chan int64, 1)
 	r.route("/token", func(w http.ResponseWriter, req *http.Request) {
