@@ -96,7 +96,7 @@ func insufficientScope(scopes []string) *http.Response {
 
 // Step-up scopes accumulate up to MaxScopes: a challenge that brings the
 // scopes to exactly MaxScopes is asked for; one that would bring one more
-// is refused with ErrTooManyScopes and no token request. Twenty
+// is refused with ErrTooManyScopes and no token request. Forty
 // challenges of two new scopes each stop where the bound is passed.
 func TestStepUpScopesBounded(t *testing.T) {
 	leakcheck.Check(t)
@@ -126,14 +126,14 @@ func TestStepUpScopesBounded(t *testing.T) {
 			t.Errorf("token endpoint saw %d requests, want 1 (none for the refused step-up)", n)
 		}
 	})
-	t.Run("twenty challenges", func(t *testing.T) {
+	t.Run("forty challenges", func(t *testing.T) {
 		ctx := testkit.Context(t)
 		as := newAuthServer(t, []string{"client_secret_basic"}, checkBasic)
 		src, _ := auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret),
 			TokenURL: as.srv.URL + "/token", Scopes: []string{"base"}})
 		req := httptest.NewRequest("POST", "http://mcp.example/mcp", nil)
 		refused := 0
-		for i := range 20 {
+		for i := range 40 {
 			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); errors.Is(err, auth.ErrTooManyScopes) {
 				refused++
 			}
@@ -142,8 +142,8 @@ func TestStepUpScopesBounded(t *testing.T) {
 		for _, r := range as.seen() {
 			most = max(most, len(strings.Fields(r.Form.Get("scope"))))
 		}
-		if most > auth.MaxScopes || refused != 20-(auth.MaxScopes-1)/2 {
-			t.Errorf("most scopes asked for %d, refused %d step-ups; want at most %d and %d", most, refused, auth.MaxScopes, 20-(auth.MaxScopes-1)/2)
+		if most > auth.MaxScopes || refused != 40-(auth.MaxScopes-1)/2 {
+			t.Errorf("most scopes asked for %d, refused %d step-ups; want at most %d and %d", most, refused, auth.MaxScopes, 40-(auth.MaxScopes-1)/2)
 		}
 	})
 }

@@ -277,10 +277,11 @@ func (s *grantSource) discover(ctx context.Context, challenges []oauthex.Challen
 
 // MaxScopes bounds the scopes a source without a user asks for: its
 // Scopes, and those that the server's challenges (a 403
-// insufficient_scope step-up) add, which accumulate. A challenge that
+// insufficient_scope step-up) or its metadata's scopes_supported add,
+// which accumulate. A challenge that
 // would bring more is refused with [ErrTooManyScopes], and no token
 // request is made for it.
-const MaxScopes = 32
+const MaxScopes = 64
 
 // ErrTooManyScopes is returned when a step-up challenge would bring the
 // scopes a source asks for beyond [MaxScopes].
