@@ -45,7 +45,8 @@ type ClientCredentialsConfig struct {
 
 	// Scopes are the scopes requested. Nil means the scope of the server's
 	// WWW-Authenticate challenge, else its protected resource metadata's
-	// scopes_supported. A 403 insufficient_scope challenge adds its scopes.
+	// scopes_supported. A 403 insufficient_scope challenge adds its scopes,
+	// up to [MaxScopes] in all.
 	Scopes []string
 
 	// TokenURL, if set, is the authorization server's token endpoint: no
@@ -71,7 +72,9 @@ type ClientCredentialsConfig struct {
 
 	// HTTPClient makes the discovery and token requests. Nil means a client
 	// with a 30-second timeout. A client from [DPoPKey.Client] makes the
-	// access tokens DPoP-bound.
+	// access tokens DPoP-bound. The source sends through a copy whose
+	// CheckRedirect is [CheckRedirect]: a token request follows no
+	// redirect, metadata none to another origin.
 	HTTPClient *http.Client
 }
 

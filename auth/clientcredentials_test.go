@@ -467,6 +467,9 @@ func TestNewClientCredentialsValidates(t *testing.T) {
 		"both":          {ClientID: "c", ClientSecret: auth.NewSecret("s"), PrivateKey: key},
 		"bad token url": {ClientID: "c", ClientSecret: auth.NewSecret("s"), TokenURL: "/token"},
 		"bad issuer":    {ClientID: "c", ClientSecret: auth.NewSecret("s"), Issuer: "login"},
+		"ftp token url": {ClientID: "c", ClientSecret: auth.NewSecret("s"), TokenURL: "ftp://as.example/token"},
+		"user info":     {ClientID: "c", ClientSecret: auth.NewSecret("s"), TokenURL: "https://as.example@evil.example/token"},
+		"bad port":      {ClientID: "c", ClientSecret: auth.NewSecret("s"), Issuer: "https://as.example:99999"},
 	} {
 		if _, err := auth.NewClientCredentials(cfg); !errors.Is(err, auth.ErrClientCredentials) {
 			t.Errorf("%s: error = %v, want ErrClientCredentials", name, err)

@@ -72,14 +72,19 @@ func checkTokenEndpoint(u string) error {
 const maxMetadataBytes = 1 << 20
 
 // authServerMetadata fetches the RFC 8414 metadata of issuer from the
-// well-known URIs the MCP specification lists, and checks that it names
-// issuer (RFC 8414 §3.3). It does not require PKCE, which the go-sdk's
+// well-known URIs the MCP specification lists, and checks that it came
+// from the issuer's origin and names issuer (RFC 8414 §3.3). hc must
+// follow no redirect to another origin (see guardClient). It does not require PKCE, which the go-sdk's
 // authorization code discovery does and the client credentials grant
 // does not use.
 func authServerMetadata(ctx context.Context, issuer string, hc *http.Client) (*oauthex.AuthServerMeta, error) {
 	u, err := url.Parse(issuer)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("issuer %q is not an absolute URL", issuer)
+	}
+	origin, err := OriginOf(u)
+	if err != nil {
+		return nil, fmt.Errorf("issuer %q: %w", issuer, err)
 	}
 	path := strings.TrimSuffix(u.Path, "/")
 	var candidates []string
@@ -120,6 +125,11 @@ func authServerMetadata(ctx context.Context, issuer string, hc *http.Client) (*o
 		var m oauthex.AuthServerMeta
 		if err := json.Unmarshal(data, &m); err != nil {
 			return nil, fmt.Errorf("%s: %w", mu, err)
+		}
+		if !origin.Matches(resp.Request.URL) {
+			// Not reached through CheckRedirect; a transport that follows
+			// redirects itself could bring it.
+			return nil, fmt.Errorf("%w: the metadata of %s came from %s", ErrIssuerMismatch, origin, originName(resp.Request.URL))
 		}
 		if !sameIssuer(m.Issuer, issuer) {
 			return nil, fmt.Errorf("%w: %s names issuer %q, want %q", ErrIssuerMismatch, mu, m.Issuer, issuer)

@@ -37,6 +37,41 @@
 // request's origin is the validated one, checking every request, including
 // those an http.Client makes to follow redirects.
 //
+// # The outbound door
+//
+// Every request this module sends with a credential or a secret passes one
+// redirect rule, [CheckRedirect]: MCP requests (the remote transports'
+// redirect policy is this rule), token requests, metadata (RFC 8414, RFC
+// 9728), dynamic registration, the JWT-bearer grant, DPoP, and the
+// enterprise token exchange. A request other than GET, HEAD or DELETE
+// follows no redirect: a 301, 302, 303, 307 or 308 of a token,
+// registration or exchange request is a [*transport.RedirectError]
+// wrapping transport.ErrRedirectedPOST, and nothing is sent to its target.
+// A GET follows one only within its origin, so metadata is accepted only
+// from the origin it was asked of (RFC 8414 §3.3, RFC 9728 §3.3); and
+// authorization server metadata must have come from the issuer's origin,
+// not only name the issuer.
+//
+// The rule holds whichever client is given. A source (and
+// [NewAuthorizationCode]'s handler) sends through a copy of its HTTP
+// client, the default or the caller's, whose CheckRedirect is the rule,
+// whatever the caller's was; the client of [DPoPKey.Client] has it too,
+// and its transport applies it again to each redirected request, so a
+// CheckRedirect set on that client later changes nothing. Go would keep
+// Authorization on a redirect to the same host on another port, and send
+// a 307 or 308 body again to any host: neither happens.
+//
+// A token's token_type must be Bearer (in any case; none is Bearer) or,
+// for a client holding a DPoP key, DPoP; any other is refused with
+// [ErrTokenType] and the token is sent nowhere. The scopes a source
+// without a user asks for are bounded by [MaxScopes].
+//
+// TestHostileAuthorizationServerMatrix attacks the door: every redirect
+// status, to the same origin and to others, of every kind of credential,
+// through the default client, a caller's client and the DPoP client;
+// metadata redirects, issuer and resource mismatches, hostile token
+// responses. Each case counts the requests and credentials at each origin.
+//
 //	origin, err := auth.ParseOrigin("https://mcp.example.com/mcp")
 //	if err != nil { … }
 //	tok := auth.NewToken(os.Getenv("MCP_TOKEN"))

@@ -91,7 +91,9 @@ func NewDPoPKey(key crypto.Signer) (DPoPKey, error) {
 func (k DPoPKey) IsZero() bool { return k.k == nil }
 
 // Client returns an HTTP client for a source's token requests: base's
-// settings (nil means a client with a 30-second timeout), its transport
+// settings (nil means a client with a 30-second timeout) but its
+// CheckRedirect, which is [CheckRedirect]; its transport applies that rule
+// too, whatever CheckRedirect the client is later given, and
 // adding a proof of this key to each token request (a form POST with a
 // grant_type) and retrying one with the nonce the authorization server
 // asks for (an answer use_dpop_nonce with a DPoP-Nonce header), once. Other
@@ -113,6 +115,7 @@ func (k DPoPKey) Client(base *http.Client) *http.Client {
 		rt = http.DefaultTransport
 	}
 	c.Transport = &dpopTransport{key: k.k, base: rt}
+	c.CheckRedirect = CheckRedirect
 	return c
 }
 
@@ -213,6 +216,9 @@ type dpopTransport struct {
 const maxErrorBody = 64 << 10
 
 func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := checkRedirected(req); err != nil {
+		return nil, err
+	}
 	if !isTokenRequest(req) {
 		return t.base.RoundTrip(req)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/dpop"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -477,5 +478,46 @@ func TestNewDPoPKey(t *testing.T) {
 	base := &http.Client{Timeout: 7 * time.Second}
 	if c := newKey(t).Client(base); c.Timeout != base.Timeout || c == base || base.Transport != nil {
 		t.Error("Client does not keep base's settings on a copy")
+	}
+}
+
+// Each request's proof names its own method (htm) and URL (htu: scheme,
+// host, port and path, no query or fragment): a GET and a DELETE, which
+// the Streamable HTTP transport sends for its stream and its session's
+// end, as well as a POST. A proof always made for POST, or for another
+// URL, fails here.
+func TestDPoPProofMethodAndURI(t *testing.T) {
+	leakcheck.Check(t)
+	home := &dpopCounter{}
+	srv := httptest.NewServer(home)
+	t.Cleanup(srv.Close)
+	origin, _ := auth.ParseOrigin(srv.URL)
+	te := newTokenEndpoint(t, "DPoP", 0)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := &http.Client{Transport: auth.NewRoundTripper(tr, origin, dpopSource(t, te, newKey(t)))}
+	type claim struct{ Method, URI string }
+	var want, got []claim
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/mcp?session=1"}, {"DELETE", "/mcp/d#f"}, {"POST", "/mcp/p"}, {"GET", "/g"}, {"DELETE", "/"},
+	} {
+		req, _ := http.NewRequestWithContext(testkit.Context(t), tc.method, srv.URL+tc.path, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.method, tc.path, err)
+		}
+		resp.Body.Close()
+		u := strings.SplitN(strings.SplitN(srv.URL+tc.path, "?", 2)[0], "#", 2)[0]
+		want = append(want, claim{tc.method, u})
+	}
+	for i, h := range home.headers() {
+		p, err := dpop.Parse(h.Get("DPoP"))
+		if err != nil {
+			t.Fatalf("request %d: proof: %v", i, err)
+		}
+		got = append(got, claim{p.Method, p.URI})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("proofs' htm and htu (-want +got):\n%s", diff)
 	}
 }

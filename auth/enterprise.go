@@ -65,7 +65,8 @@ type EnterpriseConfig struct {
 	// HTTPClient makes the discovery and token requests, at the IdP and at
 	// the authorization server. Nil means a client with a 30-second
 	// timeout. A client from [DPoPKey.Client] makes the access tokens
-	// DPoP-bound (the token exchange at the IdP goes without proofs).
+	// DPoP-bound (the token exchange at the IdP goes without proofs). As
+	// in [ClientCredentialsConfig], its CheckRedirect is [CheckRedirect].
 	HTTPClient *http.Client
 }
 

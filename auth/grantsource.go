@@ -10,9 +10,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -27,7 +25,7 @@ type endpointConfig struct {
 	HTTPClient                 *http.Client
 }
 
-// check refuses URLs that are not absolute.
+// check refuses URLs that name no origin (see checkAbsolute).
 func (c *endpointConfig) check(kind error) error {
 	for _, u := range []string{c.TokenURL, c.Issuer} {
 		if err := checkAbsolute(kind, u); err != nil {
@@ -37,12 +35,15 @@ func (c *endpointConfig) check(kind error) error {
 	return nil
 }
 
+// checkAbsolute refuses a configured endpoint or issuer that names no
+// origin: not absolute, not http or https, with user information, or a
+// bad port. "" is not set, and passes.
 func checkAbsolute(kind error, u string) error {
 	if u == "" {
 		return nil
 	}
-	if p, err := url.Parse(u); err != nil || p.Scheme == "" || p.Host == "" {
-		return fmt.Errorf("%w: %q is not an absolute URL", kind, u)
+	if _, err := ParseOrigin(u); err != nil {
+		return fmt.Errorf("%w: %q is not an absolute http or https URL: %w", kind, u, err)
 	}
 	return nil
 }
@@ -107,10 +108,7 @@ func (r *refusal) holds(p [sha256.Size]byte, scopes []string) bool {
 }
 
 func newGrantSource(kind error, cfg endpointConfig, g grant) *grantSource {
-	s := &grantSource{kind: kind, cfg: cfg, client: cfg.HTTPClient, grant: g, scopes: slices.Clone(cfg.Scopes), fetching: make(chan struct{}, 1)}
-	if s.client == nil {
-		s.client = &http.Client{Timeout: 30 * time.Second}
-	}
+	s := &grantSource{kind: kind, cfg: cfg, client: guardClient(cfg.HTTPClient), grant: g, scopes: slices.Clone(cfg.Scopes), fetching: make(chan struct{}, 1)}
 	s.key = dpopKeyOf(s.client)
 	if cfg.TokenURL != "" {
 		s.endpoint = &tokenEndpoint{url: cfg.TokenURL, issuer: cfg.Issuer, resource: cfg.Resource}
@@ -132,16 +130,11 @@ func (s *grantSource) credential(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("%w: token request: %w", s.kind, err)
 	}
-	return s.bind(tok), nil
-}
-
-// bind returns tok as a Token: DPoP-bound when the authorization server
-// issued it so (token_type DPoP) to a client holding a key.
-func (s *grantSource) bind(tok *oauth2.Token) Token {
-	if s.key != nil && strings.EqualFold(tok.TokenType, "DPoP") {
-		return boundToken(tok.AccessToken, s.key)
+	t, err := issued(tok, s.key)
+	if err != nil {
+		return Token{}, fmt.Errorf("%w: %w", s.kind, err)
 	}
-	return NewToken(tok.AccessToken)
+	return t, nil
 }
 
 // token returns the current token if it is still valid, else requests a
@@ -183,6 +176,9 @@ func (s *grantSource) token(ctx context.Context) (*oauth2.Token, error) {
 	if tok == nil || tok.AccessToken == "" {
 		return nil, errors.New("the token endpoint issued no access token")
 	}
+	if _, err := issued(tok, s.key); err != nil {
+		return nil, err // not kept: it would be refused at every use
+	}
 	s.mu.Lock()
 	s.tok, s.refused = tok, nil
 	s.mu.Unlock()
@@ -216,11 +212,17 @@ func (s *grantSource) authorize(ctx context.Context, req *http.Request, resp *ht
 	if len(s.scopes) == 0 && len(add) == 0 {
 		add = prmScopes
 	}
+	scopes := slices.Clone(s.scopes)
 	for _, sc := range add {
-		if !slices.Contains(s.scopes, sc) {
-			s.scopes = append(s.scopes, sc)
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
 		}
 	}
+	if len(scopes) > MaxScopes {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %w: the server asks for %d scopes, more than %d", s.kind, ErrTooManyScopes, len(scopes), MaxScopes)
+	}
+	s.scopes = scopes
 	// The refused token is dropped; until a new one comes, requests go
 	// without a credential (or, with TokenURL, ask for one themselves).
 	s.tok = nil
@@ -272,6 +274,18 @@ func (s *grantSource) discover(ctx context.Context, challenges []oauthex.Challen
 	}
 	return &tokenEndpoint{url: asm.TokenEndpoint, issuer: asm.Issuer, resource: resource, methods: asm.TokenEndpointAuthMethodsSupported}, prm.ScopesSupported, nil
 }
+
+// MaxScopes bounds the scopes a source without a user asks for: its
+// Scopes, and those that the server's challenges (a 403
+// insufficient_scope step-up) or its metadata's scopes_supported add,
+// which accumulate. A challenge that
+// would bring more is refused with [ErrTooManyScopes], and no token
+// request is made for it.
+const MaxScopes = 64
+
+// ErrTooManyScopes is returned when a step-up challenge would bring the
+// scopes a source asks for beyond [MaxScopes].
+var ErrTooManyScopes = errors.New("auth: too many scopes")
 
 // untraced is a request's context without its httptrace.ClientTrace: the
 // token requests a source makes within it are not the request, and a

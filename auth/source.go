@@ -78,7 +78,9 @@ func (s invalidSource) Credential(context.Context, *http.Request) (Token, error)
 //
 // The handler's own HTTP client (AuthorizationCodeHandlerConfig.Client) is
 // used for metadata discovery, registration and token requests; give it the
-// SSRF protections your deployment needs.
+// SSRF protections your deployment needs. [NewAuthorizationCode] gives the
+// handler a copy of it whose CheckRedirect is [CheckRedirect]; a handler
+// given to NewOAuth keeps its client as it is.
 type OAuth struct {
 	h   sdkauth.OAuthHandler
 	key *dpopKey // the DPoP key of the handler's client (NewAuthorizationCode), or nil
@@ -98,10 +100,18 @@ func NewOAuth(h sdkauth.OAuthHandler) *OAuth { return &OAuth{h: h} }
 // [sdkauth.NewAuthorizationCodeHandler] for what it validates). With a
 // cfg.Client from [DPoPKey.Client], the token requests carry DPoP proofs
 // and a token issued as DPoP-bound is sent with proofs of that key.
+//
+// The handler is given a copy of cfg.Client (nil means a client with a
+// 30-second timeout) whose CheckRedirect is [CheckRedirect]: its token and
+// registration requests follow no redirect, its metadata requests none to
+// another origin. cfg.Client's own CheckRedirect is not used.
 func NewAuthorizationCode(cfg *sdkauth.AuthorizationCodeHandlerConfig) (*OAuth, error) {
 	var key *dpopKey
 	if cfg != nil {
-		key = dpopKeyOf(cfg.Client)
+		c := *cfg
+		key = dpopKeyOf(c.Client)
+		c.Client = guardClient(c.Client)
+		cfg = &c
 	}
 	h, err := sdkauth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
@@ -148,10 +158,32 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 	if tok == nil || tok.AccessToken == "" {
 		return Token{}, nil
 	}
-	if o.key != nil && strings.EqualFold(tok.TokenType, "DPoP") {
-		return boundToken(tok.AccessToken, o.key), nil
+	return issued(tok, o.key)
+}
+
+// ErrTokenType is returned for an access token whose token_type is
+// neither Bearer nor, for a client holding a DPoP key, DPoP (compared
+// without regard to case; an empty token_type is Bearer, as
+// golang.org/x/oauth2 reads it). The token is not sent anywhere.
+var ErrTokenType = errors.New("auth: unsupported token type")
+
+// issued returns the access token tok as a Token: DPoP-bound when the
+// authorization server issued it so to a client holding key, a bearer
+// token when it issued it as Bearer, else an error wrapping ErrTokenType.
+func issued(tok *oauth2.Token, key *dpopKey) (Token, error) {
+	switch {
+	case tok.TokenType == "" || strings.EqualFold(tok.TokenType, "Bearer"):
+		return NewToken(tok.AccessToken), nil
+	case key != nil && strings.EqualFold(tok.TokenType, "DPoP"):
+		return boundToken(tok.AccessToken, key), nil
+	case strings.EqualFold(tok.TokenType, "DPoP"):
+		return Token{}, fmt.Errorf("%w: DPoP, and the client holds no DPoP key", ErrTokenType)
 	}
-	return NewToken(tok.AccessToken), nil
+	t := tok.TokenType
+	if len(t) > 64 {
+		t = t[:64] + "…"
+	}
+	return Token{}, fmt.Errorf("%w: %q", ErrTokenType, t)
 }
 
 // Authorize runs the handler's flow for a refused request; not for a

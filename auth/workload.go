@@ -50,7 +50,8 @@ type WorkloadIdentityConfig struct {
 
 	// HTTPClient makes the discovery and token requests. Nil means a
 	// client with a 30-second timeout. A client from [DPoPKey.Client]
-	// makes the access tokens DPoP-bound.
+	// makes the access tokens DPoP-bound. As in [ClientCredentialsConfig],
+	// its CheckRedirect is [CheckRedirect].
 	HTTPClient *http.Client
 }
 

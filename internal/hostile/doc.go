@@ -7,4 +7,7 @@
 // (2025-11-25 stateful and stateless, 2026-07-28), with counters kept at the
 // peer: executions, POSTs of a call id, requests at a second origin,
 // processes in /proc, bytes of heap.
+//
+// The hostile authorization server matrix lives beside the door it attacks,
+// in package auth's tests (TestHostileAuthorizationServerMatrix).
 package hostile

@@ -9,7 +9,7 @@
 //	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
 //	carrier := httpguard.NewCarrier(ep, nil, nil, creds, httpguard.Timeouts{Dial: 10 * time.Second}, 4)
 //	// policy's RoundTrip calls httpguard.CheckOrigin, then carrier.RoundTrip.
-//	client := &http.Client{Transport: policy, CheckRedirect: httpguard.RedirectPolicy("sse", ep.Origin)}
+//	client := &http.Client{Transport: policy, CheckRedirect: httpguard.RedirectPolicy("sse")}
 package httpguard
 
 import (
@@ -168,33 +168,22 @@ func (c *Carrier) CloseIdleConnections() {
 	}
 }
 
-// RedirectPolicy returns the redirect policy of a transport pinned to
-// origin, for an http.Client's CheckRedirect: any redirect of a POST is
-// refused (a 307 or 308 would send the body and credential again), any
-// redirect to another origin is refused, and so is a chain longer than
-// [transport.MaxRedirects]. A refusal is a [transport.RedirectError] naming
-// pkg.
-func RedirectPolicy(pkg string, origin auth.Origin) func(req *http.Request, via []*http.Request) error {
+// RedirectPolicy returns the redirect policy of a transport, for an
+// http.Client's CheckRedirect: auth.CheckRedirect, the one rule of every
+// request that carries a credential, its refusals naming pkg. Any
+// redirect of a POST is refused (a 307 or 308 would send the body and
+// credential again), any redirect to another origin than the first
+// request's (the pinned one: the transport sends no other) is refused,
+// and so is a chain longer than [transport.MaxRedirects]. A refusal is a
+// [transport.RedirectError].
+func RedirectPolicy(pkg string) func(req *http.Request, via []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		prev := via[len(via)-1]
-		e := &transport.RedirectError{Transport: pkg, Method: prev.Method, To: "null"}
-		if req.Response != nil {
-			e.Status = req.Response.StatusCode
+		err := auth.CheckRedirect(req, via)
+		var e *transport.RedirectError
+		if errors.As(err, &e) {
+			e.Transport = pkg
 		}
-		if o, err := auth.OriginOf(req.URL); err == nil {
-			e.To = o.String()
-		}
-		switch {
-		case prev.Method == http.MethodPost:
-			e.Err = transport.ErrRedirectedPOST
-		case !origin.Matches(req.URL):
-			e.Err = transport.ErrCrossOriginRedirect
-		case len(via) > transport.MaxRedirects:
-			e.Err = transport.ErrTooManyRedirects
-		default:
-			return nil
-		}
-		return e
+		return err
 	}
 }
 

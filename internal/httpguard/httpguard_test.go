@@ -16,7 +16,6 @@ import (
 
 func TestRedirectPolicy(t *testing.T) {
 	leakcheck.Check(t)
-	home, _ := auth.ParseOrigin("https://home.example")
 	req := func(method, rawURL string) *http.Request {
 		u, _ := url.Parse(rawURL)
 		return &http.Request{Method: method, URL: u, Response: &http.Response{StatusCode: 307}}
@@ -31,7 +30,7 @@ func TestRedirectPolicy(t *testing.T) {
 	refused := func(method, to string, err error) *transport.RedirectError {
 		return &transport.RedirectError{Transport: "t", Method: method, Status: 307, To: to, Err: err}
 	}
-	policy := RedirectPolicy("t", home)
+	policy := RedirectPolicy("t")
 	for _, tc := range []struct {
 		name string
 		to   string

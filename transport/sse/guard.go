@@ -50,7 +50,7 @@ func newConnState(f *Factory) *connState {
 	st := &connState{f: f, pending: make(map[jsonrpc.ID]bool), incoming: make(chan readResult), ended: make(chan struct{})}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
 	st.base = httpguard.NewCarrier(f.ep, f.opts.Base, f.wrap, f.opts.Credentials, f.phases, maxIdlePerHost)
-	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
+	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg)}
 	return st
 }
 

@@ -41,7 +41,10 @@ type Options struct {
 	// package, instead of the package's own http.Transport (a cassette
 	// recorder or replayer goes here). It sees the Authorization header.
 	// TLSConfig, RootCAs and the dial, TLS and response header timeouts are
-	// then its business.
+	// then its business. It must hand back a redirect as it came, not
+	// follow it (as a round tripper over an http.Client would): this
+	// package's redirect rule (auth.CheckRedirect) sees only what it
+	// returns.
 	Base http.RoundTripper
 }
 

@@ -80,7 +80,7 @@ func newConnState(f *Factory) *connState {
 		st.header = deadline.New(f.opts.Timeouts.ResponseHeader)
 		st.prune = time.AfterFunc(f.opts.Timeouts.IdleRead, st.pruneIdle)
 	}
-	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg, f.ep.Origin)}
+	st.client = &http.Client{Transport: st, CheckRedirect: httpguard.RedirectPolicy(pkg)}
 	return st
 }
 
