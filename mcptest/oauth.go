@@ -268,7 +268,7 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	a.srv = httpserve.New(mux, nil, discardLogger)
+	a.srv = httpserve.New(mux, nil, nil, discardLogger)
 	go a.srv.Serve(ln)
 	return a, nil
 }
