@@ -127,10 +127,11 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, 
 // ServeHTTP forwards r once its body is read whole within p.maxBody; the
 // door has admitted it (serve puts the door before it).
 func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !p.readBody(w, r) {
+	body, ok := p.readBody(w, r)
+	if !ok {
 		return
 	}
-	kind := kindOf(r)
+	kind := kindOf(r, body)
 	p.end.begin()
 	defer func() { p.end.done(kind, r.Context().Err() != nil) }()
 	p.rp.ServeHTTP(w, r)
@@ -138,17 +139,17 @@ func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // readBody reads r's body whole, at most p.maxBody bytes, and puts it
 // back as a body of known length, so that nothing is forwarded of a body
-// that will be refused, nor a body cut short. A body over the bound is
-// answered 413 (at once when its Content-Length says so), a body not read
-// in time 408; readBody then reports false.
-func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) bool {
+// that will be refused, nor a body cut short; it returns the body. A body
+// over the bound is answered 413 (at once when its Content-Length says
+// so), a body not read in time 408; readBody then reports false.
+func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return true
+		return nil, true
 	}
-	tooLarge := func() bool {
+	tooLarge := func() ([]byte, bool) {
 		w.Header().Set("Connection", "close")
 		http.Error(w, fmt.Sprintf("mcprig: request body exceeds the %d-byte limit (--max-body)", p.maxBody), http.StatusRequestEntityTooLarge)
-		return false
+		return nil, false
 	}
 	if r.ContentLength > p.maxBody {
 		return tooLarge()
@@ -163,13 +164,13 @@ func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) bool {
 			status = http.StatusRequestTimeout
 		}
 		http.Error(w, "mcprig: reading the request body: "+err.Error(), status)
-		return false
+		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	r.ContentLength = int64(len(b))
 	r.TransferEncoding = nil
-	return true
+	return b, true
 }
 
 // serve runs srv on l until the client ends its session or ctx is done,
