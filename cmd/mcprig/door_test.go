@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -35,6 +36,7 @@ type probe struct {
 	headers            []string // "Name: value"
 	body               string
 	chunked            bool
+	headOnly           bool // read the answer's head only (an event stream that lasts)
 }
 
 // send writes p to addr on a fresh connection and returns the status and
@@ -75,9 +77,19 @@ func (p probe) send(ctx context.Context, addr string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	if p.headOnly {
+		c.Close() // first: closing a body drains it to its end
+		resp.Body.Close()
+		return resp.StatusCode, "", nil
+	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, string(body), nil
+}
+
+// basic is the value of HTTP basic authentication of id and secret.
+func basic(id, secret string) string {
+	return base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id) + ":" + url.QueryEscape(secret)))
 }
 
 // mcpHeaders are the headers of a 2026-07-28 tools/call of lookup.
