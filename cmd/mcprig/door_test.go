@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 )
@@ -288,4 +289,54 @@ func TestRecordBodyBoundAtTheEdge(t *testing.T) {
 	}
 	rec.cmd.Process.Signal(os.Interrupt)
 	rec.wait(t)
+}
+
+// TestListenFlagsChecked: an --allow-origin that is not an origin and a
+// --max-body out of range are usage errors (exit 2), before anything
+// listens.
+func TestListenFlagsChecked(t *testing.T) {
+	leakcheck.Check(t)
+	cas := filepath.Join("testdata", "http.jsonl")
+	rec := []string{"record", "-o", filepath.Join(t.TempDir(), "x.jsonl"), "--upstream", "http://127.0.0.1:1/mcp"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(rec, "--allow-origin", "null"), "--allow-origin"},
+		{append(rec, "--allow-origin", "https://app.example/path"), "--allow-origin"},
+		{append(rec, "--max-body", "0"), "--max-body"},
+		{append(rec, "--max-body", fmt.Sprint(cassette.MaxSize+1)), "--max-body"},
+		{[]string{"replay", "--listen", "127.0.0.1:0", "--allow-origin", "ftp://x", cas}, "--allow-origin"},
+		{[]string{"replay", "--listen", "127.0.0.1:0", "--max-body", "-1", cas}, "--max-body"},
+	} {
+		code, stdout, stderr := runMcprig(tc.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("mcprig %s: exit %d, stdout %q, stderr %q; want 2, nothing, and %s named", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(rec[2]); !os.IsNotExist(err) {
+		t.Errorf("a refused record wrote %s (%v)", rec[2], err)
+	}
+}
+
+// TestListenAllowHost: --allow-host admits a name, and then only the
+// names it lists: loopback names are refused.
+func TestListenAllowHost(t *testing.T) {
+	leakcheck.Check(t)
+	rep := serveMcprig(t, nil, "replay", "--allow-unused", "--allow-host", "mcp.internal", "--listen", "127.0.0.1:0", filepath.Join("testdata", "http.jsonl"))
+	u, _ := url.Parse(rep.url)
+	headers := []string{"Content-Type: application/json", "Accept: application/json, text/event-stream"}
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"127.0.0.1", http.StatusForbidden},
+		{"MCP.internal:8443", http.StatusOK},
+		{"evil.example", http.StatusForbidden},
+	} {
+		p := probe{method: http.MethodPost, path: u.Path, host: tc.host, headers: headers, body: initializeProbe}
+		if status, body, err := p.send(context.Background(), u.Host); status != tc.want {
+			t.Errorf("Host %q: status %d (%v), want %d\n%s", tc.host, status, err, tc.want, body)
+		}
+	}
 }

@@ -54,9 +54,9 @@ type doorFlags struct {
 }
 
 func (f *doorFlags) define(fs *flag.FlagSet, with string) {
-	fs.Var(&f.hosts, "allow-host", with+"also accept the Host `NAME` or NAME:PORT (loopback names are accepted only while none is given); repeatable")
-	fs.Var(&f.origins, "allow-origin", with+"accept a browser's Origin `SCHEME://HOST[:PORT]` (loopback origins are accepted only while none is given); repeatable")
-	fs.Int64Var(&f.maxBody, "max-body", defaultMaxBody, with+"refuse a request body over `BYTES` with 413, before anything is forwarded (at most cassette.MaxSize)")
+	fs.Var(&f.hosts, "allow-host", with+"accept the Host `NAME` or NAME:PORT, in place of loopback names; repeatable")
+	fs.Var(&f.origins, "allow-origin", with+"accept a browser's Origin `SCHEME://HOST[:PORT]`, in place of loopback origins; repeatable")
+	fs.Int64Var(&f.maxBody, "max-body", defaultMaxBody, with+"refuse a request body over `BYTES` with 413, before anything is forwarded (at most 64 MiB, a cassette's bound)")
 }
 
 // policy returns the listener's Host/Origin rule.
