@@ -300,7 +300,7 @@ func parseOrigin(s string) (origin, error) {
 	switch {
 	case err != nil:
 		return origin{}, fmt.Errorf("%w: %w", ErrInvalidOrigin, err)
-	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS":
+	case u.Scheme != "http" && u.Scheme != "https": // url.Parse lowers it
 		return origin{}, fmt.Errorf("%w: scheme %q is not http or https", ErrInvalidOrigin, u.Scheme)
 	case u.User != nil:
 		return origin{}, fmt.Errorf("%w: it carries user information", ErrInvalidOrigin)
@@ -309,7 +309,7 @@ func parseOrigin(s string) (origin, error) {
 	case u.Hostname() == "":
 		return origin{}, fmt.Errorf("%w: no host", ErrInvalidOrigin)
 	}
-	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: 80}
+	o := origin{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: 80}
 	if o.scheme == "https" {
 		o.port = 443
 	}

@@ -60,6 +60,7 @@ func TestPolicy(t *testing.T) {
 		{"empty host on loopback", Config{}, loopback, "", nil, false},
 		{"unknown local address is loopback", Config{}, nil, "evil.example", nil, false},
 		{"loopback origin any port", Config{}, loopback, "localhost:8080", []string{"http://localhost:3000"}, true},
+		{"upper-case loopback origin", Config{}, loopback, "localhost:8080", []string{"HTTP://LOCALHOST:3000"}, true},
 		{"ipv6 loopback origin", Config{}, loopback, "localhost:8080", []string{"http://[::1]:3000"}, true},
 		{"same origin", Config{}, loopback, "127.0.0.1:8080", []string{"http://127.0.0.1:8080"}, true},
 		{"null origin", Config{}, loopback, "localhost:8080", []string{"null"}, false},
