@@ -199,16 +199,33 @@ func logMatrix(t *testing.T, ls []*listener, cells map[string]map[string]string)
 // with a count of the probe requests the recording proxies wrote.
 func matrixListeners(t *testing.T) ([]*listener, func() int) {
 	t.Helper()
-	newFake := func() (*fakeserver.Server, func() int) {
-		fake, err := fakeserver.New(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fake, func() int { return fake.Counts().Executions["lookup"] }
+	ls := inProcessListeners(t)
+	rec, recorded := recordListener(t)
+	ls = append(ls, rec, replayListener(t))
+	sdk, sdkRuns := goSDKHandler(t)
+	ls = append(ls, &listener{name: "go-sdk handler (stateless)", addr: sdk, request: lookupProbe, effects: sdkRuns})
+	return ls, recorded
+}
+
+// newFake returns a docs fake and a count of its lookup runs.
+func newFake(t *testing.T) (*fakeserver.Server, func() int) {
+	t.Helper()
+	fake, err := fakeserver.New(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	call := func() probe {
-		return probe{method: http.MethodPost, path: "/mcp", headers: append([]string(nil), mcpHeaders...), body: lookupCall(0)}
-	}
+	return fake, func() int { return fake.Counts().Executions["lookup"] }
+}
+
+// lookupProbe is a 2026-07-28 call of lookup.
+func lookupProbe() probe {
+	return probe{method: http.MethodPost, path: "/mcp", headers: append([]string(nil), mcpHeaders...), body: lookupCall(0)}
+}
+
+// inProcessListeners starts the server package's handlers, the fake over
+// HTTP and mcptest's authorization server.
+func inProcessListeners(t *testing.T) []*listener {
+	t.Helper()
 	extra := &server.HTTPOptions{AllowedOrigins: []string{allowedOrigin}}
 	var ls []*listener
 	for _, stateless := range []bool{false, true} {
@@ -216,8 +233,8 @@ func matrixListeners(t *testing.T) ([]*listener, func() int) {
 		if stateless {
 			name += " stateless"
 		}
-		fake, runs := newFake()
-		l := &listener{name: name, module: true, request: call, effects: runs}
+		fake, runs := newFake(t)
+		l := &listener{name: name, module: true, request: lookupProbe, effects: runs}
 		l.addr = serveHandler(t, fake, &server.HTTPOptions{Stateless: stateless})
 		l.extra = serveHandler(t, fake, &server.HTTPOptions{Stateless: stateless, AllowedOrigins: extra.AllowedOrigins})
 		ls = append(ls, l)
@@ -225,34 +242,40 @@ func matrixListeners(t *testing.T) ([]*listener, func() int) {
 	sse := &listener{name: "server SSE", module: true, request: func() probe {
 		return probe{method: http.MethodGet, path: "/sse", headers: []string{"Accept: text/event-stream"}, headOnly: true}
 	}}
-	fake, _ := newFake()
+	fake, _ := newFake(t)
 	sse.addr = serveSSE(t, fake, nil)
 	sse.extra = serveSSE(t, fake, extra)
 	ls = append(ls, sse)
 
-	fake, runs := newFake()
-	fakeHTTP := &listener{name: "fakeserver HTTP", module: true, request: call, effects: runs}
+	fake, runs := newFake(t)
+	fakeHTTP := &listener{name: "fakeserver HTTP", module: true, request: lookupProbe, effects: runs}
 	fakeHTTP.addr = startFake(t, fake, nil)
 	fakeHTTP.extra = startFake(t, fake, extra)
 	ls = append(ls, fakeHTTP)
 
 	as := mcptest.NewAuthServer(t, nil)
 	u, _ := url.Parse(as.URL)
-	ls = append(ls, &listener{name: "fake OAuth AS /token", module: true, addr: u.Host, request: func() probe {
+	return append(ls, &listener{name: "fake OAuth AS /token", module: true, addr: u.Host, request: func() probe {
 		return probe{method: http.MethodPost, path: "/token", headers: []string{
 			"Content-Type: application/x-www-form-urlencoded",
 			"Authorization: Basic " + basic(mcptest.DefaultClientID, mcptest.DefaultClientSecret),
 		}, body: "grant_type=client_credentials&scope=mcp"}
 	}, effects: func() int { return as.Counts().TokensIssued }})
+}
 
-	fake, runs = newFake()
+// recordListener starts mcprig record --listen twice (the second with
+// --allow-origin) before a fake, and returns it with a count of the probe
+// requests its cassettes hold, which ends both recordings.
+func recordListener(t *testing.T) (*listener, func() int) {
+	t.Helper()
+	fake, runs := newFake(t)
 	up, err := fake.StartHTTP("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { up.Close() })
 	dir := t.TempDir()
-	rec := &listener{name: "mcprig record", module: true, request: call, effects: runs, upstream: func() int { return len(up.Requests()) }}
+	rec := &listener{name: "mcprig record", module: true, request: lookupProbe, effects: runs, upstream: func() int { return len(up.Requests()) }}
 	var recs []*served
 	for i, args := range [][]string{nil, {"--allow-origin", allowedOrigin}} {
 		s := serveMcprig(t, nil, append([]string{"record", "-o", filepath.Join(dir, fmt.Sprintf("%d.jsonl", i)), "--upstream", up.URL}, args...)...)
@@ -264,26 +287,6 @@ func matrixListeners(t *testing.T) ([]*listener, func() int) {
 			rec.extra = su.Host
 		}
 	}
-	ls = append(ls, rec)
-
-	cas := filepath.Join("testdata", "http.jsonl")
-	rep := &listener{name: "mcprig replay", module: true, request: func() probe {
-		return probe{method: http.MethodPost, path: "/mcp", headers: []string{"Content-Type: application/json", "Accept: application/json, text/event-stream"}, body: initializeProbe}
-	}}
-	for i, args := range [][]string{nil, {"--allow-origin", allowedOrigin}} {
-		s := serveMcprig(t, nil, append(append([]string{"replay", "--allow-unused"}, args...), "--listen", "127.0.0.1:0", cas)...)
-		su, _ := url.Parse(s.url)
-		if i == 0 {
-			rep.addr = su.Host
-		} else {
-			rep.extra = su.Host
-		}
-	}
-	ls = append(ls, rep)
-
-	sdk, sdkRuns := goSDKHandler(t)
-	ls = append(ls, &listener{name: "go-sdk handler (stateless)", addr: sdk, request: call, effects: sdkRuns})
-
 	recorded := func() int {
 		n := 0
 		for i, s := range recs {
@@ -305,7 +308,27 @@ func matrixListeners(t *testing.T) ([]*listener, func() int) {
 		}
 		return n
 	}
-	return ls, recorded
+	return rec, recorded
+}
+
+// replayListener starts mcprig replay --listen twice (the second with
+// --allow-origin).
+func replayListener(t *testing.T) *listener {
+	t.Helper()
+	cas := filepath.Join("testdata", "http.jsonl")
+	rep := &listener{name: "mcprig replay", module: true, request: func() probe {
+		return probe{method: http.MethodPost, path: "/mcp", headers: []string{"Content-Type: application/json", "Accept: application/json, text/event-stream"}, body: initializeProbe}
+	}}
+	for i, args := range [][]string{nil, {"--allow-origin", allowedOrigin}} {
+		s := serveMcprig(t, nil, append(append([]string{"replay", "--allow-unused"}, args...), "--listen", "127.0.0.1:0", cas)...)
+		su, _ := url.Parse(s.url)
+		if i == 0 {
+			rep.addr = su.Host
+		} else {
+			rep.extra = su.Host
+		}
+	}
+	return rep
 }
 
 // serveHandler serves fake's server.Server over Streamable HTTP with opts
