@@ -340,3 +340,26 @@ func TestListenAllowHost(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayBodyBoundAtTheEdge: mcprig replay --listen answers 413 to a
+// body one byte over --max-body, declared or chunked, serving nothing of
+// the recording: the whole session is served afterwards. (A body of
+// --max-body bytes passes the same code: TestRecordBodyBoundAtTheEdge.)
+func TestReplayBodyBoundAtTheEdge(t *testing.T) {
+	leakcheck.Check(t)
+	const limit = 4 << 10
+	rep := serveMcprig(t, nil, "replay", "--max-body", fmt.Sprint(limit), "--listen", "127.0.0.1:0", filepath.Join("testdata", "http.jsonl"))
+	u, _ := url.Parse(rep.url)
+	headers := []string{"Content-Type: application/json", "Accept: application/json, text/event-stream"}
+	over := initializeProbe[:len(initializeProbe)-1] + strings.Repeat(" ", limit+1-len(initializeProbe)) + "}"
+	for _, chunked := range []bool{false, true} {
+		p := probe{method: http.MethodPost, path: u.Path, host: u.Host, headers: headers, body: over, chunked: chunked}
+		if status, body, err := p.send(context.Background(), u.Host); status != http.StatusRequestEntityTooLarge {
+			t.Errorf("%d bytes (chunked %v): status %d (%v), want 413\n%s", len(over), chunked, status, err, body)
+		}
+	}
+	driveHTTP(t, rep.url)
+	if code := rep.wait(t); code != 0 {
+		t.Fatalf("mcprig replay exited %d after the refused bodies\nstderr:\n%s", code, rep.stderr)
+	}
+}
