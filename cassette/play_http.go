@@ -472,6 +472,8 @@ func (h *playHTTP) unused() []int {
 }
 
 // requestBody reads req's body and leaves it readable again, up to MaxSize.
+// A body of known length is read into a buffer of that length, so that
+// memory stays near its size.
 func requestBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
@@ -482,15 +484,27 @@ func requestBody(req *http.Request) ([]byte, error) {
 			return nil, err
 		}
 		defer b.Close()
-		return io.ReadAll(io.LimitReader(b, int64(maxSize)))
+		return readSized(b, req.ContentLength)
 	}
-	data, err := io.ReadAll(io.LimitReader(req.Body, int64(maxSize)))
+	data, err := readSized(req.Body, req.ContentLength)
 	req.Body.Close()
 	if err != nil {
 		return nil, err
 	}
 	req.Body = io.NopCloser(bytes.NewReader(data))
 	return data, nil
+}
+
+// readSized reads r to its end, at most MaxSize bytes, into a buffer of
+// size bytes when size is known (positive).
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	r = io.LimitReader(r, int64(maxSize))
+	if size <= 0 || size > int64(maxSize) {
+		return io.ReadAll(r)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 func closeRequestBody(req *http.Request) {

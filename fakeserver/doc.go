@@ -119,7 +119,11 @@
 // HTTPOptions.Stateless: no sessions, no event store, each POST answered
 // on its own; the HTTP faults act the same), and starts a second listener, the
 // other origin, that the redirect faults point at and that serves nothing.
-// Both log what they see, so a test can assert on the protocol's HTTP side:
+// Both answer 403, before logging or serving anything, a request whose
+// Host or Origin the server package refuses (a rebound host name, a
+// cross-site page; HTTPOptions.Serving's AllowedHosts and AllowedOrigins
+// admit more). Both log what they see, so a test can assert on the
+// protocol's HTTP side:
 //
 //	hs, err := fs.StartHTTP("", nil)
 //	defer hs.Close()

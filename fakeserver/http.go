@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,6 +55,7 @@ type HTTPOptions struct {
 // kept for resumption.
 type HTTPHandler struct {
 	s     *Server
+	door  *hostorigin.Policy // Host and Origin, before anything is logged or served
 	inner http.Handler
 	close func() error
 	sse   bool
@@ -131,10 +133,14 @@ func (r Request) String() string {
 // and the server package's *server.OptionsError for an invalid
 // opts.Serving.
 //
+// Every request passes the Host and Origin checks of server.HTTPOptions
+// (opts.Serving's AllowedHosts and AllowedOrigins) first: a refused one
+// is answered 403 before it is logged or a fault acts on it.
+//
 // A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
 // go-sdk's own handlers, with an event store for resumption and the
-// go-sdk's own localhost protection; of opts.Serving only MaxBodyBytes
-// applies to it.
+// go-sdk's own localhost protection beneath; of opts.Serving only
+// MaxBodyBytes, AllowedHosts and AllowedOrigins apply to it.
 func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions
 	if opts != nil {
@@ -153,10 +159,32 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	if h.inner, h.close, err = s.innerHandler(&o); err != nil {
 		return nil, err
 	}
+	if h.door, err = door(o.Serving); err != nil {
+		h.close()
+		return nil, err
+	}
 	if o.Wrap != nil {
 		h.inner = o.Wrap(h.inner)
 	}
 	return h, nil
+}
+
+// door returns the Host/Origin rule of serving (nil: the defaults), the
+// rule of every listener of this module (internal/hostorigin).
+func door(serving *server.HTTPOptions) (*hostorigin.Policy, error) {
+	if serving == nil {
+		serving = &server.HTTPOptions{}
+	}
+	p, err := hostorigin.New(hostorigin.Config{
+		AllowedHosts:   serving.AllowedHosts,
+		AllowedOrigins: serving.AllowedOrigins,
+		HostsOption:    "HTTPOptions.Serving.AllowedHosts",
+		OriginsOption:  "HTTPOptions.Serving.AllowedOrigins",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fakeserver: HTTPOptions.Serving: %w", err)
+	}
+	return p, nil
 }
 
 // innerHandler returns the protocol's handler underneath the faults, and
@@ -269,7 +297,12 @@ func (h *HTTPHandler) Requests() []Request {
 const maxPeek = 1 << 20
 
 // ServeHTTP implements http.Handler.
+// A request whose Host or Origin is refused (see server.HTTPOptions) is
+// answered 403 before it is logged, faulted or served.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.door.Admit(w, r) {
+		return
+	}
 	rq, idx := h.logRequest(r)
 	if r.Method == http.MethodDelete {
 		h.s.endSession(rq.Session) // before the go-sdk waits for the session's calls

@@ -91,8 +91,8 @@ func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) 
 		oln.Close()
 		return nil, err
 	}
-	hs.srv = httpserve.New(hs.h, nil, discardLog)
-	hs.otherS = httpserve.New(hs.otherH, nil, discardLog)
+	hs.srv = httpserve.New(hs.h, hs.h.door, nil, discardLog)
+	hs.otherS = httpserve.New(hs.otherH, nil, nil, discardLog)
 	hs.serving.Add(2)
 	go func() { defer hs.serving.Done(); hs.srv.Serve(ln) }()
 	go func() { defer hs.serving.Done(); hs.otherS.Serve(oln) }()

@@ -219,7 +219,10 @@ type grant struct {
 
 // StartAuthServer starts a fake authorization server on a loopback port.
 // Close stops it. opts is checked: a client without an ID, or two with
-// one, is an error.
+// one, is an error. Like every listener of this module, it answers 403,
+// before any endpoint runs, a request whose Host is not a loopback name
+// or whose Origin is not a loopback origin (server.HTTPOptions describes
+// the rule).
 func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	var o AuthServerOptions
 	if opts != nil {
@@ -268,7 +271,7 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	a.srv = httpserve.New(mux, nil, discardLogger)
+	a.srv = httpserve.New(mux, nil, nil, discardLogger)
 	go a.srv.Serve(ln)
 	return a, nil
 }

@@ -177,7 +177,9 @@
 // HTTPOptions.Stateless serves older clients without sessions too, for
 // replicas behind a load balancer. Either way every request first passes
 // the Host and Origin checks against DNS rebinding and the body bound
-// ([HTTPOptions] gives each). [Server.SSEHandler] serves the legacy
+// ([HTTPOptions] gives each). The Host and Origin rule is the one every
+// listener of this module keeps (mcprig record and replay with --listen,
+// the fake servers, mcptest's authorization server). [Server.SSEHandler] serves the legacy
 // 2024-11-05 HTTP+SSE shape, for clients that still need it. [Server.MCP]
 // is the escape hatch to the go-sdk server.
 //

@@ -2,17 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,21 +53,25 @@ const (
 // before the protocol sees it, and refused with 403 Forbidden and a plain
 // text body that says which header was refused and which option admits it.
 //
-// "Served on loopback" below means the request arrived on a loopback
-// address (127.0.0.0/8 or ::1, from http.LocalAddrContextKey), or on an
-// address the handler cannot see (a request that did not come through a
-// net/http server); "a loopback name" is localhost, a name under
-// .localhost, or a loopback IP address.
+// This is the rule of every HTTP listener of this module (mcprig record
+// and replay with --listen, the fake servers, the fake authorization
+// server), written once. "Served on loopback" below means the request
+// arrived on a loopback address (127.0.0.0/8 or ::1, from
+// http.LocalAddrContextKey), or on an address the handler cannot see (a
+// request that did not come through a net/http server); "a loopback name"
+// is localhost, a name under .localhost, or a loopback IP address in its
+// usual form, in any case, without a trailing dot.
 //
 // Host header:
 //   - AllowedHosts set: the Host header's name must be one of them (see
 //     AllowedHosts), whatever address the request arrived on.
 //   - AllowedHosts empty, served on loopback: the Host header must be a
-//     loopback name, with any port.
+//     loopback name, with or without a port.
 //   - AllowedHosts empty, served on any other address: not checked.
 //
 // Origin header (browsers send it; other clients usually do not, and a
-// request without one is accepted):
+// request without one is accepted). "null", an empty value, a second
+// Origin header, or a value that is not scheme://host[:port] is refused.
 //   - AllowedOrigins set: the Origin must be one of them.
 //   - AllowedOrigins empty, served on loopback: the Origin's host must be a
 //     loopback name (http or https, any port). Other web applications on the
@@ -140,130 +143,33 @@ type HTTPOptions struct {
 	BodyTimeout time.Duration
 }
 
-// hostPolicy is the parsed form of the DNS rebinding options.
-type hostPolicy struct {
-	hosts   []string      // lower-case names, or name:port
-	origins []auth.Origin // normalised
-}
-
-// newHostPolicy parses o's DNS rebinding options; an invalid
-// AllowedOrigins entry is an *OptionsError of method.
-func newHostPolicy(method string, o *HTTPOptions) (hostPolicy, error) {
-	var p hostPolicy
-	for _, h := range o.AllowedHosts {
-		p.hosts = append(p.hosts, strings.ToLower(strings.TrimSpace(h)))
+// newHostPolicy returns the DNS rebinding policy of o (internal/hostorigin,
+// the rule of every listener of this module); an invalid AllowedOrigins
+// entry is an *OptionsError of method.
+func newHostPolicy(method string, o *HTTPOptions) (*hostorigin.Policy, error) {
+	p, err := hostorigin.New(hostorigin.Config{
+		AllowedHosts:   o.AllowedHosts,
+		AllowedOrigins: o.AllowedOrigins,
+		HostsOption:    "HTTPOptions.AllowedHosts",
+		OriginsOption:  "HTTPOptions.AllowedOrigins",
+	})
+	var ee *hostorigin.EntryError
+	if errors.As(err, &ee) {
+		return nil, &OptionsError{Func: method, Option: "AllowedOrigins[" + strconv.Itoa(ee.Index) + "]", Value: ee.Value,
+			Err: fmt.Errorf("%w: %w", auth.ErrInvalidOrigin, ee.Err)}
 	}
-	for i, s := range o.AllowedOrigins {
-		org, err := auth.ParseOrigin(s)
-		if err != nil {
-			return hostPolicy{}, &OptionsError{Func: method, Option: "AllowedOrigins[" + strconv.Itoa(i) + "]", Value: s, Err: err}
-		}
-		p.origins = append(p.origins, org)
-	}
-	return p, nil
-}
-
-// check returns "" if req may proceed, or the reason it is refused.
-func (p hostPolicy) check(req *http.Request) string {
-	loopback := servedOnLoopback(req)
-	name, _ := splitHost(req.Host)
-	switch {
-	case len(p.hosts) > 0:
-		if !p.hostAllowed(req.Host) {
-			return fmt.Sprintf("Host %q is not allowed (HTTPOptions.AllowedHosts)", req.Host)
-		}
-	case loopback:
-		if !isLoopbackName(name) {
-			return fmt.Sprintf("Host %q is not a loopback name, and the server is served on loopback (HTTPOptions.AllowedHosts admits other names)", req.Host)
-		}
-	}
-	raw := req.Header.Get("Origin")
-	if raw == "" && len(req.Header.Values("Origin")) == 0 {
-		return ""
-	}
-	org, err := auth.ParseOrigin(raw)
-	if err != nil {
-		return fmt.Sprintf("Origin %q is not a valid origin", raw)
-	}
-	switch {
-	case len(p.origins) > 0:
-		if !slices.Contains(p.origins, org) {
-			return fmt.Sprintf("Origin %q is not allowed (HTTPOptions.AllowedOrigins)", raw)
-		}
-	case loopback:
-		if !org.IsLoopback() {
-			return fmt.Sprintf("Origin %q is not a loopback origin, and the server is served on loopback (HTTPOptions.AllowedOrigins admits other origins)", raw)
-		}
-	default:
-		if !sameHost(org, req.Host) {
-			return fmt.Sprintf("Origin %q is not the server's own (Host %q) (HTTPOptions.AllowedOrigins admits other origins)", raw, req.Host)
-		}
-	}
-	return ""
-}
-
-func (p hostPolicy) hostAllowed(host string) bool {
-	host = strings.ToLower(host)
-	name, _ := splitHost(host)
-	for _, h := range p.hosts {
-		if h == host || h == name || strings.Trim(h, "[]") == name {
-			return true
-		}
-	}
-	return false
-}
-
-// splitHost returns the name (without brackets) and port of a Host header.
-func splitHost(host string) (name, port string) {
-	if n, p, err := net.SplitHostPort(host); err == nil {
-		return strings.ToLower(n), p
-	}
-	return strings.ToLower(strings.Trim(host, "[]")), ""
-}
-
-// sameHost reports whether org names the same host and port as a Host
-// header (whose port defaults to the origin scheme's).
-func sameHost(org auth.Origin, host string) bool {
-	name, port := splitHost(host)
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[org.Scheme]
-	}
-	return strings.TrimSuffix(name, ".") == org.Host && port == fmt.Sprint(org.Port)
-}
-
-func isLoopbackName(name string) bool {
-	name = strings.TrimSuffix(name, ".")
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(name)
-	return err == nil && ip.IsLoopback()
-}
-
-// servedOnLoopback reports whether req arrived on a loopback address, or on
-// an address that is not known.
-func servedOnLoopback(req *http.Request) bool {
-	addr, ok := req.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || addr == nil {
-		return true
-	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	if err != nil {
-		return true
-	}
-	return ap.Addr().Unmap().IsLoopback()
+	return p, err
 }
 
 // guard applies the checks every request gets before the protocol sees it:
 // the handler is open, the Host and Origin are allowed, and a declared body
 // length is within the bound.
-func guard(w http.ResponseWriter, req *http.Request, closed bool, policy hostPolicy, maxBody int64) bool {
+func guard(w http.ResponseWriter, req *http.Request, closed bool, policy *hostorigin.Policy, maxBody int64) bool {
 	if closed {
 		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
 		return false
 	}
-	if reason := policy.check(req); reason != "" {
-		http.Error(w, "mcp: forbidden: "+reason, http.StatusForbidden)
+	if !policy.Admit(w, req) {
 		return false
 	}
 	if maxBody > 0 && req.ContentLength > maxBody {
@@ -328,7 +234,7 @@ type HTTPHandler struct {
 	s           *Server
 	stateful    *mcp.StreamableHTTPHandler // sessions before 2026-07-28; nil when Stateless
 	stateless   *mcp.StreamableHTTPHandler // requests on 2026-07-28; all requests when Stateless
-	policy      hostPolicy
+	policy      *hostorigin.Policy
 	maxBody     int64
 	bodyTimeout time.Duration // 0: none
 	maxSessions int           // -1: none
@@ -370,7 +276,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 		Stateless:                  true,
 		Logger:                     s.logger,
 		MaxRequestBodyBytes:        h.maxBody,
-		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+		DisableLocalhostProtection: true, // policy is a superset that honours AllowedHosts
 		// A 2026-07-28 request's reply goes on its own response, and there is
 		// no resumption: once the HTTP request ends, the reply cannot be
 		// delivered, so the handler's context ends with it.

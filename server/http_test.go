@@ -311,9 +311,9 @@ func TestHostPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reason := p.check(req)
-			if got := reason == ""; got != tc.allowed {
-				t.Errorf("check(Host %q, Origin %q) = %q; allowed %v, want %v", tc.host, tc.origin, reason, got, tc.allowed)
+			err = p.Check(req)
+			if got := err == nil; got != tc.allowed {
+				t.Errorf("Check(Host %q, Origin %q) = %v; allowed %v, want %v", tc.host, tc.origin, err, got, tc.allowed)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,7 +27,7 @@ import (
 // Options.SessionID, EventStoreBytes and IdleTimeout do not apply.
 type SSEHandler struct {
 	inner       *mcp.SSEHandler
-	policy      hostPolicy
+	policy      *hostorigin.Policy
 	maxBody     int64
 	bodyTimeout time.Duration // 0: none
 	maxSessions int           // -1: none
@@ -60,7 +61,7 @@ func (s *Server) SSEHandler(opts *HTTPOptions) (*SSEHandler, error) {
 	}
 	h.inner = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.SSEOptions{
 		MaxRequestBodyBytes:        h.maxBody,
-		DisableLocalhostProtection: true, // hostPolicy is a superset that honours AllowedHosts
+		DisableLocalhostProtection: true, // policy is a superset that honours AllowedHosts
 	})
 	return h, nil
 }

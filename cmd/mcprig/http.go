@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/looprig/mcp/internal/httpserve"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,19 +41,53 @@ func listen(addr string, allowRemote bool) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
+// defaultMaxBody bounds a request body the proxies take by default: 4 MiB,
+// the bound of the server package's and the go-sdk's handlers.
+const defaultMaxBody = 4 << 20
+
+// doorFlags are the flags of an HTTP listener of mcprig: what its
+// Host/Origin rule (internal/hostorigin) admits beyond loopback, and the
+// bound on a request body.
+type doorFlags struct {
+	hosts, origins multiFlag
+	maxBody        int64
+}
+
+func (f *doorFlags) define(fs *flag.FlagSet, with string) {
+	fs.Var(&f.hosts, "allow-host", with+"accept the Host `NAME` or NAME:PORT, in place of loopback names; repeatable")
+	fs.Var(&f.origins, "allow-origin", with+"accept a browser's Origin `SCHEME://HOST[:PORT]`, in place of loopback origins; repeatable")
+	fs.Int64Var(&f.maxBody, "max-body", defaultMaxBody, with+"refuse a request body over `BYTES` with 413, before anything is forwarded (at most 64 MiB, a cassette's bound)")
+}
+
+// policy returns the listener's Host/Origin rule.
+func (f *doorFlags) policy() (*hostorigin.Policy, error) {
+	if f.maxBody < 1 || f.maxBody > cassette.MaxSize {
+		return nil, fmt.Errorf("--max-body %d: want 1 to %d bytes", f.maxBody, cassette.MaxSize)
+	}
+	p, err := hostorigin.New(hostorigin.Config{AllowedHosts: f.hosts, AllowedOrigins: f.origins, HostsOption: "--allow-host", OriginsOption: "--allow-origin"})
+	var ee *hostorigin.EntryError
+	if errors.As(err, &ee) {
+		return nil, fmt.Errorf("--allow-origin %q: %w", ee.Value, ee.Err)
+	}
+	return p, err
+}
+
 // A session proxy forwards every request it gets to one endpoint through a
 // round tripper (a recorder or a replaying cassette), streaming responses
 // as they come, and reports when the client ended its session (see
 // sessionEnd). idle, if positive, also ends it once no request has been in
-// flight for that long.
+// flight for that long. Its listener answers through door first (403), and
+// a body over maxBody is refused with 413 before anything is forwarded.
 type sessionProxy struct {
 	endpoint *url.URL
 	rp       *httputil.ReverseProxy
 	end      *sessionEnd
+	door     *hostorigin.Policy
+	maxBody  int64
 }
 
-func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, idle time.Duration) *sessionProxy {
-	p := &sessionProxy{endpoint: endpoint, end: newSessionEnd(idle)}
+func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, idle time.Duration, door *hostorigin.Policy, maxBody int64) *sessionProxy {
+	p := &sessionProxy{endpoint: endpoint, end: newSessionEnd(idle), door: door, maxBody: maxBody}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			u := *endpoint
@@ -58,7 +95,7 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, 
 			r.Out.URL = &u
 			r.Out.Host = ""
 			// The browser-facing Origin check is this proxy's listener's
-			// business, not the upstream's.
+			// (p.door, which has passed it), not the upstream's.
 			r.Out.Header.Del("Origin")
 			// Compression is the upstream hop's own: the recorder's
 			// transport asks for it and decodes it, so that what is
@@ -87,17 +124,59 @@ func newSessionProxy(endpoint *url.URL, rt http.RoundTripper, errlog io.Writer, 
 	return p
 }
 
+// ServeHTTP forwards r once its body is read whole within p.maxBody; the
+// door has admitted it (serve puts the door before it).
 func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	kind := kindOf(r)
+	body, ok := p.readBody(w, r)
+	if !ok {
+		return
+	}
+	kind := kindOf(r, body)
 	p.end.begin()
 	defer func() { p.end.done(kind, r.Context().Err() != nil) }()
 	p.rp.ServeHTTP(w, r)
 }
 
+// readBody reads r's body whole, at most p.maxBody bytes, and puts it
+// back as a body of known length, so that nothing is forwarded of a body
+// that will be refused, nor a body cut short; it returns the body. A body
+// over the bound is answered 413 (at once when its Content-Length says
+// so), a body not read in time 408; readBody then reports false.
+func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	tooLarge := func() ([]byte, bool) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, fmt.Sprintf("mcprig: request body exceeds the %d-byte limit (--max-body)", p.maxBody), http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	if r.ContentLength > p.maxBody {
+		return tooLarge()
+	}
+	b, err := httpserve.ReadBody(w, r, p.maxBody, 0)
+	if _, ok := err.(*http.MaxBytesError); ok {
+		return tooLarge()
+	}
+	if err != nil {
+		status := http.StatusBadRequest
+		if httpserve.IsTimeout(err) {
+			status = http.StatusRequestTimeout
+		}
+		http.Error(w, "mcprig: reading the request body: "+err.Error(), status)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	r.ContentLength = int64(len(b))
+	r.TransferEncoding = nil
+	return b, true
+}
+
 // serve runs srv on l until the client ends its session or ctx is done,
 // then shuts the server down (open streams are cut after a short grace).
 func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
-	srv := httpserve.New(p, nil, nil)
+	srv := httpserve.New(p, p.door, nil, nil)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	var err error
@@ -129,6 +208,10 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 	if err != nil {
 		return usageError(stderr, "mcprig record", fmt.Sprintf("--upstream %q: %v", f.upstream, err))
 	}
+	door, err := f.door.policy()
+	if err != nil {
+		return usageError(stderr, "mcprig record", err.Error())
+	}
 	l, err := listen(f.listen, f.allowRemote)
 	if err != nil {
 		return usageError(stderr, "mcprig record", err.Error())
@@ -142,7 +225,7 @@ func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, std
 		l.Close()
 		return usageError(stderr, "mcprig record", err.Error())
 	}
-	p := newSessionProxy(up, pf.rt, stderr, f.idle)
+	p := newSessionProxy(up, pf.rt, stderr, f.idle, door, f.door.maxBody)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), up.EscapedPath())
 	serveErr := p.serve(ctx, l)
 	if err := errors.Join(serveErr, rec.Close()); err != nil {
@@ -178,11 +261,17 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
 		return 1
 	}
-	l, err := listen(f.listen, f.allowRemote)
+	door, err := f.door.policy()
 	if err != nil {
+		p.Close()
 		return usageError(stderr, "mcprig replay", err.Error())
 	}
-	sp := newSessionProxy(endpoint, pf.rt, stderr, f.idle)
+	l, err := listen(f.listen, f.allowRemote)
+	if err != nil {
+		p.Close()
+		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	sp := newSessionProxy(endpoint, pf.rt, stderr, f.idle, door, f.door.maxBody)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())
 	if err := errors.Join(sp.serve(ctx, l), p.Close()); err != nil {
 		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)

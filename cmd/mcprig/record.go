@@ -46,7 +46,19 @@ A request the upstream fails with no response reaches the client as a
 connection closed with no response, as it would have without the proxy.
 The proxy reads a request's headers within 10 s and its body within 10 s (a
 body still arriving is cut and its connection closed), closes a connection
-idle for 60 s, and keeps at most 256 open (the next is answered 503).
+idle for 60 s, and keeps at most 256 open (the next is answered 503). It
+reads a request's body whole before it forwards anything: a body over
+--max-body (4 MiB by default) is answered 413 and neither forwarded nor
+recorded.
+
+A web page open in your browser can send requests to the proxy, under a
+host name its author controls (DNS rebinding) or from its own site. The
+proxy answers 403, forwarding and recording nothing, to a request whose
+Host is not a loopback name (localhost, 127.0.0.0/8, [::1]), or whose
+Origin header is "null" or not a loopback origin. --allow-host and
+--allow-origin admit other names and sites (each replaces the loopback
+default of its header); with --allow-remote and no --allow-host, the Host
+is not checked, and an Origin must be the request's own.
 
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.
@@ -65,6 +77,7 @@ type recordFlags struct {
 	listen      string
 	allowRemote bool
 	idle        time.Duration
+	door        doorFlags
 }
 
 func (f *recordFlags) define(fs *flag.FlagSet) {
@@ -77,6 +90,7 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --upstream: allow --listen on a non-loopback address")
 	fs.DurationVar(&f.idle, "idle", 0, "with --upstream: also end the recording once no request has been in flight for `D` (0: never)")
+	f.door.define(fs, "with --upstream: ")
 }
 
 // options returns the cassette options the flags ask for.

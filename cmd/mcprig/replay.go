@@ -38,7 +38,17 @@ holds to stderr and exits with the server's status.
 With --listen, the HTTP server reads a request's headers within 10 s and
 its body within 10 s (a body still arriving is cut and its connection
 closed), closes a connection idle for 60 s, and keeps at most 256 open
-(the next is answered 503).
+(the next is answered 503). A body over --max-body (4 MiB by default) is
+answered 413 and not served.
+
+A web page open in your browser can send requests to the server, under
+a host name its author controls (DNS rebinding) or from its own site.
+With --listen, mcprig answers 403, serving nothing, to a request whose
+Host is not a loopback name (localhost, 127.0.0.0/8, [::1]), or whose
+Origin header is "null" or not a loopback origin. --allow-host and
+--allow-origin admit other names and sites (each replaces the loopback
+default of its header); with --allow-remote and no --allow-host, the Host
+is not checked, and an Origin must be the request's own.
 
 Flags:
 `
@@ -52,6 +62,7 @@ type replayFlags struct {
 	ignore      multiFlag
 	faults      multiFlag
 	redact      redactFlags
+	door        doorFlags
 }
 
 func (f *replayFlags) define(fs *flag.FlagSet) {
@@ -63,6 +74,7 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.faults, "fault", "inject a fault: drop@T, delay@T:DURATION, end@T or status@T:CODE, T a message number of mcprig inspect or a request METHOD[=NAME][#NTH] (end@tools/call=lookup#2); repeatable")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
+	f.door.define(fs, "with --listen: ")
 }
 
 func (f *replayFlags) options() (*cassette.Options, error) {

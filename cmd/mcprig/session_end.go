@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/looprig/mcp/cassette"
 )
 
 // A sessionEnd says when the session a proxy serves has ended, as the
@@ -53,18 +49,13 @@ const (
 	listChangesListen // a subscriptions/listen for list changes
 )
 
-// kindOf returns what r is, leaving its body readable.
-func kindOf(r *http.Request) requestKind {
+// kindOf returns what r is, body its body as read (sessionProxy.readBody).
+func kindOf(r *http.Request, body []byte) requestKind {
 	switch r.Method {
 	case http.MethodDelete:
 		return deleteRequest
 	case http.MethodPost:
 	default:
-		return otherRequest
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(cassette.MaxSize)+1))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-	if err != nil {
 		return otherRequest
 	}
 	var m struct {

@@ -77,7 +77,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, opts *serve
 		ln.Close()
 		return err
 	}
-	hs := httpserve.New(h, nil, log.Default())
+	hs := httpserve.New(h, nil, nil, log.Default())
 	log.Printf("listening at http://%s (stateless: %v)", ln.Addr(), opts.Stateless)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

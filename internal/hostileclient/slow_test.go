@@ -28,7 +28,7 @@ func own(t *testing.T, tg *target, l *httpserve.Limits) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httpserve.New(tg.h, l, nil)
+	srv := httpserve.New(tg.h, nil, l, nil)
 	done := make(chan struct{})
 	go func() { defer close(done); srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close(); <-done })

@@ -1,9 +1,11 @@
 // Package httpserve starts every HTTP server this module runs itself
 // (fakeserver.StartHTTP, mcprig fakeserver --http, mcprig replay --listen,
 // mcprig record --listen, mcptest's authorization server, the conformance
-// server), with the bounds each of them keeps against slow and greedy
-// clients:
+// server), each behind the Host/Origin rule of package hostorigin and with
+// the bounds each of them keeps against slow and greedy clients:
 //
+//   - a request whose Host or Origin the rule refuses is answered 403
+//     before the handler sees it;
 //   - the request headers are read within HeaderTimeout (10 s);
 //   - a request body is read within BodyTimeout (10 s) of the handler's
 //     start: a body dripped slowly is cut when it passes, the connection
@@ -20,7 +22,7 @@
 // The time to write a response is not bounded: responses here are event
 // streams that last as long as their session.
 //
-//	srv := httpserve.New(handler, nil, nil)
+//	srv := httpserve.New(handler, nil, nil, nil)
 //	go srv.Serve(ln)
 //	defer srv.Close()
 package httpserve
@@ -35,6 +37,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/looprig/mcp/internal/hostorigin"
 )
 
 // The bounds used when the corresponding Limits field is zero.
@@ -85,16 +89,20 @@ type Server struct {
 	maxConns int
 }
 
-// New returns a server of h with limits l (nil: the defaults). errlog
-// receives the http.Server's own log; nil discards it.
-func New(h http.Handler, l *Limits, errlog *log.Logger) *Server {
+// New returns a server of h behind door (nil: hostorigin.Default) with
+// limits l (nil: the defaults). errlog receives the http.Server's own
+// log; nil discards it.
+func New(h http.Handler, door *hostorigin.Policy, l *Limits, errlog *log.Logger) *Server {
+	if door == nil {
+		door = hostorigin.Default
+	}
 	lim := l.orDefaults()
 	if errlog == nil {
 		errlog = log.New(io.Discard, "", 0)
 	}
 	return &Server{
 		srv: &http.Server{
-			Handler:           BoundBody(h, lim.BodyTimeout),
+			Handler:           door.Handler(BoundBody(h, lim.BodyTimeout)),
 			ReadHeaderTimeout: lim.HeaderTimeout,
 			IdleTimeout:       lim.IdleTimeout,
 			MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
@@ -204,7 +212,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout ti
 	if maxBytes >= 0 {
 		body = http.MaxBytesReader(w, body, maxBytes)
 	}
-	b, err := io.ReadAll(body)
+	b, err := readAll(body, r.ContentLength, maxBytes)
 	if err != nil {
 		// What remains of the body must not be read as another request.
 		w.Header().Set("Connection", "close")
@@ -217,6 +225,22 @@ func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout ti
 	}
 	r.Body.Close()
 	return b, err
+}
+
+// readAll reads r to its end. A body of known size (Content-Length,
+// which net/http holds the body to) is read into a buffer of that size at
+// most maxBytes (negative: no bound), so that memory stays near the body's
+// size instead of doubling as it grows.
+func readAll(r io.Reader, size, maxBytes int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	if maxBytes >= 0 && size > maxBytes {
+		size = maxBytes
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // IsTimeout reports whether err is a read that passed its deadline.

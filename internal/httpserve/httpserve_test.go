@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
 )
@@ -23,7 +24,7 @@ func start(t *testing.T, h http.Handler, l *Limits) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(h, l, nil)
+	srv := New(h, nil, l, nil)
 	done := make(chan struct{})
 	go func() { defer close(done); srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close(); <-done })
@@ -54,7 +55,7 @@ func drip(ctx context.Context, addr string) error {
 	}
 	defer c.Close()
 	context.AfterFunc(ctx, func() { c.Close() })
-	if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n"); err != nil {
 		return err
 	}
 	for {
@@ -115,7 +116,7 @@ func TestSlowClientsBesideAGoodOne(t *testing.T) {
 			}
 			if c, err := net.Dial("tcp", addr); err == nil {
 				defer c.Close()
-				io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+				io.WriteString(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
 				<-ctx.Done()
 			}
 		}()
@@ -142,7 +143,7 @@ func TestMaxConns(t *testing.T) {
 	const max = 3
 	addr := start(t, echo(nil), &Limits{MaxConns: max})
 	get := func(c net.Conn) (string, error) {
-		if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+		if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\nok"); err != nil {
 			return "", err
 		}
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -275,4 +276,62 @@ func TestReadBodyKeepsTheServersDeadline(t *testing.T) {
 	if err := <-dripped; err == nil || ctx.Err() != nil {
 		t.Errorf("the dripping client = %v (test context %v); want its connection closed by the server", err, ctx.Err())
 	}
+}
+
+// TestNewRefusesOtherSites: a server New makes answers a rebound Host or
+// a cross-site Origin 403 before its handler runs, by default; the door
+// it is given admits more.
+func TestNewRefusesOtherSites(t *testing.T) {
+	leakcheck.Check(t)
+	var mu sync.Mutex
+	runs := 0
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); runs++; mu.Unlock() })
+	wide, err := hostorigin.New(hostorigin.Config{AllowedHosts: []string{"mcp.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		door         *hostorigin.Policy
+		host, origin string
+		want, runs   int
+	}{
+		{nil, "127.0.0.1", "", http.StatusOK, 1},
+		{nil, "evil.example", "", http.StatusForbidden, 0},
+		{nil, "localhost", "https://evil.example", http.StatusForbidden, 0},
+		{nil, "localhost", "null", http.StatusForbidden, 0},
+		{wide, "mcp.example", "", http.StatusOK, 1},
+		{wide, "127.0.0.1", "", http.StatusForbidden, 0},
+	} {
+		mu.Lock()
+		runs = 0
+		mu.Unlock()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := New(h, tc.door, nil, nil)
+		done := make(chan struct{})
+		go func() { defer close(done); srv.Serve(ln) }()
+		ctx, cancel := context.WithTimeout(testkit.Context(t), 10*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/", strings.NewReader("{}"))
+		req.Host = tc.host
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		cancel()
+		if err != nil {
+			t.Errorf("Host %q, Origin %q: %v", tc.host, tc.origin, err)
+		} else {
+			resp.Body.Close()
+			mu.Lock()
+			if resp.StatusCode != tc.want || runs != tc.runs {
+				t.Errorf("Host %q, Origin %q: status %d, handler ran %d times; want %d and %d", tc.host, tc.origin, resp.StatusCode, runs, tc.want, tc.runs)
+			}
+			mu.Unlock()
+		}
+		srv.Close()
+		<-done
+	}
+	http.DefaultClient.CloseIdleConnections()
 }
