@@ -219,7 +219,9 @@ func kinds(reqs mcp.InputRequestMap) []string {
 // missingCapabilities returns the names of the capabilities reqs need
 // that caps lacks, sorted. Roots are checked only on the current revision:
 // a 2025-11-25 client's initialize capabilities, as the go-sdk decodes
-// them, do not tell "roots": {} from no roots.
+// them, do not tell "roots": {} from no roots. A client declares roots
+// with RootsV2: the go-sdk sets it from the "roots" member it decodes, and
+// sends "roots" only when RootsV2 is set.
 func missingCapabilities(caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, newProto bool) []string {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
@@ -229,7 +231,7 @@ func missingCapabilities(caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap,
 		switch {
 		case kind == "elicitation" && caps.Elicitation == nil,
 			kind == "sampling" && caps.Sampling == nil,
-			kind == "roots" && newProto && caps.RootsV2 == nil && !caps.Roots.ListChanged:
+			kind == "roots" && newProto && caps.RootsV2 == nil:
 			missing = append(missing, kind)
 		}
 	}

@@ -386,6 +386,28 @@ func TestInputNeedsDeclaredCapability(t *testing.T) {
 	}
 }
 
+// A client that sets only the go-sdk's deprecated Roots field sends no
+// "roots" over a wire; in process it declares no roots either: the tool's
+// request for roots is refused with -32021, and the tool runs once.
+func TestInputRootsOnlyThroughRootsV2(t *testing.T) {
+	s := newServer(t, "docs", "v1", nil)
+	var runs atomic.Int64
+	mustRegister(t, s, &mcp.Tool{Name: "needs", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"x": &mcp.ListRootsParams{}}}, nil
+	})
+	var caps mcp.ClientCapabilities
+	caps.Roots.ListChanged = true //lint:ignore SA1019 the deprecated field this test shows is not read
+	_, err := manual(t, s, &caps).CallTool(t.Context(), &mcp.CallToolParams{Name: "needs"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Errorf("CallTool error = %v; want -32021", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the tool ran %d times, want 1", n)
+	}
+}
+
 func cmpOr[T any](a, b *T) *T {
 	if a != nil {
 		return a

@@ -223,7 +223,7 @@ func askWithinCapabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if caps.Sampling != nil {
 		reqs["greeting"] = question("Generate a short greeting", 50)
 	}
-	if caps.RootsV2 != nil || caps.Roots.ListChanged {
+	if caps.RootsV2 != nil {
 		reqs["client_roots"] = &mcp.ListRootsParams{}
 	}
 	if len(reqs) == 0 {
