@@ -136,9 +136,9 @@ func inputServer(t *tally) *mcp.Server {
 
 // asker counts the handler calls of a client that confirms everything.
 type asker struct {
-	mu                  sync.Mutex
-	elicited, sampled   []string
-	elicitErr, sampleOK error
+	mu                sync.Mutex
+	elicited, sampled []string
+	elicitErr         error
 }
 
 func (a *asker) handlers() *client.Handlers {
