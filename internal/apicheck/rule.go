@@ -73,6 +73,8 @@ func Check(in Input) error {
 		if _, ok := changelogSection(in.Changelog, v); !ok {
 			errs = append(errs, fmt.Errorf("CHANGELOG.md has no section for %s (a heading \"## [%s] - Unreleased\")",
 				v, strings.TrimPrefix(v.String(), "v")))
+		} else if err := checkMigration(in.Changelog, v, in.Report); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if in.HeadTag != "" {

@@ -11,6 +11,14 @@ const changelog = `# Changelog
 
 ## [0.2.0] - Unreleased
 
+### Migration
+
+| v0.1.0 | v0.2.0 |
+| ------ | ------ |
+| ` + "`client.DefaultImplementation()`" + ` | ` + "`client.DefaultImplementation(n)`" + ` |
+| ` + "`(*stdio.Transport).Close`" + ` | none |
+| the package ` + "`transport/sse`" + ` | none |
+
 ### Changed
 
 ## [0.1.1] - 2026-11-30
@@ -20,6 +28,10 @@ const changelog = `# Changelog
 ## [1.0.1] - Unreleased
 
 ## [2.0.0] - Unreleased
+
+### Migration
+
+| ` + "`client.DefaultImplementation()`" + ` | ` + "`client.DefaultImplementation(n)`" + ` |
 
 ## [0.1.0] - 2026-12-01
 `
