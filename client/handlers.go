@@ -26,24 +26,20 @@ import (
 // for what is guaranteed of a handler that ignores it.
 type Handlers struct {
 	// Sampling answers sampling/createMessage.
-	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
-	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) //lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 	// Elicitation answers elicitation/create.
 	Elicitation func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots are the roots the client offers (roots/list). Nil offers none and
 	// does not advertise the roots capability.
-	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
-	Roots []*mcp.Root
+	Roots []*mcp.Root //lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 	// Logging receives notifications/message. When it is set, the client
 	// asks for messages at LogLevel and above: on 2025-11-25 and earlier
 	// with logging/setLevel at Connect, when the server offers logging; on
 	// 2026-07-28, which has no logging/setLevel, in the _meta of every
 	// request it sends (io.modelcontextprotocol/logLevel).
-	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
-	Logging func(context.Context, *mcp.LoggingMessageParams)
+	Logging func(context.Context, *mcp.LoggingMessageParams) //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 	// LogLevel is the least severe level Logging receives. Zero means "info".
-	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
-	LogLevel mcp.LoggingLevel
+	LogLevel mcp.LoggingLevel //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 	// Progress receives notifications/progress. When it is set, every
 	// CallTool carries a progress token, unique within the client.
 	Progress func(context.Context, *mcp.ProgressNotificationParams)
