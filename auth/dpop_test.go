@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -451,10 +452,15 @@ func TestDPoPBoundTokenPrintsRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	type holder struct{ tok auth.Token }
-	d := k.D.String()
+	raw, err := k.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scalar := new(big.Int).SetBytes(raw)
+	d := scalar.String()
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%d"} {
 		for _, v := range []any{tok, holder{tok}, &holder{tok}} {
-			if got := fmt.Sprintf(verb, v); strings.Contains(got, d) || strings.Contains(got, fmt.Sprintf("%x", k.D.Bytes())) || strings.Contains(got, "tok-1") {
+			if got := fmt.Sprintf(verb, v); strings.Contains(got, d) || strings.Contains(got, fmt.Sprintf("%x", scalar.Bytes())) || strings.Contains(got, "tok-1") {
 				t.Errorf("Sprintf(%s, %T) = %q reveals the key or the token", verb, v, got)
 			}
 		}

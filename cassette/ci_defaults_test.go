@@ -97,14 +97,17 @@ func TestWaitSpentOnlyWhileHeld(t *testing.T) {
 		}
 		tr, _ := f.Transport()
 		slow := mcp.NewClient(&mcp.Implementation{Name: "tester", Version: "v1"}, &mcp.ClientOptions{
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientOptions.CreateMessageHandler, mcp.CreateMessageResult
 			CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 				time.Sleep(time.Hour) // a slow model, on the bubble's clock
+				//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 				return &mcp.CreateMessageResult{Model: "fake", Role: "assistant", Content: &mcp.TextContent{Text: "hi"}}, nil
 			},
 			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 			},
 		})
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots, mcp.Root
 		slow.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
 		ctx := context.Background()
 		cs, err := slow.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025})

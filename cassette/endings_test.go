@@ -74,7 +74,7 @@ func TestEndingsReplayTheSameAtOnce(t *testing.T) {
 			path := tempPath(t, "ending.jsonl")
 			opts := &cassette.Options{Wait: time.Hour}
 			rec := open(t, path, e.live(t), withMode(opts, cassette.ModeRecord))
-			liveErr, liveDiag := failingCall(t, rec, e.tool)
+			liveDiag, liveErr := failingCall(t, rec, e.tool)
 			if err := rec.Close(); err != nil {
 				t.Fatalf("recording Close: %v", err)
 			}
@@ -82,7 +82,7 @@ func TestEndingsReplayTheSameAtOnce(t *testing.T) {
 
 			play := open(t, path, nil, withMode(opts, cassette.ModeReplay))
 			start := time.Now()
-			err, diag := failingCall(t, play, e.tool)
+			diag, err := failingCall(t, play, e.tool)
 			t.Logf("replayed %s in %v: %v", e.name, time.Since(start), err)
 			checkClass(t, "replayed", err, e.want)
 			if live, replayed := errors.Is(liveErr, client.ErrOutcomeUnknown), errors.Is(err, client.ErrOutcomeUnknown); live != replayed {
@@ -115,7 +115,7 @@ func TestEndingsReplayTheSameAtOnce(t *testing.T) {
 // deadline bounds it: 20 s, far below the hour a replay that waited on the
 // recording would take, and above what a loaded machine under -race needs
 // to start a live server.
-func failingCall(t *testing.T, f transport.Factory, tool string) (error, *transport.Diagnosis) {
+func failingCall(t *testing.T, f transport.Factory, tool string) (*transport.Diagnosis, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -137,9 +137,9 @@ func failingCall(t *testing.T, f transport.Factory, tool string) (error, *transp
 	}
 	var ce *client.Error
 	if errors.As(err, &ce) {
-		return err, ce.Diagnosis
+		return ce.Diagnosis, err
 	}
-	return err, nil
+	return nil, err
 }
 
 func checkClass(t *testing.T, what string, err error, want client.FailureClass) {

@@ -63,13 +63,16 @@ func newCounterWith(opts *mcp.ServerOptions) *counter {
 	mcp.AddTool(c.srv, &mcp.Tool{Name: "ask", Description: "Asks the client: roots, sampling, elicitation."}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 		c.calls.Add(1)
 		ss := req.Session
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ServerSession.ListRoots
 		roots, err := ss.ListRoots(ctx, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("roots: %w", err)
 		}
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ServerSession.CreateMessage, mcp.CreateMessageParams
 		msg, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
 			MaxTokens: 10,
-			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}},
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}},
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("sampling: %w", err)
@@ -101,13 +104,16 @@ func text(s string) *mcp.CallToolResult {
 // roots requests.
 func newClient() *mcp.Client {
 	c := mcp.NewClient(&mcp.Implementation{Name: "tester", Version: "v1"}, &mcp.ClientOptions{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientOptions.CreateMessageHandler, mcp.CreateMessageResult
 		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Model: "fake", Role: "assistant", Content: &mcp.TextContent{Text: "hi"}}, nil
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
 	})
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots, mcp.Root
 	c.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
 	return c
 }

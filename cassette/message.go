@@ -116,7 +116,7 @@ func idKey(raw []byte) (string, error) {
 			return "", err
 		}
 		return "s:" + s, nil
-	case len(raw) > 0 && len(raw) < 16 && bytes.IndexAny(raw, ".eE") < 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+	case len(raw) > 0 && len(raw) < 16 && !bytes.ContainsAny(raw, ".eE") && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
 		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return "n:" + strconv.FormatInt(n, 10), nil
 		}

@@ -45,6 +45,7 @@ type Client struct {
 	progress   atomic.Int64   // last progress token issued
 	// logLevel, once set, is the level every request carries in its _meta
 	// (2026-07-28 has no logging/setLevel; see logLevelMeta).
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 	logLevel atomic.Pointer[mcp.LoggingLevel]
 
 	mu       sync.Mutex // guards the fields below
@@ -179,6 +180,7 @@ func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
 	}
 	sdk := mcp.NewClient(impl, c.options(h))
 	if h.Roots != nil {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots
 		sdk.AddRoots(h.Roots...)
 	}
 	c.listAcked = make(chan struct{})

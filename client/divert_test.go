@@ -104,6 +104,7 @@ func (h *heard) add(kind string, params any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.got = append(h.got, kind+" "+string(b))
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 	if p, ok := params.(*mcp.LoggingMessageParams); ok && p.Data == "end" {
 		close(h.done)
 	}
@@ -132,6 +133,7 @@ func TestDivertedNotificationsAsTheGoSDKHandsThem(t *testing.T) {
 
 	sdkHeard := &heard{done: make(chan struct{})}
 	sdk := mcp.NewClient(&mcp.Implementation{Name: "sdk", Version: "v0"}, &mcp.ClientOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientOptions.LoggingMessageHandler
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) { sdkHeard.add("logging", r.Params) },
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			sdkHeard.add("progress", r.Params)
@@ -150,6 +152,7 @@ func TestDivertedNotificationsAsTheGoSDKHandsThem(t *testing.T) {
 
 	ours := &heard{done: make(chan struct{})}
 	c, err := client.Connect(ctx, client.Definition{Name: "noter", Profile: client.Profile20251125, Transport: noter{}}, &client.Handlers{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 		Logging:  func(_ context.Context, p *mcp.LoggingMessageParams) { ours.add("logging", p) },
 		Progress: func(_ context.Context, p *mcp.ProgressNotificationParams) { ours.add("progress", p) },
 	})

@@ -26,20 +26,20 @@ import (
 // for what is guaranteed of a handler that ignores it.
 type Handlers struct {
 	// Sampling answers sampling/createMessage.
-	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) //lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 	// Elicitation answers elicitation/create.
 	Elicitation func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots are the roots the client offers (roots/list). Nil offers none and
 	// does not advertise the roots capability.
-	Roots []*mcp.Root
+	Roots []*mcp.Root //lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 	// Logging receives notifications/message. When it is set, the client
 	// asks for messages at LogLevel and above: on 2025-11-25 and earlier
 	// with logging/setLevel at Connect, when the server offers logging; on
 	// 2026-07-28, which has no logging/setLevel, in the _meta of every
 	// request it sends (io.modelcontextprotocol/logLevel).
-	Logging func(context.Context, *mcp.LoggingMessageParams)
+	Logging func(context.Context, *mcp.LoggingMessageParams) //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 	// LogLevel is the least severe level Logging receives. Zero means "info".
-	LogLevel mcp.LoggingLevel
+	LogLevel mcp.LoggingLevel //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 	// Progress receives notifications/progress. When it is set, every
 	// CallTool carries a progress token, unique within the client.
 	Progress func(context.Context, *mcp.ProgressNotificationParams)
@@ -78,6 +78,7 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		},
 	}
 	if h.Sampling != nil {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientOptions.CreateMessageHandler, mcp.CreateMessageResult
 		opts.CreateMessageHandler = func(ctx context.Context, r *mcp.CreateMessageRequest) (res *mcp.CreateMessageResult, err error) {
 			err = c.notes.request(ctx, "sampling", func(ctx context.Context) error {
 				res, err = h.Sampling(ctx, r.Params)
@@ -96,11 +97,13 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 		}
 	}
 	if h.Roots != nil {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.RootsV2, mcp.RootCapabilities
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
 	// Notifications are queued for the client's own goroutine (see
 	// notifier): the go-sdk's handler returns at once.
 	if h.Logging != nil {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientOptions.LoggingMessageHandler
 		opts.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			defer c.notes.arrived() // once queued: see notifier.catchUp
 			c.notes.post("logging", func(ctx context.Context) { h.Logging(ctx, r.Params) })
@@ -130,6 +133,8 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 
 // askForLogs asks the server for log messages at level and above (zero
 // means "info"), as the negotiated revision allows.
+//
+//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 func (c *Client) askForLogs(ctx context.Context, level mcp.LoggingLevel) error {
 	if level == "" {
 		level = "info"
@@ -138,9 +143,11 @@ func (c *Client) askForLogs(ctx context.Context, level mcp.LoggingLevel) error {
 		c.logLevel.Store(&level)
 		return nil
 	}
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging
 	if caps := c.session.InitializeResult().Capabilities; caps == nil || caps.Logging == nil {
 		return nil
 	}
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 	return c.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
 }
 
@@ -155,7 +162,9 @@ func (c *Client) logLevelMeta(next mcp.MethodHandler) mcp.MethodHandler {
 				if meta == nil {
 					meta = map[string]any{}
 				}
+				//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.MetaKeyLogLevel
 				if _, ok := meta[mcp.MetaKeyLogLevel]; !ok {
+					//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.MetaKeyLogLevel
 					meta[mcp.MetaKeyLogLevel] = *level
 					p.SetMeta(meta)
 				}

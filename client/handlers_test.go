@@ -17,6 +17,7 @@ import (
 // returns what the client answered as text.
 func askingServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "rich", Version: "v1"}, &mcp.ServerOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}},
 	})
 	add := func(name string, f func(context.Context, *mcp.CallToolRequest) (string, error)) {
@@ -29,7 +30,9 @@ func askingServer() *mcp.Server {
 		})
 	}
 	add("sample", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ServerSession.CreateMessage, mcp.CreateMessageParams
 		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
 		if err != nil {
 			return "", err
@@ -44,6 +47,7 @@ func askingServer() *mcp.Server {
 		return res.Action, nil
 	})
 	add("roots", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ServerSession.ListRoots
 		res, err := req.Session.ListRoots(ctx, nil)
 		if err != nil {
 			return "", err
@@ -55,7 +59,9 @@ func askingServer() *mcp.Server {
 		return strings.Join(uris, ","), nil
 	})
 	add("log", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 		for _, level := range []mcp.LoggingLevel{"debug", "info", "error"} {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Data: string(level)}); err != nil {
 				return "", err
 			}
@@ -78,13 +84,17 @@ func TestHandlers(t *testing.T) {
 	leakcheck.Check(t)
 	logs, progress := make(chan string, 10), make(chan string, 10)
 	h := &client.Handlers{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 		Sampling: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "scripted", Content: &mcp.TextContent{Text: "sampled"}}, nil
 		},
 		Elicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 		Roots: []*mcp.Root{{URI: "file:///a"}, {URI: "file:///b"}},
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 		Logging: func(ctx context.Context, p *mcp.LoggingMessageParams) {
 			logs <- fmt.Sprint(p.Data)
 		},
@@ -156,6 +166,7 @@ func TestLoggingOnBothRevisions(t *testing.T) {
 	leakcheck.Check(t)
 	for _, profile := range []client.Profile{client.ProfileDefault, client.Profile20251125} {
 		for _, tc := range []struct {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 			level mcp.LoggingLevel
 			want  []string
 		}{
@@ -165,6 +176,7 @@ func TestLoggingOnBothRevisions(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s/%q", profile, tc.level), func(t *testing.T) {
 				logs := make(chan string, 10)
+				//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 				h := &client.Handlers{LogLevel: tc.level, Logging: func(ctx context.Context, p *mcp.LoggingMessageParams) {
 					logs <- fmt.Sprint(p.Data)
 				}}

@@ -31,6 +31,7 @@ import (
 // tools/list requests.
 func burstServer(started <-chan struct{}, n int, lists *atomic.Int64) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "burst", Version: "v1"}, &mcp.ServerOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -42,6 +43,7 @@ func burstServer(started <-chan struct{}, n int, lists *atomic.Int64) *mcp.Serve
 		}
 	})
 	log := func(ctx context.Context, s *mcp.ServerSession) error {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 		return s.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "x"})
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "burst"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -58,6 +60,7 @@ func burstServer(started <-chan struct{}, n int, lists *atomic.Int64) *mcp.Serve
 				return nil, nil, err
 			}
 		}
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ServerSession.ListRoots
 		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
 			return nil, nil, err
 		}
@@ -74,9 +77,11 @@ func burstServer(started <-chan struct{}, n int, lists *atomic.Int64) *mcp.Serve
 		}
 		// The go-sdk server debounces list changes: the client's side of
 		// the connection turns this message into n of them (see injector).
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "list changes"}); err != nil {
 			return nil, nil, err
 		}
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ServerSession.ListRoots
 		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
 			return nil, nil, err
 		}
@@ -141,6 +146,7 @@ func newGatedLogging() *gatedLogging {
 	return &gatedLogging{started: make(chan struct{}), release: make(chan struct{})}
 }
 
+//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 func (g *gatedLogging) handle(ctx context.Context, _ *mcp.LoggingMessageParams) {
 	g.handled.Add(1)
 	g.once.Do(func() {
@@ -169,6 +175,7 @@ func TestNotificationQueueBoundary(t *testing.T) {
 			Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 			Limits:    client.Limits{MaxQueuedNotifications: max},
 			Transport: inprocess.New(burstServer(g.started, tc.sent, nil)),
+			//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 		}, &client.Handlers{Logging: g.handle, Roots: []*mcp.Root{}})
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +209,8 @@ func TestListChangesCoalesce(t *testing.T) {
 		Limits:    client.Limits{MaxQueuedNotifications: 4},
 		Transport: injector{inprocess.New(burstServer(g.started, 0, &lists)), 500},
 	}, &client.Handlers{
-		Logging:     g.handle,
+		Logging: g.handle,
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 		Roots:       []*mcp.Root{},
 		ListChanged: func(string, *client.Catalog) { changes.Add(1) },
 	})
@@ -240,6 +248,7 @@ func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
 		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 		Limits:    client.Limits{DrainTimeout: drain},
 		Transport: inprocess.New(burstServer(g.started, 100, nil)),
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 	}, &client.Handlers{Logging: g.handle, Roots: []*mcp.Root{}})
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +278,7 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // runs before leakcheck's wait, registered earlier
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "v1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ServerSession.CreateMessage, mcp.CreateMessageParams, mcp.SamplingMessage
 		_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
 		return &mcp.CallToolResult{}, nil, err
 	})
@@ -278,6 +288,7 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 		Profile:   client.Profile20251125,
 		Limits:    client.Limits{DrainTimeout: drain},
 		Transport: inprocess.New(srv),
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 	}, &client.Handlers{Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 		close(entered)
 		<-release // ignores its context
@@ -319,6 +330,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 				Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 				Limits:    client.Limits{DrainTimeout: drain},
 				Transport: inprocess.New(burstServer(started, 1, nil)),
+				//lint:ignore SA1019 roots and logging, deprecated by SEP-2577 and still supported: mcp.Root, mcp.LoggingMessageParams
 			}, &client.Handlers{Roots: []*mcp.Root{}, Logging: func(ctx context.Context, _ *mcp.LoggingMessageParams) {
 				once.Do(func() {
 					close(started)
@@ -336,6 +348,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 		{"sampling", func(t *testing.T, entered chan<- struct{}, ended chan<- error) *client.Client {
 			srv := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "v1"}, nil)
 			mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ServerSession.CreateMessage, mcp.CreateMessageParams, mcp.SamplingMessage
 				_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
 				return &mcp.CallToolResult{}, nil, err
 			})
@@ -344,6 +357,7 @@ func TestCloseCancelsHandlersThatHonourTheirContext(t *testing.T) {
 				Profile:   client.Profile20251125,
 				Limits:    client.Limits{DrainTimeout: drain},
 				Transport: inprocess.New(srv),
+				//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 			}, &client.Handlers{Sampling: func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				close(entered)
 				<-ctx.Done()
@@ -408,6 +422,7 @@ func TestNoHandlerAfterClose(t *testing.T) {
 		Profile:   client.Profile20251125, // logging/setLevel; 2026-07-28 asks per request
 		Limits:    client.Limits{DrainTimeout: 20 * time.Millisecond},
 		Transport: inprocess.New(burstServer(started, 200, nil)),
+		//lint:ignore SA1019 roots and logging, deprecated by SEP-2577 and still supported: mcp.Root, mcp.LoggingMessageParams
 	}, &client.Handlers{Roots: []*mcp.Root{}, Logging: func(ctx context.Context, _ *mcp.LoggingMessageParams) {
 		if closed.Load() {
 			late.Store(true)
@@ -494,12 +509,14 @@ func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
 // both revisions, many times over (the race is a matter of scheduling).
 func TestCallReturnsWithItsNotificationsQueued(t *testing.T) {
 	const steps, runs = 3, 20
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 	srv := mcp.NewServer(&mcp.Implementation{Name: "noisy", Version: "v1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
 	mcp.AddTool(srv, &mcp.Tool{Name: "work"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		for i := range steps {
 			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: steps}); err != nil {
 				return nil, nil, err
 			}
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprint(i)}); err != nil {
 				return nil, nil, err
 			}
@@ -530,7 +547,8 @@ func TestCallReturnsWithItsNotificationsQueued(t *testing.T) {
 				var progress, logs atomic.Int64
 				h := &client.Handlers{
 					Progress: func(context.Context, *mcp.ProgressNotificationParams) { progress.Add(1) },
-					Logging:  func(context.Context, *mcp.LoggingMessageParams) { logs.Add(1) },
+					//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
+					Logging: func(context.Context, *mcp.LoggingMessageParams) { logs.Add(1) },
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				c, err := client.Connect(ctx, client.Definition{Name: "noisy", Profile: tc.profile, Transport: f}, h)

@@ -74,10 +74,7 @@ func ParseProfile(s string) (Profile, error) {
 	if i := slices.Index(profileVersions[:], s); i > 0 {
 		return Profile(i), nil
 	}
-	names := []string{"default", "legacy"}
-	for _, v := range profileVersions[Profile20260728:ProfileLegacy] {
-		names = append(names, v)
-	}
+	names := append([]string{"default", "legacy"}, profileVersions[Profile20260728:ProfileLegacy]...)
 	return 0, fmt.Errorf("client: %w %q (want one of %s)", ErrUnknownProfile, s, strings.Join(names, ", "))
 }
 

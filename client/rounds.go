@@ -73,10 +73,12 @@ func (c *Client) fulfil(ctx context.Context, reqs mcp.InputRequestMap) (mcp.Inpu
 			if h.Elicitation == nil {
 				missing = "elicitation (Handlers.Elicitation)"
 			}
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageWithToolsParams
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
 			if h.Sampling == nil {
 				missing = "sampling (Handlers.Sampling)"
 			}
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 		case *mcp.ListRootsParams:
 			if h.Roots == nil {
 				missing = "roots (Handlers.Roots)"
@@ -120,20 +122,25 @@ func (c *Client) answer(ctx context.Context, req mcp.InputRequest) (mcp.InputRes
 			return nil, err
 		}
 		return res, nil
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsParams
 	case *mcp.CreateMessageWithToolsParams:
 		base, err := baseSampling(p)
 		if err != nil {
 			return nil, err
 		}
 		return c.sample(ctx, base)
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 	case *mcp.CreateMessageParams:
 		return c.sample(ctx, p)
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 	case *mcp.ListRootsParams:
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 		return &mcp.ListRootsResult{Roots: slices.Clone(h.Roots)}, nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrInvalidInputRequest, req)
 }
 
+//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 func (c *Client) sample(ctx context.Context, p *mcp.CreateMessageParams) (mcp.InputResponse, error) {
 	res, err := c.handlers.Sampling(ctx, p)
 	if err != nil {
@@ -147,7 +154,10 @@ func (c *Client) sample(ctx context.Context, p *mcp.CreateMessageParams) (mcp.In
 
 // baseSampling turns the go-sdk's decoding of a sampling request into what
 // Handlers.Sampling takes: one content block per message.
+//
+//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsParams, mcp.CreateMessageParams
 func baseSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams, error) {
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 	msgs := make([]*mcp.SamplingMessage, 0, len(p.Messages))
 	for i, m := range p.Messages {
 		if m == nil || len(m.Content) > 1 {
@@ -157,8 +167,10 @@ func baseSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams
 		if len(m.Content) == 1 {
 			content = m.Content[0]
 		}
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 		msgs = append(msgs, &mcp.SamplingMessage{Role: m.Role, Content: content})
 	}
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 	return &mcp.CreateMessageParams{
 		Meta: p.Meta, IncludeContext: p.IncludeContext, MaxTokens: p.MaxTokens, Messages: msgs,
 		Metadata: p.Metadata, ModelPreferences: p.ModelPreferences, StopSequences: p.StopSequences,

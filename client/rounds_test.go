@@ -106,11 +106,13 @@ func inputServer(t *tally) *mcp.Server {
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "both"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		t.add("both:round")
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsResult
 		if s, ok := req.Params.InputResponses["draft"].(*mcp.CreateMessageWithToolsResult); ok && confirmed(req.Params.InputResponses, "ok") {
 			t.add("both:done")
 			return &mcp.CallToolResult{Content: []mcp.Content{s.Content[0]}}, nil, nil
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.SamplingMessage
 			"draft": &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "draft"}}}},
 			"ok":    confirmRequest("Send the draft?"),
 		}}, nil, nil
@@ -136,9 +138,9 @@ func inputServer(t *tally) *mcp.Server {
 
 // asker counts the handler calls of a client that confirms everything.
 type asker struct {
-	mu                  sync.Mutex
-	elicited, sampled   []string
-	elicitErr, sampleOK error
+	mu                sync.Mutex
+	elicited, sampled []string
+	elicitErr         error
 }
 
 func (a *asker) handlers() *client.Handlers {
@@ -152,10 +154,12 @@ func (a *asker) handlers() *client.Handlers {
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirmed": true}}, nil
 		},
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 		Sampling: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			a.sampled = append(a.sampled, p.Messages[0].Content.(*mcp.TextContent).Text)
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "scripted", Content: &mcp.TextContent{Text: "a draft"}}, nil
 		},
 	}
@@ -393,15 +397,18 @@ func TestRootsWithoutRoots(t *testing.T) {
 	leakcheck.Check(t)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "v1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 		if r, ok := req.Params.InputResponses["r"].(*mcp.ListRootsResult); ok {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Roots[0].URI}}}, nil, nil
 		}
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"r": &mcp.ListRootsParams{}}}, nil, nil
 	})
 	c := connect(t, srv, client.Definition{Name: "roots"}, nil)
 	_, err := c.CallTool(context.Background(), "roots", map[string]any{})
 	assertClass(t, err, client.ClassPolicy, client.ErrNoHandler)
 
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 	c2 := connect(t, srv, client.Definition{Name: "roots"}, &client.Handlers{Roots: []*mcp.Root{{URI: "file:///work"}}})
 	res, err := c2.CallTool(context.Background(), "roots", map[string]any{})
 	if err != nil || textOf(res) != "file:///work" {

@@ -209,7 +209,9 @@ func askFor(req mcp.InputRequest) *mcp.CallToolResult {
 func sample(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 	res, ok := server.SamplingResponse(c.InputResponses, input)
 	if !ok {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 		return askFor(&mcp.CreateMessageParams{
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 			Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: args[struct{ Prompt string }](c).Prompt}}},
 			SystemPrompt: "You are answering a fake server.",
 			MaxTokens:    64,
@@ -239,6 +241,7 @@ func elicit(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 func roots(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 	res, ok := server.RootsResponse(c.InputResponses, input)
 	if !ok {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 		return askFor(&mcp.ListRootsParams{}), nil
 	}
 	lines := make([]string, 0, len(res.Roots))
@@ -249,6 +252,7 @@ func roots(_ context.Context, c *Call) (*mcp.CallToolResult, error) {
 	return text(fmt.Sprintf("%d roots\n%s", len(lines), strings.Join(lines, "\n"))), nil
 }
 
+//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"}
 
 func logMessages(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
@@ -259,6 +263,7 @@ func logMessages(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
 		n = *in.Count
 	}
 	for i := range n {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{
 			Level: logLevels[i%len(logLevels)], Logger: "fakeserver", Data: fmt.Sprintf("message %d of %d", i+1, n),
 		})

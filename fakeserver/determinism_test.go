@@ -81,6 +81,7 @@ func session(t *testing.T, version string) []string {
 	rec := &recorder{inner: inner}
 	rc := newRichClient()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, rc.options())
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots, mcp.Root
 	c.AddRoots(&mcp.Root{URI: "file:///work/a", Name: "a"})
 	ctx := context.Background()
 	cs, err := c.Connect(ctx, rec, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -98,6 +99,7 @@ func session(t *testing.T, version string) []string {
 			t.Fatal(err)
 		}
 	}
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

@@ -31,13 +31,16 @@ func newRichClient() *richClient {
 
 func (rc *richClient) options() *mcp.ClientOptions {
 	return &mcp.ClientOptions{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientOptions.CreateMessageHandler, mcp.CreateMessageResult
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			prompt := req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Model: "fake-model", Role: "assistant", Content: &mcp.TextContent{Text: "echo " + prompt}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes to " + req.Params.Message}}, nil
 		},
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientOptions.LoggingMessageHandler
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			rc.mu.Lock()
 			rc.logs = append(rc.logs, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
@@ -72,6 +75,7 @@ func connectRich(t *testing.T, fs *Server, rc *richClient) *mcp.ClientSession {
 func connectRichAt(t *testing.T, fs *Server, rc *richClient, version string) *mcp.ClientSession {
 	t.Helper()
 	c := testkit.NewClient(rc.options())
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots, mcp.Root
 	c.AddRoots(&mcp.Root{URI: "file:///work/b", Name: "b"}, &mcp.Root{URI: "file:///work/a", Name: "a"})
 	return testkit.Connect(t, testkit.Transport(t, fs.Factory()), &testkit.ConnectOptions{Client: c, Version: version})
 }
@@ -129,6 +133,7 @@ func TestRichCatalog(t *testing.T) {
 	}
 
 	// Logging: nothing is sent until the client sets a level.
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatal(err)
 	}

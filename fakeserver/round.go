@@ -135,6 +135,7 @@ func (s *Server) apply(ctx context.Context, req *mcp.CallToolRequest, f Fault) (
 		return text(strings.Repeat("x", f.Bytes)), nil, true
 	case FaultFloodNotifications:
 		for i := range f.Count {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			err := req.Session.Log(ctx, &mcp.LoggingMessageParams{
 				Level: "info", Logger: "fakeserver", Data: fmt.Sprintf("flood %d of %d", i+1, f.Count),
 			})

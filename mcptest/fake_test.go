@@ -71,6 +71,7 @@ func TestRichLogOnEveryTransport(t *testing.T) {
 		for _, profile := range []client.Profile{client.Profile20260728, client.Profile20251125} {
 			t.Run(tr.name+"/"+profile.String(), func(t *testing.T) {
 				logs := make(chan string, 8)
+				//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 				h := &client.Handlers{LogLevel: "notice", Logging: func(_ context.Context, m *mcp.LoggingMessageParams) {
 					logs <- fmt.Sprintf("%s %v", m.Level, m.Data)
 				}}

@@ -112,7 +112,11 @@ func Main(m *testing.M, opts *MainOptions) {
 	if flag.Lookup(UpdateFlag) == nil {
 		flag.Bool(UpdateFlag, false, "rewrite golden files (mcptest.GoldenCatalog)")
 	}
-	os.Exit(testscript.RunMain(runner{m}, progs))
+	cmds := make(map[string]func(), len(progs))
+	for name, prog := range progs {
+		cmds[name] = func() { os.Exit(prog()) }
+	}
+	testscript.Main(runner{m}, cmds) // exits
 }
 
 type runner struct{ m *testing.M }

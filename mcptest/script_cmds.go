@@ -153,12 +153,15 @@ func (h *handlerFlags) handlers(ts *testscript.TestScript) *client.Handlers {
 	}
 	if h.sample != "" {
 		text := h.sample
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 		out.Sampling = func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Model: "mcptest", Role: "assistant", Content: &mcp.TextContent{Text: text}}, nil
 		}
 		set = true
 	}
 	for _, r := range h.roots {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 		out.Roots = append(out.Roots, &mcp.Root{URI: r})
 		set = true
 	}

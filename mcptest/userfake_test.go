@@ -189,6 +189,7 @@ func TestUserFakeFloodNotificationsOnEveryTransport(t *testing.T) {
 				logs := make(chan string, n)
 				def := fake.Definition()
 				def.Profile = profile
+				//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 				c := mcptest.Connect(t, def, &client.Handlers{Logging: func(_ context.Context, m *mcp.LoggingMessageParams) {
 					logs <- fmt.Sprint(m.Data)
 				}})

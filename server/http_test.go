@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -507,7 +508,7 @@ func (w *dropWriter) Write(b []byte) (int, error) {
 			return w.ResponseWriter.Write(b)
 		}
 		w.passed = true
-		return w.ResponseWriter.Write(append(b, "retry: 10\n\n"...))
+		return w.ResponseWriter.Write(append(slices.Clip(b), "retry: 10\n\n"...)) // b is the caller's
 	}
 	// Break the connection, as a network failure would.
 	w.broken = true

@@ -42,14 +42,19 @@ func ElicitResponse(responses mcp.InputResponseMap, key string) (*mcp.ElicitResu
 // responses, if there is one. The go-sdk decodes sampling answers as
 // *mcp.CreateMessageWithToolsResult on both revisions; a
 // *mcp.CreateMessageResult (as a test may build) is converted.
+//
+//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsResult
 func SamplingResponse(responses mcp.InputResponseMap, key string) (*mcp.CreateMessageWithToolsResult, bool) {
 	switch r := responses[key].(type) {
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsResult
 	case *mcp.CreateMessageWithToolsResult:
 		return r, r != nil
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 	case *mcp.CreateMessageResult:
 		if r == nil {
 			return nil, false
 		}
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsResult
 		return &mcp.CreateMessageWithToolsResult{
 			Meta: r.Meta, Content: []mcp.Content{r.Content}, Model: r.Model, Role: r.Role, StopReason: r.StopReason,
 		}, true
@@ -59,7 +64,10 @@ func SamplingResponse(responses mcp.InputResponseMap, key string) (*mcp.CreateMe
 
 // RootsResponse returns the answer to the roots request named key in
 // responses, if there is one.
+//
+//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 func RootsResponse(responses mcp.InputResponseMap, key string) (*mcp.ListRootsResult, bool) {
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 	r, ok := responses[key].(*mcp.ListRootsResult)
 	return r, ok && r != nil
 }
@@ -201,8 +209,10 @@ func kinds(reqs mcp.InputRequestMap) []string {
 		switch r.(type) {
 		case *mcp.ElicitParams:
 			k = "elicitation"
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageWithToolsParams
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
 			k = "sampling"
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 		case *mcp.ListRootsParams:
 			k = "roots"
 		default:
@@ -219,7 +229,9 @@ func kinds(reqs mcp.InputRequestMap) []string {
 // missingCapabilities returns the names of the capabilities reqs need
 // that caps lacks, sorted. Roots are checked only on the current revision:
 // a 2025-11-25 client's initialize capabilities, as the go-sdk decodes
-// them, do not tell "roots": {} from no roots.
+// them, do not tell "roots": {} from no roots. A client declares roots
+// with RootsV2: the go-sdk sets it from the "roots" member it decodes, and
+// sends "roots" only when RootsV2 is set.
 func missingCapabilities(caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap, newProto bool) []string {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
@@ -228,8 +240,10 @@ func missingCapabilities(caps *mcp.ClientCapabilities, reqs mcp.InputRequestMap,
 	for _, kind := range kinds(reqs) {
 		switch {
 		case kind == "elicitation" && caps.Elicitation == nil,
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.Sampling
 			kind == "sampling" && caps.Sampling == nil,
-			kind == "roots" && newProto && caps.RootsV2 == nil && !caps.Roots.ListChanged:
+			//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.RootsV2
+			kind == "roots" && newProto && caps.RootsV2 == nil:
 			missing = append(missing, kind)
 		}
 	}

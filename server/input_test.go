@@ -339,13 +339,17 @@ func TestInputRoundsBound(t *testing.T) {
 func TestInputNeedsDeclaredCapability(t *testing.T) {
 	requests := map[string]mcp.InputRequest{
 		"elicitation": &mcp.ElicitParams{Message: "name?", RequestedSchema: nameSchema},
-		"sampling":    &mcp.CreateMessageParams{MaxTokens: 9, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}},
-		"roots":       &mcp.ListRootsParams{},
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.SamplingMessage
+		"sampling": &mcp.CreateMessageParams{MaxTokens: 9, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}},
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
+		"roots": &mcp.ListRootsParams{},
 	}
 	declared := map[string]*mcp.ClientCapabilities{
 		"elicitation": elicitCaps,
-		"sampling":    {Sampling: &mcp.SamplingCapabilities{}},
-		"roots":       {RootsV2: &mcp.RootCapabilities{}},
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingCapabilities
+		"sampling": {Sampling: &mcp.SamplingCapabilities{}},
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.RootCapabilities
+		"roots": {RootsV2: &mcp.RootCapabilities{}},
 	}
 	for kind, ir := range requests {
 		s := newServer(t, "docs", "v1", nil)
@@ -364,7 +368,9 @@ func TestInputNeedsDeclaredCapability(t *testing.T) {
 		for k, c := range declared {
 			if k != kind {
 				others.Elicitation = cmpOr(others.Elicitation, c.Elicitation)
+				//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.Sampling
 				others.Sampling = cmpOr(others.Sampling, c.Sampling)
+				//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.RootsV2
 				others.RootsV2 = cmpOr(others.RootsV2, c.RootsV2)
 			}
 		}
@@ -383,6 +389,29 @@ func TestInputNeedsDeclaredCapability(t *testing.T) {
 		if _, ok := data.RequiredCapabilities[kind]; !ok || len(data.RequiredCapabilities) != 1 {
 			t.Errorf("%s not declared: error data %s; want requiredCapabilities naming %s alone", kind, werr.Data, kind)
 		}
+	}
+}
+
+// A client that sets only the go-sdk's deprecated Roots field sends no
+// "roots" over a wire; in process it declares no roots either: the tool's
+// request for roots is refused with -32021, and the tool runs once.
+func TestInputRootsOnlyThroughRootsV2(t *testing.T) {
+	s := newServer(t, "docs", "v1", nil)
+	var runs atomic.Int64
+	mustRegister(t, s, &mcp.Tool{Name: "needs", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		runs.Add(1)
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"x": &mcp.ListRootsParams{}}}, nil
+	})
+	var caps mcp.ClientCapabilities
+	caps.Roots.ListChanged = true //lint:ignore SA1019 the deprecated field this test shows is not read
+	_, err := manual(t, s, &caps).CallTool(t.Context(), &mcp.CallToolParams{Name: "needs"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Errorf("CallTool error = %v; want -32021", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the tool ran %d times, want 1", n)
 	}
 }
 

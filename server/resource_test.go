@@ -55,7 +55,7 @@ func TestResources(t *testing.T) {
 		{uri: "docs://readme", wantText: "# docs"},
 		{uri: "docs://big", wantCode: jsonrpc.CodeInternalError, wantMsg: "result too large: 398 bytes exceed the 256-byte limit"},
 		{uri: "docs://panic", wantCode: jsonrpc.CodeInternalError, wantMsg: "handler panicked: boom"},
-		{uri: "docs://gone", wantCode: mcp.CodeResourceNotFound, wantMsg: "Resource not found"},
+		{uri: "docs://gone", wantCode: jsonrpc.CodeInvalidParams, wantMsg: "Resource not found"},
 		{uri: "docs://readme", wantText: "# docs"}, // still serving
 	}
 	for _, tt := range tests {

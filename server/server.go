@@ -275,6 +275,7 @@ func New(name, version string, opts *Options) (*Server, error) {
 		if s.tasks, err = newTasks(o.Tasks); err != nil {
 			return nil, err
 		}
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 		mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
 		mo.Capabilities.AddExtension(TasksExtension, map[string]any{})
 	}

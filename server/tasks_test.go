@@ -523,6 +523,7 @@ func TestTaskInputNeedsCapability(t *testing.T) {
 	f := newTaskFixture(t, nil)
 	noArgs := json.RawMessage(`{"type":"object"}`)
 	err := f.s.RegisterTaskTool(&mcp.Tool{Name: "sample", InputSchema: noArgs}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.CreateMessageParams{MaxTokens: 1}}}, nil
 	}, nil)
 	if err != nil {

@@ -61,13 +61,13 @@ func TestApplyCarriesHooks(t *testing.T) {
 	}
 	// An HTTP cassette takes hooks; a nil one is refused, so the hook
 	// Apply copied is still there.
-	f, err := cassette.Open("../testdata/http.jsonl", nil, vcr.Apply(nil, &vcr.Options{Hooks: []*recorder.Hook{nil}}))
+	_, err = cassette.Open("../testdata/http.jsonl", nil, vcr.Apply(nil, &vcr.Options{Hooks: []*recorder.Hook{nil}}))
 	if !errors.As(err, &oe) || oe.Option != "Hooks[0]" {
 		t.Errorf("Open of an HTTP cassette with a nil hook = %v, want an *OptionsError for Hooks[0]", err)
 	}
 	replaying := *withHooks // a copy of the options keeps their hooks
 	replaying.Mode = cassette.ModeReplay
-	if f, err = cassette.Open("../testdata/http.jsonl", nil, &replaying); err != nil {
+	if f, err := cassette.Open("../testdata/http.jsonl", nil, &replaying); err != nil {
 		t.Errorf("Open of an HTTP cassette with the hook Apply copied: %v", err)
 	} else {
 		f.Discard()

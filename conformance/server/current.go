@@ -44,6 +44,7 @@ func registerCurrent(srv *server.Server) error {
 			return text("stream observed: result frames only, no top-level requests")
 		})},
 		{"test_logging_tool", "Logs a message, which reaches only a client that set _meta logLevel (SEP-2575).", noArgs, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "test_logging_tool executed"}); err != nil {
 				return nil, fmt.Errorf("logging: %w", err)
 			}
@@ -92,8 +93,11 @@ func objectSchema(name, typ string) map[string]any {
 
 var nameRequest = &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: objectSchema("name", "string")}
 
+//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 func question(q string, maxTokens int64) *mcp.CreateMessageParams {
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 	return &mcp.CreateMessageParams{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: q}}},
 		MaxTokens: maxTokens,
 	}
@@ -142,6 +146,7 @@ func askRoots(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult,
 		}
 		return text(fmt.Sprintf("Client exposed %d root(s): %s", len(r.Roots), strings.Join(uris, ", "))), nil
 	}
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"client_roots": &mcp.ListRootsParams{}}}, nil
 }
 
@@ -169,8 +174,9 @@ func askAll(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, e
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
-			"user_name":    nameRequest,
-			"greeting":     question("Generate a greeting", 50),
+			"user_name": nameRequest,
+			"greeting":  question("Generate a greeting", 50),
+			//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 			"client_roots": &mcp.ListRootsParams{},
 		},
 		RequestState: "multiple_inputs",
@@ -220,10 +226,13 @@ func askWithinCapabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if caps.Elicitation != nil {
 		reqs["user_name"] = nameRequest
 	}
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.Sampling
 	if caps.Sampling != nil {
 		reqs["greeting"] = question("Generate a short greeting", 50)
 	}
-	if caps.RootsV2 != nil || caps.Roots.ListChanged {
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.RootsV2
+	if caps.RootsV2 != nil {
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 		reqs["client_roots"] = &mcp.ListRootsParams{}
 	}
 	if len(reqs) == 0 {

@@ -42,7 +42,9 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 		t.Fatalf("newServer: %v", err)
 	}
 	c := testkit.NewClient(&mcp.ClientOptions{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.ClientOptions.CreateMessageHandler, mcp.CreateMessageResult
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi"}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -60,11 +62,13 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		},
 		Capabilities: &mcp.ClientCapabilities{
+			//lint:ignore SA1019 sampling and roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.Sampling, mcp.SamplingCapabilities, mcp.ClientCapabilities.RootsV2, mcp.RootCapabilities
 			Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{},
 		},
 		// A 2025-11-25 client knows nothing of input-required results.
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: version < "2026-07-28"},
 	})
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Client.AddRoots, mcp.Root
 	c.AddRoots(&mcp.Root{URI: "file:///test/root", Name: "Test Root"})
 	return testkit.Connect(t, testkit.Transport(t, srv.Factory()), &testkit.ConnectOptions{Client: c, Version: version})
 }
@@ -73,6 +77,7 @@ func TestCatalog(t *testing.T) {
 	cs := connect(t, "2025-11-25")
 	ctx := context.Background()
 	caps := cs.InitializeResult().Capabilities
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging
 	if caps.Completions == nil || caps.Resources == nil || !caps.Resources.Subscribe || caps.Logging == nil {
 		t.Errorf("capabilities = %+v; want completions, resource subscriptions and logging", caps)
 	}

@@ -66,8 +66,8 @@ func registerResources(srv *server.Server) error {
 		MIMEType:    "application/json",
 		URITemplate: "test://template/{id}/data",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		id, ok := strings.CutPrefix(req.Params.URI, "test://template/")
-		if id, ok = strings.CutSuffix(id, "/data"); !ok || id == "" || strings.Contains(id, "/") {
+		id, ok := strings.CutSuffix(strings.TrimPrefix(req.Params.URI, "test://template/"), "/data")
+		if !ok || id == "" || strings.Contains(id, "/") {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{

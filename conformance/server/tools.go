@@ -133,6 +133,7 @@ const schema202012 = `{
 
 func withLogging(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: msg}); err != nil {
 			return nil, fmt.Errorf("logging: %w", err)
 		}
@@ -179,7 +180,9 @@ func sampling(_ context.Context, req *mcp.CallToolRequest, in samplingIn) (*mcp.
 	if res, ok := server.SamplingResponse(req.Params.InputResponses, "completion"); ok {
 		return text("LLM response: " + firstText(res.Content)), nil, nil
 	}
+	//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"completion": &mcp.CreateMessageParams{
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.SamplingMessage
 		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
 		MaxTokens: 100,
 	}}}, nil, nil

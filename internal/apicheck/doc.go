@@ -9,6 +9,9 @@
 //     from v1 on, an addition needs the next minor);
 //   - a version past the release needs its section in CHANGELOG.md
 //     ("## [0.2.0] - Unreleased", or with the release's date);
+//   - each incompatible change is mentioned in that section's "### Migration"
+//     subsection: one line names its package and each identifier of its
+//     name ("(*Server).HTTPHandler" of server: server, Server, HTTPHandler);
 //   - a release (a tag at HEAD) is the version it names, and its section
 //     is dated.
 //

@@ -30,7 +30,7 @@ func TestRunExitCodes(t *testing.T) {
 		out  string
 	}{
 		{[]string{"-base", "v0.1.0", "-version", "v0.2.0", "-report", report, "-changelog", cl}, 0, "ok: "},
-		{[]string{"-base", "v0.1.0", "-version", "v0.1.1", "-report", report, "-changelog", cl}, 1, "FAIL: Version is v0.1.1"},
+		{[]string{"-base", "v0.1.0", "-version", "v0.1.1", "-report", report, "-changelog", cl}, 1, "FAIL: client.Version is v0.1.1"},
 		{[]string{"-base", "v0.1.0", "-report", bad, "-changelog", cl}, 2, ""},
 		{[]string{"-base", "v0.1.0", "-report", filepath.Join(dir, "missing"), "-changelog", cl}, 2, ""},
 		{[]string{"-report", report}, 2, ""},

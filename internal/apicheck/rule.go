@@ -62,17 +62,19 @@ func Check(in Input) error {
 	}
 	v, err := parseSemver(in.Version)
 	if err != nil {
-		return fmt.Errorf("Version: %w", err)
+		return fmt.Errorf("client.Version: %w", err)
 	}
 	var errs []error
 	if allowed := allowedVersions(base, in.Report); !contains(allowed, v) {
-		errs = append(errs, fmt.Errorf("Version is %s; after %s with %s, it must be %s",
+		errs = append(errs, fmt.Errorf("client.Version is %s; after %s with %s, it must be %s",
 			v, base, describe(in.Report), orList(allowed)))
 	}
 	if v != base {
 		if _, ok := changelogSection(in.Changelog, v); !ok {
 			errs = append(errs, fmt.Errorf("CHANGELOG.md has no section for %s (a heading \"## [%s] - Unreleased\")",
 				v, strings.TrimPrefix(v.String(), "v")))
+		} else if err := checkMigration(in.Changelog, v, in.Report); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if in.HeadTag != "" {
@@ -109,7 +111,7 @@ func checkRelease(tag string, v semver, changelog string) []error {
 	}
 	var errs []error
 	if t != v {
-		errs = append(errs, fmt.Errorf("HEAD is tagged %s but Version is %s", t, v))
+		errs = append(errs, fmt.Errorf("HEAD is tagged %s but client.Version is %s", t, v))
 	}
 	if date, ok := changelogSection(changelog, t); ok && !dateRE.MatchString(date) {
 		errs = append(errs, fmt.Errorf("CHANGELOG.md's section for release %s is not dated (%q, want YYYY-MM-DD)", t, date))

@@ -11,6 +11,14 @@ const changelog = `# Changelog
 
 ## [0.2.0] - Unreleased
 
+### Migration
+
+| v0.1.0 | v0.2.0 |
+| ------ | ------ |
+| ` + "`client.DefaultImplementation()`" + ` | ` + "`client.DefaultImplementation(n)`" + ` |
+| ` + "`(*stdio.Transport).Close`" + ` | none |
+| the package ` + "`transport/sse`" + ` | none |
+
 ### Changed
 
 ## [0.1.1] - 2026-11-30
@@ -20,6 +28,10 @@ const changelog = `# Changelog
 ## [1.0.1] - Unreleased
 
 ## [2.0.0] - Unreleased
+
+### Migration
+
+| ` + "`client.DefaultImplementation()`" + ` | ` + "`client.DefaultImplementation(n)`" + ` |
 
 ## [0.1.0] - 2026-12-01
 `
@@ -61,7 +73,7 @@ func TestCheck(t *testing.T) {
 		{"the same version needs none", Input{Base: "v0.3.0", Version: "v0.3.0", Report: none}, ""},
 		{"a release is dated", Input{Base: "v0.1.0", Version: "v0.1.1", HeadTag: "v0.1.1", Report: compatible}, ""},
 		{"a release not dated", Input{Base: "v0.1.0", Version: "v0.2.0", HeadTag: "v0.2.0", Report: incompatible}, "is not dated"},
-		{"a release that is not the Version", Input{Base: "v0.1.0", Version: "v0.1.1", HeadTag: "v0.1.2", Report: compatible}, "tagged v0.1.2 but Version is v0.1.1"},
+		{"a release that is not the Version", Input{Base: "v0.1.0", Version: "v0.1.1", HeadTag: "v0.1.2", Report: compatible}, "tagged v0.1.2 but client.Version is v0.1.1"},
 		{"a release without a section", Input{Base: "v0.3.0", Version: "v0.3.0", HeadTag: "v0.3.0", Report: none}, "no section for release v0.3.0"},
 		{"a bad Version", Input{Base: "v0.1.0", Version: "0.2.0", Report: none}, "Version: version \"0.2.0\""},
 		{"a pre-release Version", Input{Base: "v0.1.0", Version: "v0.2.0-dev", Report: none}, "not of the form"},

@@ -6,6 +6,7 @@
 package dpop
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -167,9 +168,14 @@ func JWK(pub crypto.PublicKey) (map[string]any, error) {
 	b64 := base64.RawURLEncoding.EncodeToString
 	switch k := pub.(type) {
 	case *ecdsa.PublicKey:
-		size := (k.Curve.Params().BitSize + 7) / 8
+		// Bytes is the uncompressed point: 0x04, then X and Y at the curve's size.
+		point, err := k.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("ecdsa public key: %w", err)
+		}
+		size := (len(point) - 1) / 2
 		return map[string]any{"kty": "EC", "crv": k.Curve.Params().Name,
-			"x": b64(k.X.FillBytes(make([]byte, size))), "y": b64(k.Y.FillBytes(make([]byte, size)))}, nil
+			"x": b64(point[1 : 1+size]), "y": b64(point[1+size:])}, nil
 	case *rsa.PublicKey:
 		return map[string]any{"kty": "RSA", "n": b64(k.N.Bytes()), "e": b64(big.NewInt(int64(k.E)).Bytes())}, nil
 	case ed25519.PublicKey:
@@ -252,9 +258,23 @@ func parseEC(jwk map[string]any, str func(string) ([]byte, error)) (crypto.Publi
 	if err != nil {
 		return nil, err
 	}
-	k := &ecdsa.PublicKey{Curve: curve, X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
-	if _, err := k.ECDH(); err != nil {
+	size := (curve.Params().BitSize + 7) / 8
+	point := append([]byte{4}, coordinate(x, size)...)
+	point = append(point, coordinate(y, size)...)
+	k, err := ecdsa.ParseUncompressedPublicKey(curve, point)
+	if err != nil {
 		return nil, fmt.Errorf("jwk is not a point of %s: %w", curve.Params().Name, err)
 	}
 	return k, nil
+}
+
+// coordinate returns b as a big-endian number of size bytes: leading zeros
+// are dropped, a shorter b is padded. A number too large for size is
+// returned as it is, and the point it is part of fails to parse.
+func coordinate(b []byte, size int) []byte {
+	b = bytes.TrimLeft(b, "\x00")
+	if len(b) >= size {
+		return b
+	}
+	return append(make([]byte, size-len(b)), b...)
 }

@@ -1,12 +1,15 @@
 package dpop_test
 
 import (
+	"bytes"
 	"crypto"
+	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"errors"
 	"net/url"
 	"strings"
@@ -141,5 +144,87 @@ func TestURI(t *testing.T) {
 	u, _ := url.Parse("https://user:pw@MCP.example:8443/mcp/x?a=1#frag")
 	if got, want := dpop.URI(u), "https://MCP.example:8443/mcp/x"; got != want {
 		t.Errorf("URI = %s, want %s", got, want)
+	}
+}
+
+// The thumbprint of RFC 9449's example EC key is the jkt the RFC gives.
+func TestThumbprintRFC9449(t *testing.T) {
+	pub, err := dpop.ParseJWK(map[string]any{
+		"kty": "EC",
+		"crv": "P-256",
+		"x":   "l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs",
+		"y":   "9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dpop.Thumbprint(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"; got != want {
+		t.Errorf("Thumbprint = %s, want %s", got, want)
+	}
+}
+
+// pointWithZeroX returns the uncompressed P-256 point of the smallest
+// scalar whose X starts with a zero byte.
+func pointWithZeroX(t *testing.T) []byte {
+	t.Helper()
+	scalar := make([]byte, 32)
+	for i := 1; i < 1<<16; i++ {
+		scalar[30], scalar[31] = byte(i>>8), byte(i)
+		k, err := ecdh.P256().NewPrivateKey(scalar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := k.PublicKey().Bytes(); p[1] == 0 {
+			return p
+		}
+	}
+	t.Fatal("no P-256 point with a zero first byte of X")
+	return nil
+}
+
+// An EC coordinate is read as a number: a JWK that drops X's leading zero
+// byte, or adds one, gives the same key, and the JWK written back has X at
+// the curve's full size. One byte more than the curve's size, or a point
+// off the curve, is refused.
+func TestParseJWKCoordinates(t *testing.T) {
+	point := pointWithZeroX(t)
+	b64 := base64.RawURLEncoding.EncodeToString
+	x, y := point[1:33], point[33:]
+	jwk := func(x, y []byte) map[string]any {
+		return map[string]any{"kty": "EC", "crv": "P-256", "x": b64(x), "y": b64(y)}
+	}
+	want := map[string]any{"kty": "EC", "crv": "P-256", "x": b64(x), "y": b64(y)}
+	for name, in := range map[string]map[string]any{
+		"full size":         jwk(x, y),
+		"leading zero cut":  jwk(x[1:], y),
+		"leading zero more": jwk(append([]byte{0}, x...), y),
+	} {
+		pub, err := dpop.ParseJWK(in)
+		if err != nil {
+			t.Errorf("%s: ParseJWK: %v", name, err)
+			continue
+		}
+		got, err := dpop.JWK(pub)
+		if err != nil {
+			t.Errorf("%s: JWK: %v", name, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: JWK mismatch (-want +got):\n%s", name, diff)
+		}
+	}
+	offCurve := bytes.Clone(y)
+	offCurve[31] ^= 1
+	for name, in := range map[string]map[string]any{
+		"x one byte too long": jwk(append([]byte{1}, x...), y),
+		"off the curve":       jwk(x, offCurve),
+	} {
+		if _, err := dpop.ParseJWK(in); err == nil || !strings.Contains(err.Error(), "jwk is not a point of P-256") {
+			t.Errorf("%s: ParseJWK error = %v, want jwk is not a point of P-256", name, err)
+		}
 	}
 }

@@ -65,6 +65,7 @@ func floodDef(t testing.TB, def client.Definition, n int, delay time.Duration, l
 	def.Limits = limits
 	var handled atomic.Int64
 	c, err := client.Connect(context.Background(), def, &client.Handlers{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 		Logging: func(context.Context, *mcp.LoggingMessageParams) {
 			handled.Add(1)
 			time.Sleep(delay) // the handler's own work

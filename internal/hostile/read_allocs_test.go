@@ -37,6 +37,7 @@ func TestNotificationReadAllocations(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			c, err := client.Connect(ctx, def, &client.Handlers{
+				//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 				Logging: func(context.Context, *mcp.LoggingMessageParams) { handled.Add(1) },
 			})
 			if err != nil {

@@ -49,6 +49,7 @@ type echoIn struct {
 // answer.
 func newServer(n *counts) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "v1"}, &mcp.ServerOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
@@ -58,6 +59,7 @@ func newServer(n *counts) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "flood"}, func(ctx context.Context, req *mcp.CallToolRequest, in floodIn) (*mcp.CallToolResult, any, error) {
 		n.inc("flood")
 		for range in.N {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: floodData}); err != nil {
 				return nil, nil, err
 			}

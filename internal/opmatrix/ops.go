@@ -305,8 +305,10 @@ func (s *session) logging(ctx context.Context, cl bool) Outcome {
 	s.n.mu.Unlock()
 	prefix := ""
 	if !cl {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 		err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"})
 		prefix = "setLevel " + outcome("ok", err).String() + "; "
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 		defer s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"})
 	}
 	o := s.call(ctx, cl, "log", map[string]any{"count": 5}, "")

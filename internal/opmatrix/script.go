@@ -173,6 +173,7 @@ func (n *noted) handlers() *client.Handlers {
 				}
 			}
 		},
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 		Logging: func(_ context.Context, p *mcp.LoggingMessageParams) {
 			n.add(&n.logs, string(p.Level)+" "+fmt.Sprint(p.Data))
 		},
@@ -184,7 +185,9 @@ func (n *noted) handlers() *client.Handlers {
 			}
 			n.add(&n.lists, what+": "+strings.Join(names, ","))
 		},
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
 		Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 			return &mcp.CreateMessageResult{Model: "opmatrix-model", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
 		},
 		Elicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -193,6 +196,7 @@ func (n *noted) handlers() *client.Handlers {
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
 		},
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
 	}
 }

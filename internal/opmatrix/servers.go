@@ -109,6 +109,7 @@ type (
 	}
 )
 
+//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"}
 
 // A handler is one tool's body, written once for every server: it gets
@@ -140,11 +141,13 @@ var tools = []struct {
 	{"wait", `{"type":"object"}`, waitTool},
 	{"log", `{"type":"object","properties":{"count":{"type":"integer"}}}`, logTool},
 	{"sample", `{"type":"object","properties":{"question":{"type":"string"}}}`, askTool(func(p *mcp.CallToolParamsRaw) mcp.InputRequest {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.SamplingMessage
 		return &mcp.CreateMessageParams{MaxTokens: 16, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: decode[questionIn](p).Question}}}}
 	})},
 	{"elicit", `{"type":"object","properties":{"question":{"type":"string"}}}`, askTool(func(p *mcp.CallToolParamsRaw) mcp.InputRequest {
 		return &mcp.ElicitParams{Message: decode[questionIn](p).Question, RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
 	})},
+	//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsParams
 	{"roots", `{"type":"object"}`, askTool(func(*mcp.CallToolParamsRaw) mcp.InputRequest { return &mcp.ListRootsParams{} })},
 }
 
@@ -230,6 +233,7 @@ const waitBound = 5 * time.Second
 func logTool(ctx context.Context, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
 	n := max(decode[countIn](p).Count, 1)
 	for i := range n {
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 		if err := ss.Log(ctx, &mcp.LoggingMessageParams{Level: logLevels[i%len(logLevels)], Logger: "opmatrix", Data: fmt.Sprintf("message %d of %d", i+1, n)}); err != nil {
 			return nil, err
 		}
@@ -247,13 +251,16 @@ func askTool(ask func(*mcp.CallToolParamsRaw) mcp.InputRequest) handler {
 		}
 		answer := "no answer"
 		switch r := p.InputResponses["input"].(type) {
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageResult
 		case *mcp.CreateMessageResult:
 			answer = "sampled " + r.Model
+		//lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageWithToolsResult
 		case *mcp.CreateMessageWithToolsResult:
 			answer = "sampled " + r.Model
 		case *mcp.ElicitResult:
 			content, _ := json.Marshal(r.Content)
 			answer = "elicited " + r.Action + " " + string(content)
+		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 		case *mcp.ListRootsResult:
 			uris := make([]string, len(r.Roots))
 			for i, root := range r.Roots {
@@ -334,8 +341,9 @@ func newServed(srv Server, tasks bool) (*served, error) {
 			CompletionHandler:  complete,
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-			Capabilities:       &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}},
-			GetSessionID:       func() string { return fmt.Sprintf("sdk-%d", s.n.Add(1)) },
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
+			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			GetSessionID: func() string { return fmt.Sprintf("sdk-%d", s.n.Add(1)) },
 		})
 		s.installSDK()
 		s.stop = quit

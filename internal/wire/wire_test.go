@@ -211,6 +211,7 @@ func FuzzUnmarshal(f *testing.F) {
 			// The parameters of the notifications the client takes from
 			// the connection (client/divert.go), decoded as the go-sdk's
 			// handler decodes them: into a pointer, left nil by null.
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 			func() any { return new(*mcp.LoggingMessageParams) },
 			func() any { return new(*mcp.ProgressNotificationParams) },
 		} {

@@ -82,7 +82,3 @@ func FuzzSSEBodyDiverted(f *testing.F) {
 func describe(r *jsonrpc.Request) string {
 	return r.Method + " " + string(r.Params)
 }
-
-func eventString(e sse.Event) string {
-	return "event=" + e.Name + " id=" + e.ID + " retry=" + e.Retry + " data=" + string(e.Data)
-}

@@ -70,6 +70,7 @@ func TestDivertedEventKeepsItsID(t *testing.T) {
 	})
 	var logged, progressed atomic.Int64
 	c := testkit.NewClient(&mcp.ClientOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientOptions.LoggingMessageHandler
 		LoggingMessageHandler:       func(context.Context, *mcp.LoggingMessageRequest) { logged.Add(1) },
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed.Add(1) },
 	})

@@ -23,9 +23,11 @@ import (
 // back, answer included.
 func TestPacerHoldsTheResponseStream(t *testing.T) {
 	leakcheck.Check(t)
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 	srv := mcp.NewServer(&mcp.Implementation{Name: "chatty", Version: "v0"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
 	mcp.AddTool(srv, &mcp.Tool{Name: "chatty"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		for range 5 {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerSession.Log, mcp.LoggingMessageParams
 			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "x"})
 		}
 		return &mcp.CallToolResult{}, nil, nil
@@ -51,9 +53,11 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 		}
 	})
 	c := testkit.NewClient(&mcp.ClientOptions{
+		//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientOptions.LoggingMessageHandler
 		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {},
 	})
 	cs := testkit.Connect(t, tr, &testkit.ConnectOptions{Client: c, Version: stableVersion})
+	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ClientSession.SetLoggingLevel, mcp.SetLoggingLevelParams
 	if err := cs.SetLoggingLevel(testkit.Context(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
