@@ -223,8 +223,9 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: eventIDs{}, sessions: sessionIDs(entries),
 		calls: map[int]string{}, answered: map[int]bool{}, resumed: map[int]bool{}}
 	// Every credential the transport sent, and every cookie the server set,
-	// is redacted wherever it appears, not only in its header.
-	for i := range entries {
+	// is redacted wherever it appears, not only in its header. They are
+	// learnt in the order of the lines, and numbered so.
+	for _, i := range lineOrder(entries) {
 		if h := entries[i].in.HTTP; h != nil {
 			b.red.learnHeaders(b.secret, h.Headers)
 		}

@@ -215,10 +215,14 @@
 // [Options].Patterns, every value at [Options].RedactPaths, and the
 // values of [Options].RedactHeaders (wherever they appear, too). Each is
 // replaced by a placeholder "REDACTED-<n>"; a value always gets the same
-// placeholder, the configured secrets first, then what the recorder
-// learnt, in order of first appearance. Placeholders keep matching
-// working: live messages are redacted with the same rules before they are
-// matched, and placeholders match whatever their numbers.
+// placeholder. The configured secrets are numbered first, in the order
+// given. Then come the credentials of secret headers, in the order of the
+// lines, a line's headers by sorted name. Then every other value, in order
+// of first appearance: line by line, a line's URL, then its headers by
+// sorted name, then its body, an object's keys in sorted order, each key
+// before its value. So re-recording gives the same numbers. Placeholders
+// keep matching working: live messages are redacted with the same rules
+// before they are matched, and placeholders match whatever their numbers.
 //
 // # HTTP
 //
