@@ -3,11 +3,14 @@ package cassette_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -211,6 +214,71 @@ func TestHooks(t *testing.T) {
 	if want := []outcome{{Text: "replayed"}}; !cmp.Equal(want, got) {
 		t.Errorf("replayed %v, want %v", got, want)
 	}
+}
+
+// TestReplayHookRunsPerServedResponse: a BeforeResponseReplayHook runs as
+// go-vcr runs it, just before a response is served, once for each served
+// exchange: none at Open, none for the recorded calls the client never
+// makes. A hook's error fails the request it ran for.
+func TestReplayHookRunsPerServedResponse(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "hooked.jsonl")
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	record(t, path, httpLive(t, s.url(), nil), nil, rev2025, script...)
+	var mu sync.Mutex
+	var seen []string
+	count := recorder.NewHook(func(i *govcr.Interaction) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, i.Request.Method+" "+i.Request.Headers.Get("Mcp-Method")+" "+bodyMethod(i.Request.Body))
+		return nil
+	}, recorder.BeforeResponseReplayHook)
+	seenNow := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+	o := vcr.Apply(&cassette.Options{AllowUnused: true}, &vcr.Options{Hooks: []*recorder.Hook{count}})
+	f := open(t, path, nil, withMode(o, cassette.ModeReplay))
+	if got := seenNow(); len(got) != 0 {
+		t.Fatalf("hooks ran %d times at Open, before any request: %q", len(got), got)
+	}
+	outs, err := session(t, f, rev2025, script[0])
+	if err != nil || !cmp.Equal(outs, []outcome{{Text: "first #1"}}) {
+		t.Fatalf("replayed %v, %v", outs, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("replaying Close: %v", err)
+	}
+	want := []string{"DELETE  ", "GET  ", "POST  initialize", "POST  notifications/initialized", "POST  tools/call"}
+	got := seenNow()
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hook calls mismatch, one per served exchange (-want +got):\n%s", diff)
+	}
+
+	hookErr := errors.New("hook refused")
+	failing := recorder.NewHook(func(*govcr.Interaction) error { return hookErr }, recorder.BeforeResponseReplayHook)
+	f = open(t, path, nil, withMode(vcr.Apply(&cassette.Options{AllowUnused: true}, &vcr.Options{Hooks: []*recorder.Hook{failing}}), cassette.ModeReplay))
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025}); err == nil {
+		cs.Close()
+		t.Fatal("Connect succeeded, want the hook's error")
+	} else if !strings.Contains(err.Error(), hookErr.Error()) {
+		t.Errorf("Connect = %v, want the hook's error", err)
+	}
+}
+
+// bodyMethod returns the method of a JSON-RPC message's text, "" for none.
+func bodyMethod(body string) string {
+	var m struct{ Method string }
+	json.Unmarshal([]byte(body), &m)
+	return m.Method
 }
 
 // TestRecorderKeepsToItsOrigin: the recording round tripper refuses a
