@@ -340,13 +340,16 @@
 //	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:200ms
 //	status@tools/list:503             the first tools/list is answered 503
-//	fail@tasks/get#2                  the task fails at the answer to its second poll
+//	fail@tasks/get                    the task fails at its first recorded state
 //
 // NAME is params.name (tools/call, prompts/get) or params.uri (resources);
 // NTH counts from 1 the requests of the session with that method and name,
 // continuations of an input-required request (2026-07-28) counting as the
 // request they continue; status acts on the request, drop, delay and end
-// on its answer (its last round's). See [Fault]. Faults are decided above
+// on its answer (its last round's). Polls that repeat the state before
+// them are answered by the first poll of that state, so fail@tasks/get#K
+// and drop@tasks/get#K name the first poll of a state; Open refuses
+// another, naming the poll to use. See [Fault]. Faults are decided above
 // the scheduler's rules, alike at both levels: a recorded tools/call is still
 // never answered twice, and what a fault answered or prevented is not
 // reported unused.

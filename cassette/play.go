@@ -45,7 +45,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		p.index[k] = append(p.index[k], i)
 	}
 	collapsePolls(pl, infos, p.index)
-	if err := fs.checkPolls(c, pl); err != nil {
+	if err := fs.checkPolls(c, infos, pl); err != nil {
 		return nil, err
 	}
 	return p, nil
