@@ -42,7 +42,9 @@
 // # Format
 //
 // A cassette is UTF-8 text, one JSON object per line, so that a changed
-// message is one changed line in a diff. The first line is the header:
+// message is one changed line in a diff. A byte order mark an editor puts
+// at the start of the file is skipped, and never written. The first line
+// is the header:
 //
 //	{"format":"mcprig-cassette","version":2,"transport":"stdio","protocol":"2025-11-25","server":"counter"}
 //
