@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 
@@ -344,7 +345,7 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 	cp := *m
 	cp.Params = v.tasks.rename(v.states.rename(cp.Params)) // a continuation carries the live server's state, a poll its task
 	err := conn.Write(ctx, &cp)
-	if err != nil && ctx.Err() == nil && m.IsCall() {
+	if err != nil && ctx.Err() == nil && m.IsCall() && !unreachable(err) {
 		// The live server refused the request outside JSON-RPC (an HTTP
 		// status: a Streamable HTTP server answers a server/discover it
 		// does not know with 400, where a stdio one answers a JSON-RPC
@@ -355,6 +356,14 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		return nil
 	}
 	return err
+}
+
+// unreachable reports whether err, a write's, is a network failure (the
+// server not there, the connection broken) rather than the server's
+// refusal: verify fails at once at the request that met it.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
 }
 
 // awaitAnswer awaits the live server's answer to the request recorded
