@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -301,7 +300,7 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	red, sessions := b.red, b.sessions
 	h.URL = red.text(sessions.in(h.URL))
 	h.Event, h.ID, h.Retry = red.text(h.Event), red.text(b.ids.alias(sessions.in(h.ID))), red.text(h.Retry)
-	h.Headers = sessions.headers(h.Headers)
+	h.Headers = renameOriginHeaders(b.origin, sessions.headers(h.Headers))
 	if v := h.Headers.Get("Last-Event-ID"); v != "" {
 		if in.Kind == KindRequest {
 			b.resumed[h.Stream] = true
@@ -313,6 +312,9 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	raw := sessions.bytes(e.raw)
 	if len(raw) == 0 {
 		return in, nil
+	}
+	if renamed := renameOrigin(b.origin, string(raw)); renamed != string(raw) {
+		raw = []byte(renamed)
 	}
 	canon, info, ok := asMessage(raw)
 	if !ok {
@@ -359,7 +361,7 @@ func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
 		end.End = EndSession
 	}
 	if err != nil {
-		end.Error = b.red.text(strings.ReplaceAll(err.Error(), net.JoinHostPort(b.origin.Host, strconv.Itoa(b.origin.Port)), "ORIGIN"))
+		end.Error = b.red.text(renameOrigin(b.origin, err.Error()))
 	}
 	return &end
 }

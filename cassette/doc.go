@@ -254,7 +254,12 @@
 // are renamed ("<random>_3" becomes "s1_3"), alike in events and in
 // Last-Event-ID; so are session ids: the n-th Mcp-Session-Id the server
 // handed out is "session-<n>" in every header and wherever else it
-// appears, and replay hands that name out.
+// appears, and replay hands that name out. The server's origin is renamed
+// wherever it appears, in headers (a 401's resource_metadata), bodies,
+// events and error texts: "http://127.0.0.1:34223/x" is recorded as
+// "http://ORIGIN/x", and its host and port alone as "ORIGIN". Replay
+// renames the origin of each live request the same way before matching,
+// and serves "http://ORIGIN" as the origin the request was sent to.
 //
 // On every transport, the request states a 2026-07-28 server hands out in
 // its input-required results (requestState, an opaque token the client

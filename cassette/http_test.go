@@ -281,6 +281,39 @@ func bodyMethod(body string) string {
 	return m.Method
 }
 
+// TestHTTPOriginRenamed: the recorded server's origin is renamed
+// "http://ORIGIN" wherever it appears, a response header (such as a 401's
+// resource_metadata) and the bodies both ways included, so that the file
+// names no port; replay matches a live request that names its own origin
+// there, and serves that origin back in the answer.
+func TestHTTPOriginRenamed(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "origin.jsonl")
+	link := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "<http://"+r.Host+"/docs>; rel=help")
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newHTTPServer(t, statefulCounter(), true, link)
+	echo := func(origin string) call {
+		return call{Tool: "echo", Args: map[string]any{"text": "see " + origin + "/docs"}}
+	}
+	data, outs := record(t, path, httpLive(t, s.url(), nil), nil, rev2025, echo(s.URL))
+	if want := []outcome{{Text: "echo: see " + s.URL + "/docs"}}; !cmp.Equal(want, outs) {
+		t.Fatalf("recorded %v, want %v", outs, want)
+	}
+	host := strings.TrimPrefix(s.URL, "http://")
+	if strings.Contains(string(data), host) {
+		t.Errorf("the recording names the server's host and port %s:\n%s", host, data)
+	}
+	mustContain(t, "the recording", string(data), `"Link":["<http://ORIGIN/docs>; rel=help"]`, `"text":"see http://ORIGIN/docs"`, `"text":"echo: see http://ORIGIN/docs"`)
+	got := replay(t, path, nil, nil, rev2025, echo(cassette.ReplayOrigin))
+	if want := []outcome{{Text: "echo: see " + cassette.ReplayOrigin + "/docs"}}; !cmp.Equal(want, got) {
+		t.Errorf("replayed %v, want %v", got, want)
+	}
+}
+
 // TestRecorderKeepsToItsOrigin: the recording round tripper refuses a
 // request to another origin than the recorded factory's, and records
 // nothing of it.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -173,6 +174,16 @@ func (h *playHTTP) decide(f func(*decider) decision) decision {
 	return f(h.d)
 }
 
+// requestOrigin returns the serialised origin req is addressed to, which
+// replay puts back where the recording renamed its own (originName).
+func requestOrigin(req *http.Request) string {
+	o, err := auth.OriginOf(req.URL)
+	if err != nil {
+		return ReplayOrigin
+	}
+	return o.String()
+}
+
 // wrote tells req's client trace that the request went out whole, as the
 // live transport's would before the connection broke: the transport above
 // then knows the server had it.
@@ -227,13 +238,17 @@ func (h *playHTTP) excused(i int) bool {
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
+	o, _ := auth.OriginOf(req.URL)           // renamed as the recording renamed its own
 	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
-				l.headers.Add(ck, h.red.text(v))
+				l.headers.Add(ck, h.red.text(renameOrigin(o, v)))
 			}
 		}
+	}
+	if renamed := renameOrigin(o, string(body)); renamed != string(body) {
+		body = []byte(renamed)
 	}
 	var key []byte
 	text := ""
@@ -341,22 +356,25 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 		return nil, err
 	}
 	in := &ins[sl.resp]
+	origin := requestOrigin(req)
 	resp := &http.Response{
 		StatusCode: in.HTTP.Status,
 		Status:     strconv.Itoa(in.HTTP.Status) + " " + http.StatusText(in.HTTP.Status),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  in.HTTP.Headers.Clone(),
+		Header:  http.Header{},
 		Request: req,
 	}
-	if resp.Header == nil {
-		resp.Header = http.Header{}
+	for k, vs := range in.HTTP.Headers {
+		for _, v := range vs {
+			resp.Header.Add(k, restoreOrigin(v, origin))
+		}
 	}
 	if isSSE(in.HTTP.Headers) {
 		resp.ContentLength = -1
-		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins}
+		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins, origin: origin}
 		return resp, nil
 	}
-	data := h.payload(ins, sl.resp)
+	data := h.payload(ins, sl.resp, origin)
 	resp.ContentLength = int64(len(data))
 	if len(data) == 0 {
 		resp.Body = http.NoBody
@@ -367,16 +385,20 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 }
 
 // payload returns line i of ins's body or data, an answer carrying the
-// live id of its call. A task answer a fault fails is served as the fault
-// makes it, whatever a hook did.
-func (h *playHTTP) payload(ins []Interaction, i int) []byte {
+// live id of its call, origin (the request's) in place of the recorded
+// one. A task answer a fault fails is served as the fault makes it,
+// whatever a hook did.
+func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 	in := &ins[i]
 	canon := h.p.answer(i)
 	if h.view != nil && !h.p.faults.fail[i] {
 		canon = in.Message
 	}
 	if canon == nil {
-		return []byte(in.Text)
+		return []byte(restoreOrigin(in.Text, origin))
+	}
+	if restored := restoreOrigin(string(canon), origin); restored != string(canon) {
+		canon = []byte(restored)
 	}
 	st := &h.p.pl.steps[i]
 	if !st.answer {
@@ -435,6 +457,7 @@ type playBody struct {
 	h      *playHTTP
 	sl     *streamLines
 	ins    []Interaction // the lines it is served from (playHTTP.lines)
+	origin string        // the request's origin, put back in its events
 	ctx    context.Context
 	next   int // next event of sl.events
 	buf    []byte
@@ -484,7 +507,7 @@ func (b *playBody) event(i int) error {
 	in := &b.ins[i]
 	e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
 	if in.Message != nil || in.Text != "" {
-		e.Data = b.h.payload(b.ins, i)
+		e.Data = b.h.payload(b.ins, i, b.origin)
 	}
 	buf, err := sse.Append(nil, e)
 	if err != nil {
