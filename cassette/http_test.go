@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -311,6 +312,31 @@ func TestHTTPOriginRenamed(t *testing.T) {
 	got := replay(t, path, nil, nil, rev2025, echo(cassette.ReplayOrigin))
 	if want := []outcome{{Text: "echo: see " + cassette.ReplayOrigin + "/docs"}}; !cmp.Equal(want, got) {
 		t.Errorf("replayed %v, want %v", got, want)
+	}
+
+	// Verify sends the live server its own origin, and finds no drift.
+	var mu sync.Mutex
+	var calls []string
+	spy := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), `"tools/call"`) {
+				mu.Lock()
+				calls = append(calls, string(body))
+				mu.Unlock()
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			link(next).ServeHTTP(w, r)
+		})
+	}
+	other := newHTTPServer(t, statefulCounter(), true, spy)
+	if err := verify(t, path, httpLive(t, other.url(), nil), nil); err != nil {
+		t.Errorf("Verify against another port: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || !strings.Contains(calls[0], `"see `+other.URL+`/docs"`) {
+		t.Errorf("Verify sent %q, want one call naming %s", calls, other.URL)
 	}
 }
 
