@@ -74,3 +74,37 @@ func TestRevisionRefusedNamesTheCassette(t *testing.T) {
 		})
 	}
 }
+
+// TestPinnedRevisionRefusedNamesTheCassette: a session whose client was
+// pinned to 2025-11-25 replays at that revision only; a client pinned to
+// 2026-07-28 is refused before anything is sent, the error naming the
+// cassette and the line of the recorded answer to initialize.
+func TestPinnedRevisionRefusedNamesTheCassette(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(&fakeserver.Options{Catalog: "docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	path := tempPath(t, "pinned.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rec := open(t, path, fake.Factory(), &cassette.Options{Mode: cassette.ModeRecord})
+	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path, nil, &cassette.Options{AllowUnused: true})
+	_, err = client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20260728, Transport: f}, nil)
+	want := fmt.Sprintf("cassette %s:3 holds a session at protocol 2025-11-25 only, profile is 2026-07-28", path)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Connect = %v\nwant an error saying %q", err, want)
+	}
+	if us := f.Unused(); len(us) == 0 || us[0].Line != 2 {
+		t.Errorf("Unused = %v, want every recorded request, from line 2: nothing was sent", us)
+	}
+}
