@@ -313,8 +313,8 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	if len(raw) == 0 {
 		return in, nil
 	}
-	if renamed := renameOrigin(b.origin, string(raw)); renamed != string(raw) {
-		raw = []byte(renamed)
+	if b.origin.Host != "" && bytes.Contains(raw, []byte(b.origin.Host)) {
+		raw = []byte(renameOrigin(b.origin, string(raw)))
 	}
 	canon, info, ok := asMessage(raw)
 	if !ok {

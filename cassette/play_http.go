@@ -247,8 +247,8 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 			}
 		}
 	}
-	if renamed := renameOrigin(o, string(body)); renamed != string(body) {
-		body = []byte(renamed)
+	if o.Host != "" && bytes.Contains(body, []byte(o.Host)) {
+		body = []byte(renameOrigin(o, string(body)))
 	}
 	var key []byte
 	text := ""
@@ -397,8 +397,8 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 	if canon == nil {
 		return []byte(restoreOrigin(in.Text, origin))
 	}
-	if restored := restoreOrigin(string(canon), origin); restored != string(canon) {
-		canon = []byte(restored)
+	if bytes.Contains(canon, []byte("://"+originName)) {
+		canon = []byte(restoreOrigin(string(canon), origin))
 	}
 	st := &h.p.pl.steps[i]
 	if !st.answer {
