@@ -52,9 +52,9 @@ func TestRerecordSameBytes(t *testing.T) {
 	distinct := map[string]int{}
 	t.Cleanup(func() {
 		var b strings.Builder
-		fmt.Fprintf(&b, "distinct files of %d recordings:\n%-20s %-16s %-11s %s\n", rerecordings, "flow", "transport", "revision", "distinct")
+		fmt.Fprintf(&b, "distinct files of %d recordings:\n%-30s %-16s %-11s %s\n", rerecordings, "flow", "transport", "revision", "distinct")
 		for _, c := range cells {
-			fmt.Fprintf(&b, "%-20s %-16s %-11s %d\n", c.flow, c.transport, revisionOf(c), distinct[c.name()])
+			fmt.Fprintf(&b, "%-30s %-16s %-11s %d\n", c.flow, c.transport, revisionOf(c), distinct[c.name()])
 		}
 		t.Log(b.String())
 	})
@@ -122,8 +122,9 @@ func recordOnce(t *testing.T, path string, c rerecordCell) []byte {
 }
 
 // rerecordCells is the table: every transport without auth, and every auth
-// flow over Streamable HTTP, at both revisions (legacy SSE speaks
-// 2024-11-05 only).
+// flow over Streamable HTTP, at both revisions; legacy SSE, which speaks
+// 2024-11-05 only and runs no authorization flow, with the flows that need
+// no 401 to start.
 func rerecordCells() []rerecordCell {
 	profiles := []client.Profile{client.Profile20251125, client.Profile20260728}
 	var cells []rerecordCell
@@ -142,7 +143,11 @@ func rerecordCells() []rerecordCell {
 			}})
 		}
 	}
-	cells = append(cells, rerecordCell{flow: "none", transport: "sse", live: sseLive})
+	for _, fl := range authFlows() {
+		if fl.sse {
+			cells = append(cells, rerecordCell{flow: fl.name, transport: "sse", live: func(t *testing.T) transport.Factory { return sseLive(t, fl) }})
+		}
+	}
 	return cells
 }
 
@@ -150,6 +155,7 @@ func rerecordCells() []rerecordCell {
 // as a new process would have.
 type authFlow struct {
 	name string
+	sse  bool // it needs no 401 to start (legacy SSE runs no authorization flow)
 	as   *mcptest.AuthServerOptions
 	// creds returns the client's credential source for a server protected
 	// by as (whose issuer trusts idp, when the flow has one).
@@ -165,8 +171,8 @@ func authFlows() []authFlow {
 		return clientCredentials(t, cfg)
 	}
 	return []authFlow{
-		{name: "none", creds: nil},
-		{name: "bearer", creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "none", sse: true, creds: nil},
+		{name: "bearer", sse: true, creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
 			req, _ := http.NewRequest(http.MethodPost, as.URL, nil)
 			tok, err := cc(t, as, nil).Credential(t.Context(), req)
 			if err != nil {
@@ -189,6 +195,9 @@ func authFlows() []authFlow {
 		}},
 		{name: "client-credentials", creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
 			return clientCredentials(t, nil)
+		}},
+		{name: "client-credentials-token-url", sse: true, creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+			return cc(t, as, nil)
 		}},
 		{name: "dpop-nonce", as: &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true},
 			creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
@@ -244,19 +253,29 @@ func protectedHTTP(t *testing.T, p client.Profile, fl authFlow) transport.Factor
 	return mcptest.HTTP(t, o).Factory()
 }
 
-// sseLive starts the docs fake over legacy SSE and returns its factory.
-func sseLive(t *testing.T) transport.Factory {
+// sseLive starts the docs fake over legacy SSE, protected by a new fake
+// authorization server as flow fl asks (unprotected for "none"), and
+// returns the factory of a client with fl's credentials.
+func sseLive(t *testing.T, fl authFlow) transport.Factory {
 	fake, err := fakeserver.New(&fakeserver.Options{Catalog: fakeserver.CatalogDocs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	hs, err := fake.StartHTTP("127.0.0.1:0", &fakeserver.HTTPOptions{SSE: true})
+	ho := &fakeserver.HTTPOptions{SSE: true}
+	so := &sse.Options{}
+	if fl.creds != nil {
+		as := mcptest.NewAuthServer(t, fl.as)
+		p := &mcptest.Protection{Server: as}
+		ho.Wrap = func(next http.Handler) http.Handler { return as.Protect(next, p) }
+		so.Credentials = fl.creds(t, as, nil)
+	}
+	hs, err := fake.StartHTTP("127.0.0.1:0", ho)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hs.Close() })
-	f, err := sse.New(hs.URL, nil)
+	f, err := sse.New(hs.URL, so)
 	if err != nil {
 		t.Fatal(err)
 	}
