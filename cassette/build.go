@@ -300,7 +300,7 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	red, sessions := b.red, b.sessions
 	h.URL = red.text(sessions.in(h.URL))
 	h.Event, h.ID, h.Retry = red.text(h.Event), red.text(b.ids.alias(sessions.in(h.ID))), red.text(h.Retry)
-	h.Headers = renameOriginHeaders(b.origin, sessions.headers(h.Headers))
+	h.Headers = sessions.headers(h.Headers)
 	if v := h.Headers.Get("Last-Event-ID"); v != "" {
 		if in.Kind == KindRequest {
 			b.resumed[h.Stream] = true
@@ -308,17 +308,16 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		h.Headers = h.Headers.Clone()
 		h.Headers.Set("Last-Event-ID", b.ids.alias(v))
 	}
-	h.Headers = redactHeaders(red, b.secret, h.Headers)
+	// The origin is renamed after redaction, so that a secret that holds
+	// it is still found whole.
+	h.Headers = renameOriginHeaders(b.origin, redactHeaders(red, b.secret, h.Headers))
 	raw := sessions.bytes(e.raw)
 	if len(raw) == 0 {
 		return in, nil
 	}
-	if b.origin.Host != "" && bytes.Contains(raw, []byte(b.origin.Host)) {
-		raw = []byte(renameOrigin(b.origin, string(raw)))
-	}
 	canon, info, ok := asMessage(raw)
 	if !ok {
-		in.Text = red.text(string(raw))
+		in.Text = renameOrigin(b.origin, red.text(string(raw)))
 		return in, nil
 	}
 	b.hs.scan(side(&in), &info)
@@ -330,10 +329,11 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		// call of the stream it resumes.
 		b.answered[h.Stream] = true
 	}
-	var err error
-	if in.Message, err = red.message(canon); err != nil {
+	redacted, err := red.message(canon)
+	if err != nil {
 		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
+	in.Message = renameOriginMessage(b.origin, redacted)
 	return in, nil
 }
 
@@ -361,7 +361,7 @@ func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
 		end.End = EndSession
 	}
 	if err != nil {
-		end.Error = b.red.text(renameOrigin(b.origin, err.Error()))
+		end.Error = renameOrigin(b.origin, b.red.text(err.Error()))
 	}
 	return &end
 }

@@ -340,6 +340,28 @@ func TestHTTPOriginRenamed(t *testing.T) {
 	}
 }
 
+// TestHTTPOriginRenamedAfterRedaction: a secret that holds the server's
+// origin (a URL with a key in it) is redacted whole, in the bodies and in
+// a response header, before the origin is renamed: no part of it is left.
+func TestHTTPOriginRenamedAfterRedaction(t *testing.T) {
+	leakcheck.Check(t)
+	docs := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Docs", "http://"+r.Host+"/docs?key=sekrit-123")
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newHTTPServer(t, statefulCounter(), true, docs)
+	secret := s.URL + "/docs?key=sekrit-123"
+	live := httpLive(t, s.url(), nil)
+	data, _ := record(t, tempPath(t, "secret.jsonl"), live, &cassette.Options{Secrets: []string{secret}}, rev2025,
+		call{Tool: "echo", Args: map[string]any{"text": secret}})
+	if strings.Contains(string(data), "sekrit-123") {
+		t.Errorf("the recording holds the secret's key:\n%s", data)
+	}
+	mustContain(t, "the recording", string(data), `"X-Docs":["REDACTED-1"]`, `"text":"REDACTED-1"`, `"text":"echo: REDACTED-1"`)
+}
+
 // TestRecorderKeepsToItsOrigin: the recording round tripper refuses a
 // request to another origin than the recorded factory's, and records
 // nothing of it.

@@ -1,12 +1,14 @@
 package cassette
 
 import (
+	"bytes"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/canonjson"
 )
 
 // originName stands for the recorded server's host and port wherever they
@@ -96,4 +98,17 @@ func renameOriginHeaders(o auth.Origin, h http.Header) http.Header {
 		return h
 	}
 	return out
+}
+
+// renameOriginMessage returns canon, a canonical message, with origin o
+// renamed, canonical still (a renamed object key may sort elsewhere).
+func renameOriginMessage(o auth.Origin, canon []byte) []byte {
+	if o.Host == "" || !bytes.Contains(canon, []byte(o.Host)) {
+		return canon
+	}
+	renamed := []byte(renameOrigin(o, string(canon)))
+	if out, err := canonjson.Canonical(renamed); err == nil {
+		return out
+	}
+	return renamed
 }

@@ -243,12 +243,9 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
-				l.headers.Add(ck, h.red.text(renameOrigin(o, v)))
+				l.headers.Add(ck, renameOrigin(o, h.red.text(v)))
 			}
 		}
-	}
-	if o.Host != "" && bytes.Contains(body, []byte(o.Host)) {
-		body = []byte(renameOrigin(o, string(body)))
 	}
 	var key []byte
 	text := ""
@@ -256,13 +253,14 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 			if canon, err := canonicalMessage(msg); err == nil {
 				if red, err := h.red.message(canon); err == nil {
+					red = renameOriginMessage(o, red)
 					l.msg, l.body = msg, red
 					key = h.p.mt.key(liveKind(msg), red)
 				}
 			}
 		}
 		if l.msg == nil {
-			l.body = []byte(h.red.text(string(body)))
+			l.body = []byte(renameOrigin(o, h.red.text(string(body))))
 			text = string(l.body)
 		}
 	}
