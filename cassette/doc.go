@@ -257,7 +257,8 @@
 // appears, and replay hands that name out. The server's origin is renamed
 // wherever it appears, in headers (a 401's resource_metadata), bodies,
 // events and error texts: "http://127.0.0.1:34223/x" is recorded as
-// "http://ORIGIN/x", and its host and port alone as "ORIGIN". Replay
+// "http://ORIGIN/x", and its host and port alone as "ORIGIN" (after
+// redaction, so that a secret that holds the origin is found whole). Replay
 // renames the origin of each live request the same way before matching,
 // and serves "http://ORIGIN" as the origin the request was sent to.
 //
