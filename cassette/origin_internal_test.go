@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // TestRenameOrigin: the recorded origin is renamed where it is a whole
@@ -65,7 +66,7 @@ func TestReplayRestoresOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newPlayHTTP(p, &report{})
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://127.0.0.1:9/mcp", bytes.NewReader(c.Interactions[0].Message))
+	req, err := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, "http://127.0.0.1:9/mcp", bytes.NewReader(c.Interactions[0].Message))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
@@ -174,7 +175,7 @@ func authFlows() []authFlow {
 		{name: "none", sse: true, creds: nil},
 		{name: "bearer", sse: true, creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
 			req, _ := http.NewRequest(http.MethodPost, as.URL, nil)
-			tok, err := cc(t, as, nil).Credential(t.Context(), req)
+			tok, err := cc(t, as, nil).Credential(testkit.Context(t), req)
 			if err != nil {
 				t.Fatal(err)
 			}
