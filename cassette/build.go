@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -223,8 +222,9 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: eventIDs{}, sessions: sessionIDs(entries),
 		calls: map[int]string{}, answered: map[int]bool{}, resumed: map[int]bool{}}
 	// Every credential the transport sent, and every cookie the server set,
-	// is redacted wherever it appears, not only in its header.
-	for i := range entries {
+	// is redacted wherever it appears, not only in its header. They are
+	// learnt in the order of the lines, and numbered so.
+	for _, i := range lineOrder(entries) {
 		if h := entries[i].in.HTTP; h != nil {
 			b.red.learnHeaders(b.secret, h.Headers)
 		}
@@ -308,14 +308,16 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		h.Headers = h.Headers.Clone()
 		h.Headers.Set("Last-Event-ID", b.ids.alias(v))
 	}
-	h.Headers = redactHeaders(red, b.secret, h.Headers)
+	// The origin is renamed after redaction, so that a secret that holds
+	// it is still found whole.
+	h.Headers = renameOriginHeaders(b.origin, redactHeaders(red, b.secret, h.Headers))
 	raw := sessions.bytes(e.raw)
 	if len(raw) == 0 {
 		return in, nil
 	}
 	canon, info, ok := asMessage(raw)
 	if !ok {
-		in.Text = red.text(string(raw))
+		in.Text = renameOrigin(b.origin, red.text(string(raw)))
 		return in, nil
 	}
 	b.hs.scan(side(&in), &info)
@@ -327,10 +329,11 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		// call of the stream it resumes.
 		b.answered[h.Stream] = true
 	}
-	var err error
-	if in.Message, err = red.message(canon); err != nil {
+	redacted, err := red.message(canon)
+	if err != nil {
 		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
+	in.Message = renameOriginMessage(b.origin, redacted)
 	return in, nil
 }
 
@@ -358,7 +361,7 @@ func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
 		end.End = EndSession
 	}
 	if err != nil {
-		end.Error = b.red.text(strings.ReplaceAll(err.Error(), net.JoinHostPort(b.origin.Host, strconv.Itoa(b.origin.Port)), "ORIGIN"))
+		end.Error = renameOrigin(b.origin, b.red.text(err.Error()))
 	}
 	return &end
 }

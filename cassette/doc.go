@@ -42,7 +42,9 @@
 // # Format
 //
 // A cassette is UTF-8 text, one JSON object per line, so that a changed
-// message is one changed line in a diff. The first line is the header:
+// message is one changed line in a diff. A byte order mark an editor puts
+// at the start of the file is skipped, and never written. The first line
+// is the header:
 //
 //	{"format":"mcprig-cassette","version":2,"transport":"stdio","protocol":"2025-11-25","server":"counter"}
 //
@@ -215,10 +217,14 @@
 // [Options].Patterns, every value at [Options].RedactPaths, and the
 // values of [Options].RedactHeaders (wherever they appear, too). Each is
 // replaced by a placeholder "REDACTED-<n>"; a value always gets the same
-// placeholder, the configured secrets first, then what the recorder
-// learnt, in order of first appearance. Placeholders keep matching
-// working: live messages are redacted with the same rules before they are
-// matched, and placeholders match whatever their numbers.
+// placeholder. The configured secrets are numbered first, in the order
+// given. Then come the credentials of secret headers, in the order of the
+// lines, a line's headers by sorted name. Then every other value, in order
+// of first appearance: line by line, a line's URL, then its headers by
+// sorted name, then its body, an object's keys in sorted order, each key
+// before its value. So re-recording gives the same numbers. Placeholders
+// keep matching working: live messages are redacted with the same rules
+// before they are matched, and placeholders match whatever their numbers.
 //
 // # HTTP
 //
@@ -248,7 +254,13 @@
 // are renamed ("<random>_3" becomes "s1_3"), alike in events and in
 // Last-Event-ID; so are session ids: the n-th Mcp-Session-Id the server
 // handed out is "session-<n>" in every header and wherever else it
-// appears, and replay hands that name out.
+// appears, and replay hands that name out. The server's origin is renamed
+// wherever it appears, in headers (a 401's resource_metadata), bodies,
+// events and error texts: "http://127.0.0.1:34223/x" is recorded as
+// "http://ORIGIN/x", and its host and port alone as "ORIGIN" (after
+// redaction, so that a secret that holds the origin is found whole). Replay
+// renames the origin of each live request the same way before matching,
+// and serves "http://ORIGIN" as the origin the request was sent to.
 //
 // On every transport, the request states a 2026-07-28 server hands out in
 // its input-required results (requestState, an opaque token the client
@@ -336,13 +348,16 @@
 //	drop@tools/call=lookup            the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:200ms
 //	status@tools/list:503             the first tools/list is answered 503
-//	fail@tasks/get#2                  the task fails at the answer to its second poll
+//	fail@tasks/get                    the task fails at its first recorded state
 //
 // NAME is params.name (tools/call, prompts/get) or params.uri (resources);
 // NTH counts from 1 the requests of the session with that method and name,
 // continuations of an input-required request (2026-07-28) counting as the
 // request they continue; status acts on the request, drop, delay and end
-// on its answer (its last round's). See [Fault]. Faults are decided above
+// on its answer (its last round's). Polls that repeat the state before
+// them are answered by the first poll of that state, so fail@tasks/get#K
+// and drop@tasks/get#K name the first poll of a state; Open refuses
+// another, naming the poll to use. See [Fault]. Faults are decided above
 // the scheduler's rules, alike at both levels: a recorded tools/call is still
 // never answered twice, and what a fault answered or prevented is not
 // reported unused.

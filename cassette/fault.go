@@ -3,6 +3,8 @@ package cassette
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,8 +63,12 @@ const (
 	// fault) in place of the recorded state, at both levels. The task's
 	// later requests (its polls, tasks/update, tasks/cancel) are then not
 	// reported unused. fail@tasks/get#K fails it at the answer to the K-th
-	// poll; a poll the plan collapsed into the one before it (the same
-	// recorded state) is never answered, so name the first poll of a state.
+	// recorded poll. Polling need not match: a poll answered with the same
+	// state as the poll before it is never served, that poll answering in
+	// its place. So K names the first poll of a state: in a recording
+	// whose polls 1 and 2 are both "working", fail@tasks/get (K = 1) fails
+	// the task while it works, and fail@tasks/get#2 is refused, the
+	// refusal naming the poll to use. The same holds for drop@tasks/get#K.
 	FaultFail FaultKind = "fail"
 )
 
@@ -83,7 +89,7 @@ const (
 //	drop@tools/call=lookup           the stream of lookup's first call breaks before its answer
 //	delay@resources/read=docs://readme:1s   its answer comes a second late
 //	status@tools/list:401            the first tools/list is answered 401
-//	fail@tasks/get#2                 the task fails at the answer to its second poll
+//	fail@tasks/get                   the task fails at its first recorded state
 //	drop@tasks/get                   the first poll's reply is lost
 //
 // A request is named by its method and its name: params.name for
@@ -306,16 +312,44 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 
 // checkPolls refuses a drop or fail fault on the answer to a poll the
 // plan collapsed into the one before it (polls.go): that answer is never
-// served, the first poll of its state answering for it.
-func (fs *faults) checkPolls(c *Cassette, pl *plan) error {
-	for _, runs := range pl.polls {
-		for _, j := range runs {
-			if a := int(pl.steps[j].answerAt); a >= 0 && (fs.fail[a] || fs.drop[a]) {
-				return &OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf("%w: the answer at line %d is to a poll of the same state as the poll before it, which is answered in its place: name the first poll of a state", transport.ErrBadFault, c.Line(a))}
+// served, the first poll of its state answering for it. The refusal names
+// that first poll, as tasks/get#K and as a message number.
+func (fs *faults) checkPolls(c *Cassette, infos []lineInfo, pl *plan) error {
+	for _, head := range slices.Sorted(maps.Keys(pl.polls)) {
+		for _, j := range pl.polls[head] {
+			a := int(pl.steps[j].answerAt)
+			if a < 0 || !fs.fail[a] && !fs.drop[a] {
+				continue
 			}
+			first := int(pl.steps[head].answerAt)
+			return &OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf(
+				"%w: the answer at line %d repeats the state of the poll before it, and is never served: the first poll of that state, tasks/get#%d (message %d, line %d), answers in its place: name it",
+				transport.ErrBadFault, c.Line(a), pollNumber(infos, int(head)), messageNumber(infos, first), c.Line(first))}
 		}
 	}
 	return nil
+}
+
+// pollNumber returns K for poll line i, the K-th tasks/get of the session.
+func pollNumber(infos []lineInfo, i int) int {
+	k := 0
+	for j := 0; j <= i && j < len(infos); j++ {
+		if isPoll(infos[j]) {
+			k++
+		}
+	}
+	return k
+}
+
+// messageNumber returns line i's message number (Message.Number).
+func messageNumber(infos []lineInfo, i int) int {
+	n := 0
+	for j := 0; j <= i && j < len(infos); j++ {
+		if infos[j].canon != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // pollAnswer reports whether line i answers a task's poll (tasks/get).

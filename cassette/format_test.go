@@ -80,6 +80,27 @@ func TestLoadGood(t *testing.T) {
 	}
 }
 
+// TestLoadSkipsByteOrderMark: a UTF-8 byte order mark an editor put at the
+// start of the file is skipped, as RFC 8259 §8.1 allows: the cassette
+// loads as it would without it (and writes without it), at Load and Parse.
+func TestLoadSkipsByteOrderMark(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "bom.jsonl")
+	if err := os.WriteFile(path, []byte("\xef\xbb\xbf"+good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cassette.Load(path)
+	if err != nil {
+		t.Fatalf("Load of a cassette with a byte order mark: %v", err)
+	}
+	if diff := cmp.Diff(good, marshal(t, c)); diff != "" {
+		t.Errorf("Marshal(Load) mismatch (-want +got):\n%s", diff)
+	}
+	if c.Header.Server != "docs" || len(c.Interactions) != 4 {
+		t.Errorf("loaded header %+v and %d lines, want server docs and 4 lines", c.Header, len(c.Interactions))
+	}
+}
+
 // TestLoadVersion1: a version-1 cassette is read as the version-2 cassette
 // it stands for (its stderr tail in the client's ending), and Marshal
 // writes that.
@@ -132,6 +153,8 @@ func TestLoadBadInput(t *testing.T) {
 		{"pending in a server's ending", edit(t, `"end":"client"`, `"end":"eof","pending":[1]`), 5, "pending calls", nil},
 		{"server message after the end", edit(t, `{"kind":"end"}`, `{"kind":"message","from":"server","message":{"jsonrpc":"2.0","method":"x"}}`+"\n"+`{"kind":"end"}`), 6, "after the session's end", nil},
 		{"close without an ending", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"close"}`), 5, "without an ending", nil},
+		{"byte order mark inside", edit(t, "\n{\"kind\":\"end\"}", "\n\xef\xbb\xbf{\"kind\":\"end\"}"), endLine, "byte order mark", nil},
+		{"byte order mark alone", "\xef\xbb\xbf", 0, "empty file", nil},
 		{"request line in a stdio cassette", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"request","stream":1,"method":"GET","url":"/"}`), 5, "request line in a stdio cassette", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

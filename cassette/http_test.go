@@ -3,11 +3,15 @@ package cassette_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -211,6 +215,151 @@ func TestHooks(t *testing.T) {
 	if want := []outcome{{Text: "replayed"}}; !cmp.Equal(want, got) {
 		t.Errorf("replayed %v, want %v", got, want)
 	}
+}
+
+// TestReplayHookRunsPerServedResponse: a BeforeResponseReplayHook runs as
+// go-vcr runs it, just before a response is served, once for each served
+// exchange: none at Open, none for the recorded calls the client never
+// makes. A hook's error fails the request it ran for.
+func TestReplayHookRunsPerServedResponse(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "hooked.jsonl")
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	record(t, path, httpLive(t, s.url(), nil), nil, rev2025, script...)
+	var mu sync.Mutex
+	var seen []string
+	count := recorder.NewHook(func(i *govcr.Interaction) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, i.Request.Method+" "+i.Request.Headers.Get("Mcp-Method")+" "+bodyMethod(i.Request.Body))
+		return nil
+	}, recorder.BeforeResponseReplayHook)
+	seenNow := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+	o := vcr.Apply(&cassette.Options{AllowUnused: true}, &vcr.Options{Hooks: []*recorder.Hook{count}})
+	f := open(t, path, nil, withMode(o, cassette.ModeReplay))
+	if got := seenNow(); len(got) != 0 {
+		t.Fatalf("hooks ran %d times at Open, before any request: %q", len(got), got)
+	}
+	outs, err := session(t, f, rev2025, script[0])
+	if err != nil || !cmp.Equal(outs, []outcome{{Text: "first #1"}}) {
+		t.Fatalf("replayed %v, %v", outs, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("replaying Close: %v", err)
+	}
+	want := []string{"DELETE  ", "GET  ", "POST  initialize", "POST  notifications/initialized", "POST  tools/call"}
+	got := seenNow()
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hook calls mismatch, one per served exchange (-want +got):\n%s", diff)
+	}
+
+	hookErr := errors.New("hook refused")
+	failing := recorder.NewHook(func(*govcr.Interaction) error { return hookErr }, recorder.BeforeResponseReplayHook)
+	f = open(t, path, nil, withMode(vcr.Apply(&cassette.Options{AllowUnused: true}, &vcr.Options{Hooks: []*recorder.Hook{failing}}), cassette.ModeReplay))
+	tr, err := f.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025}); err == nil {
+		cs.Close()
+		t.Fatal("Connect succeeded, want the hook's error")
+	} else if !strings.Contains(err.Error(), hookErr.Error()) {
+		t.Errorf("Connect = %v, want the hook's error", err)
+	}
+}
+
+// bodyMethod returns the method of a JSON-RPC message's text, "" for none.
+func bodyMethod(body string) string {
+	var m struct{ Method string }
+	json.Unmarshal([]byte(body), &m)
+	return m.Method
+}
+
+// TestHTTPOriginRenamed: the recorded server's origin is renamed
+// "http://ORIGIN" wherever it appears, a response header (such as a 401's
+// resource_metadata) and the bodies both ways included, so that the file
+// names no port; replay matches a live request that names its own origin
+// there, and serves that origin back in the answer.
+func TestHTTPOriginRenamed(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "origin.jsonl")
+	link := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "<http://"+r.Host+"/docs>; rel=help")
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newHTTPServer(t, statefulCounter(), true, link)
+	echo := func(origin string) call {
+		return call{Tool: "echo", Args: map[string]any{"text": "see " + origin + "/docs"}}
+	}
+	data, outs := record(t, path, httpLive(t, s.url(), nil), nil, rev2025, echo(s.URL))
+	if want := []outcome{{Text: "echo: see " + s.URL + "/docs"}}; !cmp.Equal(want, outs) {
+		t.Fatalf("recorded %v, want %v", outs, want)
+	}
+	host := strings.TrimPrefix(s.URL, "http://")
+	if strings.Contains(string(data), host) {
+		t.Errorf("the recording names the server's host and port %s:\n%s", host, data)
+	}
+	mustContain(t, "the recording", string(data), `"Link":["<http://ORIGIN/docs>; rel=help"]`, `"text":"see http://ORIGIN/docs"`, `"text":"echo: see http://ORIGIN/docs"`)
+	got := replay(t, path, nil, nil, rev2025, echo(cassette.ReplayOrigin))
+	if want := []outcome{{Text: "echo: see " + cassette.ReplayOrigin + "/docs"}}; !cmp.Equal(want, got) {
+		t.Errorf("replayed %v, want %v", got, want)
+	}
+
+	// Verify sends the live server its own origin, and finds no drift.
+	var mu sync.Mutex
+	var calls []string
+	spy := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), `"tools/call"`) {
+				mu.Lock()
+				calls = append(calls, string(body))
+				mu.Unlock()
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			link(next).ServeHTTP(w, r)
+		})
+	}
+	other := newHTTPServer(t, statefulCounter(), true, spy)
+	if err := verify(t, path, httpLive(t, other.url(), nil), nil); err != nil {
+		t.Errorf("Verify against another port: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || !strings.Contains(calls[0], `"see `+other.URL+`/docs"`) {
+		t.Errorf("Verify sent %q, want one call naming %s", calls, other.URL)
+	}
+}
+
+// TestHTTPOriginRenamedAfterRedaction: a secret that holds the server's
+// origin (a URL with a key in it) is redacted whole, in the bodies and in
+// a response header, before the origin is renamed: no part of it is left.
+func TestHTTPOriginRenamedAfterRedaction(t *testing.T) {
+	leakcheck.Check(t)
+	docs := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Docs", "http://"+r.Host+"/docs?key=sekrit-123")
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newHTTPServer(t, statefulCounter(), true, docs)
+	secret := s.URL + "/docs?key=sekrit-123"
+	live := httpLive(t, s.url(), nil)
+	data, _ := record(t, tempPath(t, "secret.jsonl"), live, &cassette.Options{Secrets: []string{secret}}, rev2025,
+		call{Tool: "echo", Args: map[string]any{"text": secret}})
+	if strings.Contains(string(data), "sekrit-123") {
+		t.Errorf("the recording holds the secret's key:\n%s", data)
+	}
+	mustContain(t, "the recording", string(data), `"X-Docs":["REDACTED-1"]`, `"text":"REDACTED-1"`, `"text":"echo: REDACTED-1"`)
 }
 
 // TestRecorderKeepsToItsOrigin: the recording round tripper refuses a

@@ -51,9 +51,15 @@ func Parse(name string, data []byte) (*Cassette, error) {
 	return parse(name, bytes.Clone(data))
 }
 
-// parse is Parse of data the cassette may keep.
+// utf8BOM is the byte order mark an editor may put before UTF-8 text.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// parse is Parse of data the cassette may keep. A byte order mark at the
+// start of the file, which some editors add, is skipped (RFC 8259 §8.1);
+// anywhere else it is an error saying what it is.
 func parse(name string, data []byte) (*Cassette, error) {
 	ferr := func(line int, err error) error { return &FormatError{File: name, Line: line, Err: err} }
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if len(data) == 0 {
 		return nil, &FormatError{File: name, Err: errors.New("empty file")}
 	}
@@ -74,6 +80,9 @@ func parse(name string, data []byte) (*Cassette, error) {
 		rest = rest[nl+1:]
 		if ended {
 			return nil, ferr(n, errors.New("content after the end line"))
+		}
+		if bytes.HasPrefix(line, utf8BOM) {
+			return nil, ferr(n, errors.New("a UTF-8 byte order mark (EF BB BF) starts the line: only the file may start with one"))
 		}
 		in, end, err := parseLine(line)
 		if err != nil {

@@ -325,6 +325,36 @@ func (f *Factory) PinnedProtocolVersion() string {
 	return ""
 }
 
+// RecordedRevision returns, when f replays, where the recorded session
+// settled its protocol revision ("cassette docs.jsonl:3") and that
+// revision; "", "" otherwise. A client names it, not a server, when it
+// refuses the revision replay negotiated.
+func (f *Factory) RecordedRevision() (where, revision string) {
+	if f.p == nil {
+		return "", ""
+	}
+	// The line is the answer to initialize, or else the first message
+	// that carries the recorded revision.
+	c, first := f.p.c, -1
+	var hs headerScan
+	for i := range c.Interactions {
+		m, err := scanMessage(f.p.canon[i])
+		if f.p.canon[i] == nil || err != nil {
+			continue
+		}
+		if hs.scan(side(&c.Interactions[i]), &m); hs.fromInit {
+			return fmt.Sprintf("cassette %s:%d", c.File, c.Line(i)), c.Header.Protocol
+		}
+		if first < 0 && hs.protocol == c.Header.Protocol {
+			first = i
+		}
+	}
+	if first < 0 {
+		return "cassette " + c.File, c.Header.Protocol
+	}
+	return fmt.Sprintf("cassette %s:%d", c.File, c.Line(first)), c.Header.Protocol
+}
+
 // discovers reports whether the recorded client sent server/discover.
 func (p *player) discovers() bool {
 	for _, i := range p.pl.clients {

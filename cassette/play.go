@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -25,16 +24,8 @@ type player struct {
 }
 
 // newPlayer checks c as Parse does and indexes it. HTTP hooks
-// (BeforeResponseReplayHook) run on a copy first.
+// (BeforeResponseReplayHook) run later, as each response is served.
 func newPlayer(c *Cassette, o *Options) (*player, error) {
-	if c.Kind() == transport.KindStreamableHTTP && len(o.vcr.Hooks) > 0 {
-		cp := *c
-		cp.Interactions = cloneInteractions(c.Interactions)
-		if err := applyHooks(&cp, o.vcr.Hooks, false, beforeReplay); err != nil {
-			return nil, &OptionsError{Option: "Hooks", Err: err}
-		}
-		c = &cp
-	}
 	infos, err := analyse(c)
 	if err != nil {
 		return nil, err
@@ -54,7 +45,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 		p.index[k] = append(p.index[k], i)
 	}
 	collapsePolls(pl, infos, p.index)
-	if err := fs.checkPolls(c, pl); err != nil {
+	if err := fs.checkPolls(c, infos, pl); err != nil {
 		return nil, err
 	}
 	return p, nil

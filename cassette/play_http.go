@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -12,8 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // ReplayOrigin is the origin a replayed HTTP session is addressed to when
@@ -30,15 +33,58 @@ type playHTTP struct {
 	p   *player
 	rep *report
 
+	// hooks are the BeforeResponseReplayHook hooks; view is a copy of the
+	// lines they rewrite, stream by stream, as each is first served. Both
+	// are nil without such hooks.
+	hooks []*recorder.Hook
+	view  []Interaction
+
 	mu     sync.Mutex // guards the fields below
 	d      *decider
 	red    *redactor
 	secret map[string]bool // the headers whose values are credentials
 	wake   chan struct{}
+	hooked map[int]bool // streams whose lines the hooks have seen
 }
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
-	return &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
+	h := &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
+	for _, hk := range p.o.vcr.Hooks {
+		if hk != nil && hk.Kind == beforeReplay {
+			h.hooks = append(h.hooks, hk)
+		}
+	}
+	if len(h.hooks) > 0 {
+		h.view, h.hooked = cloneInteractions(p.c.Interactions), map[int]bool{}
+	}
+	return h
+}
+
+// lines returns the lines to serve stream sl from: the recorded ones, or,
+// with replay hooks, their copy, which the hooks see just before the
+// stream's response is first served, as go-vcr runs them.
+func (h *playHTTP) lines(sl *streamLines) ([]Interaction, error) {
+	if h.view == nil {
+		return h.p.c.Interactions, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.view[sl.req].HTTP.Stream
+	if h.hooked[s] {
+		return h.view, nil
+	}
+	h.hooked[s] = true
+	vi := toVCR(h.view, sl)
+	vi.ID = s - 1
+	for _, hk := range h.hooks {
+		if err := hk.Handler(vi); err != nil {
+			return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hk.Kind, s, err)
+		}
+	}
+	if err := fromVCR(h.view, sl, vi); err != nil {
+		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", beforeReplay, s, err)
+	}
+	return h.view, nil
 }
 
 // A liveReq is a request as the replayer compares it.
@@ -64,7 +110,10 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	case actStatus:
 		return status(req, dec.status), nil
 	case actResume:
-		resp := h.response(req, dec.sl)
+		resp, err := h.response(req, dec.sl)
+		if err != nil {
+			return nil, err
+		}
 		resp.Body.(*playBody).next = dec.line
 		return resp, nil
 	case actAccept, actRefuse:
@@ -114,7 +163,7 @@ func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *streamLines) (*ht
 	if err := h.hold(req.Context(), dec, nil); err != nil {
 		return nil, err
 	}
-	return h.response(req, sl), nil
+	return h.response(req, sl)
 }
 
 // decide asks the decider f under h.mu, and wakes the waiters.
@@ -123,6 +172,16 @@ func (h *playHTTP) decide(f func(*decider) decision) decision {
 	defer h.mu.Unlock()
 	defer h.signal()
 	return f(h.d)
+}
+
+// requestOrigin returns the serialised origin req is addressed to, which
+// replay puts back where the recording renamed its own (originName).
+func requestOrigin(req *http.Request) string {
+	o, err := auth.OriginOf(req.URL)
+	if err != nil {
+		return ReplayOrigin
+	}
+	return o.String()
 }
 
 // wrote tells req's client trace that the request went out whole, as the
@@ -179,11 +238,12 @@ func (h *playHTTP) excused(i int) bool {
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
+	o, _ := auth.OriginOf(req.URL)           // renamed as the recording renamed its own
 	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
-				l.headers.Add(ck, h.red.text(v))
+				l.headers.Add(ck, renameOrigin(o, h.red.text(v)))
 			}
 		}
 	}
@@ -193,13 +253,14 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 			if canon, err := canonicalMessage(msg); err == nil {
 				if red, err := h.red.message(canon); err == nil {
+					red = renameOriginMessage(o, red)
 					l.msg, l.body = msg, red
 					key = h.p.mt.key(liveKind(msg), red)
 				}
 			}
 		}
 		if l.msg == nil {
-			l.body = []byte(h.red.text(string(body)))
+			l.body = []byte(renameOrigin(o, h.red.text(string(body))))
 			text = string(l.body)
 		}
 	}
@@ -285,41 +346,57 @@ func (p *player) methodOf(i int) string {
 
 var errBodyClosed = errors.New("cassette: body closed")
 
-// response builds the recorded response of stream sl.
-func (h *playHTTP) response(req *http.Request, sl *streamLines) *http.Response {
-	in := &h.p.c.Interactions[sl.resp]
+// response builds the recorded response of stream sl, as the replay hooks
+// leave it.
+func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response, error) {
+	ins, err := h.lines(sl)
+	if err != nil {
+		return nil, err
+	}
+	in := &ins[sl.resp]
+	origin := requestOrigin(req)
 	resp := &http.Response{
 		StatusCode: in.HTTP.Status,
 		Status:     strconv.Itoa(in.HTTP.Status) + " " + http.StatusText(in.HTTP.Status),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  in.HTTP.Headers.Clone(),
+		Header:  http.Header{},
 		Request: req,
 	}
-	if resp.Header == nil {
-		resp.Header = http.Header{}
+	for k, vs := range in.HTTP.Headers {
+		for _, v := range vs {
+			resp.Header.Add(k, restoreOrigin(v, origin))
+		}
 	}
 	if isSSE(in.HTTP.Headers) {
 		resp.ContentLength = -1
-		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{})}
-		return resp
+		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins, origin: origin}
+		return resp, nil
 	}
-	data := h.payload(sl.resp)
+	data := h.payload(ins, sl.resp, origin)
 	resp.ContentLength = int64(len(data))
 	if len(data) == 0 {
 		resp.Body = http.NoBody
 	} else {
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 	}
-	return resp
+	return resp, nil
 }
 
-// payload returns line i's body or data, an answer carrying the live id of
-// its call.
-func (h *playHTTP) payload(i int) []byte {
-	in := &h.p.c.Interactions[i]
+// payload returns line i of ins's body or data, an answer carrying the
+// live id of its call, origin (the request's) in place of the recorded
+// one. A task answer a fault fails is served as the fault makes it,
+// whatever a hook did.
+func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
+	in := &ins[i]
 	canon := h.p.answer(i)
+	if h.view != nil && !h.p.faults.fail[i] {
+		canon = in.Message
+	}
 	if canon == nil {
-		return []byte(in.Text)
+		return []byte(restoreOrigin(in.Text, origin))
+	}
+	if bytes.Contains(canon, []byte("://"+originName)) {
+		canon = []byte(restoreOrigin(string(canon), origin))
 	}
 	st := &h.p.pl.steps[i]
 	if !st.answer {
@@ -377,6 +454,8 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 type playBody struct {
 	h      *playHTTP
 	sl     *streamLines
+	ins    []Interaction // the lines it is served from (playHTTP.lines)
+	origin string        // the request's origin, put back in its events
 	ctx    context.Context
 	next   int // next event of sl.events
 	buf    []byte
@@ -423,10 +502,10 @@ func (b *playBody) event(i int) error {
 	if err := b.h.hold(b.ctx, dec, b.closed); err != nil {
 		return err
 	}
-	in := &b.h.p.c.Interactions[i]
+	in := &b.ins[i]
 	e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
 	if in.Message != nil || in.Text != "" {
-		e.Data = b.h.payload(i)
+		e.Data = b.h.payload(b.ins, i, b.origin)
 	}
 	buf, err := sse.Append(nil, e)
 	if err != nil {

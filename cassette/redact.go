@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -20,10 +21,11 @@ type Revealer interface {
 const placeholderPrefix = "REDACTED-"
 
 // redactor replaces secrets by numbered placeholders. The same value always
-// gets the same placeholder: literal secrets are numbered by their position in
-// Options (Secrets, then Revealers), and values found by patterns or paths
-// after them, in order of first appearance. It is not safe for concurrent
-// use.
+// gets the same placeholder. Literal secrets are numbered first, by their
+// position in Options (Secrets, then Revealers, then the values the live
+// factory hands its peer). Other values are numbered in order of first
+// appearance, in a defined order that map order never changes: headers by
+// sorted name, object keys sorted. It is not safe for concurrent use.
 type redactor struct {
 	literals []literal // longest first, so a secret containing another is replaced whole
 	patterns []*regexp.Regexp
@@ -88,14 +90,15 @@ func (r *redactor) learn(v string) {
 // learnHeaders learns the credentials in the secret headers of h: the
 // credential of an Authorization (its scheme left out), a Cookie or
 // Set-Cookie whole and each cookie's value (of MinAutoSecret bytes or
-// more), a RedactHeaders value whole.
+// more), a RedactHeaders value whole. Headers are learnt by sorted name,
+// so that the placeholders' numbers do not follow map order.
 func (r *redactor) learnHeaders(secret map[string]bool, h http.Header) {
-	for k, vs := range h {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		ck := http.CanonicalHeaderKey(k)
 		if !secret[ck] {
 			continue
 		}
-		for _, v := range vs {
+		for _, v := range h[k] {
 			switch ck {
 			case "Authorization", "Proxy-Authorization":
 				if scheme, rest, ok := strings.Cut(v, " "); ok && isToken(scheme) && strings.TrimSpace(rest) != "" {
@@ -165,8 +168,8 @@ func mapNumbers(v any, f func(json.Number) any) any {
 	case json.Number:
 		return f(v)
 	case map[string]any:
-		for k, c := range v {
-			v[k] = mapNumbers(c, f)
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			v[k] = mapNumbers(v[k], f)
 		}
 	case []any:
 		for i, c := range v {
@@ -252,7 +255,8 @@ func redactHeaders(red *redactor, secret map[string]bool, h http.Header) http.He
 		return nil
 	}
 	out := make(http.Header, len(h))
-	for k, vs := range h {
+	for _, k := range slices.Sorted(maps.Keys(h)) { // sorted: placeholders are numbered in this order
+		vs := h[k]
 		ck := http.CanonicalHeaderKey(k)
 		if isVolatile(ck) {
 			continue

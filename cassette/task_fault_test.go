@@ -119,3 +119,46 @@ func TestFaultFailFailsTheTaskAtAState(t *testing.T) {
 		t.Errorf("%d polls, want 1: %q", n, *live.seen)
 	}
 }
+
+// TestFaultFailOnARepeatedState: on the most common task recording, whose
+// first polls are all answered "working", fail@tasks/get#2 names a poll
+// that repeats the state of the first, which answers in its place: Open
+// refuses it, naming the poll to use (tasks/get#1, its message and line).
+// fail@tasks/get, the documented example, fails the task (see
+// TestFaultFailFailsTheTaskAtAState); #1 is the same fault.
+func TestFaultFailOnARepeatedState(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "task.jsonl")
+	recordTask(t, path)
+	c, err := cassette.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, m := range c.Messages() {
+		if s := string(m.Message); strings.Contains(s, `"status":"working"`) {
+			states = append(states, "working")
+		} else if strings.Contains(s, `"status":"completed"`) {
+			states = append(states, "completed")
+		}
+	}
+	if len(states) < 3 || states[0] != "working" || states[1] != "working" {
+		t.Fatalf("the recording's polls are answered %q, not twice working first: the test proves nothing", states)
+	}
+	f, err := cassette.ParseFault("fail@tasks/get#2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cassette.Open(path, nil, &cassette.Options{Faults: []cassette.Fault{f}})
+	var oe *cassette.OptionsError
+	if !errors.As(err, &oe) || !errors.Is(err, transport.ErrBadFault) || !strings.Contains(err.Error(), "the first poll of that state, tasks/get#1 (message ") {
+		t.Fatalf("Open with fail@tasks/get#2 = %v, want an *OptionsError wrapping ErrBadFault naming tasks/get#1", err)
+	}
+	first, err := cassette.ParseFault("fail@tasks/get#1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := taskCall(t, path, newCounting(t), cassette.ModeReplay, []cassette.Fault{first}); !errors.Is(err, client.ErrTaskFailed) {
+		t.Errorf("the call with fail@tasks/get#1: %v, want ErrTaskFailed", err)
+	}
+}

@@ -3,6 +3,8 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/looprig/mcp/internal/canonjson"
@@ -84,7 +86,7 @@ func walkPath(v any, p path, f func(any) (any, bool)) {
 			}
 		}
 		if p[0] == "*" {
-			for k := range v {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				apply(k)
 			}
 		} else {
@@ -106,17 +108,14 @@ func walkPath(v any, p path, f func(any) (any, bool)) {
 	}
 }
 
-// mapStrings replaces every string in v (object keys included) by f of it.
+// mapStrings replaces every string in v (object keys included) by f of it,
+// the keys of an object in sorted order, each before its value.
 func mapStrings(v any, f func(string) string) any {
 	switch v := v.(type) {
 	case string:
 		return f(v)
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			child := v[k]
 			nk := f(k)
 			if nk != k {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 
@@ -110,6 +111,9 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	conn = rec.conn(conn)
 	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{},
 		refused: map[jsonrpc.ID]bool{}, cancelled: map[string]bool{}}
+	if rec.hrec != nil {
+		v.origin = rec.origin.String()
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { v.read(rctx, conn) })
@@ -242,6 +246,19 @@ type verifier struct {
 	states      stateNames          // the recorded request states (renamed) → the live server's
 	tasks       stateNames          // the recorded task ids (renamed) → the live server's
 	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
+	origin      string              // the live server's origin, over HTTP: sent where the recording renamed its own
+}
+
+// toLive returns raw, a recorded client message's params or result, with
+// the live server's origin where the recording renamed its own.
+func (v *verifier) toLive(raw json.RawMessage) json.RawMessage {
+	if v.origin == "" || raw == nil {
+		return raw
+	}
+	if s := restoreOrigin(string(raw), v.origin); s != string(raw) {
+		return json.RawMessage(s)
+	}
+	return raw
 }
 
 // awaitEnd waits until the live connection ends, or ctx does.
@@ -317,7 +334,7 @@ func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 				return nil // its request drifted already
 			}
 			cp := *m
-			cp.ID = id
+			cp.ID, cp.Result = id, v.toLive(m.Result)
 			return conn.Write(ctx, &cp)
 		}
 		return v.awaitAnswer(ctx, conn, info, m)
@@ -342,9 +359,9 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		}
 	}
 	cp := *m
-	cp.Params = v.tasks.rename(v.states.rename(cp.Params)) // a continuation carries the live server's state, a poll its task
+	cp.Params = v.toLive(v.tasks.rename(v.states.rename(cp.Params))) // a continuation carries the live server's state, a poll its task
 	err := conn.Write(ctx, &cp)
-	if err != nil && ctx.Err() == nil && m.IsCall() {
+	if err != nil && ctx.Err() == nil && m.IsCall() && !unreachable(err) {
 		// The live server refused the request outside JSON-RPC (an HTTP
 		// status: a Streamable HTTP server answers a server/discover it
 		// does not know with 400, where a stdio one answers a JSON-RPC
@@ -355,6 +372,14 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		return nil
 	}
 	return err
+}
+
+// unreachable reports whether err, a write's, is a network failure (the
+// server not there, the connection broken) rather than the server's
+// refusal: verify fails at once at the request that met it.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
 }
 
 // awaitAnswer awaits the live server's answer to the request recorded

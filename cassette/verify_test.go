@@ -3,6 +3,7 @@ package cassette_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,36 @@ func TestVerifyAcrossTransports(t *testing.T) {
 	b := subjects(verify(t, overHTTP, inprocess.New(drifting().srv), nil))
 	if diff := cmp.Diff(a, b); diff != "" || len(a) != 2 {
 		t.Errorf("drifts differ across transports (-in-process cassette +HTTP cassette):\n%s", diff)
+	}
+}
+
+// TestVerifyDeadUpstreamNamesTheFirstRequest: against a server that is not
+// there (its port closed), Verify fails at the first recorded request,
+// naming its line, not at a later line after passing over the failure.
+func TestVerifyDeadUpstreamNamesTheFirstRequest(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "http.jsonl")
+	s := newHTTPServer(t, statefulCounter(), false, nil)
+	record(t, path, httpLive(t, s.url(), nil), nil, rev2025, script...)
+	dead := newHTTPServer(t, statefulCounter(), false, nil)
+	url := dead.url()
+	dead.Close()
+	c, err := cassette.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := 0
+	for _, m := range c.Messages() {
+		if m.From == cassette.FromClient {
+			first = m.Line
+			break
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = cassette.Verify(ctx, c, httpLive(t, url, nil), nil)
+	want := fmt.Sprintf("verify %s:%d: ", path, first)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "initialize") {
+		t.Fatalf("Verify against a dead server = %v\nwant an error at %q, sending initialize", err, want)
 	}
 }

@@ -129,8 +129,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	c.session = cs
 	if got := cs.InitializeResult().ProtocolVersion; !slices.Contains(o.accept, got) {
 		cs.Close()
-		return fail(OpConnect, fmt.Errorf("%w: the server negotiated %s; profile %s accepts %s",
-			ErrRevisionMismatch, got, def.Profile, o.accepts()), false)
+		return fail(OpConnect, revisionRefused(def, got, o), false)
 	}
 	if h.Logging != nil {
 		if err := c.askForLogs(ctx, h.LogLevel); err != nil {

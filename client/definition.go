@@ -87,6 +87,11 @@ func (d *Definition) negotiation() (offer, error) {
 	case d.Profile == ProfileDefault:
 		return offer{version: pinned, accept: []string{pinned}}, nil
 	case pinned != pv:
+		if r, ok := transport.As[recording](d.Transport); ok {
+			if where, _ := r.RecordedRevision(); where != "" {
+				return offer{}, fmt.Errorf("%s holds a session at protocol %s only, profile is %s", where, pinned, d.Profile)
+			}
+		}
 		return offer{}, fmt.Errorf("transport %s speaks protocol %s only, profile is %s", d.Transport.Kind(), pinned, d.Profile)
 	}
 	return d.Profile.offer(), nil

@@ -1,12 +1,14 @@
 package client
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -132,6 +134,26 @@ func (o offer) accepts() string {
 // names both revisions. It is a ClassProtocol error, and connecting again
 // with the same profile fails the same way.
 var ErrRevisionMismatch = errors.New("protocol revision mismatch")
+
+// A recording stands in for a server: a replaying cassette.Factory. It
+// says where its session settled its revision, and which.
+type recording interface {
+	RecordedRevision() (where, revision string)
+}
+
+// revisionRefused returns the ErrRevisionMismatch of a session that
+// negotiated got, which o does not accept. A replayed session names the
+// recording and its line, since no server negotiated anything.
+func revisionRefused(def Definition, got string, o offer) error {
+	if r, ok := transport.As[recording](def.Transport); ok {
+		if where, rev := r.RecordedRevision(); where != "" {
+			return fmt.Errorf("%w: %s holds a session at protocol %s; profile %s accepts %s",
+				ErrRevisionMismatch, where, cmp.Or(rev, got), def.Profile, o.accepts())
+		}
+	}
+	return fmt.Errorf("%w: the server negotiated %s; profile %s accepts %s",
+		ErrRevisionMismatch, got, def.Profile, o.accepts())
+}
 
 // refusedRevision returns the revision mismatch err, from the go-sdk's
 // handshake at the profile's revision, stands for, or nil: the server

@@ -117,6 +117,18 @@
 //
 // CI is read as a boolean: CI=false and CI=0 are not CI.
 //
+// The mode is the whole process's: a test cannot record a cassette and
+// then replay it inside parallel tests. Two things stop it. A test
+// switches the mode only with t.Setenv, and Go panics when t.Setenv is
+// called in a parallel test or below one ("test using t.Setenv ... can
+// not use t.Parallel"). And a recording is written when the test that made
+// it ends (at its cleanup), so its replay must come in a later test. To
+// record then replay in one run, make each phase a sequential subtest
+// that sets the environment; parallel tests each take a cassette path of
+// their own. Parallel tests that share a path all record it while it is
+// missing, each writing it whole (the last write wins), and in CI all
+// fail, saying how to record it.
+//
 // # Golden catalogs
 //
 // [GoldenCatalog] compares a catalog with a txtar file (a prose comment,

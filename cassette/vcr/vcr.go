@@ -14,8 +14,11 @@ type Options struct {
 	// Hooks are go-vcr hooks run on each exchange of a Streamable HTTP
 	// session, presented as a go-vcr cassette.Interaction:
 	// AfterCaptureHook and BeforeSaveHook when the recording is written
-	// (after the built-in redaction, so hooks never see a secret),
-	// BeforeResponseReplayHook before replay serves it. A hook may rewrite
+	// (after the built-in redaction, so hooks never see a secret).
+	// BeforeResponseReplayHook runs as in go-vcr: just before replay serves
+	// an exchange's response, once for each exchange served, never for one
+	// the client does not request; its error fails that request. What it
+	// changes is served, not matched. A hook may rewrite
 	// an exchange's events, not add or remove them. For a session that is
 	// not Streamable HTTP, hooks are an *cassette.OptionsError (Option
 	// "Hooks"); a nil hook is one too. If empty, no hook runs.

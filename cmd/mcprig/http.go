@@ -256,11 +256,6 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 			break
 		}
 	}
-	endpoint, err := url.Parse(cassette.ReplayOrigin + path)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
-		return 1
-	}
 	door, err := f.door.policy()
 	if err != nil {
 		p.Close()
@@ -270,6 +265,16 @@ func replayHTTP(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts 
 	if err != nil {
 		p.Close()
 		return usageError(stderr, "mcprig replay", err.Error())
+	}
+	// Requests are replayed as addressed to the listener, whose origin
+	// replay serves where the recording renamed the recorded server's
+	// (a 401's resource_metadata). Nothing is dialled.
+	endpoint, err := url.Parse("http://" + l.Addr().String() + path)
+	if err != nil {
+		l.Close()
+		p.Close()
+		fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
+		return 1
 	}
 	sp := newSessionProxy(endpoint, pf.rt, stderr, f.idle, door, f.door.maxBody)
 	fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), endpoint.EscapedPath())

@@ -50,6 +50,29 @@ Origin header is "null" or not a loopback origin. --allow-host and
 default of its header); with --allow-remote and no --allow-host, the Host
 is not checked, and an Origin must be the request's own.
 
+--fault injects a fault, so that one recorded session exercises a
+client's failure paths. Its grammar is KIND@TARGET[:ARG], TARGET a message
+number N of mcprig inspect or a request METHOD[=NAME][#NTH] (NAME is
+params.name, or params.uri for resources; NTH counts from 1):
+
+  drop@T            break the response stream before T's answer (HTTP), or
+                    lose the JSON answer to a tasks/get poll
+  delay@T:DURATION  hold T's answer DURATION longer
+  end@T             end the session at T's answer: the server dies there
+  status@T:CODE     answer T's request with 401, 403 or 5xx, once (HTTP)
+  fail@T            serve the answer to a tasks/get poll as the task failed
+
+For example end@tools/call=lookup#2, status@tools/list:503 or
+fail@tasks/get. A poll that repeats the state of the poll before it is
+answered by that one, so fail@ and drop@ name the first poll of a state:
+fail@tasks/get#2 is refused when polls 1 and 2 were both "working", and
+the refusal names the poll to use.
+
+Exit status: 0 when the session replayed as recorded; 1 on a mismatch,
+an unused recorded request (unless --allow-unused) or a failed session;
+the recorded server's own status where it exited; 2 on a usage error: a
+bad flag, a cassette that does not load, a fault the cassette refuses.
+
 Flags:
 `
 
@@ -71,7 +94,7 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowUnused, "allow-unused", false, "do not exit 1 when the client did not make every recorded request")
 	fs.DurationVar(&f.idle, "idle", 0, "with --listen: also end the replay once no request has been in flight for `D` (0: never)")
 	fs.IntVar(&f.maxFrame, "max-frame", 4<<20, "bound one inbound message, in `BYTES`")
-	fs.Var(&f.faults, "fault", "inject a fault: drop@T, delay@T:DURATION, end@T or status@T:CODE, T a message number of mcprig inspect or a request METHOD[=NAME][#NTH] (end@tools/call=lookup#2); repeatable")
+	fs.Var(&f.faults, "fault", "inject a fault: drop@T, delay@T:DURATION, end@T, status@T:CODE or fail@T, T a message number of mcprig inspect or a request METHOD[=NAME][#NTH] (end@tools/call=lookup#2, fail@tasks/get; see above); repeatable")
 	fs.Var(&f.ignore, "ignore", "ignore the value at `PATH` when matching (\"params.arguments.now\"); repeatable")
 	f.redact.define(fs)
 	f.door.define(fs, "with --listen: ")
@@ -111,7 +134,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if f.listen != "" {
 		return replayHTTP(ctx, &f, c, opts, stdout, stderr)
 	}
-	if err := replayStdio(ctx, &f, c, opts, os.Stdin, stdout, stderr); err != nil {
+	p, err := cassette.Replay(c, nil, opts)
+	if err != nil {
+		return usageError(stderr, "mcprig replay", err.Error()) // as over HTTP: a fault the cassette refuses
+	}
+	if err := replayStdio(ctx, &f, p, os.Stdin, stdout, stderr); err != nil {
 		if se, ok := err.(*serverEnd); !ok || se.diag == nil {
 			fmt.Fprintf(stderr, "mcprig replay: %v\n", err)
 		}
@@ -120,16 +147,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-// replayStdio serves c to the client on in and out. The session ends as
+// replayStdio serves p's cassette to the client on in and out. The session ends as
 // recorded: where the recorded server exited, replay writes the tail of
 // its standard error that the cassette holds to stderr and returns a
 // *serverEnd carrying its exit status, which mcprig exits with.
-func replayStdio(ctx context.Context, f *replayFlags, c *cassette.Cassette, opts *cassette.Options, in io.Reader, out, stderr io.Writer) error {
+func replayStdio(ctx context.Context, f *replayFlags, p *cassette.Factory, in io.Reader, out, stderr io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
-	p, err := cassette.Replay(c, nil, opts)
-	if err != nil {
-		return err
-	}
 	t, err := p.Transport()
 	if err != nil {
 		return err
