@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -19,6 +20,11 @@ const Version = 2
 // MaxSize bounds the size of a cassette file that Load reads, and of a
 // recording.
 const MaxSize = 64 << 20
+
+// MaxDepth bounds how deep a cassette line nests objects and arrays, the
+// line's own object included: encoding/json's bound. A deeper line is a
+// *FormatError wrapping ErrTooDeep.
+const MaxDepth = canonjson.MaxDepth
 
 // maxSize is the bound the code applies: MaxSize, a variable only so that
 // tests can show the bound at its edge without files of 64 MiB.
@@ -208,6 +214,9 @@ var (
 	// ErrVersion is returned (inside a *FormatError) when a cassette's format
 	// version is newer than this package reads.
 	ErrVersion = errors.New("unsupported format version")
+	// ErrTooDeep is returned (inside a *FormatError) when a line nests
+	// objects and arrays deeper than MaxDepth.
+	ErrTooDeep = canonjson.ErrTooDeep
 )
 
 // A FormatError reports a cassette that cannot be loaded or replayed:
