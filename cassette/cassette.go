@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -185,7 +186,7 @@ type RecordedError struct {
 }
 
 func (e *RecordedError) Error() string {
-	return fmt.Sprintf("cassette %s:%d: recorded: %s", e.Cassette, e.Line, e.Text)
+	return fmt.Sprintf("cassette %s:%d: recorded: %s", safetext.Line(e.Cassette), e.Line, safetext.Text(e.Text))
 }
 
 // Is reports whether target is the sentinel of e's class.
@@ -230,9 +231,9 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("cassette %s:%d: %v", e.File, e.Line, e.Err)
+		return fmt.Sprintf("cassette %s:%d: %s", safetext.Line(e.File), e.Line, safetext.Line(e.Err.Error()))
 	}
-	return fmt.Sprintf("cassette %s: %v", e.File, e.Err)
+	return fmt.Sprintf("cassette %s: %s", safetext.Line(e.File), safetext.Line(e.Err.Error()))
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }

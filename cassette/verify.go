@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -30,7 +31,7 @@ type DriftError struct {
 }
 
 func (e *DriftError) Error() string {
-	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", e.Cassette, len(e.Drifts),
+	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", safetext.Line(e.Cassette), len(e.Drifts),
 		strings.TrimSuffix(FormatDrifts(e.Drifts, "recorded", "live"), "\n"))
 }
 
