@@ -31,7 +31,12 @@ func readFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	var buf bytes.Buffer
-	if fi, err := f.Stat(); err == nil && fi.Size() <= int64(maxSize) {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > int64(maxSize) {
+			// Refused unread: reading it up to the bound would cost
+			// several times the bound as the buffer grows.
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
+		}
 		buf.Grow(int(fi.Size()) + 1)
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(f, int64(maxSize)+1)); err != nil {
