@@ -78,6 +78,11 @@ func clean(s string, keepLines bool) int {
 // appendVisible appends s to b, each character that needs it escaped.
 func appendVisible(b []byte, s string, keepLines bool) []byte {
 	for i := 0; i < len(s); {
+		if n := clean(s[i:], keepLines); n > 0 {
+			b = append(b, s[i:i+n]...)
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
