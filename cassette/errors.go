@@ -76,6 +76,16 @@ func (e *UnusedError) Error() string {
 	return strings.TrimSuffix(b.String(), ";")
 }
 
+// shownError is an error whose text may quote a cassette or a live peer:
+// its control characters are made visible.
+type shownError struct{ err error }
+
+func (e shownError) Error() string { return safetext.Text(e.err.Error()) }
+func (e shownError) Unwrap() error { return e.err }
+
+// visible returns err with its text made visible (shownError).
+func visible(err error) error { return shownError{err} }
+
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
 	// not exist.

@@ -1,13 +1,18 @@
 package cassette_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/safetext"
+	"github.com/looprig/mcp/internal/testkit"
 )
 
 // escapes are what a recorded string could carry to a terminal: clear
@@ -47,5 +52,40 @@ func TestErrorsShowRecordedTextVisibly(t *testing.T) {
 		if !strings.Contains(msg, `\x1b]52;c;ZXZpbA==\x07`) {
 			t.Errorf("%T: %q does not show the clipboard write as escapes", err, msg)
 		}
+	}
+}
+
+// TestVerifyErrorShowsRecordedTextVisibly: Verify waiting for a recorded
+// server request the live server never sends names it, its control
+// characters as escapes.
+func TestVerifyErrorShowsRecordedTextVisibly(t *testing.T) {
+	leakcheck.Check(t)
+	data := depthHeader +
+		`{"kind":"message","from":"client","message":{"id":1,"jsonrpc":"2.0","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}` + "\n" +
+		`{"kind":"message","from":"server","message":{"id":1,"jsonrpc":"2.0","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}` + "\n" +
+		`{"kind":"message","from":"client","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}` + "\n" +
+		`{"kind":"message","from":"server","message":{"id":1,"jsonrpc":"2.0","method":"x\u001b]52;c;ZXZpbA==\u0007\u202e"}}` + "\n" +
+		`{"kind":"message","from":"client","message":{"id":1,"jsonrpc":"2.0","result":{}}}` + "\n" +
+		`{"kind":"close","end":"client"}` + "\n" + `{"kind":"end"}` + "\n"
+	c, err := cassette.Parse("verify.jsonl", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := fakeserver.New(&fakeserver.Options{Definition: weather})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	ctx, cancel := context.WithTimeout(testkit.Context(t), 500*time.Millisecond)
+	defer cancel()
+	err = cassette.Verify(ctx, c, fake.Factory(), nil)
+	if err == nil || !strings.Contains(err.Error(), `\x1b]52;c;ZXZpbA==\x07\u202e`) {
+		t.Fatalf("Verify = %v, want it to name the request it waited for, its escapes visible", err)
+	}
+	if r := hidden(err.Error()); r >= 0 {
+		t.Errorf("Verify's error shows %U raw: %q", r, err.Error())
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Verify = %v, want it to wrap the deadline", err)
 	}
 }
