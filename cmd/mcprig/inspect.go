@@ -38,7 +38,13 @@ Shows the cassette FILE, whatever its transport and revision:
   --format html: one self-contained HTML page (nothing loaded from the
     network) with a timeline of the session whose messages expand (a
     task's repeated polls in one group that expands);
-    FILE.html#m12 opens message 12.
+    FILE.html#m12 opens message 12. A page shows the first 10,000
+    messages and says so when there are more; a message whose indented
+    JSON would be more than 4 times its size is shown compact.
+
+Whatever the format, the cassette's control characters (terminal escapes,
+bidi overrides, bytes that are not UTF-8) are shown as escapes: \x1b,
+\u202e, \xff.
 
 Messages are numbered (#N; the diagram's arrow numbers) in line order, as
 cassette.Message numbers them and replay faults name them (--fault). Cassettes hold no clocks, so there
