@@ -106,7 +106,7 @@ func corpus() []corpusCase {
 		{"no end line", []byte(strings.TrimSuffix(hostileSession(""), `{"kind":"end"}`+"\n")), false},
 		{"20,000 lines", many(20000), true},
 		{"MaxSize+1 bytes", append([]byte(hostileSession("")), bytes.Repeat([]byte(" "), cassette.MaxSize)...), false},
-		{"id 3.5 answers 3", []byte(idSession("4", "4.5")), false},
+		{"id 4.5 answers 4", []byte(idSession("4", "4.5")), false},
 		{"id 4.0 answers 4", []byte(idSession("4", "4.0")), true},
 		{"id past int64", []byte(idSession("9223372036854775808", "9223372036854775808")), false},
 		{"id 1e400", []byte(idSession("1e400", "1e400")), false},
