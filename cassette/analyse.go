@@ -89,7 +89,7 @@ func lineMessage(in *Interaction, canonical bool, info *lineInfo) error {
 	canon := []byte(in.Message)
 	if !canonical {
 		var err error
-		if canon, err = canonjson.Canonical(in.Message); err != nil {
+		if canon, err = canonjson.CanonicalNested(in.Message, 1); err != nil {
 			return fmt.Errorf("message: %v", err)
 		}
 	}

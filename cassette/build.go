@@ -548,7 +548,7 @@ func lastRequest(entries []hEntry, skip map[int]bool) int {
 // asMessage reports whether raw is a JSON-RPC message, and returns it
 // canonical.
 func asMessage(raw []byte) ([]byte, msgInfo, bool) {
-	canon, err := canonjson.Canonical(raw)
+	canon, err := canonjson.CanonicalNested(raw, 1) // as a line holds it
 	if err != nil {
 		return nil, msgInfo{}, false
 	}

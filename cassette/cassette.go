@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -19,6 +21,11 @@ const Version = 2
 // MaxSize bounds the size of a cassette file that Load reads, and of a
 // recording.
 const MaxSize = 64 << 20
+
+// MaxDepth bounds how deep a cassette line nests objects and arrays, the
+// line's own object included: encoding/json's bound. A deeper line is a
+// *FormatError wrapping ErrTooDeep.
+const MaxDepth = canonjson.MaxDepth
 
 // maxSize is the bound the code applies: MaxSize, a variable only so that
 // tests can show the bound at its edge without files of 64 MiB.
@@ -179,7 +186,7 @@ type RecordedError struct {
 }
 
 func (e *RecordedError) Error() string {
-	return fmt.Sprintf("cassette %s:%d: recorded: %s", e.Cassette, e.Line, e.Text)
+	return fmt.Sprintf("cassette %s:%d: recorded: %s", safetext.Line(e.Cassette), e.Line, safetext.Text(e.Text))
 }
 
 // Is reports whether target is the sentinel of e's class.
@@ -208,6 +215,9 @@ var (
 	// ErrVersion is returned (inside a *FormatError) when a cassette's format
 	// version is newer than this package reads.
 	ErrVersion = errors.New("unsupported format version")
+	// ErrTooDeep is returned (inside a *FormatError) when a line nests
+	// objects and arrays deeper than MaxDepth.
+	ErrTooDeep = canonjson.ErrTooDeep
 )
 
 // A FormatError reports a cassette that cannot be loaded or replayed:
@@ -221,9 +231,9 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("cassette %s:%d: %v", e.File, e.Line, e.Err)
+		return fmt.Sprintf("cassette %s:%d: %s", safetext.Line(e.File), e.Line, safetext.Line(e.Err.Error()))
 	}
-	return fmt.Sprintf("cassette %s: %v", e.File, e.Err)
+	return fmt.Sprintf("cassette %s: %s", safetext.Line(e.File), safetext.Line(e.Err.Error()))
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }

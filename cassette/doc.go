@@ -389,6 +389,24 @@
 // [DriftError].Live. A task that moves on to another state, or whose
 // result differs, is a result drift.
 //
+// # Untrusted input
+//
+// A cassette may come from anyone: with a pull request, or from the
+// server that was recorded. Load and Open read at most [MaxSize] bytes (a
+// larger file is refused before it is read). A line may nest objects and
+// arrays [MaxDepth] levels deep, its own object included, as encoding/json
+// allows; a deeper line is a [*FormatError] wrapping [ErrTooDeep], never a
+// stack overflow. A number id is an integer an int64 holds, compared by
+// value exactly (3, 3.0 and 3e0 are one id); any other number id is a
+// [*FormatError], never truncated into another id.
+//
+// The errors that quote a cassette or a live peer ([MismatchError],
+// [UnusedError], [FormatError], [RecordedError], [DriftError] and Verify's
+// others) show control characters as escapes: \x1b for ESC, \u009b for a
+// C1 control, \u202e for a bidi override, \xff for a byte that is not
+// UTF-8. A diff keeps its newlines and tabs. The errors' fields hold the
+// text as recorded.
+//
 // # Errors
 //
 // A cassette that is truncated, corrupted, of a future version or edited

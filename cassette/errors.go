@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -20,6 +21,9 @@ const CodeMismatch = -32050
 // module's client, errors.As finds it on the call's error itself, whose
 // class is client.ClassMismatch. The factory's Close returns the first
 // one too, for callers that swallow errors.
+//
+// Its fields hold the text as recorded; Error makes their control
+// characters visible (see the package documentation, "Untrusted input").
 type MismatchError struct {
 	Cassette string // the cassette's file
 	Position int    // line of the nearest recorded message; 0 if there is none
@@ -30,13 +34,13 @@ type MismatchError struct {
 
 func (e *MismatchError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s", e.Cassette)
+	fmt.Fprintf(&b, "cassette %s", safetext.Line(e.Cassette))
 	if e.Position > 0 {
 		fmt.Fprintf(&b, ":%d", e.Position)
 	}
-	fmt.Fprintf(&b, ": %s: %s", e.Method, e.Reason)
+	fmt.Fprintf(&b, ": %s: %s", safetext.Line(e.Method), safetext.Line(e.Reason))
 	if e.Diff != "" {
-		fmt.Fprintf(&b, "; diff:\n%s", e.Diff)
+		fmt.Fprintf(&b, "; diff:\n%s", safetext.Text(e.Diff))
 	}
 	return b.String()
 }
@@ -61,9 +65,9 @@ type Unused struct {
 
 func (e *UnusedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", e.Cassette, len(e.Unused))
+	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", safetext.Line(e.Cassette), len(e.Unused))
 	for _, u := range e.Unused {
-		m := u.Method
+		m := safetext.Line(u.Method)
 		if m == "" {
 			m = "response"
 		}
@@ -71,6 +75,16 @@ func (e *UnusedError) Error() string {
 	}
 	return strings.TrimSuffix(b.String(), ";")
 }
+
+// shownError is an error whose text may quote a cassette or a live peer:
+// its control characters are made visible.
+type shownError struct{ err error }
+
+func (e shownError) Error() string { return safetext.Text(e.err.Error()) }
+func (e shownError) Unwrap() error { return e.err }
+
+// visible returns err with its text made visible (shownError).
+func visible(err error) error { return shownError{err} }
 
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does

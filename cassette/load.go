@@ -31,7 +31,12 @@ func readFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	var buf bytes.Buffer
-	if fi, err := f.Stat(); err == nil && fi.Size() <= int64(maxSize) {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > int64(maxSize) {
+			// Refused unread: reading it up to the bound would cost
+			// several times the bound as the buffer grows.
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
+		}
 		buf.Grow(int(fi.Size()) + 1)
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(f, int64(maxSize)+1)); err != nil {
@@ -145,15 +150,21 @@ func parseLine(line []byte) (in Interaction, end bool, err error) {
 		from   string
 	}{{prefixClient, FromClient}, {prefixServer, FromServer}} {
 		if bytes.HasPrefix(line, p.prefix) && line[len(line)-1] == '}' {
-			msg, err := canonjson.Canonical(line[len(p.prefix) : len(line)-1])
+			msg, err := canonjson.CanonicalNested(line[len(p.prefix):len(line)-1], 1)
 			if err == nil {
 				return Interaction{Kind: KindMessage, From: p.from, Message: msg}, false, nil
+			}
+			if errors.Is(err, canonjson.ErrTooDeep) {
+				return in, false, ErrTooDeep
 			}
 			break // the slow path says what is wrong
 		}
 	}
 	var lj lineJSON
 	if err := strictUnmarshal(line, &lj); err != nil {
+		if _, cerr := canonjson.Canonical(line); errors.Is(cerr, canonjson.ErrTooDeep) {
+			return in, false, ErrTooDeep
+		}
 		return in, false, err
 	}
 	if lj.Kind == kindEnd {
@@ -213,7 +224,7 @@ func (l *lineJSON) hasEnding() bool {
 func (l *lineJSON) interaction() (Interaction, error) {
 	in := Interaction{Kind: l.Kind, From: l.From, Text: l.Text}
 	if l.Message != nil {
-		msg, err := canonjson.Canonical(l.Message)
+		msg, err := canonjson.CanonicalNested(l.Message, 1)
 		if err != nil {
 			return in, fmt.Errorf("message: %v", err)
 		}
@@ -236,7 +247,7 @@ func (l *lineJSON) interaction() (Interaction, error) {
 			in.Ending.Exit = &Exit{Code: l.Exit.Code, Signal: l.Exit.Signal}
 		}
 		for _, id := range l.Pending {
-			canon, err := canonjson.Canonical(id)
+			canon, err := canonjson.CanonicalNested(id, 2)
 			if err != nil {
 				return in, fmt.Errorf("pending: %v", err)
 			}

@@ -119,7 +119,7 @@ func appendLine(b []byte, in *Interaction) ([]byte, error) {
 					b = append(b, ',')
 				}
 				var err error
-				if b, err = canonjson.Append(b, id); err != nil {
+				if b, err = canonjson.AppendNested(b, id, 2); err != nil {
 					return nil, fmt.Errorf("pending id: %v", err)
 				}
 			}
@@ -129,7 +129,7 @@ func appendLine(b []byte, in *Interaction) ([]byte, error) {
 	if in.Message != nil {
 		b = append(b, `,"message":`...)
 		var err error
-		if b, err = canonjson.Append(b, in.Message); err != nil {
+		if b, err = canonjson.AppendNested(b, in.Message, 1); err != nil {
 			return nil, fmt.Errorf("message: %v", err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -104,8 +105,9 @@ func orNone(b []byte) string {
 	return string(b)
 }
 
-// idKey returns the key of a raw id, as jsonrpc.MakeID reads it: a number
-// (truncated to an integer) or a string.
+// idKey returns the key of a raw id: a string, or an integer compared by
+// its value exactly ("3", "3.0" and "3e0" alike). A number that is not an
+// integer, or not one an int64 holds, is no id: 3.5 never pairs with 3.
 func idKey(raw []byte) (string, error) {
 	switch {
 	case len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
@@ -116,19 +118,60 @@ func idKey(raw []byte) (string, error) {
 			return "", err
 		}
 		return "s:" + s, nil
-	case len(raw) > 0 && len(raw) < 16 && !bytes.ContainsAny(raw, ".eE") && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			return "n:" + strconv.FormatInt(n, 10), nil
-		}
-		fallthrough
 	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-		f, err := strconv.ParseFloat(string(raw), 64)
+		n, err := integerID(raw)
 		if err != nil {
 			return "", err
 		}
-		return "n:" + strconv.FormatInt(int64(f), 10), nil
+		return "n:" + strconv.FormatInt(n, 10), nil
 	}
 	return "", fmt.Errorf("%w: id %s is neither a number nor a string", errNotMessage, raw)
+}
+
+// errIDNotInteger is returned for a number id that is not an integer an
+// int64 holds.
+var errIDNotInteger = errors.New("not an integer id")
+
+// integerID returns the value of the JSON number raw, exactly, when it is
+// an integer an int64 holds.
+func integerID(raw []byte) (int64, error) {
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n, nil
+	}
+	bad := fmt.Errorf("%w: id %s", errIDNotInteger, raw)
+	num := string(raw)
+	neg := strings.HasPrefix(num, "-")
+	num = strings.TrimPrefix(num, "-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(num), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	e := 0
+	if hasExp {
+		var err error
+		// More than 6 digits of exponent says out of range, or a fraction,
+		// either way no id; a bound, so that nothing is computed from it.
+		if e, err = strconv.Atoi(strings.TrimPrefix(exp, "+")); err != nil || e > 1e6 || e < -1e6 {
+			return 0, bad
+		}
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
+	e -= len(frac)
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits, e = digits[:len(digits)-1], e+1
+	}
+	if digits == "" {
+		return 0, nil
+	}
+	if e < 0 || len(digits)+e > 19 {
+		return 0, bad
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", e), 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	return n, nil
 }
 
 // liveIDKey returns the key of a live message's id.

@@ -68,6 +68,32 @@ func TestMaxSizeLoadAtTheEdge(t *testing.T) {
 	}
 }
 
+// TestOversizeFileRefusedUnread: a cassette file past MaxSize is refused
+// by Load and Open allocating little: before, reading it up to the bound
+// grew a buffer to four times the bound.
+func TestOversizeFileRefusedUnread(t *testing.T) {
+	leakcheck.Check(t)
+	cassette.SetMaxSize(t, bound)
+	path := tempPath(t, "big.jsonl")
+	if err := os.WriteFile(path, sized(t, 8*bound), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, load := range map[string]func() error{
+		"Load": func() error { _, err := cassette.Load(path); return err },
+		"Open": func() error { return openClose(path, nil) },
+	} {
+		var err error
+		allocated := allocatedBy(func() { err = load() })
+		var ferr *cassette.FormatError
+		if !errors.As(err, &ferr) {
+			t.Errorf("%s of %d bytes: %v, want a *FormatError", name, 8*bound, err)
+		}
+		if allocated > bound/4 {
+			t.Errorf("%s of %d bytes allocated %d bytes, want at most %d", name, 8*bound, allocated, bound/4)
+		}
+	}
+}
+
 func openClose(path string, opts *cassette.Options) error {
 	f, err := cassette.Open(path, nil, opts)
 	if err != nil {

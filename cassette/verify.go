@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -31,7 +32,7 @@ type DriftError struct {
 }
 
 func (e *DriftError) Error() string {
-	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", e.Cassette, len(e.Drifts),
+	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", safetext.Line(e.Cassette), len(e.Drifts),
 		strings.TrimSuffix(FormatDrifts(e.Drifts, "recorded", "live"), "\n"))
 }
 
@@ -102,11 +103,11 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	}
 	tr, err := rec.factory.Transport()
 	if err != nil {
-		return fmt.Errorf("verify %s: %w", c.File, err)
+		return visible(fmt.Errorf("verify %s: %w", c.File, err))
 	}
 	conn, err := tr.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("verify %s: %w", c.File, err)
+		return visible(fmt.Errorf("verify %s: %w", c.File, err))
 	}
 	conn = rec.conn(conn)
 	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{},
@@ -122,7 +123,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		cerr := conn.Close()
 		wg.Wait()
 		if err == nil && cerr != nil {
-			err = fmt.Errorf("verify %s: closing: %w", c.File, cerr)
+			err = visible(fmt.Errorf("verify %s: closing: %w", c.File, cerr))
 		}
 		if err == nil {
 			err = v.drift(rec, o)
@@ -134,7 +135,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 			continue // no message, or a refused copy the live client recovers from itself
 		}
 		if err := v.step(ctx, conn, i); err != nil {
-			return fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err)
+			return visible(fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err))
 		}
 	}
 	if serverEnded(c) {
@@ -213,7 +214,7 @@ func serverEnded(c *Cassette) bool {
 func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 	lc, err := rec.cassette(o)
 	if err != nil {
-		return fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err)
+		return visible(fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err))
 	}
 	lc.File = "live"
 	foldPolls(lc, v.superseded)
@@ -224,7 +225,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 	}
 	b, err := readTranscript(lc, mt)
 	if err != nil {
-		return fmt.Errorf("verify %s: the live session: %w", v.c.File, err)
+		return visible(fmt.Errorf("verify %s: the live session: %w", v.c.File, err))
 	}
 	ds := compareTranscripts(v.c, lc, a, b, "recorded", "live")
 	if len(ds) == 0 {

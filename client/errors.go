@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -106,7 +107,8 @@ func (e *Error) Error() string {
 		}
 		fmt.Fprintf(&b, " (server %s)", d)
 	}
-	return b.String()
+	// The server's words (its errors, its stderr) are untrusted.
+	return safetext.Text(b.String())
 }
 
 // saysTail reports whether msg quotes a line of a stderr tail ("(stderr:
@@ -115,7 +117,7 @@ func saysTail(msg string, tail []byte) ([]byte, bool) {
 	lines := strings.SplitAfter(strings.TrimRight(string(tail), "\r\n\t "), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimRight(lines[i], "\r\n")
-		if strings.TrimSpace(l) != "" && strings.Contains(msg, "(stderr: "+l+")") {
+		if strings.TrimSpace(l) != "" && strings.Contains(msg, "(stderr: "+safetext.Line(l)+")") {
 			rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
 			if rest != "" && !strings.HasSuffix(rest, "\n") {
 				rest += "\n"
@@ -129,12 +131,13 @@ func saysTail(msg string, tail []byte) ([]byte, bool) {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Stderr returns the tail of the server's standard error, if the transport
-// has one (stdio).
+// has one (stdio), for showing: newlines and tabs kept, other control
+// characters made visible. Diagnosis.Stderr holds the bytes as read.
 func (e *Error) Stderr() string {
 	if e.Diagnosis == nil {
 		return ""
 	}
-	return string(e.Diagnosis.Stderr)
+	return safetext.Text(string(e.Diagnosis.Stderr))
 }
 
 // ConnectionRetryable reports whether connecting again may succeed: the
@@ -250,7 +253,7 @@ func (e *ToolError) Error() string {
 	if e.Text == "" {
 		return "tool reported an error"
 	}
-	return "tool reported an error: " + e.Text
+	return "tool reported an error: " + safetext.Text(e.Text)
 }
 
 // classify turns err from the go-sdk or a transport into a class. The

@@ -14,6 +14,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -190,5 +191,37 @@ func TestStdioCloseReapsChild(t *testing.T) {
 	}
 	if stdio.GroupAlive(pid) {
 		t.Errorf("process group %d alive after Close", pid)
+	}
+}
+
+// TestStdioStderrShownVisibly: a child whose standard error carries
+// terminal escapes (a window title, an OSC 52 clipboard write, a C1 CSI,
+// a bidi override) fails to start; the error and Stderr show them as
+// escapes, the line that says what went wrong once; the diagnosis keeps
+// the bytes as read.
+func TestStdioStderrShownVisibly(t *testing.T) {
+	leakcheck.Check(t)
+	flag := "--no-such-flag\x1b]0;pwned\x07\x1b]52;c;ZXZpbGNt\x07\u009b2J\u202e"
+	_, err := client.Connect(context.Background(), client.Definition{Name: "docs", Transport: fakeChild(t, nil, flag)}, nil)
+	var e *client.Error
+	if !errors.As(err, &e) || e.Diagnosis == nil {
+		t.Fatalf("Connect = %v, want a *client.Error with a diagnosis", err)
+	}
+	for what, s := range map[string]string{"Error": err.Error(), "Stderr": e.Stderr()} {
+		for _, r := range s {
+			if safetext.Hidden(r) && r != '\n' && r != '\t' {
+				t.Errorf("%s shows %U raw: %q", what, r, s)
+				break
+			}
+		}
+		if !strings.Contains(s, `\x1b]52;c;ZXZpbGNt\x07`) {
+			t.Errorf("%s = %q, want the clipboard write shown as escapes", what, s)
+		}
+	}
+	if n := strings.Count(err.Error(), "ZXZpbGNt"); n != 1 {
+		t.Errorf("the error says the stderr line %d times, want once:\n%v", n, err)
+	}
+	if !strings.Contains(string(e.Diagnosis.Stderr), "\x1b]52;c;") {
+		t.Errorf("Diagnosis.Stderr = %q, want the bytes as read", e.Diagnosis.Stderr)
 	}
 }

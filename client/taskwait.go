@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,9 +33,9 @@ type TaskError struct {
 
 func (e *TaskError) Error() string {
 	if e.Status == "" {
-		return fmt.Sprintf("task %s: %v", e.ID, e.Err)
+		return fmt.Sprintf("task %s: %s", safetext.Line(e.ID), safetext.Text(fmt.Sprint(e.Err)))
 	}
-	return fmt.Sprintf("task %s (%s): %v", e.ID, e.Status, e.Err)
+	return fmt.Sprintf("task %s (%s): %s", safetext.Line(e.ID), safetext.Line(string(e.Status)), safetext.Text(fmt.Sprint(e.Err)))
 }
 
 func (e *TaskError) Unwrap() error { return e.Err }

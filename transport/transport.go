@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -216,10 +217,10 @@ func (d *Diagnosis) String() string {
 		s = fmt.Sprintf("exit status %d", d.ExitCode)
 	}
 	if d.Err != nil {
-		s += "; " + d.Err.Error()
+		s += "; " + safetext.Line(d.Err.Error())
 	}
 	if len(d.Stderr) > 0 {
-		s += "; stderr tail:\n" + string(d.Stderr)
+		s += "; stderr tail:\n" + safetext.Text(string(d.Stderr))
 	}
 	return s
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 )
 
@@ -35,7 +38,13 @@ Shows the cassette FILE, whatever its transport and revision:
   --format html: one self-contained HTML page (nothing loaded from the
     network) with a timeline of the session whose messages expand (a
     task's repeated polls in one group that expands);
-    FILE.html#m12 opens message 12.
+    FILE.html#m12 opens message 12. A page shows the first 10,000
+    messages and says so when there are more; a message whose indented
+    JSON would be more than 4 times its size is shown compact.
+
+Whatever the format, the cassette's control characters (terminal escapes,
+bidi overrides, bytes that are not UTF-8) are shown as escapes: \x1b,
+\u202e, \xff.
 
 Messages are numbered (#N; the diagram's arrow numbers) in line order, as
 cassette.Message numbers them and replay faults name them (--fault). Cassettes hold no clocks, so there
@@ -65,21 +74,38 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcprig inspect: %v\n", err)
 		return 2
 	}
-	var b strings.Builder
-	write(&b, c)
-	if *out == "" {
-		io.WriteString(stdout, b.String())
-		return 0
-	}
-	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+	if err := inspectTo(*out, stdout, write, c); err != nil {
 		fmt.Fprintf(stderr, "mcprig inspect: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
+// inspectTo writes c with write to the file out, or to stdout when out is
+// "", as it goes: the cassette's control characters made visible, whatever
+// the format.
+func inspectTo(out string, stdout io.Writer, write func(*bufio.Writer, *cassette.Cassette), c *cassette.Cassette) error {
+	dst := stdout
+	var f *os.File
+	if out != "" {
+		var err error
+		if f, err = os.Create(out); err != nil {
+			return err
+		}
+		dst = f
+	}
+	safe := safetext.NewWriter(dst)
+	w := bufio.NewWriterSize(safe, 64<<10)
+	write(w, c)
+	err := errors.Join(w.Flush(), safe.Flush())
+	if f != nil {
+		err = errors.Join(err, f.Close())
+	}
+	return err
+}
+
 // formats are inspect's outputs.
-var formats = map[string]func(*strings.Builder, *cassette.Cassette){
+var formats = map[string]func(*bufio.Writer, *cassette.Cassette){
 	"text":    writeText,
 	"mermaid": writeMermaid,
 	"html":    writeHTML,
@@ -101,7 +127,7 @@ func readCassette(c *cassette.Cassette) *transcript.Session {
 }
 
 // writeText writes the readable summary.
-func writeText(w *strings.Builder, c *cassette.Cassette) {
+func writeText(w *bufio.Writer, c *cassette.Cassette) {
 	s := readCassette(c)
 	fmt.Fprintf(w, "cassette:  %s\n", c.File)
 	fmt.Fprintf(w, "transport: %s\n", c.Header.Transport)
@@ -278,7 +304,7 @@ func readHTTP(c *cassette.Cassette) *httpStats {
 	return h
 }
 
-func (h *httpStats) write(w *strings.Builder) {
+func (h *httpStats) write(w *bufio.Writer) {
 	var methods []string
 	for m, n := range h.methods {
 		methods = append(methods, fmt.Sprintf("%s %d", m, n))

@@ -25,23 +25,30 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/looprig/mcp/internal/safetext"
 )
 
 // A command is one subcommand: run gets the arguments after its name.
 type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// protocol: its stdout may carry an MCP session, passed on as it is.
+	// Every other stdout, and every stderr, shows control characters as
+	// escapes (safetext): what it prints may come from a cassette, a
+	// server or a child's stderr.
+	protocol bool
 }
 
 var commands = map[string]command{
-	"demo":       {"run the adoption proof against the built-in fake server", runDemo},
-	"diff":       {"report session, catalog and result drift between two cassettes", runDiff},
-	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver},
-	"inspect":    {"show a cassette: a summary, a sequence diagram or an HTML timeline", runInspect},
-	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord},
-	"replay":     {"serve a recorded session as an MCP server", runReplay},
-	"upgrade":    {"rewrite cassettes in the current format", runUpgrade},
-	"verify":     {"re-drive a live server with a cassette's requests and report drift", runVerify},
+	"demo":       {"run the adoption proof against the built-in fake server", runDemo, false},
+	"diff":       {"report session, catalog and result drift between two cassettes", runDiff, false},
+	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver, true},
+	"inspect":    {"show a cassette: a summary, a sequence diagram or an HTML timeline", runInspect, false},
+	"record":     {"record an MCP session through a stdio (or HTTP) proxy", runRecord, true},
+	"replay":     {"serve a recorded session as an MCP server", runReplay, true},
+	"upgrade":    {"rewrite cassettes in the current format", runUpgrade, false},
+	"verify":     {"re-drive a live server with a cassette's requests and report drift", runVerify, false},
 }
 
 func main() {
@@ -49,6 +56,19 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	safeErr := safetext.NewWriter(stderr)
+	defer safeErr.Flush()
+	stderr = safeErr
+	if len(args) == 0 || !commands[args[0]].protocol {
+		safeOut := safetext.NewWriter(stdout)
+		defer safeOut.Flush()
+		stdout = safeOut
+	}
+	return runCommand(args, stdout, stderr)
+}
+
+// runCommand runs the command args name.
+func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 
@@ -126,7 +127,7 @@ func noteOf(in *cassette.Interaction, listens map[string]bool) (note, over strin
 // an arrow per message (autonumbered: the numbers are the messages', as
 // faults count them) but for a task's repeated polls, which a note counts,
 // notes for what else happened.
-func writeMermaid(w *strings.Builder, c *cassette.Cassette) {
+func writeMermaid(w *bufio.Writer, c *cassette.Cassette) {
 	s := readCassette(c)
 	w.WriteString("sequenceDiagram\n    autonumber\n")
 	fmt.Fprintf(w, "    participant C as %s\n", mermaidText(orName(strings.TrimSpace(s.ClientName+" "+s.ClientVersion), "client")))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"html"
 	"strings"
@@ -15,8 +16,9 @@ import (
 // and server on the right, one entry per message, numbered as faults count
 // them, that expands to the indented message, and notes for what else
 // happened. The page's address may name a message (#m12) to open it.
-func writeHTML(w *strings.Builder, c *cassette.Cassette) {
-	s := readCassette(c)
+func writeHTML(w *bufio.Writer, c *cassette.Cassette) {
+	shown, total := firstMessages(c, htmlMessages)
+	s := readCassette(shown)
 	esc := html.EscapeString
 	title := "mcprig: " + c.File
 	fmt.Fprintf(w, `<!DOCTYPE html>
@@ -43,8 +45,12 @@ func writeHTML(w *strings.Builder, c *cassette.Cassette) {
 <main id="timeline">
 <div class="lanes"><div class="lane client">client</div><div class="lane server">server</div></div>
 `, esc(title), pageStyle, esc(c.File), esc(c.Header.Transport), esc(c.Header.Protocol),
-		esc(strings.TrimSpace(s.ServerName+" "+s.ServerVersion)), esc(orName(strings.TrimSpace(s.ClientName+" "+s.ClientVersion), "unknown")), s.Messages)
-	all := steps(c)
+		esc(strings.TrimSpace(s.ServerName+" "+s.ServerVersion)), esc(orName(strings.TrimSpace(s.ClientName+" "+s.ClientVersion), "unknown")), total)
+	if s.Messages < total {
+		fmt.Fprintf(w, "<p class=\"cut\">This page shows the first %d of the %d messages (line %d and before); <code>mcprig inspect</code> in text summarises them all.</p>\n",
+			s.Messages, total, len(shown.Interactions)+1)
+	}
+	all := steps(shown)
 	folded, runs := foldSteps(all)
 	k := 0 // the next of all to write
 	for i, st := range folded {
@@ -64,9 +70,34 @@ func writeHTML(w *strings.Builder, c *cassette.Cassette) {
 	fmt.Fprintf(w, "</main>\n<script>%s</script>\n</body>\n</html>\n", pageScript)
 }
 
+// htmlMessages bounds the messages a page shows: a browser opens a page of
+// 10,000 messages, and the page and its making stay near the cassette's
+// size.
+var htmlMessages = 10000
+
+// firstMessages returns c cut after its nth message (c itself when it
+// holds no more) and the number of messages c holds.
+func firstMessages(c *cassette.Cassette, n int) (*cassette.Cassette, int) {
+	seen, cut := 0, len(c.Interactions)
+	for i := range c.Interactions {
+		if c.Interactions[i].Message == nil {
+			continue
+		}
+		if seen++; seen == n+1 {
+			cut = i
+		}
+	}
+	if cut == len(c.Interactions) {
+		return c, seen
+	}
+	short := *c
+	short.Interactions = c.Interactions[:cut]
+	return &short, seen
+}
+
 // writeHTMLStep writes the page's entry of st: a note, or a message that
 // expands.
-func writeHTMLStep(w *strings.Builder, st *step) {
+func writeHTMLStep(w *bufio.Writer, st *step) {
 	esc := html.EscapeString
 	if st.kind == "note" {
 		cls := "note " + st.over
@@ -110,6 +141,7 @@ pre { margin: 0; padding: 8px 12px; overflow: auto; max-height: 420px; font: 12p
 .note { text-align: center; margin: 6px auto; width: 60%; padding: 3px 8px; font-size: 12px; color: #4b5563; background: #eef0f4; border-radius: 10px; }
 .note.client { margin-left: 0; text-align: left; } .note.server { margin-right: 0; text-align: right; }
 .note.warn { background: #fde8e8; color: #9b1c1c; }
+.cut { margin: 8px 0; padding: 6px 10px; background: #fff7e0; border: 1px solid #f0d58c; border-radius: 6px; }
 .polls { margin: 6px auto; } .polls > summary { text-align: center; width: 60%; margin: 0 auto; padding: 3px 8px; font-size: 12px; color: #4b5563; background: #eef0f4; border-radius: 10px; cursor: pointer; }
 `
 

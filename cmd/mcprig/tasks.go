@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
-	"strings"
 
 	"github.com/looprig/mcp/internal/transcript"
 )
@@ -87,7 +87,7 @@ func foldSteps(steps []step) (out []step, runs map[int]*pollRun) {
 
 // writeCalls writes the calls of inspect's text, each run of repeated
 // polls as one line.
-func writeCalls(w *strings.Builder, s *transcript.Session) {
+func writeCalls(w *bufio.Writer, s *transcript.Session) {
 	repeats := repeatedPolls(s.Requests)
 	fmt.Fprintf(w, "\ncalls (%d):\n", len(s.Calls))
 	var run *pollRun

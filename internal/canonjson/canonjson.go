@@ -11,12 +11,17 @@
 // the objects whose keys are out of order. Cassettes, catalog fingerprints
 // and everything else that must give the same bytes for the same value use
 // it.
+//
+// A value may nest objects and arrays [MaxDepth] levels deep, as
+// encoding/json decodes them; deeper input is refused with [ErrTooDeep]
+// before the stack or the heap grows with it.
 package canonjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 )
@@ -24,10 +29,25 @@ import (
 // ErrSyntax is returned when the input is not one JSON value.
 var ErrSyntax = errors.New("canonjson: invalid JSON")
 
+// MaxDepth is the deepest nesting of objects and arrays a value may have:
+// encoding/json's own bound, so that what it decodes is accepted here.
+const MaxDepth = 10000
+
+// ErrTooDeep is returned when the input nests objects and arrays deeper
+// than MaxDepth.
+var ErrTooDeep = fmt.Errorf("canonjson: nested deeper than %d levels", MaxDepth)
+
 // Canonical returns the canonical encoding of the JSON value data. When data
 // is already canonical it returns data itself.
-func Canonical(data []byte) ([]byte, error) {
-	out, err := Append(make([]byte, 0, len(data)), data)
+func Canonical(data []byte) ([]byte, error) { return CanonicalNested(data, 0) }
+
+// Append appends the canonical encoding of the JSON value data to dst.
+func Append(dst, data []byte) ([]byte, error) { return AppendNested(dst, data, 0) }
+
+// CanonicalNested is Canonical of a value that sits outer levels deep in
+// the document it came from: it may nest MaxDepth-outer levels itself.
+func CanonicalNested(data []byte, outer int) ([]byte, error) {
+	out, err := AppendNested(make([]byte, 0, len(data)), data, outer)
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +57,10 @@ func Canonical(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Append appends the canonical encoding of the JSON value data to dst.
-func Append(dst, data []byte) ([]byte, error) {
-	cs := canonScanner{in: data}
+// AppendNested is Append of a value that sits outer levels deep in the
+// document it goes into.
+func AppendNested(dst, data []byte, outer int) ([]byte, error) {
+	cs := canonScanner{in: data, depth: outer}
 	out, err := cs.value(dst)
 	if err != nil {
 		return nil, err
@@ -93,6 +114,7 @@ type canonScanner struct {
 	in      []byte
 	i       int
 	scratch []byte // reused to re-order an object's members
+	depth   int    // objects and arrays open around the scanner
 }
 
 // member is one object member: its unescaped key and where its canonical
@@ -120,10 +142,18 @@ func (cs *canonScanner) value(dst []byte) ([]byte, error) {
 		return nil, ErrSyntax
 	}
 	switch c := cs.in[cs.i]; {
-	case c == '{':
-		return cs.object(dst)
-	case c == '[':
-		return cs.array(dst)
+	case c == '{' || c == '[':
+		if cs.depth++; cs.depth > MaxDepth {
+			return nil, ErrTooDeep
+		}
+		var err error
+		if c == '{' {
+			dst, err = cs.object(dst)
+		} else {
+			dst, err = cs.array(dst)
+		}
+		cs.depth--
+		return dst, err
 	case c == '"':
 		out, _, err := cs.str(dst)
 		return out, err

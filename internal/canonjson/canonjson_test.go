@@ -3,6 +3,7 @@ package canonjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,4 +97,41 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(check)
+}
+
+// TestDepthAtTheEdge: MaxDepth levels of arrays or objects are read,
+// one more is ErrTooDeep, as encoding/json refuses it; a value nested
+// inside outer levels has that many fewer.
+func TestDepthAtTheEdge(t *testing.T) {
+	arrays := func(n int) []byte {
+		return append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
+	}
+	objects := func(n int) []byte {
+		return append(bytes.Repeat([]byte(`{"a":`), n-1), append([]byte("{}"), bytes.Repeat([]byte("}"), n-1)...)...)
+	}
+	for name, nest := range map[string]func(int) []byte{"arrays": arrays, "objects": objects} {
+		if _, err := Canonical(nest(MaxDepth)); err != nil {
+			t.Errorf("%s: Canonical of %d levels: %v, want it read", name, MaxDepth, err)
+		}
+		if _, err := Canonical(nest(MaxDepth + 1)); !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%s: Canonical of %d levels: %v, want ErrTooDeep", name, MaxDepth+1, err)
+		}
+		var v any
+		if err := json.Unmarshal(nest(MaxDepth), &v); err != nil {
+			t.Errorf("%s: encoding/json refuses %d levels (%v): the bound is not its own", name, MaxDepth, err)
+		}
+		if err := json.Unmarshal(nest(MaxDepth+1), &v); err == nil {
+			t.Errorf("%s: encoding/json reads %d levels: the bound is not its own", name, MaxDepth+1)
+		}
+		if _, err := CanonicalNested(nest(MaxDepth-1), 1); err != nil {
+			t.Errorf("%s: CanonicalNested of %d levels in 1: %v, want it read", name, MaxDepth-1, err)
+		}
+		if _, err := CanonicalNested(nest(MaxDepth), 1); !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%s: CanonicalNested of %d levels in 1: %v, want ErrTooDeep", name, MaxDepth, err)
+		}
+	}
+	// Far past the bound: refused, not a stack overflow.
+	if _, err := Canonical(arrays(6_000_000)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Canonical of 6,000,000 levels: %v, want ErrTooDeep", err)
+	}
 }

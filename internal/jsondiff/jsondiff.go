@@ -54,6 +54,9 @@ func Text(oldName, old, newName, new string) string {
 }
 
 // Indent returns v as indented JSON with a final newline; "" for Absent.
+// JSON whose indentation would make it more than MaxGrowth times larger
+// (plus 64 KiB) is returned compact: indenting a value nested n levels
+// deep writes about n² spaces.
 func Indent(v any) string {
 	if _, ok := v.(absent); ok {
 		return ""
@@ -61,11 +64,60 @@ func Indent(v any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return "<" + err.Error() + ">\n"
 	}
-	return buf.String()
+	compact := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if IndentedSize(compact) > MaxGrowth*len(compact)+64<<10 {
+		return string(compact) + "\n"
+	}
+	var out bytes.Buffer
+	out.Grow(IndentedSize(compact) + 1)
+	json.Indent(&out, compact, "", "  ") // compact is valid: it was just encoded
+	out.WriteByte('\n')
+	return out.String()
+}
+
+// MaxGrowth bounds how many times larger than its compact form Indent
+// makes a value.
+const MaxGrowth = 4
+
+// IndentedSize returns the size of json.Indent's output (no prefix, two
+// spaces) of compact, valid JSON without white space.
+func IndentedSize(compact []byte) int {
+	n, depth := len(compact), 0
+	inString := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if i+1 < len(compact) && compact[i+1] != '}' && compact[i+1] != ']' {
+				n += 1 + 2*depth
+			}
+		case '}', ']':
+			depth--
+			if i > 0 && compact[i-1] != '{' && compact[i-1] != '[' {
+				n += 1 + 2*depth
+			}
+		case ',':
+			n += 1 + 2*depth
+		case ':':
+			n++
+		}
+	}
+	return n
 }
 
 // IndentBytes returns the JSON text data indented (numbers as written), or

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/looprig/mcp/internal/jsondiff"
+	"github.com/looprig/mcp/internal/safetext"
 )
 
 // Kinds of drift.
@@ -285,9 +286,9 @@ func contentSummary(v any) string {
 }
 
 // Short cuts s to at most n runes, marking the cut with "…", and puts it on
-// one line.
+// one line, its control characters made visible.
 func Short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = safetext.Line(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -297,7 +298,8 @@ func Short(s string, n int) string {
 
 // Format writes drifts grouped by kind, as mcprig diff and drift errors
 // show them; oldName and newName label the two sides' lines ("OLD",
-// "recorded").
+// "recorded"). What came from a cassette or a peer has its control
+// characters made visible.
 func Format(b *strings.Builder, drifts []Drift, oldName, newName string) {
 	for _, kind := range []string{DriftSession, DriftCatalog, DriftResult} {
 		first := true
@@ -309,7 +311,7 @@ func Format(b *strings.Builder, drifts []Drift, oldName, newName string) {
 				fmt.Fprintf(b, "\n%s drift:\n", kind)
 				first = false
 			}
-			fmt.Fprintf(b, "  %s: %s", d.Subject, d.Reason)
+			fmt.Fprintf(b, "  %s: %s", safetext.Line(d.Subject), safetext.Line(d.Reason))
 			var at []string
 			if d.OldLine > 0 {
 				at = append(at, fmt.Sprintf("%s line %d", oldName, d.OldLine))
@@ -323,7 +325,7 @@ func Format(b *strings.Builder, drifts []Drift, oldName, newName string) {
 			b.WriteString("\n")
 			if d.Diff != "" {
 				for _, l := range strings.SplitAfter(strings.TrimSuffix(d.Diff, "\n"), "\n") {
-					b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
+					b.WriteString("    " + safetext.Line(strings.TrimSuffix(l, "\n")) + "\n")
 				}
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/looprig/mcp/internal/safetext"
 )
 
 // ErrFrameTooLarge is returned (wrapped in a [*FrameError]) by a connection's
@@ -93,7 +95,7 @@ func stderrSuffix(tail []byte) string {
 	if len(line) > max {
 		line = line[len(line)-max:]
 	}
-	return " (stderr: " + line + ")"
+	return " (stderr: " + safetext.Line(line) + ")"
 }
 
 // whatWentWrong picks the line of a stderr tail that says what went
