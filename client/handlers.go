@@ -95,6 +95,9 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 			return res, err
 		}
 	}
+	if c.def.Skills {
+		opts.Capabilities.AddExtension(SkillsExtension, map[string]any{})
+	}
 	if h.Roots != nil {
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
