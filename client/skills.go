@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,7 +108,9 @@ type LoadedSkill struct {
 // LoadSkill fetches the SKILL.md of the skill at uri and verifies its
 // size, digest and frontmatter (field by field) against the catalog's
 // entry. On any difference it returns an *Error wrapping a *SkillError,
-// and nothing of the file. It fetches no other file.
+// and nothing of the file. It fetches no other file. Within the ttlMs of
+// a read (protocol 2026-07-28) the go-sdk answers a repeated read from its
+// cache, per session; the answer is verified again each time.
 func (c *Client) LoadSkill(ctx context.Context, uri string) (*LoadedSkill, error) {
 	sk, err := c.skill(uri)
 	if err != nil {
@@ -168,7 +171,7 @@ func (c *Client) fetchSkillFile(ctx context.Context, sk *Skill, file string) ([]
 		return nil, c.skillFail(&SkillError{Skill: sk.URI, File: file, What: "contents", Detail: fmt.Sprintf("%d contents, want one for the file", len(res.Contents))})
 	}
 	rc := res.Contents[0]
-	b := rc.Blob
+	b := bytes.Clone(rc.Blob) // the go-sdk's cache may hold rc
 	if rc.Blob == nil {
 		b = []byte(rc.Text)
 	}

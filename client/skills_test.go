@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/skillmd"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,6 +37,7 @@ type skillsFixture struct {
 	lists   int               // skills/list requests
 	caps    []bool            // whether each skills/list's client declared the extension
 	page    int
+	ttlMs   int // of every read
 }
 
 func entry(uri string, fm map[string]any, files map[string]string) map[string]any {
@@ -101,7 +103,8 @@ func (f *skillsFixture) server(t *testing.T) *mcp.Server {
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: body}}}
+		res := &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{TTLMs: f.ttlMs, CacheScope: "private"},
+			Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: body}}}
 		if f.extra[uri] {
 			res.Contents = append(res.Contents, &mcp.ResourceContents{URI: uri, Text: "more"})
 		}
@@ -320,5 +323,34 @@ func TestChangedSkillHeldUntilAccepted(t *testing.T) {
 	cl.AcceptCatalog()
 	if got, err := cl.LoadSkill(backstop(t), pdfSkill); err != nil || string(got.Manifest) != body {
 		t.Errorf("after AcceptCatalog: %v, %v", got, err)
+	}
+}
+
+// TestSkillFileCachedForItsTTL: within the ttlMs of a read (2026-07-28),
+// a skill file is not fetched again (the go-sdk's cache, a "private" read
+// too: it is the session's); once the TTL has passed it is fetched anew.
+// With ttlMs 0, every load fetches.
+func TestSkillFileCachedForItsTTL(t *testing.T) {
+	leakcheck.Check(t)
+	for _, ttlMs := range []int{0, 60_000, 50} {
+		f := newSkillsFixture()
+		f.ttlMs = ttlMs
+		cl := connect(t, f.server(t), client.Definition{Skills: true}, nil)
+		load := func() int {
+			if _, err := cl.LoadSkill(backstop(t), pdfSkill); err != nil {
+				t.Fatal(err)
+			}
+			_, reads := f.counts()
+			return reads[pdfSkill]
+		}
+		first, second := load(), load()
+		switch {
+		case ttlMs == 0 && (first != 1 || second != 2):
+			t.Errorf("ttlMs 0: reads %d then %d; want 1 then 2", first, second)
+		case ttlMs == 60_000 && (first != 1 || second != 1):
+			t.Errorf("ttlMs 60000: reads %d then %d; want 1 then 1", first, second)
+		case ttlMs == 50:
+			testkit.Poll(t, "a read after its 50ms TTL fetches the file again", func() bool { return load() >= 2 })
+		}
 	}
 }
