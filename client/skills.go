@@ -31,13 +31,13 @@ const OpLoadSkill = "load skill"
 // A Skill is one entry of the server's skills/list: the URI of its
 // SKILL.md, its frontmatter, and its files with their digests and sizes.
 type Skill struct {
-	URI         string
-	Frontmatter map[string]any
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
 	// Files lists every file of the skill, SKILL.md among them, sorted by
 	// URI. It is nil for a skill whose files the server lists as
 	// "dynamic": nothing of such a skill can be verified, and LoadSkill
 	// and ReadSkillFile refuse it (ErrUnknownSkill).
-	Files []SkillFile
+	Files []SkillFile `json:"files"`
 }
 
 // Name is the skill's name (frontmatter name).
