@@ -122,7 +122,7 @@ func (c *Client) LoadSkill(ctx context.Context, uri string) (*LoadedSkill, error
 	}
 	fm, err := skillmd.Frontmatter(b)
 	if err != nil {
-		return nil, c.skillFail(&SkillError{Skill: uri, File: uri, What: "frontmatter", Detail: err.Error()})
+		return nil, c.skillFail(&SkillError{Skill: uri, File: uri, What: "frontmatter", Detail: fmt.Sprintf("%q", err.Error())})
 	}
 	if diffs := skillmd.Differences(fm, sk.Frontmatter); len(diffs) > 0 {
 		return nil, c.skillFail(&SkillError{Skill: uri, File: uri, What: "frontmatter", Detail: strings.Join(diffs, "; ")})
@@ -254,7 +254,7 @@ func listSkills(ctx context.Context, cs *mcp.ClientSession, b *budget, cat *Cata
 func decodeSkill(raw json.RawMessage) (*Skill, string) {
 	var w skillWire
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return &Skill{}, "not a skill entry: " + err.Error()
+		return &Skill{}, fmt.Sprintf("not a skill entry: %q", err.Error())
 	}
 	sk := &Skill{URI: w.URI, Frontmatter: w.Frontmatter}
 	name, ok := skillmd.Name(w.URI)

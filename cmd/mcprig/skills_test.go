@@ -17,11 +17,7 @@ import (
 // SKILL.md has the description desc: listed and loaded.
 func recordSkill(t *testing.T, path, desc string) {
 	t.Helper()
-	d := &fakeserver.Definition{Name: "skilled", Tools: []fakeserver.Tool{{Name: "t", Reply: fakeserver.Text("ok")}}, Skills: []fakeserver.Skill{{
-		Path:  "notes",
-		Files: map[string]string{"SKILL.md": "---\nname: notes\ndescription: " + desc + "\n---\nBody\n"},
-	}}}
-	fake, err := fakeserver.New(&fakeserver.Options{Definition: d})
+	fake, err := fakeserver.New(&fakeserver.Options{Definition: skilled(desc)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +39,14 @@ func recordSkill(t *testing.T, path, desc string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// skilled is a fake with one skill whose SKILL.md has the description desc.
+func skilled(desc string) *fakeserver.Definition {
+	return &fakeserver.Definition{Name: "skilled", Tools: []fakeserver.Tool{{Name: "t", Reply: fakeserver.Text("ok")}}, Skills: []fakeserver.Skill{{
+		Path:  "notes",
+		Files: map[string]string{"SKILL.md": "---\nname: notes\ndescription: " + desc + "\n---\nBody\n"},
+	}}}
 }
 
 // TestInspectAndDiffShowSkills: inspect lists a cassette's skills with
@@ -67,5 +71,33 @@ func TestInspectAndDiffShowSkills(t *testing.T) {
 	code, out, errOut = runMcprig("diff", old, changed)
 	if code != 1 || !strings.Contains(out, `skill "skill://notes/SKILL.md"`) {
 		t.Errorf("diff of a changed skill = %d:\n%s%s\nwant 1 and the skill named", code, out, errOut)
+	}
+}
+
+// TestVerifyFindsAChangedSkill: verify of a recording with a skill against
+// the live server finds no drift while the skill is the same, and reports
+// the skill when its frontmatter changed (exit status 1).
+func TestVerifyFindsAChangedSkill(t *testing.T) {
+	leakcheck.Check(t)
+	path := filepath.Join(t.TempDir(), "skill.jsonl")
+	recordSkill(t, path, "Take notes")
+	for _, c := range []struct {
+		desc string
+		code int
+	}{{"Take notes", 0}, {"Take notes and send them away", 1}} {
+		fake, err := fakeserver.New(&fakeserver.Options{Definition: skilled(c.desc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := fake.StartHTTP("", &fakeserver.HTTPOptions{Stateless: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runMcprig("verify", path, "--upstream", hs.URL)
+		hs.Close()
+		fake.Close()
+		if code != c.code || (c.code == 1 && !strings.Contains(out+errOut, "skill://notes/SKILL.md")) {
+			t.Errorf("verify against %q = %d:\n%s%s\nwant %d", c.desc, code, out, errOut, c.code)
+		}
 	}
 }
