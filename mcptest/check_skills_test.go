@@ -10,11 +10,12 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/transport"
 )
 
 // TestCheckServerChecksSkills: CheckServer passes the rich fake's skill,
 // and reports each skill fault as a "skills" problem naming the skill and
-// what differed.
+// what differed, in process and from a stdio child.
 func TestCheckServerChecksSkills(t *testing.T) {
 	leakcheck.Check(t)
 	for _, c := range []struct{ fault, what string }{
@@ -36,19 +37,22 @@ func TestCheckServerChecksSkills(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = mcptest.CheckServer(testkit.Context(t), fake.Factory())
-		fake.Close()
-		if c.what == "" {
-			if err != nil {
-				t.Errorf("CheckServer(rich) = %v", err)
+		child := mcptest.Stdio(t, &mcptest.StdioOptions{Catalog: fakeserver.CatalogRich, Faults: faults})
+		for name, f := range map[string]transport.Factory{"inprocess": fake.Factory(), "stdio": child.Factory()} {
+			err := mcptest.CheckServer(testkit.Context(t), f)
+			if c.what == "" {
+				if err != nil {
+					t.Errorf("%s: CheckServer(rich) = %v", name, err)
+				}
+				continue
 			}
-			continue
+			var ce *mcptest.CheckError
+			var se *client.SkillError
+			if !errors.As(err, &ce) || ce.Check != "skills" || !errors.As(err, &se) || se.Skill != "skill://pdf-processing/SKILL.md" || !strings.Contains(err.Error(), c.what) {
+				t.Errorf("%s %s: CheckServer = %v; want a skills problem, %q", name, c.fault, err, c.what)
+			}
 		}
-		var ce *mcptest.CheckError
-		var se *client.SkillError
-		if !errors.As(err, &ce) || ce.Check != "skills" || !errors.As(err, &se) || se.Skill != "skill://pdf-processing/SKILL.md" || !strings.Contains(err.Error(), c.what) {
-			t.Errorf("%s: CheckServer = %v; want a skills problem, %q", c.fault, err, c.what)
-		}
+		fake.Close()
 	}
 }
 
