@@ -2,6 +2,7 @@ package skillmd
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ func TestFrontmatter(t *testing.T) {
 		"---\nname: [pdf\ndescription: d\n---\n",          // not YAML
 		"---\nname: 3\ndescription: d\n---\n",             // name not a string
 		"---\n? [a]\n: b\nname: p\ndescription: d\n---\n", // a key JSON cannot hold
+		aliasBomb(), // a billion laughs: refused by the YAML decoder, not expanded
 	} {
 		if _, err := Frontmatter([]byte(bad)); !errors.Is(err, ErrFrontmatter) {
 			t.Errorf("Frontmatter(%q) = %v; want ErrFrontmatter", bad, err)
@@ -56,4 +58,16 @@ func TestNames(t *testing.T) {
 			t.Errorf("Name(%q) = %q, want %q", uri, got, want)
 		}
 	}
+}
+
+// aliasBomb is frontmatter whose aliases expand to 9^9 strings.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("---\nname: a\ndescription: d\na0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
+	for i := 1; i < 9; i++ {
+		ref := fmt.Sprintf("*a%d", i-1)
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(ref+",", 9), ","))
+	}
+	b.WriteString("---\n")
+	return b.String()
 }
