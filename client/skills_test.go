@@ -40,7 +40,7 @@ type skillsFixture struct {
 	ttlMs   int // of every read
 }
 
-func entry(uri string, fm map[string]any, files map[string]string) map[string]any {
+func skillEntry(uri string, fm map[string]any, files map[string]string) map[string]any {
 	var res []map[string]any
 	for u, body := range files {
 		res = append(res, map[string]any{"uri": u, "digest": skillmd.Digest([]byte(body)), "size": len(body)})
@@ -55,17 +55,17 @@ func pdfFrontmatter() map[string]any {
 func newSkillsFixture() *skillsFixture {
 	files := map[string]string{pdfSkill: pdfMD, pdfForms: formsMD}
 	return &skillsFixture{
-		entries: []map[string]any{entry(pdfSkill, pdfFrontmatter(), files)},
+		entries: []map[string]any{skillEntry(pdfSkill, pdfFrontmatter(), files)},
 		files:   files, extra: map[string]bool{}, reads: map[string]int{}, page: 50,
 	}
 }
 
-type listParams struct {
+type skillListParams struct {
 	mcp.ParamsBase
 	Cursor string `json:"cursor,omitempty"`
 }
 
-type listResult struct {
+type skillListResult struct {
 	mcp.ResultBase
 	mcp.Cacheable
 	Skills     []map[string]any `json:"skills"`
@@ -76,7 +76,7 @@ func (f *skillsFixture) server(t *testing.T) *mcp.Server {
 	caps := &mcp.ServerCapabilities{}
 	caps.AddExtension(client.SkillsExtension, map[string]any{})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "skills", Version: "v1"}, &mcp.ServerOptions{Capabilities: caps, HasResources: true})
-	err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, ss *mcp.ServerSession, p *listParams) (*listResult, error) {
+	err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, ss *mcp.ServerSession, p *skillListParams) (*skillListResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.lists++
@@ -85,7 +85,7 @@ func (f *skillsFixture) server(t *testing.T) *mcp.Server {
 		lo := 0
 		fmt.Sscan(p.Cursor, &lo)
 		hi := min(lo+f.page, len(f.entries))
-		res := &listResult{Cacheable: mcp.Cacheable{TTLMs: 2000, CacheScope: "private"}, Skills: f.entries[lo:hi]}
+		res := &skillListResult{Cacheable: mcp.Cacheable{TTLMs: 2000, CacheScope: "private"}, Skills: f.entries[lo:hi]}
 		if hi < len(f.entries) {
 			res.NextCursor = fmt.Sprint(hi)
 		}
@@ -161,12 +161,12 @@ func TestLoadSkillVerifiesBeforeHandingOver(t *testing.T) {
 		{"frontmatter", func(f *skillsFixture) {
 			body := strings.Replace(pdfMD, "Fill PDF forms", "Exfiltrate credentials", 1)
 			f.files[pdfSkill] = body
-			f.entries[0] = entry(pdfSkill, pdfFrontmatter(), map[string]string{pdfSkill: body, pdfForms: formsMD})
+			f.entries[0] = skillEntry(pdfSkill, pdfFrontmatter(), map[string]string{pdfSkill: body, pdfForms: formsMD})
 		}, "frontmatter"},
 		{"frontmatter field added", func(f *skillsFixture) {
 			body := strings.Replace(pdfMD, "---\n\n", "allowed-tools: Bash\n---\n\n", 1)
 			f.files[pdfSkill] = body
-			f.entries[0] = entry(pdfSkill, pdfFrontmatter(), map[string]string{pdfSkill: body, pdfForms: formsMD})
+			f.entries[0] = skillEntry(pdfSkill, pdfFrontmatter(), map[string]string{pdfSkill: body, pdfForms: formsMD})
 		}, "frontmatter"},
 		{"two contents", func(f *skillsFixture) { f.extra[pdfSkill] = true }, "contents"},
 	} {
@@ -224,7 +224,7 @@ func TestSkillEntriesChecked(t *testing.T) {
 	leakcheck.Check(t)
 	f := newSkillsFixture()
 	bad := func(uri string, fm map[string]any, files map[string]string, edit func(map[string]any)) map[string]any {
-		e := entry(uri, fm, files)
+		e := skillEntry(uri, fm, files)
 		if edit != nil {
 			edit(e)
 		}
@@ -247,7 +247,7 @@ func TestSkillEntriesChecked(t *testing.T) {
 	for uri := range cat.RefusedSkills {
 		refused = append(refused, uri)
 	}
-	if diff := cmp.Diff([]string{"skill://a/SKILL.md", "skill://c/SKILL.md", "skill://e/SKILL.md", "skill://g/SKILL.md", "skill://h/SKILL.md"}, sorted(refused)); diff != "" {
+	if diff := cmp.Diff([]string{"skill://a/SKILL.md", "skill://c/SKILL.md", "skill://e/SKILL.md", "skill://g/SKILL.md", "skill://h/SKILL.md"}, sortedURIs(refused)); diff != "" {
 		t.Errorf("refused (-want +got):\n%s", diff)
 	}
 	if len(cat.Skills) != 2 || cat.Skill("skill://i/SKILL.md") == nil || cat.Skill("skill://i/SKILL.md").Files != nil {
@@ -258,7 +258,7 @@ func TestSkillEntriesChecked(t *testing.T) {
 	}
 }
 
-func sorted(s []string) []string { slices.Sort(s); return s }
+func sortedURIs(s []string) []string { slices.Sort(s); return s }
 
 func TestSkillsBoundedByLimits(t *testing.T) {
 	leakcheck.Check(t)
@@ -267,7 +267,7 @@ func TestSkillsBoundedByLimits(t *testing.T) {
 	f.entries = nil
 	for i := range n {
 		uri := fmt.Sprintf("skill://s%d/SKILL.md", i)
-		f.entries = append(f.entries, entry(uri, map[string]any{"name": fmt.Sprintf("s%d", i), "description": "d"}, map[string]string{uri: "x"}))
+		f.entries = append(f.entries, skillEntry(uri, map[string]any{"name": fmt.Sprintf("s%d", i), "description": "d"}, map[string]string{uri: "x"}))
 	}
 	f.page = 2
 	for _, c := range []struct {
@@ -306,7 +306,7 @@ func TestChangedSkillHeldUntilAccepted(t *testing.T) {
 	// the file): the pinned client holds it.
 	body := strings.Replace(pdfMD, "Fill PDF forms", "Fill PDF forms quickly", 1)
 	f.files[pdfSkill] = body
-	f.entries[0] = entry(pdfSkill, map[string]any{"name": "pdf-processing", "description": "Fill PDF forms quickly"}, map[string]string{pdfSkill: body, pdfForms: formsMD})
+	f.entries[0] = skillEntry(pdfSkill, map[string]any{"name": "pdf-processing", "description": "Fill PDF forms quickly"}, map[string]string{pdfSkill: body, pdfForms: formsMD})
 	_, before := f.counts()
 	cl = connect(t, f.server(t), client.Definition{Skills: true, Fingerprint: first.Fingerprint, SkillFingerprints: first.SkillFingerprints}, nil)
 	if cl.Catalog().Fingerprint == first.Fingerprint {

@@ -173,7 +173,7 @@ func tamperEntries(res mcp.Result, tampered map[string]FaultKind) (mcp.Result, e
 		tamperEntry(e.(map[string]any), tampered)
 	}
 	out, err := json.Marshal(m)
-	return &rawResult{raw: out}, err
+	return &skillRawResult{raw: out}, err
 }
 
 func tamperEntry(e map[string]any, tampered map[string]FaultKind) {
@@ -205,14 +205,14 @@ func tamperEntry(e map[string]any, tampered map[string]FaultKind) {
 	}
 }
 
-// rawResult is a result sent as given JSON, with the _meta the go-sdk
+// skillRawResult is a result sent as given JSON, with the _meta the go-sdk
 // sets on it merged in.
-type rawResult struct {
+type skillRawResult struct {
 	mcp.ResultBase
 	raw json.RawMessage
 }
 
-func (r *rawResult) MarshalJSON() ([]byte, error) {
+func (r *skillRawResult) MarshalJSON() ([]byte, error) {
 	meta := r.GetMeta()
 	if len(meta) == 0 {
 		return r.raw, nil

@@ -204,14 +204,14 @@ func (s *skills) index(sk *skill) {
 	for _, f := range sk.files {
 		size := len(f.data)
 		parent := path.Dir(f.rel)
-		s.dirs[join(sk.dir, parent)] = append(s.dirs[join(sk.dir, parent)], directoryEntry{URI: f.uri, Name: path.Base(f.rel), MIMEType: f.mime, Size: &size})
+		s.dirs[skillJoin(sk.dir, parent)] = append(s.dirs[skillJoin(sk.dir, parent)], directoryEntry{URI: f.uri, Name: path.Base(f.rel), MIMEType: f.mime, Size: &size})
 		for dir := parent; dir != "."; dir = path.Dir(dir) {
-			uri := join(sk.dir, dir)
+			uri := skillJoin(sk.dir, dir)
 			if seen[uri] {
 				break
 			}
 			seen[uri] = true
-			up := join(sk.dir, path.Dir(dir))
+			up := skillJoin(sk.dir, path.Dir(dir))
 			s.dirs[up] = append(s.dirs[up], directoryEntry{URI: uri, Name: path.Base(dir), MIMEType: skillmd.DirectoryMIME})
 		}
 	}
@@ -224,7 +224,7 @@ func (s *skills) index(sk *skill) {
 	}
 }
 
-func join(dir, rel string) string {
+func skillJoin(dir, rel string) string {
 	if rel == "." {
 		return dir
 	}
@@ -398,9 +398,9 @@ func (sk *skill) entry() skillEntry {
 	return e
 }
 
-// page returns the bounds of the page at cursor among n items, and the
+// skillPage returns the bounds of the page at cursor among n items, and the
 // next cursor. A cursor is the base64 of the page's first index.
-func page(cursor string, n, size int) (lo, hi int, next string, err error) {
+func skillPage(cursor string, n, size int) (lo, hi int, next string, err error) {
 	if cursor != "" {
 		b, derr := base64.RawURLEncoding.DecodeString(cursor)
 		lo, err = strconv.Atoi(string(b))
@@ -416,7 +416,7 @@ func page(cursor string, n, size int) (lo, hi int, next string, err error) {
 }
 
 func (k *skills) listPage(s *Server, cursor string) (*skillsListResult, error) {
-	lo, hi, next, err := page(cursor, len(k.list), k.pageSize)
+	lo, hi, next, err := skillPage(cursor, len(k.list), k.pageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +441,7 @@ func (k *skills) readDir(s *Server, uri, cursor string) (*directoryReadResult, e
 	if !ok {
 		return nil, invalidParams("%q is not a skill directory", uri)
 	}
-	lo, hi, next, err := page(cursor, len(entries), k.pageSize)
+	lo, hi, next, err := skillPage(cursor, len(entries), k.pageSize)
 	if err != nil {
 		return nil, err
 	}

@@ -33,19 +33,19 @@ func testSkillsFS() fstest.MapFS {
 	}
 }
 
-// rawSkills is what the tests send and receive: the extension's methods
+// skillRawResult is what the tests send and receive: the extension's methods
 // as JSON.
-type rawSkills struct {
+type skillRawResult struct {
 	mcp.ResultBase
 	raw json.RawMessage
 }
 
-func (r *rawSkills) UnmarshalJSON(b []byte) error {
+func (r *skillRawResult) UnmarshalJSON(b []byte) error {
 	r.raw = append(json.RawMessage(nil), b...)
 	return nil
 }
 
-type rawParams struct {
+type skillRawParams struct {
 	mcp.ParamsBase
 	URI    string `json:"uri,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
@@ -57,26 +57,26 @@ func skillsSession(t *testing.T, s *Server) *mcp.ClientSession {
 	t.Helper()
 	c := testkit.NewClient(nil)
 	for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {
-		if err := mcp.AddSendingCustomMethod[*rawParams, *rawSkills](c, m); err != nil {
+		if err := mcp.AddSendingCustomMethod[*skillRawParams, *skillRawResult](c, m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return testkit.Connect(t, testkit.Transport(t, s.Factory()), &testkit.ConnectOptions{Client: c})
 }
 
-func sendSkills(t *testing.T, cs *mcp.ClientSession, method string, p *rawParams, out any) error {
+func sendSkills(t *testing.T, cs *mcp.ClientSession, method string, p *skillRawParams, out any) error {
 	t.Helper()
-	res, err := mcp.CallCustomMethod[*rawParams, *rawSkills](testkit.Context(t), cs, method, p)
+	skillRes, err := mcp.CallCustomMethod[*skillRawParams, *skillRawResult](testkit.Context(t), cs, method, p)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(res.raw, out); err != nil {
-		t.Fatalf("%s: %v in %s", method, err, res.raw)
+	if err := json.Unmarshal(skillRes.raw, out); err != nil {
+		t.Fatalf("%s: %v in %s", method, err, skillRes.raw)
 	}
 	return nil
 }
 
-type listPage struct {
+type skillListPage struct {
 	Skills     []skillEntry `json:"skills"`
 	NextCursor string       `json:"nextCursor"`
 	TTLMs      *int         `json:"ttlMs"`
@@ -90,8 +90,8 @@ func TestSkillsListPagesDigestsAndReads(t *testing.T) {
 	var all []skillEntry
 	cursor, pages := "", 0
 	for {
-		var p listPage
-		if err := sendSkills(t, cs, "skills/list", &rawParams{Cursor: cursor}, &p); err != nil {
+		var p skillListPage
+		if err := sendSkills(t, cs, "skills/list", &skillRawParams{Cursor: cursor}, &p); err != nil {
 			t.Fatal(err)
 		}
 		pages++
@@ -109,12 +109,12 @@ func TestSkillsListPagesDigestsAndReads(t *testing.T) {
 	fs := testSkillsFS()
 	want := []skillEntry{
 		{URI: "skill://acme/review/SKILL.md", Frontmatter: map[string]any{"name": "review", "description": "Review code"},
-			Resources: []skillResource{res("skill://acme/review/SKILL.md", fs["acme/review/SKILL.md"].Data)}},
+			Resources: []skillResource{skillRes("skill://acme/review/SKILL.md", fs["acme/review/SKILL.md"].Data)}},
 		{URI: "skill://pdf-processing/SKILL.md", Frontmatter: map[string]any{"name": "pdf-processing", "description": "Fill PDF forms"},
 			Resources: []skillResource{
-				res("skill://pdf-processing/SKILL.md", fs["pdf-processing/SKILL.md"].Data),
-				res("skill://pdf-processing/bin/tool", fs["pdf-processing/bin/tool"].Data),
-				res("skill://pdf-processing/references/FORMS.md", []byte(formsMD)),
+				skillRes("skill://pdf-processing/SKILL.md", fs["pdf-processing/SKILL.md"].Data),
+				skillRes("skill://pdf-processing/bin/tool", fs["pdf-processing/bin/tool"].Data),
+				skillRes("skill://pdf-processing/references/FORMS.md", []byte(formsMD)),
 			}},
 	}
 	if diff := cmp.Diff(want, all); diff != "" {
@@ -139,7 +139,7 @@ func TestSkillsListPagesDigestsAndReads(t *testing.T) {
 	}
 }
 
-func res(uri string, b []byte) skillResource {
+func skillRes(uri string, b []byte) skillResource {
 	return skillResource{URI: uri, Digest: skillmd.Digest(b), Size: len(b)}
 }
 
@@ -152,7 +152,7 @@ func TestSkillsGetAndUnknownURIs(t *testing.T) {
 		NextCursor *string    `json:"nextCursor"`
 		ResultType string     `json:"resultType"`
 	}
-	if err := sendSkills(t, cs, "skills/get", &rawParams{URI: "skill://acme/review/SKILL.md"}, &got); err != nil {
+	if err := sendSkills(t, cs, "skills/get", &skillRawParams{URI: "skill://acme/review/SKILL.md"}, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Skill.URI != "skill://acme/review/SKILL.md" || got.NextCursor != nil || got.ResultType != "complete" {
@@ -167,7 +167,7 @@ func TestSkillsGetAndUnknownURIs(t *testing.T) {
 		{"skills/list", "", "MQ"}, // index 1 of 2 is valid...
 		{"skills/list", "", "Mg"}, // ...index 2 is past the end
 	} {
-		err := sendSkills(t, cs, c.method, &rawParams{URI: c.uri, Cursor: c.cursor}, &json.RawMessage{})
+		err := sendSkills(t, cs, c.method, &skillRawParams{URI: c.uri, Cursor: c.cursor}, &json.RawMessage{})
 		if c.cursor == "MQ" {
 			if err != nil {
 				t.Errorf("%s cursor MQ: %v", c.method, err)
@@ -188,7 +188,7 @@ func TestSkillsDirectoryRead(t *testing.T) {
 	var got struct {
 		Resources []directoryEntry `json:"resources"`
 	}
-	if err := sendSkills(t, cs, "resources/directory/read", &rawParams{URI: "skill://pdf-processing"}, &got); err != nil {
+	if err := sendSkills(t, cs, "resources/directory/read", &skillRawParams{URI: "skill://pdf-processing"}, &got); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -201,7 +201,7 @@ func TestSkillsDirectoryRead(t *testing.T) {
 	}
 	// Without DirectoryRead the method is not found.
 	s2 := newServer(t, "skills", "v1", &Options{Skills: &SkillOptions{FS: testSkillsFS()}})
-	err := sendSkills(t, skillsSession(t, s2), "resources/directory/read", &rawParams{URI: "skill://pdf-processing"}, &got)
+	err := sendSkills(t, skillsSession(t, s2), "resources/directory/read", &skillRawParams{URI: "skill://pdf-processing"}, &got)
 	var we *jsonrpc.Error
 	if !errors.As(err, &we) || we.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("directory read without DirectoryRead: %v; want -32601", err)
@@ -211,7 +211,7 @@ func TestSkillsDirectoryRead(t *testing.T) {
 func TestSkillsResultBound(t *testing.T) {
 	leakcheck.Check(t)
 	s := newServer(t, "skills", "v1", &Options{MaxResultBytes: 200, Skills: &SkillOptions{FS: testSkillsFS()}})
-	err := sendSkills(t, skillsSession(t, s), "skills/list", &rawParams{}, &json.RawMessage{})
+	err := sendSkills(t, skillsSession(t, s), "skills/list", &skillRawParams{}, &json.RawMessage{})
 	if err == nil || !strings.Contains(err.Error(), "result too large") {
 		t.Errorf("skills/list over MaxResultBytes: %v; want result too large", err)
 	}
