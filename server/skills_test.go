@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -278,5 +279,37 @@ func TestSkillsDeclared(t *testing.T) {
 	s := newServer(t, "plain", "v1", nil)
 	if _, ok := connect(t, s).InitializeResult().Capabilities.Extensions[SkillsExtension]; ok {
 		t.Error("a server without Skills declares the extension")
+	}
+}
+
+// TestSkillsFromFSRegularFilesWithinBounds: a skill directory publishes its
+// regular files only (a symlink is left out), and one over 512 files is
+// refused, at the edge.
+func TestSkillsFromFSRegularFilesWithinBounds(t *testing.T) {
+	leakcheck.Check(t)
+	withFiles := func(n int) fstest.MapFS {
+		m := fstest.MapFS{"big/SKILL.md": {Data: skillMD("big", "d")}, "big/link": {Data: []byte("/etc/passwd"), Mode: fs.ModeSymlink}}
+		for i := 1; i < n; i++ {
+			m[fmt.Sprintf("big/f/%d", i)] = &fstest.MapFile{}
+		}
+		return m
+	}
+	s := newServer(t, "skills", "v1", &Options{Skills: &SkillOptions{FS: withFiles(skillmd.MaxFiles)}})
+	var got struct {
+		Skill skillEntry `json:"skill"`
+	}
+	if err := sendSkills(t, skillsSession(t, s), "skills/get", &skillRawParams{URI: "skill://big/SKILL.md"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Skill.Resources); n != skillmd.MaxFiles {
+		t.Errorf("%d files published, want %d (the symlink left out)", n, skillmd.MaxFiles)
+	}
+	for _, r := range got.Skill.Resources {
+		if strings.HasSuffix(r.URI, "/link") {
+			t.Errorf("the symlink was published: %+v", r)
+		}
+	}
+	if _, err := New("skills", "v1", &Options{Skills: &SkillOptions{FS: withFiles(skillmd.MaxFiles + 1)}}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("%d files: New = %v; want ErrInvalidOptions", skillmd.MaxFiles+1, err)
 	}
 }
