@@ -88,6 +88,7 @@ func TestSkillFaultsRefusedByClient(t *testing.T) {
 			faults = append(faults, f)
 		}
 		fs := newFake(t, &Options{Catalog: CatalogRich, Faults: faults})
+		t.Cleanup(func() { fs.Close() })
 		reads := countReads(fs)
 		for name, f := range skillTransports(t, fs) {
 			before := reads.get(richSkill)
@@ -137,6 +138,7 @@ func TestDefinitionSkills(t *testing.T) {
 		Files: map[string]string{"SKILL.md": "---\nname: notes\ndescription: Take notes\n---\nBody\n", "a.txt": "A"},
 	}}}
 	fs := newFake(t, &Options{Definition: d})
+	defer fs.Close()
 	cl, err := client.Connect(testkit.Context(t), client.Definition{Name: "skilled", Skills: true, Transport: fs.Factory()}, nil)
 	if err != nil {
 		t.Fatal(err)
