@@ -49,6 +49,19 @@ type Definition struct {
 	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
 	// Client.StartTool declares it whatever this says.
 	Tasks bool
+	// Skills, if set, declares the skills extension
+	// (io.modelcontextprotocol/skills, SEP-2640) in the client
+	// capabilities, and lists the skills of a server that offers it
+	// (Catalog.Skills), bounded by Limits as the other lists are. Listing
+	// fetches no skill file: Client.LoadSkill and Client.ReadSkillFile
+	// fetch one each, and verify it first. When false, nothing is declared
+	// or listed.
+	Skills bool
+	// SkillFingerprints, if set together with Fingerprint, pins each
+	// skill's fingerprint (Catalog.SkillFingerprints), so that a changed
+	// catalog holds only the skills that changed or appeared. Without it,
+	// every skill is held when the catalog fingerprint differs at connect.
+	SkillFingerprints map[string]string
 }
 
 func (d *Definition) validate() error {

@@ -148,7 +148,11 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 		fmt.Fprintf(w, "\n%s (%d):\n", k, len(items))
 		for _, it := range items {
 			line := "  " + it.Key
-			if d, _ := it.Tree["description"].(string); d != "" {
+			d, _ := it.Tree["description"].(string)
+			if fm, ok := it.Tree["frontmatter"].(map[string]any); ok && d == "" { // a skill's
+				d, _ = fm["description"].(string)
+			}
+			if d != "" {
 				line += ": " + transcript.Short(d, 100)
 			}
 			fmt.Fprintln(w, line)
