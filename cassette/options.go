@@ -52,8 +52,11 @@ type Options struct {
 
 	// IgnorePaths name values (same syntax as RedactPaths) that replay
 	// matching, Compare and Verify ignore, in addition to "params._meta"
-	// and "result._meta" (which hold progress tokens and other per-run
-	// data) and "params.clientInfo" (the client's name and version).
+	// and "result._meta" (which hold progress tokens, trace context and
+	// other per-run data) and "params.clientInfo" (the client's name and
+	// version). A recording writes them into the cassette's header as
+	// volatile, and every later replay, Compare and Verify of it ignores
+	// them with no option set.
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request (or
 	// the session's end it died with) for the recorded requests it was
