@@ -120,9 +120,10 @@ func checkDeclared(h *Header) error {
 var ErrRedactionChanged = errors.New("cassette: redaction rules differ from the recording's")
 
 // A RedactionError reports a replay or Verify whose redaction rules differ
-// from those the cassette was recorded with: the cassette may hold a value
-// the new rules would redact, and live messages would not match. Record
-// the cassette again with the new rules.
+// from those the cassette was recorded with, or that has none: live
+// messages would not be redacted as the recorded ones were, and with new
+// rules the cassette may hold a value they redact. Use the recording's
+// rules, or record the cassette again.
 type RedactionError struct {
 	Cassette   string // the cassette's file
 	Recorded   string // the cassette's Header.Redaction
@@ -134,21 +135,18 @@ func (e *RedactionError) Error() string {
 	if now == "" {
 		now = "none"
 	}
-	return fmt.Sprintf("cassette %s: redaction rules %s, recorded with %s: record it again with these rules", e.Cassette, now, e.Recorded)
+	return fmt.Sprintf("cassette %s: recorded with redaction rules %s, replayed with %s: use the rules it was recorded with, or record it again", e.Cassette, e.Recorded, now)
 }
 
 // Is reports whether target is ErrRedactionChanged.
 func (e *RedactionError) Is(target error) bool { return target == ErrRedactionChanged }
 
-// checkRedaction returns a *RedactionError when o configures redaction
-// rules other than those c names. A cassette that names none (recorded
-// without rules, or by an older release) is not checked, nor are Options
-// that configure none (mcprig replay and verify take the cassette as it
-// is): a value the recording redacted then shows as a mismatch at the
-// message that carries it.
+// checkRedaction returns a *RedactionError when o's redaction rules are
+// not those c names, none included. A cassette that names none (recorded
+// without rules, or by an older release) is not checked.
 func checkRedaction(c *Cassette, o *Options) error {
 	now := o.RedactionDigest()
-	if c.Header.Redaction == "" || now == "" || now == c.Header.Redaction {
+	if c.Header.Redaction == "" || now == c.Header.Redaction {
 		return nil
 	}
 	return &RedactionError{Cassette: c.File, Recorded: c.Header.Redaction, Configured: now}

@@ -207,8 +207,8 @@ func TestRedactionNamedInHeader(t *testing.T) {
 	}
 }
 
-// TestRedactionChangedRefused: replaying or verifying with other rules is
-// a *RedactionError; the same rules, or none, replay.
+// TestRedactionChangedRefused: replaying or verifying with other rules, or
+// none, is a *RedactionError; the same rules replay.
 func TestRedactionChangedRefused(t *testing.T) {
 	leakcheck.Check(t)
 	opts := &cassette.Options{RedactPaths: []string{"params.arguments.password"}}
@@ -226,7 +226,7 @@ func TestRedactionChangedRefused(t *testing.T) {
 	if diff := cmp.Diff(want, rerr); diff != "" {
 		t.Errorf("RedactionError mismatch (-want +got):\n%s", diff)
 	}
-	mustContain(t, "error", err.Error(), path, "record it again")
+	mustContain(t, "error", err.Error(), path, "use the rules it was recorded with, or record it again")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := cassette.Verify(ctx, load(t, path), inprocess.New(newCounter().srv), other); !errors.As(err, &rerr) {
@@ -237,15 +237,16 @@ func TestRedactionChangedRefused(t *testing.T) {
 	if diff := cmp.Diff([]outcome{{Text: "echo: hi"}}, got); diff != "" {
 		t.Errorf("replay with the same rules mismatch (-want +got):\n%s", diff)
 	}
-	// Options with no rules (mcprig replay's) are not refused: the value
-	// the recording redacted is a mismatch at the call that carries it.
-	f := open(t, path, nil, withMode(nil, cassette.ModeReplay))
-	outs, _ := session(t, f, rev2025, call{Tool: "echo", Args: args})
-	mustContain(t, "call without the rules", outs[0].Err, "tools/call", `"password": "REDACTED"`)
-	var merr *cassette.MismatchError
-	if err := f.Close(); !errors.As(err, &merr) {
-		t.Errorf("Close without the rules = %v, want a *MismatchError", err)
+	// Options with no rules are other rules too.
+	_, err = cassette.Open(path, nil, withMode(nil, cassette.ModeReplay))
+	want = &cassette.RedactionError{Cassette: path, Recorded: opts.RedactionDigest()}
+	if !errors.As(err, &rerr) {
+		t.Fatalf("Open with no rules = %v, want a *RedactionError", err)
 	}
+	if diff := cmp.Diff(want, rerr); diff != "" {
+		t.Errorf("RedactionError mismatch (-want +got):\n%s", diff)
+	}
+	mustContain(t, "error", err.Error(), "replayed with none")
 }
 
 // TestHeaderDeclarations: the header's declarations round-trip, and

@@ -239,13 +239,13 @@
 //
 // The header names the rules a cassette was recorded with (Patterns,
 // RedactPaths, RedactHeaders) by their digest, never the values: a secret
-// is not in it. A replay or Verify whose Options configure other rules
-// fails at once with a [*RedactionError] (errors.Is [ErrRedactionChanged]):
-// the cassette may hold a value the new rules redact, and its
-// placeholders would not match; record it again. Options that configure
-// no rules (mcprig replay and verify, which take a cassette as it is) are
-// not refused: a value the recording redacted is a mismatch at the
-// message that carries it.
+// is not in it. A replay or Verify whose Options configure other rules, or
+// none, fails at once with a [*RedactionError] (errors.Is
+// [ErrRedactionChanged]): live messages would not be redacted as the
+// recorded ones were, and the cassette may hold a value new rules redact.
+// Give it the rules it was recorded with (mcprig replay and verify take
+// --redact-pattern, --redact-path and --redact-env), or record it again.
+// A cassette that names no rules is not checked.
 //
 // # HTTP
 //

@@ -179,15 +179,15 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 	if err := checkOptions(fn, f.o, f.kind); err != nil {
 		return err
 	}
-	if err := checkRedaction(c, f.o); err != nil {
-		return err
-	}
 	p, err := newPlayer(c, f.o)
 	if err != nil {
 		var oerr *OptionsError
 		if errors.As(err, &oerr) {
 			oerr.Func = fn
 		}
+		return err
+	}
+	if err := checkRedaction(c, f.o); err != nil {
 		return err
 	}
 	f.p = p
