@@ -121,3 +121,21 @@ func TestRecordDeclaresVolatile(t *testing.T) {
 		t.Errorf("record --volatile a..b: exit %d, stderr %q; want a usage error naming it", code, stderr)
 	}
 }
+
+// TestInspectShowsDeclarations: mcprig inspect shows what a cassette
+// declares, a path's control characters made visible.
+func TestInspectShowsDeclarations(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("0a", 32)
+	cas := edited(t, "declared.jsonl", `"server":"docs"}`, `"server":"docs","volatile":["params.arguments.now","result.\u001b[31mx"],"redaction":"`+digest+`"}`)
+	code, stdout, stderr := runMcprig("inspect", cas)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d, stderr %q", code, stderr)
+	}
+	want := "protocol:  2025-11-25\nvolatile:  \"params.arguments.now\", \"result.\\x1b[31mx\"\nredaction: " + digest + "\n"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("inspect output lacks %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stdout, "\x1b") {
+		t.Errorf("inspect output holds a raw escape:\n%q", stdout)
+	}
+}
