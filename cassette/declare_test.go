@@ -299,3 +299,23 @@ func TestHeaderDeclarations(t *testing.T) {
 		t.Errorf("Replay of a built cassette with a bad path = %v, want a *FormatError on line 1", err)
 	}
 }
+
+// TestIgnorePathsBound: Options take at most 256 ignored paths, the most a
+// header declares, so that every recording loads again.
+func TestIgnorePathsBound(t *testing.T) {
+	paths := func(n int) []string {
+		ps := make([]string, n)
+		for i := range ps {
+			ps[i] = fmt.Sprintf("params.arguments.a%d", i)
+		}
+		return ps
+	}
+	if err := (&cassette.Options{IgnorePaths: paths(256)}).Validate(); err != nil {
+		t.Errorf("256 paths: %v", err)
+	}
+	err := (&cassette.Options{IgnorePaths: paths(257)}).Validate()
+	var oerr *cassette.OptionsError
+	if !errors.As(err, &oerr) || oerr.Option != "IgnorePaths" || !errors.Is(err, cassette.ErrTooManyPaths) {
+		t.Errorf("257 paths: Validate = %v, want an *OptionsError on IgnorePaths wrapping ErrTooManyPaths", err)
+	}
+}

@@ -113,7 +113,10 @@ func parseHeader(line []byte, h *Header) error {
 		return fmt.Errorf("header: %v", err)
 	}
 	*h = Header{Format: hj.Format, Version: hj.Version, Transport: hj.Transport, Protocol: hj.Protocol, Server: hj.Server,
-		Volatile: hj.Volatile, Redaction: hj.Redaction}
+		Redaction: hj.Redaction}
+	if len(hj.Volatile) > 0 {
+		h.Volatile = hj.Volatile // an empty list is none, as Marshal writes it
+	}
 	if h.Format != FormatName {
 		return fmt.Errorf("format %q, want %q", h.Format, FormatName)
 	}
