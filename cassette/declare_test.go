@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -318,4 +320,55 @@ func TestIgnorePathsBound(t *testing.T) {
 	if !errors.As(err, &oerr) || oerr.Option != "IgnorePaths" || !errors.Is(err, cassette.ErrTooManyPaths) {
 		t.Errorf("257 paths: Validate = %v, want an *OptionsError on IgnorePaths wrapping ErrTooManyPaths", err)
 	}
+}
+
+// TestTestdataCassettesUnchanged: every cassette under the module's
+// testdata directories loads, replays (its player builds) and marshals to
+// its own bytes: the declarations changed no file and need no upgrade.
+func TestTestdataCassettesUnchanged(t *testing.T) {
+	leakcheck.Check(t)
+	var paths []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != "..") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".jsonl") && strings.Contains(filepath.ToSlash(path), "/testdata/") {
+			paths = append(paths, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("found %d cassettes under testdata, want at least 10", len(paths))
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cassette.Parse(path, data)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if c.Header.Volatile != nil || c.Header.Redaction != "" {
+			t.Errorf("%s declares %v %q; no committed cassette does", path, c.Header.Volatile, c.Header.Redaction)
+		}
+		if r, err := cassette.Replay(c, nil, nil); err != nil {
+			t.Errorf("%s: Replay: %v", path, err)
+		} else {
+			r.Close()
+		}
+		if bytes.HasPrefix(data, []byte(`{"format":"mcprig-cassette","version":2,`)) {
+			if out, err := c.Marshal(); err != nil || !bytes.Equal(out, data) {
+				t.Errorf("%s: Marshal gives other bytes (%v)", path, err)
+			}
+		}
+	}
+	t.Logf("%d cassettes under testdata load, replay and marshal unchanged", len(paths))
 }
