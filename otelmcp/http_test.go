@@ -11,10 +11,21 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// TestHTTPCallSpans: over Streamable HTTP (2025-11-25, a session) the
-// trace crosses the HTTP hop in _meta, and both spans name the session.
+// TestHTTPCallSpans: over Streamable HTTP the trace crosses the HTTP hop
+// in _meta; at 2025-11-25 both spans name the session, at 2026-07-28
+// (no sessions) neither does.
 func TestHTTPCallSpans(t *testing.T) {
 	leakcheck.Check(t)
+	for _, tc := range []struct {
+		profile     client.Profile
+		name        string
+		wantSession bool
+	}{{client.Profile20251125, "2025-11-25", true}, {client.Profile20260728, "2026-07-28", false}} {
+		t.Run(tc.name, func(t *testing.T) { httpCallSpans(t, tc.profile, tc.wantSession) })
+	}
+}
+
+func httpCallSpans(t *testing.T, profile client.Profile, wantSession bool) {
 	opts, exp := traced(t)
 	h, err := docs(t, opts).HTTPHandler(nil)
 	if err != nil {
@@ -26,7 +37,7 @@ func TestHTTPCallSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, f, client.Profile20251125, opts)
+	c := connect(t, f, profile, opts)
 	exp.Reset()
 	if _, err := c.CallTool(testkit.Context(t), "lookup", map[string]any{"query": "http"}); err != nil {
 		t.Fatal(err)
@@ -47,7 +58,7 @@ func TestHTTPCallSpans(t *testing.T) {
 	if cl.TraceID() != sv.TraceID() || svParent.SpanID() != cl.SpanID() {
 		t.Errorf("server span %v with parent %v; want the client span %v's child", sv, svParent.SpanID(), cl.SpanID())
 	}
-	if clSession == "" || clSession != svSession {
-		t.Errorf("mcp.session.id: client %q, server %q; want the same session id", clSession, svSession)
+	if clSession != svSession || (clSession != "") != wantSession {
+		t.Errorf("mcp.session.id: client %q, server %q; want the same, set %v", clSession, svSession, wantSession)
 	}
 }
