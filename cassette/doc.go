@@ -51,8 +51,22 @@
 // transport is the transport.Kind's name ("stdio", "inprocess",
 // "streamablehttp", "sse"); protocol is the negotiated revision and server
 // the server's name, from the initialize exchange or, in 2026-07-28, from
-// the "_meta" of server/discover and the results. At the message level each
-// following line is a message:
+// the "_meta" of server/discover and the results. Two optional fields
+// declare, when the recording had them configured, what the cassette was
+// recorded with:
+//
+//	{"format":"mcprig-cassette","version":2,…,"server":"counter","volatile":["params.arguments.now"],"redaction":"sha256:5b1f…"}
+//
+// "volatile" lists the paths whose values change every run
+// ([Options].IgnorePaths when it was recorded: timestamps, generated ids),
+// at most 256; replay matching, [Compare] and [Verify] ignore them as they
+// ignore IgnorePaths, so no job repeats them. "redaction" is the
+// [Options.RedactionDigest] of its redaction rules: replaying or verifying
+// it with other rules is a [*RedactionError] (see "Redaction"). A field
+// left out means none. A reader of an earlier release refuses a header
+// with either field ("unknown field", a [*FormatError] on line 1) rather
+// than replay it without them; cassettes without them are unchanged. At
+// the message level each following line is a message:
 //
 //	{"kind":"message","from":"client","message":{"id":2,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"label":"first"},"name":"count"}}}
 //	{"kind":"message","from":"server","message":{"id":2,"jsonrpc":"2.0","result":{"content":[{"text":"first #1","type":"text"}]}}}
@@ -120,7 +134,10 @@
 // per-request metadata, which carries the client's identity too), without
 // initialize's "params.clientInfo" (the client's name and version: a
 // cassette recorded by an older release of this library, or by another
-// client, still replays) and [Options].IgnorePaths, with every placeholder
+// client, still replays), without trace context (W3C "traceparent",
+// "tracestate" and "baggage" in "_meta": a traced session replays with
+// other trace ids), [Options].IgnorePaths and the paths the cassette
+// declares volatile, with every placeholder
 // spelled alike; live messages are redacted with the recording's rules
 // first. The client's capabilities and requested revision are matched. At the HTTP level the key adds the method, the URL's path and
 // query, and the Mcp-* headers (Mcp-Session-Id, Mcp-Protocol-Version,
@@ -225,6 +242,16 @@
 // before its value. So re-recording gives the same numbers. Placeholders
 // keep matching working: live messages are redacted with the same rules
 // before they are matched, and placeholders match whatever their numbers.
+//
+// The header names the rules a cassette was recorded with (Patterns,
+// RedactPaths, RedactHeaders) by their digest, never the values: a secret
+// is not in it. A replay or Verify whose Options configure other rules, or
+// none, fails at once with a [*RedactionError] (errors.Is
+// [ErrRedactionChanged]): live messages would not be redacted as the
+// recorded ones were, and the cassette may hold a value new rules redact.
+// Give it the rules it was recorded with (mcprig replay and verify take
+// --redact-pattern, --redact-path and --redact-env), or record it again.
+// A cassette that names no rules is not checked.
 //
 // # HTTP
 //

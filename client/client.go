@@ -185,6 +185,9 @@ func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
 		sdk.AddRoots(h.Roots...)
 	}
 	c.listAcked = make(chan struct{})
+	// The caller's middleware first: each Add wraps what is there, so it
+	// is innermost and sees what the built-in middleware adds to _meta.
+	sdk.AddSendingMiddleware(c.def.SendingMiddleware...)
 	sdk.AddReceivingMiddleware(c.watchAcks)
 	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
 	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
