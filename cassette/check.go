@@ -37,6 +37,7 @@ var Checks = []string{CheckHiddenInstructions, CheckInvisibleUnicode, CheckSchem
 // A Finding is one problem Check found in a server's catalog.
 type Finding struct {
 	Server   string // CheckTarget.Name
+	Source   string // CheckTarget.Source
 	Check    string // CheckHiddenInstructions, CheckInvisibleUnicode, …
 	Severity Severity
 	Subject  string // where: `tool "lookup" description`, "instructions"
@@ -46,8 +47,13 @@ type Finding struct {
 // A CheckTarget is one server's catalog to check.
 type CheckTarget struct {
 	// Name is the server's name in the harness (client.Definition.Name):
-	// model names are "mcp__" + Name + "__" + tool.
-	Name         string
+	// model names are "mcp__" + Name + "__" + tool. Targets of one name
+	// are one server (several cassettes of it): their tools share model
+	// names without colliding.
+	Name string
+	// Source says where the catalog came from (a cassette's file, a URL);
+	// findings repeat it.
+	Source       string
 	Instructions string // the server's instructions
 	Catalog      *client.Catalog
 }
@@ -77,31 +83,27 @@ func Check(targets []CheckTarget, opts *CheckOptions) []Finding {
 	if opts != nil {
 		o = *opts
 	}
-	var out []Finding
-	for _, t := range targets {
+	byTarget := make([][]Finding, len(targets))
+	for i, t := range targets {
 		texts := catalogTexts(t)
-		out = append(out, checkHidden(t.Name, texts)...)
-		out = append(out, checkInvisible(t.Name, texts)...)
-		out = append(out, checkSchemas(t)...)
+		byTarget[i] = append(byTarget[i], checkHidden(texts)...)
+		byTarget[i] = append(byTarget[i], checkInvisible(texts)...)
+		byTarget[i] = append(byTarget[i], checkSchemas(t)...)
 	}
-	out = append(out, checkModelNames(targets)...)
-	for _, t := range targets {
+	for i, fs := range checkModelNames(targets) {
+		byTarget[i] = append(byTarget[i], fs...)
+	}
+	var out []Finding
+	for i, t := range targets {
 		want, ok := o.Fingerprints[t.Name]
 		if ok && t.Catalog != nil && t.Catalog.Fingerprint != want {
-			out = append(out, Finding{Server: t.Name, Check: CheckFingerprint, Severity: SeverityDangerous, Subject: "catalog",
+			byTarget[i] = append(byTarget[i], Finding{Check: CheckFingerprint, Severity: SeverityDangerous, Subject: "catalog",
 				Message: fmt.Sprintf("fingerprint %s, pinned %s", t.Catalog.Fingerprint, want)})
 		}
-	}
-	slices.SortStableFunc(out, func(a, b Finding) int {
-		return slices.Index(targetNames(targets), a.Server) - slices.Index(targetNames(targets), b.Server)
-	})
-	return out
-}
-
-func targetNames(ts []CheckTarget) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
+		for _, f := range byTarget[i] {
+			f.Server, f.Source = t.Name, t.Source
+			out = append(out, f)
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package cassette
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ var injections = []struct {
 }
 
 // checkHidden finds hidden instructions in the texts.
-func checkHidden(server string, texts []text) []Finding {
+func checkHidden(texts []text) []Finding {
 	var out []Finding
 	for _, t := range texts {
 		// Invisible characters between letters do not hide a phrase.
@@ -41,7 +42,7 @@ func checkHidden(server string, texts []text) []Finding {
 		}, t.s)
 		for _, in := range injections {
 			if m := in.re.FindString(s); m != "" {
-				out = append(out, Finding{Server: server, Check: CheckHiddenInstructions, Severity: SeverityDangerous, Subject: t.subject,
+				out = append(out, Finding{Check: CheckHiddenInstructions, Severity: SeverityDangerous, Subject: t.subject,
 					Message: fmt.Sprintf("%s: %q", in.what, m)})
 			}
 		}
@@ -65,7 +66,7 @@ var invisibles = []struct {
 
 // checkInvisible finds characters a person does not see. Tag characters
 // spell ASCII: the finding spells it out.
-func checkInvisible(server string, texts []text) []Finding {
+func checkInvisible(texts []text) []Finding {
 	var out []Finding
 	for _, t := range texts {
 		seen := map[string][]rune{}
@@ -87,7 +88,7 @@ func checkInvisible(server string, texts []text) []Finding {
 			if strings.HasPrefix(what, "tag") {
 				msg += fmt.Sprintf("; they spell %q", tagText(rs))
 			}
-			out = append(out, Finding{Server: server, Check: CheckInvisibleUnicode, Severity: SeverityDangerous, Subject: t.subject, Message: msg})
+			out = append(out, Finding{Check: CheckInvisibleUnicode, Severity: SeverityDangerous, Subject: t.subject, Message: msg})
 		}
 	}
 	return out
@@ -140,7 +141,7 @@ func checkSchemas(t CheckTarget) []Finding {
 			subject := fmt.Sprintf("tool %q %s", tool.Name, s.name)
 			sev, msg := checkSchema(s.schema, s.input)
 			if msg != "" {
-				out = append(out, Finding{Server: t.Name, Check: CheckSchema, Severity: sev, Subject: subject, Message: msg})
+				out = append(out, Finding{Check: CheckSchema, Severity: sev, Subject: subject, Message: msg})
 			}
 		}
 	}
@@ -169,38 +170,41 @@ func checkSchema(v any, input bool) (Severity, string) {
 	return 0, ""
 }
 
-// checkModelNames finds tools that share a model name across targets, and
-// names made unique or shortened within one.
-func checkModelNames(targets []CheckTarget) []Finding {
-	type owner struct{ server, tool string }
-	owners := map[string][]owner{}
-	var out []Finding
-	for _, t := range targets {
+// checkModelNames finds tools of servers of other names that share a
+// model name, and names made unique within one server; findings by
+// target.
+func checkModelNames(targets []CheckTarget) [][]Finding {
+	type owner struct {
+		server, tool string
+		targets      []int
+	}
+	owners := map[string][]*owner{}
+	out := make([][]Finding, len(targets))
+	for i, t := range targets {
 		if t.Catalog == nil {
 			continue
 		}
 		names := make([]string, len(t.Catalog.Tools))
-		for i, tool := range t.Catalog.Tools {
-			names[i] = tool.Name
+		for j, tool := range t.Catalog.Tools {
+			names[j] = tool.Name
 		}
 		models := client.ModelNames(t.Name, names)
 		for _, tool := range names {
 			m := models[tool]
-			owners[m] = append(owners[m], owner{t.Name, tool})
+			k := slices.IndexFunc(owners[m], func(o *owner) bool { return o.server == t.Name && o.tool == tool })
+			if k < 0 {
+				owners[m] = append(owners[m], &owner{server: t.Name, tool: tool})
+				k = len(owners[m]) - 1
+			}
+			owners[m][k].targets = append(owners[m][k].targets, i)
 			// Alone, the tool would have its plain name (shortened if long).
 			if alone := client.ModelNames(t.Name, []string{tool})[tool]; m != alone {
-				out = append(out, Finding{Server: t.Name, Check: CheckModelNames, Severity: SeverityMinor, Subject: fmt.Sprintf("tool %q", tool),
+				out[i] = append(out[i], Finding{Check: CheckModelNames, Severity: SeverityMinor, Subject: fmt.Sprintf("tool %q", tool),
 					Message: fmt.Sprintf("model name %s, not %s: another tool of the server maps to that", m, alone)})
 			}
 		}
 	}
-	for _, m := range slices.Sorted(func(yield func(string) bool) {
-		for m := range owners {
-			if !yield(m) {
-				return
-			}
-		}
-	}) {
+	for _, m := range slices.Sorted(maps.Keys(owners)) {
 		shared := owners[m]
 		if len(shared) < 2 {
 			continue
@@ -210,8 +214,10 @@ func checkModelNames(targets []CheckTarget) []Finding {
 			who = append(who, fmt.Sprintf("%q of %q", o.tool, o.server))
 		}
 		for _, o := range shared {
-			out = append(out, Finding{Server: o.server, Check: CheckModelNames, Severity: SeverityBreaking, Subject: fmt.Sprintf("tool %q", o.tool),
-				Message: fmt.Sprintf("model name %s is shared by tools %s", m, strings.Join(who, ", "))})
+			for _, i := range o.targets {
+				out[i] = append(out[i], Finding{Check: CheckModelNames, Severity: SeverityBreaking, Subject: fmt.Sprintf("tool %q", o.tool),
+					Message: fmt.Sprintf("model name %s is shared by tools %s", m, strings.Join(who, ", "))})
+			}
 		}
 	}
 	return out

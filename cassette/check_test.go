@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,7 @@ func TestCheckCorpus(t *testing.T) {
 		// clean catalogs: no findings
 		{"clean", []cassette.CheckTarget{clean}, nil, nil},
 		{"clean, pinned", []cassette.CheckTarget{clean}, &cassette.CheckOptions{Fingerprints: map[string]string{"docs": clean.Catalog.Fingerprint}}, nil},
+		{"clean, one server in two cassettes", []cassette.CheckTarget{clean, clean}, nil, nil},
 		{"clean, two servers", []cassette.CheckTarget{clean, target(t, "mail", "", tool("lookup", "Find a mail."))}, nil, nil},
 		{"clean, prose that names files and users", []cassette.CheckTarget{target(t, "fs", "", tool("read_file", "Read a file the user names and return its contents."), tool("notify", "Tell the user when a build ends."))}, nil, nil},
 		{"clean, draft 2020-12 declared", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`, `{"type":"object","properties":{"n":{"type":"integer"}}}`))}, nil, nil},
@@ -87,9 +89,15 @@ func TestCheckCorpus(t *testing.T) {
 	var table strings.Builder
 	held := 0
 	for _, tc := range cases {
+		for i := range tc.targets {
+			tc.targets[i].Source = fmt.Sprintf("source %d", i)
+		}
 		fs := cassette.Check(tc.targets, tc.opts)
 		var got []string
 		for _, f := range fs {
+			if want := fmt.Sprintf("source %d", slices.IndexFunc(tc.targets, func(t cassette.CheckTarget) bool { return t.Name == f.Server })); f.Source != want && len(tc.targets) == 1 {
+				t.Errorf("%s: finding %+v, want Source %q", tc.name, f, want)
+			}
 			got = append(got, f.Check+" "+f.Severity.String()+" "+f.Subject)
 			fmt.Fprintf(&table, "%-40s %-20s %-10s %s: %s\n", tc.name, f.Check, f.Severity, f.Subject, f.Message)
 		}

@@ -41,6 +41,7 @@ var driftCorpus = []driftCase{
 	{"tools no longer listed", []string{`"method":"tools/list"`, `"method":"tools/lost"`}, []string{`breaking tools`, `breaking tools/lost`}},
 	{"required argument added", []string{`"properties":{"limit"`, `"properties":{"lang":{"type":"string"},"limit"`, `"required":["query"]`, `"required":["lang","query"]`}, []string{`breaking tool "lookup"`}},
 	{"optional argument made required", []string{`"required":["query"]`, `"required":["limit","query"]`}, []string{`breaking tool "lookup"`}},
+	{"required argument without a property", []string{`"required":["query"]`, `"required":["query","page"]`}, []string{`breaking tool "lookup"`}},
 	{"argument removed", []string{limitArg, ``}, []string{`breaking tool "lookup"`}},
 	{"argument type narrowed", []string{`"type":["string","number"]`, `"type":"string"`}, []string{`breaking tool "stats"`}},
 	{"argument type changed", []string{`"description":"At most this many.","type":"integer"`, `"description":"At most this many.","type":"string"`}, []string{`breaking tool "lookup"`}},
@@ -105,7 +106,7 @@ func TestDriftCorpus(t *testing.T) {
 		t.Fatalf("Compare(base, base) = %v, %v; want no drift", ds, err)
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-34s %-10s %s\n", "change", "severity", "reason")
+	fmt.Fprintf(&table, "\n%-38s %-10s %s\n", "change", "severity", "reason")
 	held := 0
 	for _, tc := range driftCorpus {
 		s := string(base)
@@ -141,7 +142,7 @@ func TestDriftCorpus(t *testing.T) {
 			if d.Detail != "" {
 				why += ": " + d.Detail
 			}
-			fmt.Fprintf(&table, "%-34s %-10s %s: %s\n", name, d.Severity, d.Subject, why)
+			fmt.Fprintf(&table, "%-38s %-10s %s: %s\n", name, d.Severity, d.Subject, why)
 		}
 	}
 	fmt.Fprintf(&table, "%d of %d cases held", held, len(driftCorpus))

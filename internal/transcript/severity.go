@@ -91,6 +91,9 @@ func classifyItem(r kindRule, old, new map[string]any) []change {
 		}
 		out = append(out, change{f + " changed", r.other})
 	}
+	if len(out) == 0 && !reflect.DeepEqual(old, new) { // no rule saw it: weigh it anyway
+		out = append(out, change{"changed", r.other})
+	}
 	return out
 }
 
@@ -154,10 +157,22 @@ func inputSchema(_ string, old, new any) []change {
 	np, _ := n["properties"].(map[string]any)
 	oreq, nreq := stringSet(o["required"]), stringSet(n["required"])
 	var out []change
-	for _, name := range unionKeys(op, np) {
+	names := unionKeys(oreq, nreq)
+	for _, k := range unionKeys(op, np) {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		ov, inOld := op[name]
 		nv, inNew := np[name]
 		switch {
+		case !inOld && !inNew && nreq[name] && !oreq[name]: // required, but no property
+			out = append(out, change{fmt.Sprintf("argument %q now required", name), Breaking})
+		case !inOld && !inNew && oreq[name] && !nreq[name]:
+			out = append(out, change{fmt.Sprintf("argument %q now optional", name), Minor})
+		case !inOld && !inNew:
 		case !inNew:
 			out = append(out, change{fmt.Sprintf("argument %q removed", name), Breaking})
 		case !inOld && nreq[name]:
@@ -338,6 +353,7 @@ func (s Severity) String() string {
 	return fmt.Sprintf("Severity(%d)", int(s))
 }
 
+// unionKeys returns the keys of a and b, sorted, each once.
 func unionKeys[V any](a, b map[string]V) []string {
 	var out []string
 	for k := range a {
