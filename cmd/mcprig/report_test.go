@@ -204,3 +204,68 @@ func TestJUnitParses(t *testing.T) {
 		}
 	}
 }
+
+// TestReportEscapesUntrustedText: a server's description with a terminal
+// escape, a bidi override, Markdown and HTML reaches no report raw: the
+// characters are made visible, Markdown cells escaped, the diff fenced
+// longer than any backtick run in it, JUnit well-formed (xmllint, where
+// installed), JSON with its control characters escaped.
+func TestReportEscapesUntrustedText(t *testing.T) {
+	old := filepath.Join("testdata", "docs.jsonl")
+	hostile := `Look up.\u001b[2J\u202e | <script>alert(1)</script> ` + "````" + ` [x](javascript:1)`
+	new := edited(t, "hostile.jsonl", `"description":"Look up a topic in the documentation."`, `"description":"`+hostile+`"`,
+		`"title":"README","uri":"docs://readme"}`, `"title":"README","uri":"docs://read|me\u001b]0;pwn\u0007"}`)
+	for _, format := range []string{"text", "markdown", "junit", "json"} {
+		_, stdout, _ := runMcprig("diff", "--format", format, old, new)
+		if format == "text" {
+			continue // the text diff is the escaping helper's (another change)
+		}
+		raw := "\x1b\x07\u202e"
+		if format == "json" {
+			raw = "\x1b\x07" // encoding/json escapes control characters; REPORT.md leaves the rest to readers
+		}
+		if strings.ContainsAny(stdout, raw) {
+			t.Errorf("--format %s: a raw control or bidi character reached the report:\n%q", format, stdout)
+		}
+		switch format {
+		case "markdown":
+			for _, want := range []string{`\x1b`, `\u202e`, `docs://read\|me\\x1b\]0;pwn\\a`, "`````diff\n"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("markdown lacks %q:\n%s", want, stdout)
+				}
+			}
+			for i, part := range strings.Split(stdout, "`````") {
+				if i%2 == 0 && strings.Contains(part, "<script>") {
+					t.Errorf("markdown shows <script> outside a fence:\n%s", stdout)
+				}
+			}
+		case "junit":
+			if xmllint, err := exec.LookPath("xmllint"); err == nil {
+				p := filepath.Join(t.TempDir(), "r.xml")
+				if err := os.WriteFile(p, []byte(stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command(xmllint, "--noout", p).CombinedOutput(); err != nil {
+					t.Errorf("xmllint: %v\n%s\n%s", err, out, stdout)
+				}
+			}
+		}
+	}
+}
+
+// TestHelpDocumentsExitStatus: mcprig help names every exit status of
+// diff, verify and check, and the severities.
+func TestHelpDocumentsExitStatus(t *testing.T) {
+	_, stdout, _ := runMcprig("help")
+	for _, want := range []string{
+		"  0  nothing at or above --fail-on\n",
+		"  1  drift or findings at or above --fail-on\n",
+		"  2  a usage error, or a cassette that does not load\n",
+		"  3  the live server could not be started, or its session failed (verify, check)\n",
+		"  breaking ", "  dangerous ", "  minor ", "  info ", "looprig.mcprig.report/v1",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("mcprig help lacks %q:\n%s", want, stdout)
+		}
+	}
+}
