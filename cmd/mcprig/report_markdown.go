@@ -2,13 +2,15 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/looprig/mcp/cassette"
 )
 
 // markdown renders r as a summary a CI job posts on a pull request: a
-// verdict, a table of cases, then each case's items and diffs. Untrusted
+// verdict, a table of cases, then each case's items, worst first, and
+// their diffs. Untrusted
 // strings are made visible and escaped; diffs are fenced.
 func markdown(r *report) string {
 	var b strings.Builder
@@ -47,7 +49,9 @@ func markdown(r *report) string {
 			continue
 		}
 		b.WriteString("| Severity | Kind | Subject | Change |\n|---|---|---|---|\n")
-		for _, it := range c.Items {
+		items := slices.Clone(c.Items) // worst first
+		slices.SortStableFunc(items, func(a, b reportItem) int { return int(b.Severity - a.Severity) })
+		for _, it := range items {
 			sev := it.Severity.String()
 			if it.Severity >= r.FailOn {
 				sev = "**" + sev + "**"
@@ -58,7 +62,7 @@ func markdown(r *report) string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", sev, mdText(it.Kind), mdText(it.Subject), mdText(change))
 		}
-		for _, it := range c.Items {
+		for _, it := range items {
 			if it.Diff == "" {
 				continue
 			}
