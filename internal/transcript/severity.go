@@ -39,27 +39,6 @@ type kindRule struct {
 	fields  map[string]fieldRule
 }
 
-// catalogRules holds a rule for each catalog kind: adding a kind is one
-// entry here (and its listing in lists and Kinds).
-var catalogRules = map[string]kindRule{
-	"tools": {noun: "tool", added: Dangerous, removed: Breaking, other: Minor, fields: map[string]fieldRule{
-		"description":  fixed(Dangerous, "description changed"),
-		"title":        fixed(Info, "title changed"),
-		"icons":        fixed(Info, "icons changed"),
-		"annotations":  toolAnnotations,
-		"inputSchema":  inputSchema,
-		"outputSchema": fixed(Breaking, "output schema changed"),
-	}},
-	"resources":         resourceRule("resource"),
-	"resourceTemplates": resourceRule("resource template"),
-	"prompts": {noun: "prompt", added: Minor, removed: Breaking, other: Minor, fields: map[string]fieldRule{
-		"description": fixed(Dangerous, "description changed"),
-		"title":       fixed(Info, "title changed"),
-		"icons":       fixed(Info, "icons changed"),
-		"arguments":   promptArguments,
-	}},
-}
-
 func resourceRule(noun string) kindRule {
 	return kindRule{noun: noun, added: Minor, removed: Breaking, other: Minor, fields: map[string]fieldRule{
 		"description": fixed(Dangerous, "description changed"),

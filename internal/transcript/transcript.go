@@ -88,18 +88,6 @@ type Error struct {
 	Data    any
 }
 
-// Catalog kinds, in the order they are shown.
-var Kinds = []string{"tools", "resources", "resourceTemplates", "prompts"}
-
-// lists maps a list method to the field of its result that holds the items
-// and the key of each item.
-var lists = map[string]struct{ field, key string }{
-	"tools/list":               {"tools", "name"},
-	"resources/list":           {"resources", "uri"},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
-	"prompts/list":             {"prompts", "name"},
-}
-
 // IsListing reports whether method lists a catalog kind.
 func IsListing(method string) bool { _, ok := lists[method]; return ok }
 
