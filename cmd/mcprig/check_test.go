@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -73,4 +74,32 @@ func TestCheckGolden(t *testing.T) {
 		files = append(files, txtar.File{Name: format, Data: []byte(stdout)})
 	}
 	goldenTxtar(t, "check.txtar", "mcprig check --format FORMAT testdata/check/poisoned.jsonl testdata/docs.jsonl\n(see TestCheckGolden). go test -run TestCheckGolden -update rewrites it.\n", files)
+}
+
+// TestCheckURL: mcprig check --url checks a Streamable HTTP server's
+// catalog; its recording's fingerprint pins it, as it pins the stdio
+// fake's.
+func TestCheckURL(t *testing.T) {
+	leakcheck.Check(t)
+	fake, err := fakeserver.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := fake.StartHTTP("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hs.Close() })
+	c, err := cassette.Load(filepath.Join("testdata", "docs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _, err := cassette.CatalogOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMcprig("check", "--timeout", verifyTimeout, "--format", "json", "--fingerprint", cat.Fingerprint, "--url", hs.URL)
+	if code != 0 || !strings.Contains(stdout, `"name": "`+hs.URL+`: fingerprint"`) || !strings.Contains(stdout, `"exit": 0`) {
+		t.Errorf("check --url: exit %d\n%s%s", code, stdout, stderr)
+	}
 }
