@@ -74,8 +74,9 @@ type CheckOptions struct {
 //     that differs from its pinned fingerprint.
 //   - breaking: a schema that is not valid JSON Schema 2020-12 (or an input
 //     schema not of type "object"); a model name two servers' tools share.
-//   - minor: a model name shortened or made unique within one server; a
-//     schema that declares another draft.
+//   - minor: a model name made unique within one server.
+//   - info: a schema that declares another draft than 2020-12 (which MCP
+//     allows).
 //
 // Check reads nothing but its arguments; it never fails.
 func Check(targets []CheckTarget, opts *CheckOptions) []Finding {

@@ -165,7 +165,7 @@ func checkSchema(v any, input bool) (Severity, string) {
 		return SeverityBreaking, fmt.Sprintf(`type %q, want "object" (MCP)`, s.Type)
 	}
 	if s.Schema != "" && s.Schema != draft202012 {
-		return SeverityMinor, fmt.Sprintf("$schema %q: MCP's default is JSON Schema 2020-12", s.Schema)
+		return SeverityInfo, fmt.Sprintf("$schema %q: MCP's default is JSON Schema 2020-12", s.Schema)
 	}
 	return 0, ""
 }

@@ -78,7 +78,7 @@ func TestCheckCorpus(t *testing.T) {
 		{"bad pattern", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), `{"type":"object","properties":{"q":{"type":"string","pattern":"(["}}}`, ""))}, nil, []string{`schema breaking tool "a" input schema`}},
 		{"unresolvable $ref", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), `{"type":"object","properties":{"q":{"$ref":"#/$defs/missing"}}}`, ""))}, nil, []string{`schema breaking tool "a" input schema`}},
 		{"bad output schema", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), "", `{"type":"object","minimum":"zero"}`))}, nil, []string{`schema breaking tool "a" output schema`}},
-		{"another draft", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, ""))}, nil, []string{`schema minor tool "a" input schema`}},
+		{"another draft", []cassette.CheckTarget{target(t, "s", "", withSchema(tool("a", "A."), `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, ""))}, nil, []string{`schema info tool "a" input schema`}},
 		// model names
 		{"names that collide across servers", []cassette.CheckTarget{target(t, "my.docs", "", tool("lookup", "A.")), target(t, "my_docs", "", tool("lookup", "B."))}, nil,
 			[]string{`model-names breaking tool "lookup"`, `model-names breaking tool "lookup"`}},

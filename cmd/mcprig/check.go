@@ -38,7 +38,7 @@ severity:
                        characters
   schema               breaking: an input or output schema that is not
                        valid JSON Schema 2020-12, or an input schema not of
-                       type "object"; minor: another draft declared
+                       type "object"; info: another draft declared
   model-names          breaking: a model name (mcp__SERVER__TOOL) two
                        servers share; minor: one made unique in a server
   fingerprint          dangerous: the catalog is not the one --fingerprint

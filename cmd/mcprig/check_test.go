@@ -36,6 +36,7 @@ func TestCheckExitStatus(t *testing.T) {
 		out  string // in stdout (stderr for 2 and 3)
 	}{
 		{"clean cassette", []string{docs}, 0, `no findings: testdata/docs.jsonl (server "docs")`},
+		{"a real server's catalog (server-everything), --fail-on minor", []string{"--fail-on", "minor", filepath.Join("..", "..", "testdata", "cassettes", "everything-stdio.jsonl")}, 0, "14 info; --fail-on minor, below it: exit 0"},
 		{"poisoned cassette", []string{poisoned, docs}, 1, "1 breaking, 4 dangerous; --fail-on info, at or above it: exit 1"},
 		{"dangerous finding, --fail-on dangerous", []string{"--fail-on", "dangerous", dangerous}, 1, `[dangerous] hidden-instructions: tool "lookup" description`},
 		{"dangerous finding, --fail-on breaking", []string{"--fail-on", "breaking", dangerous}, 0, "1 dangerous; --fail-on breaking, below it: exit 0"},
