@@ -1,0 +1,117 @@
+package redisstore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/testkit"
+	"github.com/looprig/mcp/server"
+)
+
+func TestStateStoreUse(t *testing.T) {
+	r := startRedis(t, false)
+	c := r.client(t)
+	ctx := testkit.Context(t)
+	s := NewStateStore(c, nil)
+	expires := time.Now().Add(time.Minute)
+	var got []bool
+	for range 3 {
+		first, err := s.Use(ctx, "state-1", expires)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, first)
+	}
+	if diff := cmp.Diff([]bool{true, false, false}, got); diff != "" {
+		t.Errorf("uses of one state (-want +got):\n%s", diff)
+	}
+	// The key lives until the state expires, and a minute more for clocks.
+	ttl := c.PTTL(ctx, "mcp:state:state-1").Val()
+	if ttl <= time.Minute || ttl > 2*time.Minute {
+		t.Errorf("TTL of a used state: %v, want (1m, 2m]", ttl)
+	}
+	// A state without a time bound is remembered without expiry.
+	if first, err := s.Use(ctx, "state-2", time.Time{}); err != nil || !first {
+		t.Fatalf("Use without expiry: %v, %v", first, err)
+	}
+	if ttl := c.PTTL(ctx, "mcp:state:state-2").Val(); ttl != -1 {
+		t.Errorf("TTL of a state without expiry: %v, want none (-1)", ttl)
+	}
+	// Another prefix is another fleet.
+	if first, err := NewStateStore(c, &Options{Prefix: "other:"}).Use(ctx, "state-1", expires); err != nil || !first {
+		t.Errorf("Use under another prefix: %v, %v; want first", first, err)
+	}
+	r.kill()
+	first, err := s.Use(ctx, "state-3", expires)
+	if first || !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Use with Redis down: %v, %v; want false and ErrUnavailable", first, err)
+	}
+}
+
+func TestTaskStoreBinding(t *testing.T) {
+	r := startRedis(t, false)
+	c := r.client(t)
+	ctx := testkit.Context(t)
+	s := NewTaskStore(c, &Options{MaxTasks: 2})
+	defer s.Close()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	task := func(id, principal string, ttl time.Duration) *server.Task {
+		return &server.Task{ID: id, Principal: principal, Tool: "t", Status: server.TaskWorking, Created: now, Updated: now, Expires: now.Add(ttl)}
+	}
+	if err := s.Create(ctx, task("t1", "alice", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, task("t1", "bob", time.Hour)); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("Create of a taken id: %v", err)
+	}
+	got, err := s.Get(ctx, "alice", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(task("t1", "alice", time.Hour), got); diff != "" {
+		t.Errorf("Get (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ principal, id string }{{"bob", "t1"}, {"alice", "t2"}, {"alice", strings.Repeat("x", maxIDBytes+1)}} {
+		if _, err := s.Get(ctx, tc.principal, tc.id); !errors.Is(err, server.ErrTaskNotFound) {
+			t.Errorf("Get(%q, %.10q): %v, want ErrTaskNotFound", tc.principal, tc.id, err)
+		}
+		if _, err := s.Update(ctx, tc.principal, tc.id, func(*server.Task) error { return nil }); !errors.Is(err, server.ErrTaskNotFound) {
+			t.Errorf("Update(%q, %.10q): %v, want ErrTaskNotFound", tc.principal, tc.id, err)
+		}
+	}
+	// An update cannot move the task to another principal or id.
+	up, err := s.Update(ctx, "alice", "t1", func(tk *server.Task) error {
+		tk.Principal, tk.ID, tk.Status = "bob", "t9", server.TaskCompleted
+		return nil
+	})
+	if err != nil || up.Principal != "alice" || up.ID != "t1" || up.Status != server.TaskCompleted {
+		t.Errorf("Update: %+v, %v", up, err)
+	}
+	// The bound: 2 tasks of alice pass (t1 and a short one), the 3rd is
+	// refused until the short one expires.
+	if err := s.Create(ctx, task("t2", "alice", 300*time.Millisecond)); err != nil {
+		t.Fatalf("2nd task of a bound of 2: %v", err)
+	}
+	if err := s.Create(ctx, task("t3", "alice", time.Hour)); !errors.Is(err, server.ErrTooManyTasks) {
+		t.Errorf("3rd task of a bound of 2: %v, want ErrTooManyTasks", err)
+	}
+	if err := s.Create(ctx, task("b1", "bob", time.Hour)); err != nil {
+		t.Errorf("another principal's task: %v", err)
+	}
+	testkit.Poll(t, "a 3rd task of alice's accepted once her 2nd expired", func() bool {
+		return s.Create(ctx, task("t3", "alice", time.Hour)) == nil
+	})
+	if _, err := s.Get(ctx, "alice", "t2"); !errors.Is(err, server.ErrTaskNotFound) {
+		t.Errorf("Get of an expired task: %v, want ErrTaskNotFound", err)
+	}
+	r.kill()
+	if err := s.Create(ctx, task("t4", "carol", time.Hour)); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Create with Redis down: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.Get(ctx, "alice", "t1"); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Get with Redis down: %v, want ErrUnavailable", err)
+	}
+}
