@@ -36,6 +36,7 @@ type fleet struct {
 	redis    *redisProc
 	replicas []*replica
 	proxy    *httptest.Server
+	http     *http.Client
 	next     atomic.Int64 // round-robin counter
 	n        atomic.Int64 // request ids
 }
@@ -58,6 +59,7 @@ type replica struct {
 type fleetOptions struct {
 	Store   Options
 	Persist bool // Redis keeps an append-only file
+	Memory  bool // one replica on the memory stores, no Redis
 }
 
 func newFleet(t testing.TB, o *fleetOptions) *fleet {
@@ -65,13 +67,22 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 	if o == nil {
 		o = &fleetOptions{}
 	}
-	f := &fleet{t: t, redis: startRedis(t, o.Persist)}
+	f := &fleet{t: t, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	t.Cleanup(f.http.CloseIdleConnections)
 	key := []byte(strings.Repeat("k", 32))
-	for _, name := range names {
-		f.replicas = append(f.replicas, newReplica(t, name, f.redis, key, &o.Store))
+	if o.Memory {
+		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil))
+	} else {
+		f.redis = startRedis(t, o.Persist)
+		for _, name := range names {
+			f.replicas = append(f.replicas, newReplica(t, name, f.redis, key, &o.Store))
+		}
 	}
-	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route})
+	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route, Transport: &http.Transport{MaxIdleConnsPerHost: 64}})
 	t.Cleanup(f.proxy.Close)
+	if o.Memory {
+		return f
+	}
 	// Every replica watches the signals before a test sends one.
 	testkit.Poll(t, "the three replicas to subscribe to the signals", func() bool {
 		n, err := f.replicas[0].client.PubSubNumSub(testkit.Context(t), f.replicas[0].tasks.channel).Result()
@@ -85,7 +96,7 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 func (f *fleet) route(pr *httputil.ProxyRequest) {
 	i := int(f.next.Add(1)-1) % len(f.replicas)
 	if pin := pr.In.Header.Get("X-Replica"); pin != "" {
-		i = strings.Index("ABC", pin)
+		i = strings.Index("ABC", pin) % len(f.replicas)
 	}
 	u, _ := url.Parse(f.replicas[i].ts.URL)
 	pr.SetURL(u)
@@ -94,14 +105,15 @@ func (f *fleet) route(pr *httputil.ProxyRequest) {
 
 func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options) *replica {
 	t.Helper()
-	rep := &replica{name: name, client: r.client(t), gate: make(chan struct{}), trips: &tripCounter{}}
-	rep.client.AddHook(rep.trips)
-	rep.tasks = NewTaskStore(rep.client, o)
-	s, err := server.New("fleet", "v0", &server.Options{
-		StateKey:   key,
-		StateStore: NewStateStore(rep.client, o),
-		Tasks:      &server.TaskOptions{Store: rep.tasks, PollInterval: 50 * time.Millisecond},
-	})
+	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
+	opts := &server.Options{StateKey: key, Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
+	if r != nil { // else the memory stores
+		rep.client = r.client(t)
+		rep.client.AddHook(rep.trips)
+		rep.tasks = NewTaskStore(rep.client, o)
+		opts.StateStore, opts.Tasks.Store = NewStateStore(rep.client, o), rep.tasks
+	}
+	s, err := server.New("fleet", "v0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +137,9 @@ func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options)
 		rep.ts.Close()
 		h.Close()
 		s.Close()
-		rep.tasks.Close()
+		if rep.tasks != nil {
+			rep.tasks.Close()
+		}
 	})
 	return rep
 }
@@ -210,7 +224,7 @@ func (f *fleet) call(ctx context.Context, pin, principal, method, name, params s
 	} {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := f.http.Do(req)
 	if err != nil {
 		return reply{}, err
 	}
