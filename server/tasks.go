@@ -80,6 +80,8 @@ type tasks struct {
 	signals   TaskSignals // the store's, if it is shared by several processes
 	stopWatch func()      // ends the watch of signals; nil without signals
 
+	quit chan struct{} // closed by Close: outcomes are no longer retried
+
 	// mu guards the fields below.
 	mu     sync.Mutex
 	runs   map[string]*taskRun // the tasks whose handler has not returned, by id
@@ -105,6 +107,7 @@ func newTasks(o *TaskOptions) (*tasks, error) {
 		maxResult: bound(o.MaxResultBytes, DefaultTaskResultBytes),
 		poll:      o.PollInterval,
 		runs:      make(map[string]*taskRun),
+		quit:      make(chan struct{}),
 	}
 	if t.store == nil {
 		t.store = NewMemoryTaskStore(0)
@@ -237,6 +240,9 @@ func (s *Server) Close() error {
 	}
 	t := s.tasks
 	t.mu.Lock()
+	if !t.closed {
+		close(t.quit)
+	}
 	t.closed = true
 	for _, r := range t.runs {
 		r.cancel()
@@ -440,6 +446,9 @@ func (t *tasks) ask(ctx context.Context, s *Server, task *Task, run *taskRun, ca
 		tk.Status, tk.InputRequests, tk.Answers, tk.Updated = TaskInputRequired, pending, nil, time.Now().UTC()
 		return nil
 	}); err != nil {
+		if !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			t.fail(s, task, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "recording the input requests: " + err.Error()})
+		}
 		return nil, false
 	}
 	raw, ok := t.await(ctx, s, task, run)
@@ -531,17 +540,34 @@ func (t *tasks) fail(s *Server, task *Task, e *jsonrpc.Error) {
 }
 
 // finish records the task's terminal status, unless it has one already
-// (a cancelled task stays cancelled).
+// (a cancelled task stays cancelled). While the store fails (shared
+// storage unreachable) it tries again every poll interval, until the task
+// expires or the Server is closed.
 func (t *tasks) finish(s *Server, task *Task, status TaskStatus, result, rpcErr json.RawMessage) {
-	_, err := t.store.Update(context.Background(), task.Principal, task.ID, func(tk *Task) error {
-		if tk.Status.Terminal() {
-			return errTaskEnded
+	expired := time.NewTimer(time.Until(task.Expires))
+	defer expired.Stop()
+	for {
+		_, err := t.store.Update(context.Background(), task.Principal, task.ID, func(tk *Task) error {
+			if tk.Status.Terminal() {
+				return errTaskEnded
+			}
+			tk.Status, tk.Updated, tk.InputRequests, tk.Answers, tk.Result, tk.Error = status, time.Now().UTC(), nil, nil, result, rpcErr
+			return nil
+		})
+		if err == nil || errors.Is(err, errTaskEnded) || errors.Is(err, ErrTaskNotFound) {
+			return
 		}
-		tk.Status, tk.Updated, tk.InputRequests, tk.Result, tk.Error = status, time.Now().UTC(), nil, result, rpcErr
-		return nil
-	})
-	if err != nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
-		s.logger.Warn("task outcome not recorded", "tool", task.Tool, "error", err)
+		s.logger.Warn("task outcome not recorded yet", "tool", task.Tool, "error", err)
+		retry := time.NewTimer(t.poll)
+		select {
+		case <-retry.C:
+		case <-expired.C:
+			retry.Stop()
+			return
+		case <-t.quit:
+			retry.Stop()
+			return
+		}
 	}
 }
 
