@@ -82,3 +82,27 @@ func matrixFault(t *testing.T, m *matrix, fault string) {
 	testkit.Poll(t, "the handler at A to see the cancellation sent to B after the fault", func() bool { return f.replicas[0].cancelled.Load() == 1 })
 	m.check(t, "cancel after", "start A before, cancel B after", fault, !strings.Contains(string(r.Result), "error"), "")
 }
+
+// TestOutcomeAfterFault: a task whose handler returns while Redis is down
+// has its outcome recorded once Redis is back, read at another replica;
+// it ran once.
+func TestOutcomeAfterFault(t *testing.T) {
+	f := newFleet(t, &fleetOptions{Persist: true})
+	id := f.start("A", "alice", "gated")
+	f.await("B", "alice", id, server.TaskWorking)
+	f.redis.kill()
+	f.replicas[0].gate <- struct{}{} // the handler at A returns
+	testkit.Poll(t, "A to fail to record the outcome", func() bool {
+		return f.replicas[0].logged.count("task outcome not recorded yet") >= 1
+	})
+	if err := f.redis.start(); err != nil {
+		t.Fatal(err)
+	}
+	tk := f.await("B", "alice", id, server.TaskCompleted)
+	if tk.Result == nil || tk.Result.Content[0].Text != "opened" {
+		t.Errorf("result read at B: %+v, want opened", tk.Result)
+	}
+	if n := f.runs(); n != 1 {
+		t.Errorf("executions: %d, want 1", n)
+	}
+}

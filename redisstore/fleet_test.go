@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -53,6 +54,7 @@ type replica struct {
 	runs      atomic.Int64  // executions of the tools
 	cancelled atomic.Int64  // task handlers whose context ended
 	gate      chan struct{} // closed to let "gated" finish
+	logged    logCounter    // the server's diagnostics
 }
 
 // fleetOptions configure a fleet's stores.
@@ -106,7 +108,7 @@ func (f *fleet) route(pr *httputil.ProxyRequest) {
 func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options) *replica {
 	t.Helper()
 	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
-	opts := &server.Options{StateKey: key, Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
+	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
 	if r != nil { // else the memory stores
 		rep.client = r.client(t)
 		rep.client.AddHook(rep.trips)
@@ -326,4 +328,30 @@ func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 		c.n.Add(1)
 		return next(ctx, cmds)
 	}
+}
+
+// logCounter is a slog.Handler that counts the records by message.
+type logCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (l *logCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logCounter) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logCounter) WithGroup(string) slog.Handler            { return l }
+
+func (l *logCounter) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = make(map[string]int)
+	}
+	l.n[r.Message]++
+	return nil
+}
+
+func (l *logCounter) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[msg]
 }
