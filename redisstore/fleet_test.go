@@ -39,7 +39,10 @@ type fleet struct {
 	proxy    *httptest.Server
 	http     *http.Client
 	next     atomic.Int64 // round-robin counter
-	n        atomic.Int64 // request ids
+	sticky   bool
+	mu       sync.Mutex
+	sessions map[string]int // Mcp-Session-Id → replica, when sticky
+	n        atomic.Int64   // request ids
 }
 
 // A replica is one server.HTTPHandler (2026-07-28, stateless) on Redis
@@ -62,6 +65,10 @@ type fleetOptions struct {
 	Store   Options
 	Persist bool // Redis keeps an append-only file
 	Memory  bool // one replica on the memory stores, no Redis
+	// Stateful serves clients before 2026-07-28 sessions (HTTPHandler's
+	// default), and Sticky makes the proxy send a session's requests to
+	// the replica that began it.
+	Stateful, Sticky bool
 }
 
 func newFleet(t testing.TB, o *fleetOptions) *fleet {
@@ -69,18 +76,18 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 	if o == nil {
 		o = &fleetOptions{}
 	}
-	f := &fleet{t: t, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	f := &fleet{t: t, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, sticky: o.Sticky, sessions: make(map[string]int)}
 	t.Cleanup(f.http.CloseIdleConnections)
 	key := []byte(strings.Repeat("k", 32))
 	if o.Memory {
-		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil))
+		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil, false))
 	} else {
 		f.redis = startRedis(t, o.Persist)
 		for _, name := range names {
-			f.replicas = append(f.replicas, newReplica(t, name, f.redis, key, &o.Store))
+			f.replicas = append(f.replicas, newReplica(t, name, f.redis, key, &o.Store, o.Stateful))
 		}
 	}
-	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route, Transport: &http.Transport{MaxIdleConnsPerHost: 64}})
+	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route, ModifyResponse: f.remember, Transport: &http.Transport{MaxIdleConnsPerHost: 64}})
 	t.Cleanup(f.proxy.Close)
 	if o.Memory {
 		return f
@@ -100,12 +107,29 @@ func (f *fleet) route(pr *httputil.ProxyRequest) {
 	if pin := pr.In.Header.Get("X-Replica"); pin != "" {
 		i = strings.Index("ABC", pin) % len(f.replicas)
 	}
+	if sid := pr.In.Header.Get("Mcp-Session-Id"); sid != "" && f.sticky {
+		f.mu.Lock()
+		if j, ok := f.sessions[sid]; ok {
+			i = j
+		}
+		f.mu.Unlock()
+	}
 	u, _ := url.Parse(f.replicas[i].ts.URL)
 	pr.SetURL(u)
 	pr.Out.Header.Del("X-Replica")
 }
 
-func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options) *replica {
+// remember notes which replica began each session.
+func (f *fleet) remember(resp *http.Response) error {
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		f.mu.Lock()
+		f.sessions[sid] = strings.Index("ABC", resp.Header.Get("X-Served-By"))
+		f.mu.Unlock()
+	}
+	return nil
+}
+
+func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options, stateful bool) *replica {
 	t.Helper()
 	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
 	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
@@ -121,7 +145,7 @@ func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options)
 	}
 	rep.s = s
 	rep.register(t)
-	h, err := s.HTTPHandler(&server.HTTPOptions{Stateless: true})
+	h, err := s.HTTPHandler(&server.HTTPOptions{Stateless: !stateful})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +193,9 @@ func (rep *replica) register(t testing.TB) {
 		}
 	}
 	must(rep.s.RegisterTool(&mcp.Tool{Name: "confirm", InputSchema: noArgs}, count(asks)))
+	must(rep.s.RegisterTool(&mcp.Tool{Name: "hello", InputSchema: noArgs}, count(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("hello from " + rep.name), nil
+	})))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "ask", InputSchema: noArgs}, count(asks), nil))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "quick", InputSchema: noArgs}, count(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("done at " + rep.name), nil
