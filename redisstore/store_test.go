@@ -44,6 +44,21 @@ func TestStateStoreUse(t *testing.T) {
 	if first, err := NewStateStore(c, &Options{Prefix: "other:"}).Use(ctx, "state-1", expires); err != nil || !first {
 		t.Errorf("Use under another prefix: %v, %v; want first", first, err)
 	}
+	// At Redis' memory bound (noeviction), a use is refused, not recorded.
+	for _, kv := range [][2]string{{"maxmemory-policy", "noeviction"}, {"maxmemory", "1"}} {
+		if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if first, err := s.Use(ctx, "state-4", expires); first || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "OOM") {
+		t.Errorf("Use at the memory bound: %v, %v; want false and ErrUnavailable (OOM)", first, err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if first, err := s.Use(ctx, "state-4", expires); !first || err != nil {
+		t.Errorf("Use below the bound of a state refused at it: %v, %v; want first", first, err)
+	}
 	r.kill()
 	first, err := s.Use(ctx, "state-3", expires)
 	if first || !errors.Is(err, ErrUnavailable) {
