@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/server"
@@ -101,6 +102,32 @@ func TestOutcomeAfterFault(t *testing.T) {
 	tk := f.await("B", "alice", id, server.TaskCompleted)
 	if tk.Result == nil || tk.Result.Content[0].Text != "opened" {
 		t.Errorf("result read at B: %+v, want opened", tk.Result)
+	}
+	if n := f.runs(); n != 1 {
+		t.Errorf("executions: %d, want 1", n)
+	}
+}
+
+// TestLostCancelSignal: a task cancelled without a signal reaching the
+// replica running it (the signal lost in a fault) has its handler
+// cancelled at that replica's next lease refresh.
+func TestLostCancelSignal(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	f := newFleet(t, &fleetOptions{Store: Options{Lease: lease}})
+	id := f.start("A", "alice", "gated")
+	f.await("B", "alice", id, server.TaskWorking)
+	// B records the cancellation and sends no signal.
+	ctx := testkit.Context(t)
+	if _, err := f.replicas[1].tasks.Update(ctx, "alice", id, func(tk *server.Task) error {
+		tk.Status = server.TaskCancelled
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	testkit.Poll(t, "the handler at A to be cancelled by its lease refresh", func() bool { return f.replicas[0].cancelled.Load() == 1 })
+	if took := time.Since(start); took > lease {
+		t.Errorf("the handler was cancelled %v after, want within the lease %v (refreshed every %v)", took, lease, lease/3)
 	}
 	if n := f.runs(); n != 1 {
 		t.Errorf("executions: %d, want 1", n)
