@@ -70,3 +70,6 @@ end
 redis.call('SET', KEYS[2], 1, 'PX', ARGV[1])
 return s
 `)
+
+// scripts are every script of the package.
+var scripts = []*redis.Script{readScript, casScript, createScript, holdScript, leaseScript}

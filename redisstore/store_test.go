@@ -130,3 +130,49 @@ func TestTaskStoreBinding(t *testing.T) {
 		t.Errorf("Get with Redis down: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestRoundTrips counts the round trips to Redis of each method, the
+// scripts loaded first (a fresh Redis loads each on its first use).
+func TestRoundTrips(t *testing.T) {
+	r := startRedis(t, false)
+	c := r.client(t)
+	ctx := testkit.Context(t)
+	for _, sc := range scripts {
+		if err := sc.Load(ctx, c).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trips := &tripCounter{}
+	c.AddHook(trips)
+	states := NewStateStore(c, nil)
+	tasks := NewTaskStore(c, nil)
+	defer tasks.Close()
+	now := time.Now().UTC()
+	count := func(op func() error) int64 {
+		before := trips.n.Load()
+		if err := op(); err != nil {
+			t.Fatal(err)
+		}
+		return trips.n.Load() - before
+	}
+	got := map[string]int64{
+		"continuation": count(func() error { _, err := states.Use(ctx, "s1", now.Add(time.Minute)); return err }),
+		"create": count(func() error {
+			return tasks.Create(ctx, &server.Task{ID: "t1", Status: server.TaskWorking, Created: now, Updated: now, Expires: now.Add(time.Hour)})
+		}),
+		"get": count(func() error { _, err := tasks.Get(ctx, "", "t1"); return err }),
+		"update": count(func() error {
+			_, err := tasks.Update(ctx, "", "t1", func(tk *server.Task) error { tk.Status = server.TaskCompleted; return nil })
+			return err
+		}),
+		"update changing nothing": count(func() error {
+			_, err := tasks.Update(ctx, "", "t1", func(*server.Task) error { return nil })
+			return err
+		}),
+		"signal": count(func() error { return tasks.Signal(ctx, "t1") }),
+	}
+	want := map[string]int64{"continuation": 1, "create": 2, "get": 1, "update": 2, "update changing nothing": 1, "signal": 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trips (-want +got):\n%s", diff)
+	}
+}

@@ -140,53 +140,62 @@ func (s *TaskStore) Create(ctx context.Context, t *server.Task) error {
 // Get returns the task id of principal: one round trip. A task whose
 // lease lapsed is recorded failed first (two more).
 func (s *TaskStore) Get(ctx context.Context, principal, id string) (*server.Task, error) {
-	t, _, lapsed, err := s.read(ctx, principal, id)
+	r, err := s.read(ctx, principal, id)
 	if err != nil {
 		return nil, err
 	}
-	if lapsed {
+	if r.lapsed {
 		return s.Update(ctx, principal, id, func(*server.Task) error { return nil })
 	}
-	return t, nil
+	return r.t, nil
 }
 
-// read returns the task id of principal, its version, and whether its
-// lease lapsed while it is not terminal.
-func (s *TaskStore) read(ctx context.Context, principal, id string) (*server.Task, string, bool, error) {
+// record is a task as read: the task, its version and its JSON, and
+// whether its lease lapsed while it is not terminal.
+type record struct {
+	t      *server.Task
+	v, d   string
+	lapsed bool
+}
+
+// read returns the task id of principal.
+func (s *TaskStore) read(ctx context.Context, principal, id string) (record, error) {
 	if len(id) > maxIDBytes {
-		return nil, "", false, server.ErrTaskNotFound
+		return record{}, server.ErrTaskNotFound
 	}
 	res, err := readScript.Run(ctx, s.c, s.taskKeys(id)).Slice()
 	if errors.Is(err, redis.Nil) {
-		return nil, "", false, server.ErrTaskNotFound
+		return record{}, server.ErrTaskNotFound
 	} else if err != nil {
-		return nil, "", false, unavailable(err)
+		return record{}, unavailable(err)
 	}
-	v, _ := res[0].(string)
-	d, _ := res[1].(string)
+	r := record{t: new(server.Task)}
+	r.v, _ = res[0].(string)
+	r.d, _ = res[1].(string)
 	lapsed, _ := res[2].(int64)
-	var t server.Task
-	if err := json.Unmarshal([]byte(d), &t); err != nil {
-		return nil, "", false, fmt.Errorf("task %q: its record: %w", id, err)
+	r.lapsed = lapsed == 1
+	if err := json.Unmarshal([]byte(r.d), r.t); err != nil {
+		return record{}, fmt.Errorf("task %q: its record: %w", id, err)
 	}
-	t.Result, t.Error = notNull(t.Result), notNull(t.Error) // JSON keeps nil as null
-	if t.Principal != principal || !time.Now().Before(t.Expires) {
-		return nil, "", false, server.ErrTaskNotFound
+	r.t.Result, r.t.Error = notNull(r.t.Result), notNull(r.t.Error) // JSON keeps nil as null
+	if r.t.Principal != principal || !time.Now().Before(r.t.Expires) {
+		return record{}, server.ErrTaskNotFound
 	}
-	return &t, v, lapsed == 1, nil
+	return r, nil
 }
 
 // Update applies change to the task id of principal and writes it if no
 // other replica changed it meanwhile, else reads it again: two round
-// trips when uncontended. change may so run more than once, each time on
-// the task as read.
+// trips when uncontended, one when change changed nothing. change may so
+// run more than once, each time on the task as read.
 func (s *TaskStore) Update(ctx context.Context, principal, id string, change func(*server.Task) error) (*server.Task, error) {
 	for range maxAttempts {
-		t, v, lapsed, err := s.read(ctx, principal, id)
+		r, err := s.read(ctx, principal, id)
 		if err != nil {
 			return nil, err
 		}
-		if lapsed {
+		t := r.t
+		if r.lapsed {
 			t.Status, t.Updated, t.InputRequests, t.Answers, t.Result, t.Error = server.TaskFailed, time.Now().UTC(), nil, nil, nil, lapsedError
 		}
 		bound := *t
@@ -198,7 +207,10 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, change fun
 		if err != nil {
 			return nil, fmt.Errorf("task %q: encoding: %w", id, err)
 		}
-		ok, err := casScript.Run(ctx, s.c, s.taskKeys(id), v, data, string(t.Status)).Int()
+		if string(data) == r.d {
+			return t, nil // nothing to write
+		}
+		ok, err := casScript.Run(ctx, s.c, s.taskKeys(id), r.v, data, string(t.Status)).Int()
 		if err != nil {
 			return nil, unavailable(err)
 		}
