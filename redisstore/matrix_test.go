@@ -101,6 +101,7 @@ func TestReplicaMatrix(t *testing.T) {
 	t.Run("result", func(t *testing.T) { matrixResult(t, &m) })
 	t.Run("bound", func(t *testing.T) { matrixBound(t, &m) })
 	t.Run("lease", func(t *testing.T) { matrixLease(t, &m) })
+	t.Run("round-robin", func(t *testing.T) { matrixRoundRobin(t, &m) })
 	for _, fault := range []string{"stopped", "paused", "restarted"} {
 		t.Run(fault, func(t *testing.T) { matrixFault(t, &m, fault) })
 	}
@@ -194,4 +195,52 @@ func matrixLease(t *testing.T, m *matrix) {
 	tk = f.get("C", "alice", id)
 	m.check(t, "lapsed task read", "A dies, get C", "none", tk.Status == server.TaskFailed, "%+v", tk)
 	t.Logf("a task whose replica stopped read failed %v after it stopped (lease %v)", took.Round(time.Millisecond), lease)
+}
+
+// matrixRoundRobin sends every request to the next replica in turn, as
+// the proxy does unpinned, and records which replica served each step.
+func matrixRoundRobin(t *testing.T, m *matrix) {
+	f := newFleet(t, nil)
+	r := f.must("", "alice", "tools/call", "confirm", `"name":"confirm","arguments":{}`)
+	var a asked
+	if r.Error != nil || json.Unmarshal(r.Result, &a) != nil || a.RequestState == "" {
+		t.Fatalf("confirm: %s %+v", r.Result, r.Error)
+	}
+	steps := "ask " + r.By
+	c, err := f.resume("", a.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps += ", continue " + c.By
+	held := accepted(c) && c.By != r.By
+	for range 3 {
+		rp, err := f.resume("", a.RequestState)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps += ", replay " + rp.By
+		held = held && refused(rp, codeInvalidParams, "used before")
+	}
+	m.check(t, "continuation (round robin)", steps, "none", held && f.runs() == 2, "%d executions, want 2", f.runs())
+
+	runs := f.runs()
+	tr := f.must("", "alice", "tools/call", "ask", `"name":"ask","arguments":{}`)
+	id := tr.task(t).TaskID
+	steps, by := "start "+tr.By, map[string]bool{tr.By: true}
+	for status := server.TaskWorking; status != server.TaskInputRequired; {
+		g := f.must("", "alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+		status, by[g.By] = g.task(t).Status, true
+		steps += ", get " + g.By
+	}
+	u := f.must("", "alice", "tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{"ok":{"action":"accept","content":{"ok":true}}}`, id))
+	steps, by[u.By] = steps+", update "+u.By, true
+	var done task
+	testkit.Poll(t, "the task completed, polled round robin", func() bool {
+		g := f.must("", "alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+		done, by[g.By] = g.task(t), true
+		return done.Status == server.TaskCompleted
+	})
+	steps += ", get … until completed"
+	ok := u.Error == nil && done.Result != nil && done.Result.Content[0].Text == "ok=true at "+tr.By && len(by) == 3 && f.runs()-runs == 2
+	m.check(t, "task (round robin)", steps, "none", ok, "%+v, served by %v, %d executions", done, by, f.runs()-runs)
 }
