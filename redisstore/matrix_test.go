@@ -102,6 +102,7 @@ func TestReplicaMatrix(t *testing.T) {
 	t.Run("bound", func(t *testing.T) { matrixBound(t, &m) })
 	t.Run("lease", func(t *testing.T) { matrixLease(t, &m) })
 	t.Run("round-robin", func(t *testing.T) { matrixRoundRobin(t, &m) })
+	t.Run("raced", func(t *testing.T) { matrixRaced(t, &m) })
 	for _, fault := range []string{"stopped", "paused", "restarted"} {
 		t.Run(fault, func(t *testing.T) { matrixFault(t, &m, fault) })
 	}
@@ -243,4 +244,59 @@ func matrixRoundRobin(t *testing.T, m *matrix) {
 	steps += ", get … until completed"
 	ok := u.Error == nil && done.Result != nil && done.Result.Content[0].Text == "ok=true at "+tr.By && len(by) == 3 && f.runs()-runs == 2
 	m.check(t, "task (round robin)", steps, "none", ok, "%+v, served by %v, %d executions", done, by, f.runs()-runs)
+}
+
+// matrixRaced sends at once, spread over the three replicas, twelve
+// continuations of one state and twelve starts of tasks over a bound of
+// five: one continuation and five tasks pass.
+func matrixRaced(t *testing.T, m *matrix) {
+	const n, max = 12, 5
+	f := newFleet(t, &fleetOptions{Store: Options{MaxTasks: max}})
+	state := f.ask("A")
+	var wg sync.WaitGroup
+	conts := make([]reply, n)
+	starts := make([]reply, n)
+	errs := make(chan error, 2*n)
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r, err := f.resume(names[i%3], state)
+			conts[i] = r
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			r, err := f.call(testkit.Context(t), names[i%3], "alice", "tools/call", "gated", `"name":"gated","arguments":{}`)
+			starts[i] = r
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var accepts, refusals, tasks, full int
+	for i := range n {
+		switch {
+		case accepted(conts[i]):
+			accepts++
+		case refused(conts[i], codeInvalidParams, "used before"):
+			refusals++
+		}
+		switch {
+		case starts[i].Error == nil && strings.Contains(string(starts[i].Result), `"resultType":"task"`):
+			tasks++
+		case refused(starts[i], codeInternal, "too many tasks"):
+			full++
+		}
+	}
+	m.check(t, "continuation raced", "12 at once over A, B, C", "none", accepts == 1 && refusals == n-1, "%d accepted, %d refused as used; want 1 and %d", accepts, refusals, n-1)
+	m.check(t, "bound raced", "12 starts at once over A, B, C, bound 5", "none", tasks == max && full == n-max, "%d tasks, %d refused; want %d and %d", tasks, full, max, n-max)
+	// The ask round, one continuation, and the five tasks.
+	testkit.Poll(t, "the five tasks' handlers to start", func() bool { return f.runs() == 2+max })
+	m.check(t, "raced executions", "ask, 12 continuations, 12 starts", "none", f.runs() == 2+max, "%d executions, want %d", f.runs(), 2+max)
 }
