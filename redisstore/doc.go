@@ -64,9 +64,9 @@
 //
 // # Configuring Redis
 //
-//   - maxmemory-policy noeviction. An evicted state key is a state
-//     accepted once more; with noeviction, Redis full refuses the write,
-//     and the store refuses the continuation.
+//   - maxmemory-policy noeviction ([CheckConfig] checks it). An evicted
+//     state key is a state accepted once more; with noeviction, Redis full
+//     refuses the write, and the store refuses the continuation.
 //   - Persistence (appendonly yes; appendfsync always for no loss). A
 //     Redis restarted without its data forgets which states were used
 //     (each may be accepted once more within its StateTTL) and every task.

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"log"
 	"net/http"
 	"os"
@@ -21,6 +22,9 @@ func Example() {
 		WriteTimeout: 500 * time.Millisecond,
 	})
 	defer rdb.Close()
+	if err := redisstore.CheckConfig(context.Background(), rdb); err != nil {
+		log.Fatal(err) // a Redis that evicts keys would let a used state be accepted again
+	}
 	tasks := redisstore.NewTaskStore(rdb, nil)
 	defer tasks.Close() // after the server's Close, deferred below
 

@@ -176,3 +176,24 @@ func TestRoundTrips(t *testing.T) {
 		t.Errorf("round trips (-want +got):\n%s", diff)
 	}
 }
+
+func TestCheckConfig(t *testing.T) {
+	r := startRedis(t, false)
+	c := r.client(t)
+	ctx := testkit.Context(t)
+	for _, tc := range []struct {
+		policy string
+		want   error
+	}{{"noeviction", nil}, {"volatile-lru", ErrEvicts}, {"allkeys-lru", ErrEvicts}} {
+		if err := c.ConfigSet(ctx, "maxmemory-policy", tc.policy).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckConfig(ctx, c); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("CheckConfig with %s: %v, want %v", tc.policy, err, tc.want)
+		}
+	}
+	r.kill()
+	if err := CheckConfig(ctx, c); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("CheckConfig with Redis down: %v, want ErrUnavailable", err)
+	}
+}
