@@ -171,9 +171,11 @@ func (t *tasks) serve(ctx context.Context, method, principal, id string, answers
 		}
 		return t.wire(task, "complete"), nil
 	case "tasks/cancel":
+		cancelled := false
 		_, err := t.store.Update(ctx, principal, id, func(tk *Task) error {
-			if !tk.Status.Terminal() {
-				tk.Status, tk.Updated, tk.InputRequests = TaskCancelled, time.Now().UTC(), nil
+			cancelled = !tk.Status.Terminal()
+			if cancelled {
+				tk.Status, tk.Updated, tk.InputRequests, tk.Answers = TaskCancelled, time.Now().UTC(), nil, nil
 			}
 			return nil
 		})
@@ -181,6 +183,9 @@ func (t *tasks) serve(ctx context.Context, method, principal, id string, answers
 			return nil, notFound()
 		} else if err != nil {
 			return nil, err
+		}
+		if !cancelled {
+			return ack, nil // it had ended: nothing runs it
 		}
 		if err := t.changed(ctx, id, func(r *taskRun) { r.cancel() }); err != nil {
 			return nil, fmt.Errorf("tasks/cancel: the task is cancelled, but the server running it was not told: %w", err)

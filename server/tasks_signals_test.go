@@ -82,11 +82,15 @@ func TestTaskCancelledThroughAnotherServer(t *testing.T) {
 		t.Fatalf("tasks/cancel at B: %+v", r.Error)
 	}
 	testkit.Poll(t, "the handler at A to end after tasks/cancel at B", func() bool { return a.running() == 0 })
+	// A second cancel acknowledges a task that has ended, and tells no one.
+	if r := b.post("tasks/cancel", id, fmt.Sprintf(`"taskId":%q`, id), ""); r.Error != nil || string(r.Result) != `{"resultType":"complete"}` {
+		t.Fatalf("second tasks/cancel at B: %s %+v", r.Result, r.Error)
+	}
 	if d := a.await(id, TaskCancelled); d.Result != nil {
 		t.Errorf("cancelled task has a result: %+v", d.Result)
 	}
 	if got := store.sent.Load(); got != 1 {
-		t.Errorf("signals sent: %d, want 1 (B does not run the task)", got)
+		t.Errorf("signals sent: %d, want 1 (B does not run the task; the second cancel finds it ended)", got)
 	}
 	if n := a.runs.Load() + b.runs.Load(); n != 1 {
 		t.Errorf("executions: %d, want 1", n)
