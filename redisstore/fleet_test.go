@@ -69,6 +69,9 @@ type fleetOptions struct {
 	// default), and Sticky makes the proxy send a session's requests to
 	// the replica that began it.
 	Stateful, Sticky bool
+	// Client makes each replica's client; nil: a client of the fleet's
+	// own redis-server.
+	Client func(testing.TB) *redis.Client
 }
 
 func newFleet(t testing.TB, o *fleetOptions) *fleet {
@@ -82,9 +85,13 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 	if o.Memory {
 		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil, false))
 	} else {
-		f.redis = startRedis(t, o.Persist)
+		client := o.Client
+		if client == nil {
+			f.redis = startRedis(t, o.Persist)
+			client = f.redis.client
+		}
 		for _, name := range names {
-			f.replicas = append(f.replicas, newReplica(t, name, f.redis, key, &o.Store, o.Stateful))
+			f.replicas = append(f.replicas, newReplica(t, name, client(t), key, &o.Store, o.Stateful))
 		}
 	}
 	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route, ModifyResponse: f.remember, Transport: &http.Transport{MaxIdleConnsPerHost: 64}})
@@ -129,12 +136,12 @@ func (f *fleet) remember(resp *http.Response) error {
 	return nil
 }
 
-func newReplica(t testing.TB, name string, r *redisProc, key []byte, o *Options, stateful bool) *replica {
+func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Options, stateful bool) *replica {
 	t.Helper()
 	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
 	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
-	if r != nil { // else the memory stores
-		rep.client = r.client(t)
+	if c != nil { // else the memory stores
+		rep.client = c
 		rep.client.AddHook(rep.trips)
 		rep.tasks = NewTaskStore(rep.client, o)
 		opts.StateStore, opts.Tasks.Store = NewStateStore(rep.client, o), rep.tasks

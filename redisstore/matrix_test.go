@@ -106,6 +106,7 @@ func TestReplicaMatrix(t *testing.T) {
 	for _, fault := range []string{"stopped", "paused", "restarted"} {
 		t.Run(fault, func(t *testing.T) { matrixFault(t, &m, fault) })
 	}
+	t.Run("failover", func(t *testing.T) { matrixFailover(t, &m) })
 	m.log(t)
 }
 

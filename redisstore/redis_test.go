@@ -32,8 +32,10 @@ type redisProc struct {
 	bin     string
 	port    int
 	persist string // the directory of its append-only file, or "": none
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	// args makes the command line for a port; nil: a plain server.
+	args   func(port int) []string
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 // startRedis starts redis-server on a free loopback port, stopped at the
@@ -42,14 +44,22 @@ type redisProc struct {
 // a restart keeps what was written.
 func startRedis(t testing.TB, persist bool) *redisProc {
 	t.Helper()
+	var dir string
+	if persist {
+		dir = t.TempDir()
+	}
+	return startRedisWith(t, dir, nil)
+}
+
+// startRedisWith starts redis-server with the command line args makes
+// (nil: startRedis's), persisting in dir unless it is "".
+func startRedisWith(t testing.TB, dir string, args func(port int) []string) *redisProc {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (apt-get install redis-server): the Redis tests need a real Redis")
 	}
-	r := &redisProc{t: t, bin: bin}
-	if persist {
-		r.persist = t.TempDir()
-	}
+	r := &redisProc{t: t, bin: bin, persist: dir, args: args}
 	t.Cleanup(r.kill)
 	for attempt := 0; ; attempt++ {
 		r.port = freePort(t)
@@ -84,6 +94,9 @@ func (r *redisProc) start() error {
 		args = append(args, "--dir", r.persist, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		args = append(args, "--appendonly", "no")
+	}
+	if r.args != nil {
+		args = r.args(r.port)
 	}
 	cmd := exec.Command(r.bin, args...)
 	if err := cmd.Start(); err != nil {
