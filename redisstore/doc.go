@@ -5,7 +5,7 @@
 // the core module has no Redis dependency. It takes any
 // redis.UniversalClient of github.com/redis/go-redis/v9 (standalone,
 // Sentinel or Cluster) and needs Redis 7 or Valkey; its tests run on
-// Debian's redis-server, standalone.
+// Debian's redis-server, standalone and failed over by Sentinel.
 //
 // # What it gives
 //
@@ -72,7 +72,9 @@
 //     (each may be accepted once more within its StateTTL) and every task.
 //   - Replication is asynchronous: a write acknowledged by a primary that
 //     fails before its replica has it is lost at failover, with the same
-//     consequence as a restart without data.
+//     consequence as a restart without data. Options.WaitReplicas makes a
+//     use of a state wait for replicas (WAIT, in the same round trip),
+//     and refuses it when they do not answer.
 //
 // # Sessions of 2025-11-25
 //

@@ -31,7 +31,8 @@ type redisProc struct {
 	t       testing.TB
 	bin     string
 	port    int
-	persist string // the directory of its append-only file, or "": none
+	dir     string // its working directory, the test's own
+	persist bool   // it keeps an append-only file there
 	// args makes the command line for a port; nil: a plain server.
 	args   func(port int) []string
 	cmd    *exec.Cmd
@@ -44,22 +45,18 @@ type redisProc struct {
 // a restart keeps what was written.
 func startRedis(t testing.TB, persist bool) *redisProc {
 	t.Helper()
-	var dir string
-	if persist {
-		dir = t.TempDir()
-	}
-	return startRedisWith(t, dir, nil)
+	return startRedisWith(t, persist, nil)
 }
 
 // startRedisWith starts redis-server with the command line args makes
-// (nil: startRedis's), persisting in dir unless it is "".
-func startRedisWith(t testing.TB, dir string, args func(port int) []string) *redisProc {
+// (nil: startRedis's), in a directory of its own.
+func startRedisWith(t testing.TB, persist bool, args func(port int) []string) *redisProc {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (apt-get install redis-server): the Redis tests need a real Redis")
 	}
-	r := &redisProc{t: t, bin: bin, persist: dir, args: args}
+	r := &redisProc{t: t, bin: bin, dir: t.TempDir(), persist: persist, args: args}
 	t.Cleanup(r.kill)
 	for attempt := 0; ; attempt++ {
 		r.port = freePort(t)
@@ -90,14 +87,17 @@ func (r *redisProc) addr() string { return "127.0.0.1:" + strconv.Itoa(r.port) }
 // an error if it exits first (the port was taken).
 func (r *redisProc) start() error {
 	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "yes"}
-	if r.persist != "" {
-		args = append(args, "--dir", r.persist, "--appendonly", "yes", "--appendfsync", "always")
+	if r.persist {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
 	if r.args != nil {
 		args = r.args(r.port)
 	}
+	// A replica keeps the data it syncs in its directory, which any
+	// later server started there would load: each has its own.
+	args = append(args, "--dir", r.dir)
 	cmd := exec.Command(r.bin, args...)
 	if err := cmd.Start(); err != nil {
 		r.t.Fatalf("redis-server: %v", err)

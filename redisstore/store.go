@@ -41,7 +41,20 @@ type Options struct {
 	// replica stopped, or could not reach Redis for that long) finds the
 	// task failed. If zero, defaults to [DefaultLease].
 	Lease time.Duration
+	// WaitReplicas is how many replicas must hold the use of a state
+	// before StateStore accepts it (Redis' WAIT, sent in the same round
+	// trip), so that a failover does not lose it. A use that reaches
+	// fewer within WaitTimeout is refused with ErrUnavailable, and stays
+	// recorded. Zero: the primary's word is enough.
+	WaitReplicas int
+	// WaitTimeout bounds the wait for WaitReplicas; if zero, defaults to
+	// [DefaultWaitTimeout].
+	WaitTimeout time.Duration
 }
+
+// DefaultWaitTimeout bounds the wait for Options.WaitReplicas: 100
+// milliseconds.
+const DefaultWaitTimeout = 100 * time.Millisecond
 
 func (o *Options) prefix() string {
 	if o == nil || o.Prefix == "" {

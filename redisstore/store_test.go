@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,46 @@ func TestCheckConfig(t *testing.T) {
 	r.kill()
 	if err := CheckConfig(ctx, c); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("CheckConfig with Redis down: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestStateStoreWaitReplicas: with WaitReplicas a use is accepted once a
+// replica holds it, in one round trip; with the replica gone, it is
+// refused, and stays recorded.
+func TestStateStoreWaitReplicas(t *testing.T) {
+	primary := startRedis(t, false)
+	replica := startRedisWith(t, false, func(port int) []string {
+		return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", strconv.Itoa(primary.port)}
+	})
+	c := primary.client(t)
+	ctx := testkit.Context(t)
+	testkit.Poll(t, "the replica in sync", func() bool {
+		info, err := c.Info(ctx, "replication").Result()
+		return err == nil && strings.Contains(info, "connected_slaves:1") && strings.Contains(info, "state=online")
+	})
+	trips := &tripCounter{}
+	c.AddHook(trips)
+	s := NewStateStore(c, &Options{WaitReplicas: 1})
+	expires := time.Now().Add(time.Minute)
+	if _, err := s.Use(ctx, "warm", expires); err != nil { // the connection's own set-up is not counted
+		t.Fatal(err)
+	}
+	trips.n.Store(0)
+	if first, err := s.Use(ctx, "w1", expires); !first || err != nil {
+		t.Fatalf("Use with a replica: %v, %v", first, err)
+	}
+	if n := trips.n.Load(); n != 1 {
+		t.Errorf("round trips of a use with WAIT: %d, want 1", n)
+	}
+	if first, err := s.Use(ctx, "w1", expires); first || err != nil {
+		t.Errorf("second Use: %v, %v; want false", first, err)
+	}
+	replica.kill()
+	first, err := s.Use(ctx, "w2", expires)
+	if first || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "reached 0 of 1 replicas") {
+		t.Errorf("Use without its replica: %v, %v; want ErrUnavailable, reached 0 of 1", first, err)
+	}
+	if first, err := s.Use(ctx, "w2", expires); first || err != nil {
+		t.Errorf("Use of a state refused for want of a replica: %v, %v; want false (recorded)", first, err)
 	}
 }
