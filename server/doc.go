@@ -149,7 +149,10 @@
 // forgotten), result size (DefaultTaskResultBytes, 1 MiB, and never over
 // Options.MaxResultBytes: a larger result completes the task with an
 // isError "result too large"). [Server.Close] cancels the tasks still
-// running and waits for their handlers.
+// running and waits for their handlers. Replicas share tasks through a
+// store over shared storage that implements [TaskSignals]
+// (github.com/looprig/mcp/redisstore): a task started at one is polled,
+// answered and cancelled through any.
 //
 // The go-sdk v1.8.0 has no tasks: it refuses methods it does not know
 // before any middleware, and its tools/call result cannot carry a task.

@@ -34,9 +34,9 @@ var ErrTooManyStates = errors.New("too many continuations to remember")
 // servers that share Options.StateKey, so that any of them continues a
 // call another one began (replicas behind a load balancer, stateless
 // serving across restarts), must share a store too — one over shared
-// storage (a database, Redis' SET NX with an expiry) — or a state used at
-// one of them is accepted once more at each of the others, within its
-// StateTTL.
+// storage (a database, Redis' SET NX with an expiry: the module
+// github.com/looprig/mcp/redisstore) — or a state used at one of them is
+// accepted once more at each of the others, within its StateTTL.
 type StateStore interface {
 	// Use records the use of the state named id (at most 64 bytes) and
 	// reports whether it is the first. The state is refused anyway from

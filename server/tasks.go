@@ -77,21 +77,23 @@ type tasks struct {
 	maxResult int // -1: no bound
 	poll      time.Duration
 
+	signals   TaskSignals // the store's, if it is shared by several processes
+	stopWatch func()      // ends the watch of signals; nil without signals
+
+	quit chan struct{} // closed by Close: outcomes are no longer retried
+
 	// mu guards the fields below.
 	mu     sync.Mutex
 	runs   map[string]*taskRun // the tasks whose handler has not returned, by id
 	closed bool
-	wg     sync.WaitGroup // the runs; Add only while !closed
+	wg     sync.WaitGroup // the runs and rechecks; Add only while !closed
 }
 
 // taskRun is a task whose handler is running or waiting for input.
 type taskRun struct {
-	cancel context.CancelFunc
-	wake   chan struct{} // signalled when every pending request is answered
-
-	// mu guards answers.
-	mu      sync.Mutex
-	answers map[string]json.RawMessage
+	principal string
+	cancel    context.CancelFunc
+	wake      chan struct{} // signalled when every pending request is answered
 }
 
 // newTasks returns the task state of o, or an *OptionsError of New.
@@ -105,6 +107,7 @@ func newTasks(o *TaskOptions) (*tasks, error) {
 		maxResult: bound(o.MaxResultBytes, DefaultTaskResultBytes),
 		poll:      o.PollInterval,
 		runs:      make(map[string]*taskRun),
+		quit:      make(chan struct{}),
 	}
 	if t.store == nil {
 		t.store = NewMemoryTaskStore(0)
@@ -115,7 +118,60 @@ func newTasks(o *TaskOptions) (*tasks, error) {
 	if t.poll <= 0 {
 		t.poll = DefaultPollInterval
 	}
+	if sig, ok := t.store.(TaskSignals); ok {
+		t.signals = sig
+		t.stopWatch = sig.WatchSignals(t.signalled)
+	}
 	return t, nil
+}
+
+// signalled reads again the task id, if this server runs it: a terminal
+// status ends its handler's context, answers wake it.
+func (t *tasks) signalled(id string) {
+	t.mu.Lock()
+	run := t.runs[id]
+	if run == nil || t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.wg.Add(1)
+	t.mu.Unlock()
+	go func() {
+		defer t.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), t.poll+5*time.Second)
+		defer cancel()
+		task, err := t.store.Get(ctx, run.principal, id)
+		switch {
+		case errors.Is(err, ErrTaskNotFound) || err == nil && task.Status.Terminal():
+			run.cancel()
+		case err == nil && task.Status == TaskWorking && task.Answers != nil:
+			run.poke()
+		}
+	}()
+}
+
+// poke wakes the run's handler waiting for answers.
+func (r *taskRun) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// changed tells the server running the task id, which may be another
+// process, that tasks/cancel or tasks/update has changed it.
+func (t *tasks) changed(ctx context.Context, id string, local func(*taskRun)) error {
+	t.mu.Lock()
+	run := t.runs[id]
+	t.mu.Unlock()
+	if run != nil {
+		local(run)
+		return nil
+	}
+	if t.signals == nil {
+		return nil
+	}
+	return t.signals.Signal(ctx, id)
 }
 
 // RegisterTaskTool publishes t, run by h, as a tool that runs as a task
@@ -184,12 +240,20 @@ func (s *Server) Close() error {
 	}
 	t := s.tasks
 	t.mu.Lock()
+	if !t.closed {
+		close(t.quit)
+	}
 	t.closed = true
 	for _, r := range t.runs {
 		r.cancel()
 	}
+	stop := t.stopWatch
+	t.stopWatch = nil
 	t.mu.Unlock()
 	t.wg.Wait()
+	if stop != nil {
+		stop()
+	}
 	return nil
 }
 
@@ -286,7 +350,7 @@ func (t *tasks) start(ctx context.Context, s *Server, name string, c *turn, tt *
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy, retry later: starting the task: " + err.Error()}
 	}
 	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), task.Expires)
-	run := &taskRun{cancel: cancel, wake: make(chan struct{}, 1)}
+	run := &taskRun{principal: task.Principal, cancel: cancel, wake: make(chan struct{}, 1)}
 	r := *req
 	p := *req.Params
 	r.Params = &p
@@ -375,33 +439,73 @@ func (t *tasks) ask(ctx context.Context, s *Server, task *Task, run *taskRun, ca
 		json.Unmarshal(b, &one)
 		pending[k] = one[k]
 	}
-	run.mu.Lock()
-	run.answers = make(map[string]json.RawMessage)
-	run.mu.Unlock()
 	if _, err := t.store.Update(context.WithoutCancel(ctx), task.Principal, task.ID, func(tk *Task) error {
 		if tk.Status.Terminal() {
 			return errTaskEnded
 		}
-		tk.Status, tk.InputRequests, tk.Updated = TaskInputRequired, pending, time.Now().UTC()
+		tk.Status, tk.InputRequests, tk.Answers, tk.Updated = TaskInputRequired, pending, nil, time.Now().UTC()
 		return nil
 	}); err != nil {
+		if !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			t.fail(s, task, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "recording the input requests: " + err.Error()})
+		}
 		return nil, false
 	}
-	select {
-	case <-ctx.Done():
-		t.finish(s, task, TaskCancelled, nil, nil)
+	raw, ok := t.await(ctx, s, task, run)
+	if !ok {
 		return nil, false
-	case <-run.wake:
 	}
-	run.mu.Lock()
-	b, _ := json.Marshal(run.answers)
-	run.mu.Unlock()
+	b, _ := json.Marshal(raw)
 	var answers mcp.InputResponseMap
 	if err := json.Unmarshal(b, &answers); err != nil {
 		t.complete(s, task, s.toolError(task.Tool, fmt.Errorf("%w: the answers: %v", ErrInvalidInput, err)))
 		return nil, false
 	}
 	return answers, true
+}
+
+// errNoAnswers is await's: the task is still waiting for answers.
+var errNoAnswers = errors.New("the task awaits answers")
+
+// await waits until tasks/update has answered every pending request, and
+// takes the answers from the store; false when the task ended instead.
+// With a store shared by several processes it also reads the task every
+// poll interval, in case a signal was lost.
+func (t *tasks) await(ctx context.Context, s *Server, task *Task, run *taskRun) (map[string]json.RawMessage, bool) {
+	var tick <-chan time.Time
+	if t.signals != nil {
+		tk := time.NewTicker(t.poll)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			t.finish(s, task, TaskCancelled, nil, nil)
+			return nil, false
+		case <-run.wake:
+		case <-tick:
+		}
+		var answers map[string]json.RawMessage
+		_, err := t.store.Update(context.WithoutCancel(ctx), task.Principal, task.ID, func(tk *Task) error {
+			switch {
+			case tk.Status.Terminal():
+				return errTaskEnded
+			case tk.Status != TaskWorking || tk.Answers == nil:
+				return errNoAnswers
+			}
+			answers, tk.Answers = tk.Answers, nil
+			return nil
+		})
+		switch {
+		case err == nil:
+			return answers, true
+		case errors.Is(err, errTaskEnded) || errors.Is(err, ErrTaskNotFound):
+			return nil, false
+		case !errors.Is(err, errNoAnswers):
+			s.logger.Warn("task answers not read", "tool", task.Tool, "error", err)
+		}
+	}
 }
 
 var errTaskEnded = errors.New("the task has ended")
@@ -436,17 +540,34 @@ func (t *tasks) fail(s *Server, task *Task, e *jsonrpc.Error) {
 }
 
 // finish records the task's terminal status, unless it has one already
-// (a cancelled task stays cancelled).
+// (a cancelled task stays cancelled). While the store fails (shared
+// storage unreachable) it tries again every poll interval, until the task
+// expires or the Server is closed.
 func (t *tasks) finish(s *Server, task *Task, status TaskStatus, result, rpcErr json.RawMessage) {
-	_, err := t.store.Update(context.Background(), task.Principal, task.ID, func(tk *Task) error {
-		if tk.Status.Terminal() {
-			return errTaskEnded
+	expired := time.NewTimer(time.Until(task.Expires))
+	defer expired.Stop()
+	for {
+		_, err := t.store.Update(context.Background(), task.Principal, task.ID, func(tk *Task) error {
+			if tk.Status.Terminal() {
+				return errTaskEnded
+			}
+			tk.Status, tk.Updated, tk.InputRequests, tk.Answers, tk.Result, tk.Error = status, time.Now().UTC(), nil, nil, result, rpcErr
+			return nil
+		})
+		if err == nil || errors.Is(err, errTaskEnded) || errors.Is(err, ErrTaskNotFound) {
+			return
 		}
-		tk.Status, tk.Updated, tk.InputRequests, tk.Result, tk.Error = status, time.Now().UTC(), nil, result, rpcErr
-		return nil
-	})
-	if err != nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
-		s.logger.Warn("task outcome not recorded", "tool", task.Tool, "error", err)
+		s.logger.Warn("task outcome not recorded yet", "tool", task.Tool, "error", err)
+		retry := time.NewTimer(t.poll)
+		select {
+		case <-retry.C:
+		case <-expired.C:
+			retry.Stop()
+			return
+		case <-t.quit:
+			retry.Stop()
+			return
+		}
 	}
 }
 

@@ -171,9 +171,11 @@ func (t *tasks) serve(ctx context.Context, method, principal, id string, answers
 		}
 		return t.wire(task, "complete"), nil
 	case "tasks/cancel":
+		cancelled := false
 		_, err := t.store.Update(ctx, principal, id, func(tk *Task) error {
-			if !tk.Status.Terminal() {
-				tk.Status, tk.Updated, tk.InputRequests = TaskCancelled, time.Now().UTC(), nil
+			cancelled = !tk.Status.Terminal()
+			if cancelled {
+				tk.Status, tk.Updated, tk.InputRequests, tk.Answers = TaskCancelled, time.Now().UTC(), nil, nil
 			}
 			return nil
 		})
@@ -182,11 +184,12 @@ func (t *tasks) serve(ctx context.Context, method, principal, id string, answers
 		} else if err != nil {
 			return nil, err
 		}
-		t.mu.Lock()
-		if run, ok := t.runs[id]; ok {
-			run.cancel()
+		if !cancelled {
+			return ack, nil // it had ended: nothing runs it
 		}
-		t.mu.Unlock()
+		if err := t.changed(ctx, id, func(r *taskRun) { r.cancel() }); err != nil {
+			return nil, fmt.Errorf("tasks/cancel: the task is cancelled, but the server running it was not told: %w", err)
+		}
 		return ack, nil
 	}
 	return t.update(ctx, principal, id, answers, notFound)
@@ -200,22 +203,21 @@ func (t *tasks) update(ctx context.Context, principal, id string, answers map[st
 	if answers == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tasks/update: inputResponses is missing"}
 	}
-	t.mu.Lock()
-	run := t.runs[id]
-	t.mu.Unlock()
 	resume := false
 	_, err := t.store.Update(ctx, principal, id, func(tk *Task) error {
-		if tk.Status != TaskInputRequired || run == nil {
+		resume = false // a shared store may apply a change more than once
+		if tk.Status != TaskInputRequired {
 			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("tasks/update: task %q is %s, not input_required", id, tk.Status)}
 		}
-		run.mu.Lock()
 		for k, v := range answers {
 			if _, ok := tk.InputRequests[k]; ok {
-				run.answers[k] = bytes.Clone(v)
+				if tk.Answers == nil {
+					tk.Answers = make(map[string]json.RawMessage)
+				}
+				tk.Answers[k] = bytes.Clone(v)
 				delete(tk.InputRequests, k)
 			}
 		}
-		run.mu.Unlock()
 		if len(tk.InputRequests) == 0 {
 			tk.Status, tk.InputRequests, resume = TaskWorking, nil, true
 		}
@@ -228,10 +230,9 @@ func (t *tasks) update(ctx context.Context, principal, id string, answers map[st
 		return nil, err
 	}
 	if resume {
-		select {
-		case run.wake <- struct{}{}:
-		default:
-		}
+		// Should the signal be lost, the server running the task reads
+		// the answers within its poll interval.
+		t.changed(ctx, id, (*taskRun).poke)
 	}
 	return ack, nil
 }

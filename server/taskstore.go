@@ -76,18 +76,29 @@ type Task struct {
 	// Error is the JSON-RPC error object of a failed task (code, message,
 	// data).
 	Error json.RawMessage
+	// Answers are the input responses tasks/update has received for the
+	// pending InputRequests, by their keys, until the server running the
+	// task takes them. The wire never carries them.
+	Answers map[string]json.RawMessage
 }
 
 // clone returns a copy of t that shares nothing mutable with it.
 func (t *Task) clone() *Task {
 	c := *t
-	if t.InputRequests != nil {
-		c.InputRequests = make(map[string]json.RawMessage, len(t.InputRequests))
-		for k, v := range t.InputRequests {
-			c.InputRequests[k] = v
-		}
-	}
+	c.InputRequests = cloneRaw(t.InputRequests)
+	c.Answers = cloneRaw(t.Answers)
 	return &c
+}
+
+func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
 }
 
 // A TaskStore keeps the tasks of a server (TaskOptions.Store). The server
@@ -110,6 +121,28 @@ type TaskStore interface {
 	// returns the task as changed; an error from change is returned and
 	// nothing is changed. It returns ErrTaskNotFound as Get does.
 	Update(ctx context.Context, principal, id string, change func(*Task) error) (*Task, error)
+}
+
+// TaskSignals is implemented by a TaskStore that the servers of several
+// processes share (replicas behind a load balancer), so that a task one
+// of them runs is cancelled and answered through any of them. The server
+// finds it by a type assertion on TaskOptions.Store.
+//
+// When tasks/cancel or tasks/update changes a task that another server
+// runs, the server that served it calls Signal. Each server watches the
+// signals from New until Close; the one running the task then reads it
+// again: a terminal status ends its handler's context, answers to every
+// pending request run its handler again. A server waiting for answers
+// also reads its task every PollInterval, so that a lost signal delays
+// the task rather than stalls it.
+type TaskSignals interface {
+	// Signal tells the servers that share the store that the task id
+	// has changed.
+	Signal(ctx context.Context, id string) error
+	// WatchSignals calls f with the id of each task signalled, by any
+	// server, until stop is called. f must return quickly. A store may
+	// also call f for a task it finds changed by other means.
+	WatchSignals(f func(id string)) (stop func())
 }
 
 // NewMemoryTaskStore returns a TaskStore in memory, for the servers of
