@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/canonjson"
 
 	"github.com/looprig/mcp/auth"
@@ -267,7 +268,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		return nil, ErrIncomplete
 	}
 	evenOutHTTP(c)
-	if err := applyHooks(c, o.vcr.Hooks, true, afterCapture, beforeSave); err != nil {
+	if err := applyHooks(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil

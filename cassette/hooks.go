@@ -5,36 +5,22 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/looprig/mcp/cassette/internal/vcrext"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/sse"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
-
-// Hook stages, as go-vcr names them.
-const (
-	afterCapture = recorder.AfterCaptureHook
-	beforeSave   = recorder.BeforeSaveHook
-	beforeReplay = recorder.BeforeResponseReplayHook
-)
-
-// The go-vcr options are set through vcrext by package cassette/vcr.
-func init() {
-	vcrext.Set = func(o any, e vcrext.Ext) { o.(*Options).vcr = e }
-}
 
 // applyHooks runs the hooks of the given kinds, in that order, on every
-// exchange of c, presented as a go-vcr Interaction: Request.Method, URL,
-// Headers and Body; Response.Code, Status, Headers and Body, the body of an
-// event stream being its events as event-stream text. What a hook changes
+// exchange of c, presented as a hook.Exchange (package cassette/vcr shows
+// it to go-vcr hooks as an Interaction), the body of an event stream being
+// its events as event-stream text. What a hook changes
 // is written back, except that it may not change the number of events of a
 // stream. An exchange a hook marks DiscardOnSave is left out (when
 // discardOK: in recording).
-func applyHooks(c *Cassette, hooks []*recorder.Hook, discardOK bool, kinds ...recorder.HookKind) error {
-	var run []*recorder.Hook
+func applyHooks(c *Cassette, hooks []hook.Hook, discardOK bool, kinds ...hook.Kind) error {
+	var run []hook.Hook
 	for _, k := range kinds {
 		for _, h := range hooks {
-			if h != nil && h.Kind == k {
+			if h.Run != nil && h.Kind == k {
 				run = append(run, h)
 			}
 		}
@@ -51,18 +37,18 @@ func applyHooks(c *Cassette, hooks []*recorder.Hook, discardOK bool, kinds ...re
 	discard := map[int]bool{}
 	for n, s := range streams {
 		sl := idx[s]
-		vi := toVCR(c.Interactions, sl)
+		vi := toExchange(c.Interactions, sl)
 		vi.ID = n
 		for _, h := range run {
-			if err := h.Handler(vi); err != nil {
+			if err := h.Run(vi); err != nil {
 				return fmt.Errorf("%s hook on stream %d: %w", h.Kind, s, err)
 			}
 		}
-		if vi.DiscardOnSave && discardOK {
+		if vi.Discard && discardOK {
 			discard[s] = true
 			continue
 		}
-		if err := fromVCR(c.Interactions, sl, vi); err != nil {
+		if err := fromExchange(c.Interactions, sl, vi); err != nil {
 			return fmt.Errorf("%s hook on stream %d: %w", run[0].Kind, s, err)
 		}
 	}
@@ -79,40 +65,38 @@ func bodyText(in *Interaction) string {
 	return in.Text
 }
 
-func toVCR(ins []Interaction, sl *streamLines) *vcr.Interaction {
+func toExchange(ins []Interaction, sl *streamLines) *hook.Exchange {
 	req := &ins[sl.req]
-	vi := &vcr.Interaction{Request: vcr.Request{
-		Method: req.HTTP.Method, URL: req.HTTP.URL, Headers: req.HTTP.Headers.Clone(), Body: bodyText(req),
-	}}
+	vi := &hook.Exchange{Method: req.HTTP.Method, URL: req.HTTP.URL, ReqHeaders: req.HTTP.Headers.Clone(), ReqBody: bodyText(req)}
 	if sl.resp < 0 {
 		return vi
 	}
 	resp := &ins[sl.resp]
-	vi.Response = vcr.Response{Code: resp.HTTP.Status, Status: http.StatusText(resp.HTTP.Status), Headers: resp.HTTP.Headers.Clone(), Body: bodyText(resp)}
+	vi.Code, vi.Status, vi.RespHeaders, vi.RespBody = resp.HTTP.Status, http.StatusText(resp.HTTP.Status), resp.HTTP.Headers.Clone(), bodyText(resp)
 	if len(sl.events) > 0 {
 		var buf []byte
 		for _, i := range sl.events {
 			buf, _ = sse.Append(buf, eventOf(&ins[i])) // a hook sees what Append can write
 		}
-		vi.Response.Body = string(buf)
+		vi.RespBody = string(buf)
 	}
 	return vi
 }
 
-func fromVCR(ins []Interaction, sl *streamLines, vi *vcr.Interaction) error {
+func fromExchange(ins []Interaction, sl *streamLines, vi *hook.Exchange) error {
 	req := &ins[sl.req]
-	req.HTTP.Method, req.HTTP.URL, req.HTTP.Headers = vi.Request.Method, vi.Request.URL, emptyNil(vi.Request.Headers)
-	setBodyText(req, vi.Request.Body)
+	req.HTTP.Method, req.HTTP.URL, req.HTTP.Headers = vi.Method, vi.URL, emptyNil(vi.ReqHeaders)
+	setBodyText(req, vi.ReqBody)
 	if sl.resp < 0 {
 		return nil
 	}
 	resp := &ins[sl.resp]
-	resp.HTTP.Status, resp.HTTP.Headers = vi.Response.Code, emptyNil(vi.Response.Headers)
+	resp.HTTP.Status, resp.HTTP.Headers = vi.Code, emptyNil(vi.RespHeaders)
 	if len(sl.events) == 0 {
-		setBodyText(resp, vi.Response.Body)
+		setBodyText(resp, vi.RespBody)
 		return nil
 	}
-	evs, err := sse.Parse([]byte(vi.Response.Body))
+	evs, err := sse.Parse([]byte(vi.RespBody))
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,12 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
 // An HTTPFactory is a transport.Factory whose requests go through an
@@ -47,7 +47,7 @@ type Factory struct {
 	mode Mode
 	kind transport.Kind
 	live transport.Factory
-	fs   vcr.FS
+	fs   hook.FS
 
 	p       *player           // replay
 	hrec    *httpRecorder     // recording at the HTTP level
@@ -90,14 +90,17 @@ var _ transport.Classifier = (*Factory)(nil)
 // an option the cassette's transport cannot use or a missing live factory.
 func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
 	o := opts.withLive(live)
-	f := &Factory{path: path, o: o, live: live, fs: o.vcr.FS}
+	f := &Factory{path: path, o: o, live: live}
+	if o.VCR != nil {
+		f.fs = o.VCR.FS
+	}
 	if f.fs == nil {
 		f.fs = diskFS{}
 	}
 	if path == "" {
 		return nil, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
 	}
-	if fi, err := os.Stat(path); o.vcr.FS == nil && err == nil && fi.IsDir() {
+	if fi, err := os.Stat(path); (o.VCR == nil || o.VCR.FS == nil) && err == nil && fi.IsDir() {
 		return nil, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
 	}
 	f.mode = o.Mode

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/looprig/mcp/cassette/internal/vcrext"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -89,9 +89,10 @@ type Options struct {
 	// Cookie, Set-Cookie and DPoP, which always are. A value "Scheme
 	// credential" keeps its scheme ("Bearer REDACTED-1").
 	RedactHeaders []string
-	// vcr holds the go-vcr hooks and storage that package cassette/vcr
-	// sets (vcr.Apply): none, and files on disk, by default.
-	vcr vcrext.Ext
+	// VCR holds the go-vcr hooks and storage that package cassette/vcr
+	// sets (vcr.Apply). Its type is internal: only vcr.Apply sets it. If
+	// nil, no hook runs and files are on disk.
+	VCR *hook.Set
 
 	// auto are the secrets the recorder learnt from the live factory
 	// (transport.SecretHolder: a stdio child's Env), after Revealers; Open,
@@ -306,7 +307,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		set  bool
 		ok   bool
 	}{
-		{"Hooks", len(o.vcr.Hooks) > 0, http},
+		{"Hooks", len(o.hooks()) > 0, http},
 		{"RedactHeaders", len(o.RedactHeaders) > 0, http},
 		{"Stderr", o.Stderr, kind == transport.KindStdio},
 	} {
@@ -314,8 +315,8 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", ErrNotForTransport, kind)}
 		}
 	}
-	for i, h := range o.vcr.Hooks {
-		if h == nil || h.Handler == nil {
+	for i, h := range o.hooks() {
+		if h.Run == nil {
 			return &OptionsError{Option: "Hooks[" + strconv.Itoa(i) + "]", Err: errors.New("nil hook")}
 		}
 	}
@@ -329,4 +330,12 @@ func checkOptions(fn string, o *Options, kind transport.Kind) error {
 		return err
 	}
 	return nil
+}
+
+// hooks returns the go-vcr hooks of o, adapted by package cassette/vcr.
+func (o *Options) hooks() []hook.Hook {
+	if o.VCR == nil {
+		return nil
+	}
+	return o.VCR.Hooks
 }

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // ReplayOrigin is the origin a replayed HTTP session is addressed to when
@@ -36,7 +36,7 @@ type playHTTP struct {
 	// hooks are the BeforeResponseReplayHook hooks; view is a copy of the
 	// lines they rewrite, stream by stream, as each is first served. Both
 	// are nil without such hooks.
-	hooks []*recorder.Hook
+	hooks []hook.Hook
 	view  []Interaction
 
 	mu     sync.Mutex // guards the fields below
@@ -49,8 +49,8 @@ type playHTTP struct {
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
 	h := &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
-	for _, hk := range p.o.vcr.Hooks {
-		if hk != nil && hk.Kind == beforeReplay {
+	for _, hk := range p.o.hooks() {
+		if hk.Kind == hook.BeforeReplay {
 			h.hooks = append(h.hooks, hk)
 		}
 	}
@@ -74,15 +74,15 @@ func (h *playHTTP) lines(sl *streamLines) ([]Interaction, error) {
 		return h.view, nil
 	}
 	h.hooked[s] = true
-	vi := toVCR(h.view, sl)
+	vi := toExchange(h.view, sl)
 	vi.ID = s - 1
 	for _, hk := range h.hooks {
-		if err := hk.Handler(vi); err != nil {
+		if err := hk.Run(vi); err != nil {
 			return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hk.Kind, s, err)
 		}
 	}
-	if err := fromVCR(h.view, sl, vi); err != nil {
-		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", beforeReplay, s, err)
+	if err := fromExchange(h.view, sl, vi); err != nil {
+		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hook.BeforeReplay, s, err)
 	}
 	return h.view, nil
 }
