@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/format"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,15 +237,7 @@ func refusedStream(in *Interaction, canon []byte) bool {
 }
 
 // side returns who sent a line's message.
-func side(in *Interaction) string {
-	switch in.Kind {
-	case KindRequest:
-		return FromClient
-	case KindResponse, KindEvent:
-		return FromServer
-	}
-	return in.From
-}
+func side(in *Interaction) string { return format.Side(in) }
 
 func checkInit(c *Cassette, i int, result []byte) error {
 	var r struct {
@@ -407,28 +401,6 @@ func (sc *streamCheck) done() (int, error) {
 func isSSE(h http.Header) bool {
 	ct, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	return ct == "text/event-stream"
-}
-
-// canonicalHeader returns h with canonical keys, values of keys that
-// canonicalise alike joined in sorted key order.
-func canonicalHeader(h http.Header) http.Header {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make(http.Header, len(h))
-	for _, k := range keys {
-		ck := http.CanonicalHeaderKey(k)
-		if h[k] == nil {
-			if _, ok := out[ck]; !ok {
-				out[ck] = nil
-			}
-			continue
-		}
-		out[ck] = append(out[ck], h[k]...)
-	}
-	return out
 }
 
 // isToken reports whether s is an HTTP token (a method or header name).

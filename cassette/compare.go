@@ -1,38 +1,11 @@
 package cassette
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/looprig/mcp/internal/transcript"
 )
-
-// A Message is one JSON-RPC message of a cassette, whatever its transport:
-// a message line, or the body or event data of an HTTP line that is one.
-type Message struct {
-	// Number is the message's place among the cassette's messages, from 1,
-	// in line order: what Options.Faults and mcprig inspect number.
-	Number  int
-	Line    int    // the cassette line it is on
-	From    string // FromClient or FromServer
-	Message json.RawMessage
-}
-
-// Messages returns the cassette's JSON-RPC messages in order. A stdio and
-// an HTTP recording of the same session hold the same messages: Compare,
-// Verify and mcprig compare cassettes by them.
-func (c *Cassette) Messages() []Message {
-	var out []Message
-	for i := range c.Interactions {
-		in := &c.Interactions[i]
-		if in.Message == nil {
-			continue
-		}
-		out = append(out, Message{Number: len(out) + 1, Line: c.Line(i), From: side(in), Message: in.Message})
-	}
-	return out
-}
 
 // Kinds of Drift.
 const (

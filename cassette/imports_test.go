@@ -18,9 +18,10 @@ import (
 const self = "github.com/looprig/mcp/cassette"
 
 // flow lists package cassette's internal packages in the order data flows
-// through them: bytes → lines → model → plan → players. hook holds only the
-// types that package cassette/vcr adapts go-vcr's hooks to.
-var flow = []string{"hook"}
+// through them: bytes → lines → model → plan → players. format reads and
+// writes the model; hook holds only the types that package cassette/vcr
+// adapts go-vcr's hooks to, which recording and replay run.
+var flow = []string{"format", "hook"}
 
 // deps returns the packages that package cassette links, each with the
 // packages it imports, as go list reports them.

@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/format"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -126,8 +128,8 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			return nil, err
 		case err != nil:
 			return nil, fmt.Errorf("cassette %s: %w", path, err)
-		case len(data) > maxSize:
-			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
+		case len(data) > format.Limit:
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", format.Limit)}
 		}
 		c, err := parse(path, data)
 		if err != nil {
@@ -502,7 +504,7 @@ func (f *Factory) save() error {
 	if err != nil {
 		return err
 	}
-	if len(data) > maxSize {
+	if len(data) > format.Limit {
 		return ErrTooLarge
 	}
 	return f.fs.WriteFile(f.path, data)

@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/format"
+
 	"bytes"
 	"context"
 	"errors"
@@ -577,8 +579,8 @@ func requestBody(req *http.Request) ([]byte, error) {
 // readSized reads r to its end, at most MaxSize bytes, into a buffer of
 // size bytes when size is known (positive).
 func readSized(r io.Reader, size int64) ([]byte, error) {
-	r = io.LimitReader(r, int64(maxSize))
-	if size <= 0 || size > int64(maxSize) {
+	r = io.LimitReader(r, int64(format.Limit))
+	if size <= 0 || size > int64(format.Limit) {
 		return io.ReadAll(r)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))

@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/format"
+
 	"context"
 	"errors"
 	"io"
@@ -78,7 +80,7 @@ func (c *recordConn) add(e recorded) int {
 	if c.closing || c.tooLarge {
 		return -1
 	}
-	if c.size += msgSize(e.msg); c.size > maxSize {
+	if c.size += msgSize(e.msg); c.size > format.Limit {
 		c.tooLarge, c.entries = true, nil
 		return -1
 	}

@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/format"
+
 	"errors"
 	"fmt"
 	"io"
@@ -157,7 +159,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	s.last = s.resp
 	r.mu.Unlock()
 	if s.sse {
-		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: maxSize}}
+		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: format.Limit}}
 	} else {
 		tb := &teeBody{r: r, s: s, rc: resp.Body}
 		if req.Method == http.MethodDelete {
@@ -176,7 +178,7 @@ func (r *httpRecorder) add(e hEntry) int {
 	}
 	r.entries = append(r.entries, e)
 	r.size += len(e.raw) + 128
-	if r.size > maxSize {
+	if r.size > format.Limit {
 		r.tooLarge()
 		return -1
 	}
@@ -334,7 +336,7 @@ func (r *httpRecorder) appendBody(s *recStream, p []byte) {
 		return
 	}
 	r.size += len(p)
-	if r.size > maxSize {
+	if r.size > format.Limit {
 		r.tooLarge()
 		return
 	}
