@@ -57,8 +57,7 @@ type Options struct {
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request (or
 	// the session's end it died with) for the recorded requests it was
-	// ordered after (see the package
-	// documentation, "Order"): past it, the request fails with a
+	// ordered after (see FORMAT.md, "Order"): past it, the request fails with a
 	// *MismatchError naming them. If zero, DefaultWait.
 	Wait time.Duration
 	// AllowUnused lets a replayed session leave recorded requests unmade.

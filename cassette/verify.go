@@ -423,7 +423,7 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 // was sent already: a server answers a listen only once the client ends
 // it, and a recording made as the client closed the session holds the
 // answer without the cancellation (it is the session's close; see
-// "Re-recording" in the package documentation).
+// "Re-recording" in FORMAT.md).
 func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string, id jsonrpc.ID) error {
 	if method != "subscriptions/listen" || v.cancelled[liveIDKey(id)] {
 		return nil
