@@ -324,7 +324,7 @@ func (sc *streamCheck) request(i int, in *Interaction) error {
 	if h.Stream <= sc.last {
 		return fmt.Errorf("request for stream %d after stream %d: streams are numbered in order", h.Stream, sc.last)
 	}
-	if !isToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
+	if !format.IsToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
 		return fmt.Errorf("request with method %q and url %q, want a method and a path", h.Method, h.URL)
 	}
 	if err := only(in, h.Status == 0 && h.Event == "" && h.ID == "" && h.Retry == "", "response or event fields"); err != nil {
@@ -401,18 +401,4 @@ func (sc *streamCheck) done() (int, error) {
 func isSSE(h http.Header) bool {
 	ct, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	return ct == "text/event-stream"
-}
-
-// isToken reports whether s is an HTTP token (a method or header name).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f || r == '(' || r == ')' || r == '<' || r == '>' || r == '@' || r == ',' || r == ';' ||
-			r == ':' || r == '\\' || r == '"' || r == '/' || r == '[' || r == ']' || r == '?' || r == '=' || r == '{' || r == '}' {
-			return false
-		}
-	}
-	return true
 }

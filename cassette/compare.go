@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"strings"
 
 	"github.com/looprig/mcp/internal/transcript"
@@ -101,7 +102,7 @@ func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 		}
 		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
 	}
-	s := transcript.Read(msgs, func(raw []byte) []byte { return normalise(filter(nil, raw, mt.ignore)) })
+	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(filter(nil, raw, mt.ignore)) })
 	s.Protocol = c.Header.Protocol
 	if s.ServerName == "" {
 		s.ServerName = c.Header.Server
@@ -151,7 +152,7 @@ func describeEnding(e *Ending) string {
 		parts = append(parts, "class "+e.Class.String())
 	}
 	if e.Error != "" {
-		parts = append(parts, fmt.Sprintf("%q", normaliseString(e.Error)))
+		parts = append(parts, fmt.Sprintf("%q", redact.NormaliseString(e.Error)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"strconv"
 	"strings"
 
@@ -324,7 +324,7 @@ func skipValue(b []byte, i int) (int, error) {
 // ignored paths (defaultIgnore and Options.IgnorePaths), with every
 // placeholder spelled alike.
 type matcher struct {
-	ignore []path
+	ignore []redact.Path
 }
 
 // defaultIgnore are the paths matching always ignores: per-request
@@ -335,36 +335,36 @@ type matcher struct {
 var defaultIgnore = []string{"params._meta", "result._meta", "params.clientInfo"}
 
 func newMatcher(o *Options) *matcher {
-	return &matcher{ignore: parsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
+	return &matcher{ignore: redact.ParsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
 }
 
 var (
-	pathJSONRPC = path{"jsonrpc"}
-	pathID      = path{"id"}
+	pathJSONRPC = redact.Path{"jsonrpc"}
+	pathID      = redact.Path{"id"}
 )
 
 // key returns the match key of the canonical message canon of kind.
 func (mt *matcher) key(kind byte, canon []byte) []byte {
-	ps := make([]path, 0, len(mt.ignore)+2)
+	ps := make([]redact.Path, 0, len(mt.ignore)+2)
 	ps = append(ps, pathJSONRPC)
 	if kind != kindResponse {
 		ps = append(ps, pathID)
 	}
 	ps = append(ps, mt.ignore...)
-	return normalise(filter([]byte{kind}, canon, ps))
+	return redact.Normalise(filter([]byte{kind}, canon, ps))
 }
 
 // filter appends the canonical value v to dst without the values at ps
 // (each relative to v): an object member is left out, an array element
 // becomes null.
-func filter(dst, v []byte, ps []path) []byte {
+func filter(dst, v []byte, ps []redact.Path) []byte {
 	if len(ps) == 0 || len(v) == 0 || v[0] != '{' && v[0] != '[' {
 		return append(dst, v...)
 	}
-	sub := make([]path, 0, len(ps))
+	sub := make([]redact.Path, 0, len(ps))
 	// matching returns the tails of the paths whose head matches key, and
 	// whether one of them ends there.
-	matching := func(key []byte, element bool) ([]path, bool) {
+	matching := func(key []byte, element bool) ([]redact.Path, bool) {
 		sub = sub[:0]
 		ends := false
 		for _, p := range ps {
@@ -392,7 +392,7 @@ func filter(dst, v []byte, ps []path) []byte {
 			first = false
 			dst = canonjson.AppendString(dst, string(key))
 			dst = append(dst, ':')
-			dst = filter(dst, val, append([]path(nil), tails...))
+			dst = filter(dst, val, append([]redact.Path(nil), tails...))
 			return nil
 		})
 		return append(dst, '}')
@@ -411,27 +411,9 @@ func filter(dst, v []byte, ps []path) []byte {
 		if ends {
 			dst = append(dst, "null"...)
 		} else {
-			dst = filter(dst, v[i:end], append([]path(nil), tails...))
+			dst = filter(dst, v[i:end], append([]redact.Path(nil), tails...))
 		}
 		i = end + 1
 	}
 	return append(dst, ']')
-}
-
-var placeholderRE = regexp.MustCompile(`REDACTED-[0-9]+`)
-
-// normalise spells every placeholder in b alike, so that matching does not
-// depend on their numbers.
-func normalise(b []byte) []byte {
-	if !bytes.Contains(b, []byte(placeholderPrefix)) {
-		return b
-	}
-	return placeholderRE.ReplaceAll(b, []byte("REDACTED"))
-}
-
-func normaliseString(s string) string {
-	if !bytes.Contains([]byte(s), []byte(placeholderPrefix)) {
-		return s
-	}
-	return placeholderRE.ReplaceAllString(s, "REDACTED")
 }

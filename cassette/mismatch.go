@@ -1,6 +1,9 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/internal/jsondiff"
+
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"net/http"
 	"strings"
 
@@ -140,12 +143,19 @@ func shape(method, url string, h http.Header, canon []byte, text string, mt *mat
 	}
 	if canon != nil {
 		if info, err := scanMessage(canon); err == nil {
-			if t, err := decodeTree(mt.key(info.kind, canon)[1:]); err == nil {
+			if t, err := redact.DecodeTree(mt.key(info.kind, canon)[1:]); err == nil {
 				m["message"] = t
 			}
 		}
 	} else if text != "" {
 		m["text"] = text
 	}
-	return encodeTree(m)
+	return redact.EncodeTree(m)
+}
+
+// diff shows how a live message differs from a recorded one: a unified
+// line diff (-recorded +live) of their indented JSON, both canonical JSON
+// (nil for none), the same text every time.
+func diff(recorded, live []byte) string {
+	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

@@ -3,6 +3,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"os"
 	"regexp"
 	"strconv"
@@ -226,7 +227,7 @@ var ErrInvalidOptions = errors.New("cassette: invalid options")
 var (
 	// ErrEmptySegment is returned (inside an *OptionsError) when a
 	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
-	ErrEmptySegment = errors.New("path has an empty segment")
+	ErrEmptySegment = redact.ErrEmptySegment
 	// ErrNilPattern is returned (inside an *OptionsError) when Patterns
 	// holds a nil *regexp.Regexp.
 	ErrNilPattern = errors.New("nil pattern")
@@ -287,7 +288,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		paths []string
 	}{{"RedactPaths", o.RedactPaths}, {"IgnorePaths", o.IgnorePaths}} {
 		for i, s := range f.paths {
-			if _, err := parsePath(s); err != nil {
+			if _, err := redact.ParsePath(s); err != nil {
 				return &OptionsError{Option: f.name + "[" + strconv.Itoa(i) + "]", Value: s, Err: err}
 			}
 		}

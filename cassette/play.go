@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"net/http"
 	"slices"
 	"strconv"
@@ -98,7 +99,7 @@ func httpKey(method, url string, h http.Header, body []byte, text string) string
 	var b strings.Builder
 	b.WriteString(method)
 	b.WriteByte(0)
-	b.WriteString(normaliseString(url))
+	b.WriteString(redact.NormaliseString(url))
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
@@ -111,14 +112,14 @@ func httpKey(method, url string, h http.Header, body []byte, text string) string
 		b.WriteString(http.CanonicalHeaderKey(k))
 		for _, v := range h[k] {
 			b.WriteByte(1)
-			b.WriteString(normaliseString(v))
+			b.WriteString(redact.NormaliseString(v))
 		}
 	}
 	b.WriteByte(0)
 	if body != nil {
 		b.Write(body)
 	} else {
-		b.WriteString(strconv.Quote(normaliseString(text)))
+		b.WriteString(strconv.Quote(redact.NormaliseString(text)))
 	}
 	return b.String()
 }

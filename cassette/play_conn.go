@@ -3,6 +3,7 @@ package cassette
 import (
 	"context"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"io"
 	"slices"
 	"sync"
@@ -29,7 +30,7 @@ type playConn struct {
 
 	mu       sync.Mutex // guards the fields below
 	d        *decider
-	red      *redactor
+	red      *redact.Redactor
 	timers   map[int]*time.Timer // held answers → their bound, while they wait for requests the client has not made
 	extra    []jsonrpc.Message   // error responses (mismatches, expired holds) and delayed lines, delivered first
 	ending   error               // the recorded ending, once delivered: Read returns it
@@ -61,7 +62,7 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if c.isClosed || c.ending != nil {
 		return transport.ErrClosed
 	}
-	live, err := c.red.message(canon)
+	live, err := c.red.Message(canon)
 	if err != nil {
 		return err
 	}

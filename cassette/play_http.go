@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 
 	"bytes"
 	"context"
@@ -43,7 +44,7 @@ type playHTTP struct {
 
 	mu     sync.Mutex // guards the fields below
 	d      *decider
-	red    *redactor
+	red    *redact.Redactor
 	secret map[string]bool // the headers whose values are credentials
 	wake   chan struct{}
 	hooked map[int]bool // streams whose lines the hooks have seen
@@ -177,7 +178,7 @@ func (h *playHTTP) decide(f func(*decider) decision) decision {
 }
 
 // requestOrigin returns the serialised origin req is addressed to, which
-// replay puts back where the recording renamed its own (originName).
+// replay puts back where the recording renamed its own (redact.OriginName).
 func requestOrigin(req *http.Request) string {
 	o, err := auth.OriginOf(req.URL)
 	if err != nil {
@@ -239,13 +240,13 @@ func (h *playHTTP) excused(i int) bool {
 
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
-	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
+	h.red.LearnHeaders(h.secret, req.Header) // the credentials the recording redacted
 	o, _ := auth.OriginOf(req.URL)           // renamed as the recording renamed its own
-	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
+	l := &liveReq{method: req.Method, url: h.red.Text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
-				l.headers.Add(ck, renameOrigin(o, h.red.text(v)))
+				l.headers.Add(ck, redact.RenameOrigin(o, h.red.Text(v)))
 			}
 		}
 	}
@@ -254,15 +255,15 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	if len(body) > 0 {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 			if canon, err := canonicalMessage(msg); err == nil {
-				if red, err := h.red.message(canon); err == nil {
-					red = renameOriginMessage(o, red)
+				if red, err := h.red.Message(canon); err == nil {
+					red = redact.RenameOriginMessage(o, red)
 					l.msg, l.body = msg, red
 					key = h.p.mt.key(liveKind(msg), red)
 				}
 			}
 		}
 		if l.msg == nil {
-			l.body = []byte(renameOrigin(o, h.red.text(string(body))))
+			l.body = []byte(redact.RenameOrigin(o, h.red.Text(string(body))))
 			text = string(l.body)
 		}
 	}
@@ -366,7 +367,7 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 	}
 	for k, vs := range in.HTTP.Headers {
 		for _, v := range vs {
-			resp.Header.Add(k, restoreOrigin(v, origin))
+			resp.Header.Add(k, redact.RestoreOrigin(v, origin))
 		}
 	}
 	if isSSE(in.HTTP.Headers) {
@@ -395,10 +396,10 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 		canon = in.Message
 	}
 	if canon == nil {
-		return []byte(restoreOrigin(in.Text, origin))
+		return []byte(redact.RestoreOrigin(in.Text, origin))
 	}
-	if bytes.Contains(canon, []byte("://"+originName)) {
-		canon = []byte(restoreOrigin(string(canon), origin))
+	if bytes.Contains(canon, []byte("://"+redact.OriginName)) {
+		canon = []byte(redact.RestoreOrigin(string(canon), origin))
 	}
 	st := &h.p.pl.steps[i]
 	if !st.answer {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"net"
 	"strings"
 	"sync"
@@ -244,8 +245,8 @@ type verifier struct {
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
-	states      stateNames          // the recorded request states (renamed) → the live server's
-	tasks       stateNames          // the recorded task ids (renamed) → the live server's
+	states      redact.Names        // the recorded request states (renamed) → the live server's
+	tasks       redact.Names        // the recorded task ids (renamed) → the live server's
 	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
 	origin      string              // the live server's origin, over HTTP: sent where the recording renamed its own
 }
@@ -256,7 +257,7 @@ func (v *verifier) toLive(raw json.RawMessage) json.RawMessage {
 	if v.origin == "" || raw == nil {
 		return raw
 	}
-	if s := restoreOrigin(string(raw), v.origin); s != string(raw) {
+	if s := redact.RestoreOrigin(string(raw), v.origin); s != string(raw) {
 		return json.RawMessage(s)
 	}
 	return raw
@@ -360,7 +361,7 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		}
 	}
 	cp := *m
-	cp.Params = v.toLive(v.tasks.rename(v.states.rename(cp.Params))) // a continuation carries the live server's state, a poll its task
+	cp.Params = v.toLive(v.tasks.Rename(v.states.Rename(cp.Params))) // a continuation carries the live server's state, a poll its task
 	err := conn.Write(ctx, &cp)
 	if err != nil && ctx.Err() == nil && m.IsCall() && !unreachable(err) {
 		// The live server refused the request outside JSON-RPC (an HTTP
@@ -486,7 +487,7 @@ var errEnded = errors.New("connection closed")
 // rec carries: the recorded continuation that hands it back is sent with
 // the live one.
 func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
-	learn(rec, got, issuedState, &v.states)
+	learn(rec, got, redact.IssuedState, &v.states)
 }
 
 // learnTask notes the task id the live server issued in got, the live
@@ -494,19 +495,19 @@ func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
 // carries: the recorded requests that name the task are sent with the
 // live id.
 func (v *verifier) learnTask(rec json.RawMessage, got jsonrpc.Message) {
-	learn(rec, got, issuedTask, &v.tasks)
+	learn(rec, got, redact.IssuedTask, &v.tasks)
 }
 
 // learn names what issued finds in the live answer got by what it finds
 // in the recorded answer rec.
-func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *stateNames) {
+func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *redact.Names) {
 	recorded := issued(rec)
 	if recorded == nil {
 		return
 	}
 	if live := liveAnswer(got); live != nil {
 		if x := issued(live); x != nil {
-			names.learn(recorded, x)
+			names.Learn(recorded, x)
 		}
 	}
 }

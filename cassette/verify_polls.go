@@ -57,7 +57,7 @@ func (v *verifier) settlePoll(ctx context.Context, conn interface {
 		}
 		cp := *req
 		cp.ID = id
-		cp.Params = v.tasks.rename(v.states.rename(cp.Params))
+		cp.Params = v.tasks.Rename(v.states.Rename(cp.Params))
 		if v.superseded == nil {
 			v.superseded = map[string]bool{}
 		}

@@ -274,3 +274,17 @@ func CanonicalHeader(h http.Header) http.Header {
 	}
 	return out
 }
+
+// IsToken reports whether s is an HTTP token (a method or header name).
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r >= 0x7f || r == '(' || r == ')' || r == '<' || r == '>' || r == '@' || r == ',' || r == ';' ||
+			r == ':' || r == '\\' || r == '"' || r == '/' || r == '[' || r == ']' || r == '?' || r == '=' || r == '{' || r == '}' {
+			return false
+		}
+	}
+	return true
+}
