@@ -77,6 +77,39 @@ func TestImportsFlow(t *testing.T) {
 	}
 }
 
+// maxPart bounds the lines of an internal package's source, tests left out.
+const maxPart = 3000
+
+// TestImportsPartSize checks that no internal package of cassette is
+// larger than maxPart lines.
+func TestImportsPartSize(t *testing.T) {
+	leakcheck.Check(t)
+	dirs, err := filepath.Glob("internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += strings.Count(string(src), "\n")
+		}
+		if n > maxPart {
+			t.Errorf("%s has %d lines, more than %d", dir, n, maxPart)
+		}
+	}
+}
+
 // TestImportsNoInit checks that package cassette and its internal packages
 // declare no init function: no part is installed behind the user's back.
 func TestImportsNoInit(t *testing.T) {
