@@ -1,8 +1,6 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/looprig/mcp/transport"
 )

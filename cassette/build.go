@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"io"
 	"net/http"
 
-	"github.com/looprig/mcp/cassette/internal/hook"
-	"github.com/looprig/mcp/internal/canonjson"
-
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )

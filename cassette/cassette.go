@@ -1,11 +1,10 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-
 	"errors"
 	"fmt"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 )

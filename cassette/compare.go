@@ -2,9 +2,9 @@ package cassette
 
 import (
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/transcript"
 )
 

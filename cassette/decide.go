@@ -116,24 +116,7 @@ func (d *decider) client(m *liveMsg) decision {
 			return dec
 		}
 	}
-	i, ok, named := d.p.cancelFor(d.s, d.liveID, m.msg)
-	retry := false
-	if !named {
-		// A poll whose answer a fault lost comes first: polled again, it
-		// is answered with the state it lost.
-		i, ok = d.retry(m.key, d.lost)
-		retry = ok
-	}
-	if !ok && !named {
-		i, ok = d.s.match(d.p.index[m.key])
-	}
-	if !ok {
-		i, ok = d.retry(m.key, d.statused)
-		retry = ok
-	}
-	if !ok && !named {
-		i, ok = d.s.reclaim(d.p.index[m.key])
-	}
+	i, ok, retry := d.match(m)
 	if !ok {
 		if d.givesUp(m.msg) {
 			return decision{act: actAccept, line: -1}
@@ -141,20 +124,6 @@ func (d *decider) client(m *liveMsg) decision {
 		return d.refuse(m)
 	}
 	return d.serve(i, m, retry)
-}
-
-// retry returns the recorded request a fault answered (by, FaultStatus's
-// or FaultDrop's lines) that a live request with key is, sent again: it
-// gets the recording's answer.
-func (d *decider) retry(key string, by map[int]bool) (int, bool) {
-	for _, j := range d.p.index[key] {
-		if i := int(j); by[i] && d.faulted[i] {
-			delete(d.faulted, i)
-			d.s.revive(i)
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 // refuse explains why m matched nothing, and voids the recorded call it

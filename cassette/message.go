@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"strconv"
 	"strings"
 
@@ -316,104 +315,4 @@ func skipValue(b []byte, i int) (int, error) {
 		return 0, canonjson.ErrSyntax
 	}
 	return j, nil
-}
-
-// A matcher turns messages into match keys: two messages match when their
-// keys are equal. A key is the message's kind and its canonical JSON without
-// "jsonrpc", without the id of a request (ids are rewritten), without the
-// ignored paths (defaultIgnore and Options.IgnorePaths), with every
-// placeholder spelled alike.
-type matcher struct {
-	ignore []redact.Path
-}
-
-// defaultIgnore are the paths matching always ignores: per-request
-// metadata (progress tokens; in 2026-07-28 the client's identity,
-// capabilities and revision ride in "_meta" too) and the client's identity
-// in initialize, so that a cassette recorded by another version of this
-// library, or another client, still replays.
-var defaultIgnore = []string{"params._meta", "result._meta", "params.clientInfo"}
-
-func newMatcher(o *Options) *matcher {
-	return &matcher{ignore: redact.ParsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
-}
-
-var (
-	pathJSONRPC = redact.Path{"jsonrpc"}
-	pathID      = redact.Path{"id"}
-)
-
-// key returns the match key of the canonical message canon of kind.
-func (mt *matcher) key(kind byte, canon []byte) []byte {
-	ps := make([]redact.Path, 0, len(mt.ignore)+2)
-	ps = append(ps, pathJSONRPC)
-	if kind != kindResponse {
-		ps = append(ps, pathID)
-	}
-	ps = append(ps, mt.ignore...)
-	return redact.Normalise(filter([]byte{kind}, canon, ps))
-}
-
-// filter appends the canonical value v to dst without the values at ps
-// (each relative to v): an object member is left out, an array element
-// becomes null.
-func filter(dst, v []byte, ps []redact.Path) []byte {
-	if len(ps) == 0 || len(v) == 0 || v[0] != '{' && v[0] != '[' {
-		return append(dst, v...)
-	}
-	sub := make([]redact.Path, 0, len(ps))
-	// matching returns the tails of the paths whose head matches key, and
-	// whether one of them ends there.
-	matching := func(key []byte, element bool) ([]redact.Path, bool) {
-		sub = sub[:0]
-		ends := false
-		for _, p := range ps {
-			if p[0] == "*" || !element && p[0] == string(key) {
-				if len(p) == 1 {
-					ends = true
-				} else {
-					sub = append(sub, p[1:])
-				}
-			}
-		}
-		return sub, ends
-	}
-	if v[0] == '{' {
-		dst = append(dst, '{')
-		first := true
-		members(v, func(key, val []byte) error {
-			tails, ends := matching(key, false)
-			if ends {
-				return nil
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = canonjson.AppendString(dst, string(key))
-			dst = append(dst, ':')
-			dst = filter(dst, val, append([]redact.Path(nil), tails...))
-			return nil
-		})
-		return append(dst, '}')
-	}
-	dst = append(dst, '[')
-	for i, first := 1, true; i < len(v)-1; {
-		end, err := skipValue(v, i)
-		if err != nil {
-			break
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		tails, ends := matching(nil, true)
-		if ends {
-			dst = append(dst, "null"...)
-		} else {
-			dst = filter(dst, v[i:end], append([]redact.Path(nil), tails...))
-		}
-		i = end + 1
-	}
-	return append(dst, ']')
 }

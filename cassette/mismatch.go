@@ -1,12 +1,11 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/internal/jsondiff"
-
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"net/http"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/internal/jsondiff"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 

@@ -1,8 +1,6 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"

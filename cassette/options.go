@@ -3,7 +3,6 @@ package cassette
 import (
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"os"
 	"regexp"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 )
 

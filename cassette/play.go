@@ -1,13 +1,9 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/redact"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A player is what replay needs of one cassette, computed once from its
@@ -41,87 +37,12 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	for i := range infos {
 		p.canon[i] = infos[i].canon
 	}
-	for _, i := range pl.clients {
-		k := p.recordedKey(int(i), infos[i].msg.kind)
-		p.index[k] = append(p.index[k], i)
-	}
+	p.indexClients(infos)
 	collapsePolls(pl, infos, p.index)
 	if err := fs.checkPolls(c, infos, pl); err != nil {
 		return nil, err
 	}
 	return p, nil
-}
-
-// cancelFor returns the recorded client line a live message m stands for
-// when m is a notifications/cancelled naming a call the live session made
-// (liveID: served recorded call line → its live id): the first unserved
-// recorded cancellation of that call, found by the call and not by the
-// number, which live ids need not share with the recording. named is false
-// when m names no such call (it is matched by its key, as any message is).
-func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
-	r, isReq := m.(*jsonrpc.Request)
-	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
-		return 0, false, false
-	}
-	id := cancelledID(r.Params)
-	for line, live := range liveID {
-		if liveIDKey(live) == id {
-			m, err := scanMessage(p.canon[line])
-			if err != nil {
-				return 0, false, false
-			}
-			i, ok = s.match(p.pl.cancels[m.id])
-			return i, ok, true
-		}
-	}
-	return 0, false, false
-}
-
-// recordedKey returns the match key of client line i.
-func (p *player) recordedKey(i int, kind byte) string {
-	in := &p.c.Interactions[i]
-	var body []byte
-	if p.canon[i] != nil {
-		body = p.mt.key(kind, p.canon[i])
-	}
-	if in.Kind == KindMessage {
-		return string(body)
-	}
-	h := in.HTTP
-	return httpKey(h.Method, h.URL, h.Headers, body, in.Text)
-}
-
-// httpKey is the match key of an HTTP request: its method, URL and Mcp-*
-// headers (Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
-// Mcp-Param-…) and Last-Event-ID, placeholders spelled alike, and its
-// body's key (a message's, or its text).
-func httpKey(method, url string, h http.Header, body []byte, text string) string {
-	var b strings.Builder
-	b.WriteString(method)
-	b.WriteByte(0)
-	b.WriteString(redact.NormaliseString(url))
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.WriteByte(0)
-		b.WriteString(http.CanonicalHeaderKey(k))
-		for _, v := range h[k] {
-			b.WriteByte(1)
-			b.WriteString(redact.NormaliseString(v))
-		}
-	}
-	b.WriteByte(0)
-	if body != nil {
-		b.Write(body)
-	} else {
-		b.WriteString(strconv.Quote(redact.NormaliseString(text)))
-	}
-	return b.String()
 }
 
 func cloneInteractions(ins []Interaction) []Interaction {

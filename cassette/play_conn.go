@@ -3,12 +3,12 @@ package cassette
 import (
 	"context"
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"io"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

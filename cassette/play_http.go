@@ -1,9 +1,6 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-	"github.com/looprig/mcp/cassette/internal/redact"
-
 	"bytes"
 	"context"
 	"errors"
@@ -17,7 +14,9 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )

@@ -1,13 +1,12 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-
 	"context"
 	"errors"
 	"io"
 	"sync"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -1,8 +1,6 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/format"
-
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport"
 )

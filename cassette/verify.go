@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"net"
 	"strings"
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"

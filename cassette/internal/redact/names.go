@@ -3,10 +3,11 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/looprig/mcp/cassette/internal/format"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // RenameStates renames the request states a server hands out in its
