@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -165,7 +166,7 @@ func httpKey(method, url string, h http.Header, body []byte, text string) string
 // ignored paths (defaultIgnore and Options.IgnorePaths), with every
 // placeholder spelled alike.
 type matcher struct {
-	ignore []redact.Path
+	ignore []format.Path
 }
 
 // defaultIgnore are the paths matching always ignores: per-request
@@ -176,17 +177,17 @@ type matcher struct {
 var defaultIgnore = []string{"params._meta", "result._meta", "params.clientInfo"}
 
 func newMatcher(o *Options) *matcher {
-	return &matcher{ignore: redact.ParsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
+	return &matcher{ignore: format.ParsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
 }
 
 var (
-	pathJSONRPC = redact.Path{"jsonrpc"}
-	pathID      = redact.Path{"id"}
+	pathJSONRPC = format.Path{"jsonrpc"}
+	pathID      = format.Path{"id"}
 )
 
 // key returns the match key of the canonical message canon of kind.
 func (mt *matcher) key(kind byte, canon []byte) []byte {
-	ps := make([]redact.Path, 0, len(mt.ignore)+2)
+	ps := make([]format.Path, 0, len(mt.ignore)+2)
 	ps = append(ps, pathJSONRPC)
 	if kind != kindResponse {
 		ps = append(ps, pathID)
@@ -198,14 +199,14 @@ func (mt *matcher) key(kind byte, canon []byte) []byte {
 // filter appends the canonical value v to dst without the values at ps
 // (each relative to v): an object member is left out, an array element
 // becomes null.
-func filter(dst, v []byte, ps []redact.Path) []byte {
+func filter(dst, v []byte, ps []format.Path) []byte {
 	if len(ps) == 0 || len(v) == 0 || v[0] != '{' && v[0] != '[' {
 		return append(dst, v...)
 	}
-	sub := make([]redact.Path, 0, len(ps))
+	sub := make([]format.Path, 0, len(ps))
 	// matching returns the tails of the paths whose head matches key, and
 	// whether one of them ends there.
-	matching := func(key []byte, element bool) ([]redact.Path, bool) {
+	matching := func(key []byte, element bool) ([]format.Path, bool) {
 		sub = sub[:0]
 		ends := false
 		for _, p := range ps {
@@ -233,7 +234,7 @@ func filter(dst, v []byte, ps []redact.Path) []byte {
 			first = false
 			dst = canonjson.AppendString(dst, string(key))
 			dst = append(dst, ':')
-			dst = filter(dst, val, append([]redact.Path(nil), tails...))
+			dst = filter(dst, val, append([]format.Path(nil), tails...))
 			return nil
 		})
 		return append(dst, '}')
@@ -252,7 +253,7 @@ func filter(dst, v []byte, ps []redact.Path) []byte {
 		if ends {
 			dst = append(dst, "null"...)
 		} else {
-			dst = filter(dst, v[i:end], append([]redact.Path(nil), tails...))
+			dst = filter(dst, v[i:end], append([]format.Path(nil), tails...))
 		}
 		i = end + 1
 	}

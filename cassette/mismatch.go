@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/jsondiff"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -142,14 +142,14 @@ func shape(method, url string, h http.Header, canon []byte, text string, mt *mat
 	}
 	if canon != nil {
 		if info, err := scanMessage(canon); err == nil {
-			if t, err := redact.DecodeTree(mt.key(info.kind, canon)[1:]); err == nil {
+			if t, err := format.DecodeTree(mt.key(info.kind, canon)[1:]); err == nil {
 				m["message"] = t
 			}
 		}
 	} else if text != "" {
 		m["text"] = text
 	}
-	return redact.EncodeTree(m)
+	return format.EncodeTree(m)
 }
 
 // diff shows how a live message differs from a recorded one: a unified

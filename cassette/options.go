@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -227,7 +227,7 @@ var ErrInvalidOptions = errors.New("cassette: invalid options")
 var (
 	// ErrEmptySegment is returned (inside an *OptionsError) when a
 	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
-	ErrEmptySegment = redact.ErrEmptySegment
+	ErrEmptySegment = format.ErrEmptySegment
 	// ErrNilPattern is returned (inside an *OptionsError) when Patterns
 	// holds a nil *regexp.Regexp.
 	ErrNilPattern = errors.New("nil pattern")
@@ -288,7 +288,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		paths []string
 	}{{"RedactPaths", o.RedactPaths}, {"IgnorePaths", o.IgnorePaths}} {
 		for i, s := range f.paths {
-			if _, err := redact.ParsePath(s); err != nil {
+			if _, err := format.ParsePath(s); err != nil {
 				return &OptionsError{Option: f.name + "[" + strconv.Itoa(i) + "]", Value: s, Err: err}
 			}
 		}

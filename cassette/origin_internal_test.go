@@ -2,7 +2,6 @@ package cassette
 
 import (
 	"bytes"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/testkit"
 )
 

@@ -3,11 +3,13 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 )
 
 // tokenRE is what a secret this fuzz target tries looks like: the
@@ -40,23 +42,23 @@ func FuzzRedaction(f *testing.F) {
 		if !tokenRE.MatchString(secret) || inPlaceholder(secret) {
 			t.Skip()
 		}
-		tree, err := redact.DecodeTree(msg)
+		tree, err := format.DecodeTree(msg)
 		if err != nil {
 			return
 		}
 		red := newRedactor(&Options{Secrets: []string{secret}})
-		out := redact.EncodeTree(red.Tree(tree))
+		out := format.EncodeTree(red.Tree(tree))
 		if bytes.Contains(out, []byte(secret)) {
 			t.Fatalf("redacted line holds the secret %q:\n%s", secret, out)
 		}
-		back, err := redact.DecodeTree(out)
+		back, err := format.DecodeTree(out)
 		if err != nil {
 			t.Fatalf("redacted line does not decode: %v\n%s", err, out)
 		}
 		if where := holds(back, secret); where != "" {
 			t.Fatalf("redacted message holds the secret %q in %s:\n%s", secret, where, out)
 		}
-		if again := redact.EncodeTree(newRedactor(&Options{Secrets: []string{secret}}).Tree(back)); !bytes.Equal(again, out) {
+		if again := format.EncodeTree(newRedactor(&Options{Secrets: []string{secret}}).Tree(back)); !bytes.Equal(again, out) {
 			t.Fatalf("redacting twice changed the line:\n%s\n%s", out, again)
 		}
 		// Text (stderr, URLs, headers) is redacted as a string.

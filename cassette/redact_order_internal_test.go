@@ -1,12 +1,12 @@
 package cassette
 
 import (
-	"github.com/looprig/mcp/cassette/internal/redact"
 	"net/http"
 	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette/internal/redact"
 )
 
 // redactOrderRuns is how many times the order tests redact one input: map

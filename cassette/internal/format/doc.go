@@ -1,6 +1,7 @@
 // Package format reads and writes cassettes: bytes ↔ lines ↔ the model
 // (Cassette, Header, Interaction). It checks each line on its own, bounds
-// sizes and depths, and upgrades version 1 to version 2. What lines mean
-// together is checked after it, by package cassette. The format itself is
-// specified in cassette/FORMAT.md.
+// sizes and depths, and upgrades version 1 to version 2. It also holds the
+// JSON trees of messages and the paths into them that a header declares
+// and Options name. What lines mean together is checked after it, by
+// package cassette. The format is specified in cassette/FORMAT.md.
 package format

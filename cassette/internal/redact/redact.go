@@ -26,7 +26,7 @@ const PlaceholderPrefix = "REDACTED-"
 type Redactor struct {
 	literals []literal // longest first, so a secret containing another is replaced whole
 	patterns []*regexp.Regexp
-	paths    []Path
+	paths    []format.Path
 	seen     map[string]string // value (or canonical JSON, for paths) → placeholder
 	n        int               // placeholders handed out
 }
@@ -106,14 +106,14 @@ func (r *Redactor) Tree(v any) any {
 		return v
 	}
 	for _, p := range r.paths {
-		WalkPath(v, p, func(old any) (any, bool) {
+		format.WalkPath(v, p, func(old any) (any, bool) {
 			if s, ok := old.(string); ok && placeholderRE.MatchString(s) && placeholderRE.FindString(s) == s {
 				return s, false // already a placeholder
 			}
-			return r.Placeholder(string(EncodeTree(old))), false
+			return r.Placeholder(string(format.EncodeTree(old))), false
 		})
 	}
-	return MapStrings(mapNumbers(v, r.number), r.Text)
+	return format.MapStrings(mapNumbers(v, r.number), r.Text)
 }
 
 // number redacts a number whose text holds a secret: it becomes the
@@ -272,11 +272,11 @@ func (r *Redactor) Message(canon []byte) ([]byte, error) {
 	if !r.Active() {
 		return canon, nil
 	}
-	tree, err := DecodeTree(canon)
+	tree, err := format.DecodeTree(canon)
 	if err != nil {
 		return nil, err
 	}
-	return EncodeTree(r.Tree(tree)), nil
+	return format.EncodeTree(r.Tree(tree)), nil
 }
 
 // Config is what a Redactor redacts: the redaction options of a
@@ -291,7 +291,7 @@ type Config struct {
 
 // New returns a Redactor for c.
 func New(c Config) *Redactor {
-	r := &Redactor{patterns: c.Patterns, paths: ParsePaths(c.Paths), seen: map[string]string{}}
+	r := &Redactor{patterns: c.Patterns, paths: format.ParsePaths(c.Paths), seen: map[string]string{}}
 	values := append([]string(nil), c.Secrets...)
 	for _, v := range c.Auto {
 		if len(v) >= MinAutoSecret && !slices.Contains(c.NotSecret, v) {
