@@ -72,6 +72,9 @@ func checkHeader(c *Cassette) (transport.Kind, error) {
 	if err != nil {
 		return 0, &FormatError{File: c.File, Line: 1, Err: err}
 	}
+	if err := format.CheckDeclared(h); err != nil {
+		return 0, &FormatError{File: c.File, Line: 1, Err: err}
+	}
 	if h.Protocol == "" || h.Server == "" {
 		return 0, &FormatError{File: c.File, Line: 1, Err: errors.New("header without protocol or server")}
 	}

@@ -32,6 +32,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	}
 	var hs headerScan
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: kind.String()}}
+	declare(&c.Header, o)
 	c.Interactions = make([]Interaction, 0, len(entries)+1)
 	var pend pendingCalls
 	serverEnded := false
@@ -228,6 +229,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		}
 	}
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
+	declare(&c.Header, o)
 	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		in := &entries[i].in
 		if in.Kind != KindRequest || len(entries[i].raw) == 0 {

@@ -48,7 +48,7 @@ func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 	if err := checkOptions("Compare", o, 0); err != nil {
 		return nil, err
 	}
-	mt := newMatcher(o)
+	mt := newMatcher(o, old, new)
 	a, err := readTranscript(old, mt)
 	if err != nil {
 		return nil, err

@@ -53,8 +53,9 @@
 //
 // A live client message matches the first unserved recorded message with
 // the same method and canonical params. Ids are rewritten; "_meta",
-// progress tokens, the client's name and version, and [Options].IgnorePaths
-// are ignored. Each recorded answer is served once: a recorded tools/call
+// progress tokens, trace context, the client's name and version,
+// [Options].IgnorePaths and the paths the cassette declares volatile are
+// ignored. Each recorded answer is served once: a recorded tools/call
 // is never answered twice. Requests may come in another order than
 // recorded, as long as the recording does not rule it out; an answer held
 // for a request the client never makes waits at most [Options].Wait. A
@@ -87,7 +88,8 @@
 // secrets, patterns, paths and headers. Each value becomes "REDACTED-<n>",
 // numbered by first appearance; the server's origin becomes "ORIGIN".
 // Live messages are redacted the same way before matching, so matching
-// still works.
+// still works. The header names the recording's redaction rules by their
+// digest: replay or Verify with other rules is a [*RedactionError].
 //
 // # Compare and Verify
 //

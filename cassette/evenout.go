@@ -10,7 +10,7 @@ import (
 // no notification: a server notification that arrives while they are made
 // owes them nothing.
 var readOnly = map[string]bool{
-	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "ping": true,
+	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "skills/list": true, "ping": true,
 }
 
 // floatNotifications writes each server notification that the server sent

@@ -170,14 +170,24 @@ type matcher struct {
 }
 
 // defaultIgnore are the paths matching always ignores: per-request
-// metadata (progress tokens; in 2026-07-28 the client's identity,
-// capabilities and revision ride in "_meta" too) and the client's identity
-// in initialize, so that a cassette recorded by another version of this
-// library, or another client, still replays.
-var defaultIgnore = []string{"params._meta", "result._meta", "params.clientInfo"}
+// metadata (progress tokens, trace context; in 2026-07-28 the client's
+// identity, capabilities and revision ride in "_meta" too) and the
+// client's identity in initialize, so that a cassette recorded by another
+// version of this library, or another client, still replays.
+var defaultIgnore = append([]string{"params._meta", "result._meta", "params.clientInfo"}, traceContextPaths...)
 
-func newMatcher(o *Options) *matcher {
-	return &matcher{ignore: format.ParsePaths(append(append([]string(nil), defaultIgnore...), o.IgnorePaths...))}
+// newMatcher returns the matcher of o for the cassettes cs: it ignores
+// defaultIgnore, o.IgnorePaths and the paths each of cs declares volatile.
+func newMatcher(o *Options, cs ...*Cassette) *matcher {
+	ps := append(append([]string(nil), defaultIgnore...), o.IgnorePaths...)
+	for _, c := range cs {
+		for _, p := range c.Header.Volatile {
+			if _, err := format.ParsePath(p); err == nil { // checkHeader refuses the others
+				ps = append(ps, p)
+			}
+		}
+	}
+	return &matcher{ignore: format.ParsePaths(sortedSet(ps))}
 }
 
 var (

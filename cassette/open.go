@@ -191,6 +191,9 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 		}
 		return err
 	}
+	if err := checkRedaction(c, f.o); err != nil {
+		return err
+	}
 	f.p = p
 	if f.kind != transport.KindStreamableHTTP {
 		return nil

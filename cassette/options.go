@@ -53,8 +53,11 @@ type Options struct {
 
 	// IgnorePaths name values (same syntax as RedactPaths) that replay
 	// matching, Compare and Verify ignore, in addition to "params._meta"
-	// and "result._meta" (which hold progress tokens and other per-run
-	// data) and "params.clientInfo" (the client's name and version).
+	// and "result._meta" (which hold progress tokens, trace context and
+	// other per-run data) and "params.clientInfo" (the client's name and
+	// version). A recording writes them into the cassette's header as
+	// volatile, and every later replay, Compare and Verify of it ignores
+	// them with no option set. At most 256.
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request (or
 	// the session's end it died with) for the recorded requests it was
@@ -228,6 +231,10 @@ var (
 	// ErrEmptySegment is returned (inside an *OptionsError) when a
 	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
 	ErrEmptySegment = format.ErrEmptySegment
+	// ErrTooManyPaths is returned (inside an *OptionsError) when
+	// IgnorePaths has more than 256 paths, the most a cassette's header
+	// declares.
+	ErrTooManyPaths = errors.New("too many paths")
 	// ErrNilPattern is returned (inside an *OptionsError) when Patterns
 	// holds a nil *regexp.Regexp.
 	ErrNilPattern = errors.New("nil pattern")
@@ -292,6 +299,9 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 				return &OptionsError{Option: f.name + "[" + strconv.Itoa(i) + "]", Value: s, Err: err}
 			}
 		}
+	}
+	if len(o.IgnorePaths) > format.MaxVolatile {
+		return &OptionsError{Option: "IgnorePaths", Err: fmt.Errorf("%w: %d paths, more than %d", ErrTooManyPaths, len(o.IgnorePaths), format.MaxVolatile)}
 	}
 	for i, re := range o.Patterns {
 		if re == nil {

@@ -33,7 +33,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &player{c: c, o: o, mt: newMatcher(o), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams, faults: fs}
+	p := &player{c: c, o: o, mt: newMatcher(o, c), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams, faults: fs}
 	for i := range infos {
 		p.canon[i] = infos[i].canon
 	}

@@ -98,6 +98,9 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	if err != nil {
 		return err
 	}
+	if err := checkRedaction(c, o); err != nil {
+		return err
+	}
 	rec, err := newLiveRecorder(live)
 	if err != nil {
 		return err
@@ -219,7 +222,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 	}
 	lc.File = "live"
 	foldPolls(lc, v.superseded)
-	mt := newMatcher(o)
+	mt := newMatcher(o, v.c)
 	a, err := readTranscript(v.c, mt)
 	if err != nil {
 		return err

@@ -36,6 +36,17 @@ type Catalog struct {
 	// cover it. Within a TTL the go-sdk answers a repeated list, or a
 	// resources/read, from its own cache.
 	Cache map[string]mcp.Cacheable
+	// Skills are the skills the server lists (skills/list), sorted by URI,
+	// when the Definition asks for them (Definition.Skills) and the server
+	// offers the skills extension. Listing fetches none of their files.
+	Skills []*Skill
+	// SkillFingerprints holds each skill's own fingerprint (its URI,
+	// frontmatter, files, digests and sizes), by SKILL.md URI. The catalog
+	// fingerprint covers them.
+	SkillFingerprints map[string]string
+	// RefusedSkills are the skills left out of Skills because their entry
+	// breaks a rule of the extension, by URI, with the reason.
+	RefusedSkills map[string]string
 }
 
 // noteCache merges one page's caching hint into the list's.
@@ -116,12 +127,20 @@ func (c *Catalog) seal() error {
 		tools[i] = b
 		c.ToolFingerprints[t.Name] = hash(b)
 	}
-	all, err := canonical(map[string]any{
+	skills, err := c.sealSkills()
+	if err != nil {
+		return err
+	}
+	covered := map[string]any{
 		"tools":             tools,
 		"resources":         withoutMeta(c.Resources, func(r *mcp.Resource) { r.Meta = nil }),
 		"resourceTemplates": withoutMeta(c.ResourceTemplates, func(r *mcp.ResourceTemplate) { r.Meta = nil }),
 		"prompts":           withoutMeta(c.Prompts, func(p *mcp.Prompt) { p.Meta = nil }),
-	})
+	}
+	if len(skills) > 0 { // so that a catalog without skills keeps its fingerprint
+		covered["skills"] = skills
+	}
+	all, err := canonical(covered)
 	if err != nil {
 		return err
 	}
@@ -130,7 +149,8 @@ func (c *Catalog) seal() error {
 }
 
 // discover lists everything the server's capabilities offer, bounded by l.
-func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, error) {
+// Skills are listed when skills is set and the server offers them.
+func discover(ctx context.Context, cs *mcp.ClientSession, l Limits, skills bool) (*Catalog, error) {
 	caps := cs.InitializeResult().Capabilities
 	if caps == nil {
 		caps = &mcp.ServerCapabilities{}
@@ -185,6 +205,11 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits) (*Catalog, e
 			return r.Prompts, r.NextCursor, nil
 		})
 		if err != nil {
+			return nil, err
+		}
+	}
+	if skills && offersSkills(caps) {
+		if err := listSkills(ctx, cs, b, cat); err != nil {
 			return nil, err
 		}
 	}

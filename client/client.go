@@ -53,11 +53,13 @@ type Client struct {
 	catalog  *Catalog
 	accepted map[string]string // tool fingerprints accepted, by tool name
 	held     map[string]bool   // tools that changed and are not accepted
-	disabled map[string]bool   // tools whose binding is disabled
-	models   map[string]string // model name by tool name
-	tools    map[string]string // tool name by model name
-	drift    *Drift
-	subs     map[string]bool // resource URIs subscribed to
+	// acceptedSkills are the skill fingerprints accepted, by URI.
+	acceptedSkills map[string]string
+	disabled       map[string]bool   // tools whose binding is disabled
+	models         map[string]string // model name by tool name
+	tools          map[string]string // tool name by model name
+	drift          *Drift
+	subs           map[string]bool // resource URIs subscribed to
 	// wanted are the resource URIs whose updates reach
 	// Handlers.ResourceUpdated: from the start of Subscribe until the start
 	// of Unsubscribe (or Close).
@@ -138,7 +140,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		}
 	}
 	c.awaitListAck(ctx, cs.InitializeResult())
-	cat, err := discover(ctx, cs, c.limits)
+	cat, err := discover(ctx, cs, c.limits, c.def.Skills)
 	if err != nil {
 		cs.Close()
 		return fail(OpDiscover, err, false)
@@ -183,10 +185,13 @@ func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
 		sdk.AddRoots(h.Roots...)
 	}
 	c.listAcked = make(chan struct{})
+	// The caller's middleware first: each Add wraps what is there, so it
+	// is innermost and sees what the built-in middleware adds to _meta.
+	sdk.AddSendingMiddleware(c.def.SendingMiddleware...)
 	sdk.AddReceivingMiddleware(c.watchAcks)
 	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
 	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
-	if err := registerTaskMethods(sdk); err != nil {
+	if err := errors.Join(registerTaskMethods(sdk), registerSkillMethods(sdk)); err != nil {
 		return nil, err
 	}
 	return sdk, nil
@@ -214,7 +219,7 @@ func (c *Client) settle(ctx context.Context, cs *mcp.ClientSession, cat *Catalog
 	c.pending = nil
 	c.mu.Unlock()
 	if len(changed) > 0 {
-		if again, err := discover(ctx, cs, c.limits); err == nil {
+		if again, err := discover(ctx, cs, c.limits, c.def.Skills); err == nil {
 			cat = again
 		}
 	}
@@ -290,6 +295,16 @@ func (c *Client) install(cat *Catalog, connecting bool) {
 	case connecting || !pinned:
 		c.accepted = cat.ToolFingerprints
 	}
+	switch {
+	case connecting && pinned && cat.Fingerprint != c.def.Fingerprint:
+		c.acceptedSkills = c.def.SkillFingerprints // nil: every skill is held
+	case connecting || !pinned:
+		c.acceptedSkills = cat.SkillFingerprints
+	}
+	var skills []string
+	if pinned {
+		skills = skillDrift(cat, c.acceptedSkills)
+	}
 	c.held = map[string]bool{}
 	for tool, fp := range cat.ToolFingerprints {
 		if c.accepted[tool] != fp {
@@ -297,12 +312,13 @@ func (c *Client) install(cat *Catalog, connecting bool) {
 		}
 	}
 	c.drift = nil
-	if len(c.held) > 0 || len(c.accepted) != len(cat.ToolFingerprints) {
+	if len(c.held) > 0 || len(c.accepted) != len(cat.ToolFingerprints) || len(skills) > 0 {
 		want := c.def.Fingerprint
 		if prev != nil && !connecting {
 			want = prev.Fingerprint
 		}
 		c.drift = newDrift(want, cat, c.accepted)
+		c.drift.Skills = skills
 	}
 }
 

@@ -134,6 +134,8 @@ func TestConnectValidates(t *testing.T) {
 		"no name":      {Transport: inprocess.New(docsServer(&counter{}))},
 		"no transport": {Name: "docs"},
 		"bad profile":  {Name: "docs", Profile: client.Profile(99), Transport: inprocess.New(docsServer(&counter{}))},
+		"nil middleware": {Name: "docs", Transport: inprocess.New(docsServer(&counter{})),
+			SendingMiddleware: []mcp.Middleware{nil}},
 	} {
 		_, err := client.Connect(context.Background(), def, nil)
 		assertClass(t, err, client.ClassPolicy, nil)

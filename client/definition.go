@@ -49,6 +49,25 @@ type Definition struct {
 	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
 	// Client.StartTool declares it whatever this says.
 	Tasks bool
+	// Skills, if set, declares the skills extension
+	// (io.modelcontextprotocol/skills, SEP-2640) in the client
+	// capabilities, and lists the skills of a server that offers it
+	// (Catalog.Skills), bounded by Limits as the other lists are. Listing
+	// fetches no skill file: Client.LoadSkill and Client.ReadSkillFile
+	// fetch one each, and verify it first. When false, nothing is declared
+	// or listed.
+	Skills bool
+	// SkillFingerprints, if set together with Fingerprint, pins each
+	// skill's fingerprint (Catalog.SkillFingerprints), so that a changed
+	// catalog holds only the skills that changed or appeared. Without it,
+	// every skill is held when the catalog fingerprint differs at connect.
+	SkillFingerprints map[string]string
+	// SendingMiddleware wraps the sending of every request and
+	// notification to the server (the go-sdk's Client.AddSendingMiddleware),
+	// innermost: each sees the message as it is sent, once per send, "_meta"
+	// included, and the caller's context. Package otelmcp traces calls
+	// with it. Nil means none; a nil entry is a configuration error.
+	SendingMiddleware []mcp.Middleware
 }
 
 func (d *Definition) validate() error {
@@ -57,6 +76,11 @@ func (d *Definition) validate() error {
 	}
 	if d.Transport == nil {
 		return fmt.Errorf("client: Definition %q has no Transport", d.Name)
+	}
+	for i, m := range d.SendingMiddleware {
+		if m == nil {
+			return fmt.Errorf("client: Definition %q: SendingMiddleware[%d] is nil", d.Name, i)
+		}
 	}
 	if !d.Profile.valid() {
 		return fmt.Errorf("client: Definition %q: %w: Profile(%d)", d.Name, ErrUnknownProfile, int(d.Profile))

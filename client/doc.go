@@ -96,6 +96,19 @@
 // wrapping the connection, or, over Streamable HTTP, whose connection the
 // go-sdk needs unwrapped, through the transport ([transport.Tapper]).
 //
+// # Skills
+//
+// With Definition.Skills set, the client declares the skills extension
+// (io.modelcontextprotocol/skills, SEP-2640) and lists a server's skills
+// with its tools (Catalog.Skills): each is a SKILL.md URI, its frontmatter,
+// and every file with a sha256 digest and a size. Listing fetches no file.
+// [Client.LoadSkill] fetches one SKILL.md, [Client.ReadSkillFile] one other
+// file; each checks the bytes' size and digest, and a SKILL.md's
+// frontmatter field by field, against the entry before returning them. A
+// difference is a [SkillError] naming the skill, the file and what
+// differed, and nothing is returned. The go-sdk v1.8.0 has no skills:
+// skills/list is sent as a custom method.
+//
 // # Bindings
 //
 // Each tool becomes a [Binding] whose model name, mcp__<server>__<tool>, is

@@ -70,6 +70,9 @@ type Drift struct {
 	Changed   []string // tools whose fingerprint changed
 	Added     []string // tools that are new
 	Removed   []string // tools that are gone
+	// Skills are the skills (SKILL.md URIs) that changed, are new or are
+	// gone; they are held until Client.AcceptCatalog.
+	Skills []string
 }
 
 func (d *Drift) String() string {
@@ -103,12 +106,13 @@ func (c *Client) Drift() *Drift {
 	return c.drift
 }
 
-// AcceptCatalog accepts the current catalog: held tools become callable and
-// later changes are measured against it.
+// AcceptCatalog accepts the current catalog: held tools become callable,
+// held skills loadable, and later changes are measured against it.
 func (c *Client) AcceptCatalog() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.accepted = c.catalog.ToolFingerprints
+	c.acceptedSkills = c.catalog.SkillFingerprints
 	clear(c.held)
 	c.drift = nil
 }
@@ -138,7 +142,7 @@ func (c *Client) listChanged(what string) {
 func (c *Client) rediscover(ctx context.Context, what string) {
 	ctx, cancel := context.WithTimeout(ctx, c.limits.ConnectTimeout)
 	defer cancel()
-	cat, err := discover(ctx, c.session, c.limits)
+	cat, err := discover(ctx, c.session, c.limits, c.def.Skills)
 	if err != nil {
 		return // the old catalog stays; a broken server shows on the next call
 	}

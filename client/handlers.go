@@ -96,6 +96,9 @@ func (c *Client) options(h *Handlers) *mcp.ClientOptions {
 			return res, err
 		}
 	}
+	if c.def.Skills {
+		opts.Capabilities.AddExtension(SkillsExtension, map[string]any{})
+	}
 	if h.Roots != nil {
 		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ClientCapabilities.RootsV2, mcp.RootCapabilities
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{ListChanged: true}

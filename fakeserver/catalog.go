@@ -20,6 +20,7 @@ type catalog struct {
 	pageSize      int
 	instructions  string
 	tools         []string // every tool name the catalog can publish
+	skills        []server.SkillDefinition
 	install       func(*Server) error
 }
 
@@ -40,6 +41,7 @@ var catalogs = map[string]catalog{
 		instructions: "A fake server that exercises every client feature.",
 		tools:        append([]string{"lookup", "sample", "elicit", "roots", "log", "progress", "toggle", "ephemeral"}, itemNames()...),
 		install:      installRich,
+		skills:       richSkills,
 	},
 }
 
@@ -79,6 +81,7 @@ func definitionCatalog(d *Definition) (catalog, error) {
 	for _, t := range d.Tools {
 		c.tools = append(c.tools, t.Name)
 	}
+	c.skills = skillDefinitions(d.Skills)
 	return c, nil
 }
 

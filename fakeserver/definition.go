@@ -42,6 +42,9 @@ type Definition struct {
 	Resources []Resource
 	// Prompts are the prompts published; names must be unique.
 	Prompts []Prompt
+	// Skills are the skills published (the skills extension, SEP-2640);
+	// paths must be unique.
+	Skills []Skill
 }
 
 // A Tool is one tool of a [Definition]: what tools/list publishes, and the

@@ -148,7 +148,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		quit:      make(chan struct{}),
 	}
 	maxResult, err := s.checkFaults(func(tool string) bool {
-		return cat.has(tool) || (tool == envTool && s.hasFault(FaultEnv))
+		return cat.has(tool) || cat.hasSkill(tool) || (tool == envTool && s.hasFault(FaultEnv))
 	}, proc != nil)
 	if err != nil {
 		return nil, err
@@ -164,6 +164,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		// the same bytes; each is still accepted once.
 		StateTTL: -1,
 		Tasks:    s.taskOptions(),
+		Skills:   skillOptions(cat.skills),
 	})
 	if err != nil {
 		return nil, err
@@ -171,6 +172,9 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	s.mcp = s.srv.MCP()
 	if o.Revision != "" {
 		s.mcp.AddReceivingMiddleware(pinRevision(o.Revision))
+	}
+	if err := s.installSkillFaults(cat); err != nil {
+		return nil, err
 	}
 	if err := cat.install(s); err != nil {
 		return nil, err

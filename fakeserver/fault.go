@@ -151,6 +151,10 @@ const (
 //	task-input=TOOL
 //	task-expire:DURATION    e.g. task-expire:50ms
 //	task-poll-error=TOOL:COUNT
+//	skill-digest=SKILL      the skills extension's kinds (skills.go)
+//	skill-size=SKILL
+//	skill-frontmatter=SKILL
+//	skill-changed=SKILL
 type Fault struct {
 	Kind FaultKind
 	// Tool is the tool the fault applies to; empty for process-wide kinds.

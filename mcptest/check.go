@@ -42,8 +42,9 @@ type serverCheck struct {
 // checkSession is the session every check shares.
 type checkSession struct {
 	cs    *mcp.ClientSession
-	rev   string      // the revision negotiated
-	tools []*mcp.Tool // from the tools/list check, for the schema checks
+	f     transport.Factory // for the checks that need a client.Client of their own
+	rev   string            // the revision negotiated
+	tools []*mcp.Tool       // from the tools/list check, for the schema checks
 }
 
 // serverChecks are run in this order; later ones use what earlier ones
@@ -56,6 +57,7 @@ var serverChecks = []serverCheck{
 	{"tools/call unknown", checkUnknownTool},
 	{"resources/list", checkResourcesList},
 	{"prompts/list", checkPromptsList},
+	{"skills", checkSkills},
 }
 
 // checkRevisions are the revisions CheckServer checks a server at, in
@@ -78,8 +80,10 @@ var checkRevisions = []string{"2026-07-28", "2025-11-25"}
 // advertises pages consistently (no repeated cursor, no null or duplicate
 // item, the same items when listed twice) within MaxCheckPages; tool names
 // are valid; every input and output schema is a JSON Schema object of type
-// "object" that resolves; a call to an unknown tool is an error; the session
-// closes cleanly. It returns nil, or one errors.Join of a *CheckError per
+// "object" that resolves; a call to an unknown tool is an error; at
+// 2026-07-28, a server offering the skills extension lists entries that keep
+// its rules, and each skill file reads back as its entry says (size, digest,
+// frontmatter); the session closes cleanly. It returns nil, or one errors.Join of a *CheckError per
 // problem.
 func CheckServer(ctx context.Context, f transport.Factory) error {
 	var errs []error
@@ -174,7 +178,7 @@ func openCheck(ctx context.Context, f transport.Factory, rev string) (*checkSess
 		}
 		return nil, nil
 	}
-	return &checkSession{cs: cs, rev: got}, nil
+	return &checkSession{cs: cs, f: f, rev: got}, nil
 }
 
 func checkInitialize(_ context.Context, s *checkSession) []error {

@@ -43,6 +43,10 @@ type goldenCatalog struct {
 	Resources         any `json:"resources"`
 	ResourceTemplates any `json:"resourceTemplates"`
 	Prompts           any `json:"prompts"`
+	// Skills are the catalog's skills (Definition.Skills), left out when
+	// there are none, so that the golden files of servers without skills
+	// stay as they were.
+	Skills any `json:"skills,omitempty"`
 }
 
 // GoldenCatalog compares cat with the golden file at path, a txtar archive
@@ -106,6 +110,15 @@ func encodeCatalog(cat *client.Catalog) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(goldenCatalog{cat.Tools, cat.Resources, cat.ResourceTemplates, cat.Prompts})
+	err := enc.Encode(newGoldenCatalog(cat))
 	return buf.Bytes(), err
+}
+
+// newGoldenCatalog is what a golden file holds of cat.
+func newGoldenCatalog(cat *client.Catalog) goldenCatalog {
+	g := goldenCatalog{Tools: cat.Tools, Resources: cat.Resources, ResourceTemplates: cat.ResourceTemplates, Prompts: cat.Prompts}
+	if len(cat.Skills) > 0 {
+		g.Skills = cat.Skills
+	}
+	return g
 }

@@ -269,7 +269,7 @@ func cmdCatalog(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := json.MarshalIndent(struct {
 		Fingerprint string `json:"fingerprint"`
 		goldenCatalog
-	}{cat.Fingerprint, goldenCatalog{cat.Tools, cat.Resources, cat.ResourceTemplates, cat.Prompts}}, "", "  ")
+	}{cat.Fingerprint, newGoldenCatalog(cat)}, "", "  ")
 	ts.Check(err)
 	ts.Stdout().Write(append(b, '\n'))
 }

@@ -88,6 +88,20 @@
 // of it. The answers themselves come from the client; check them as any
 // input.
 //
+// # Skills
+//
+// With Options.Skills set, the server offers the skills extension
+// (io.modelcontextprotocol/skills, SEP-2640): server/discover declares it,
+// skills/list (paged) and skills/get answer each skill's entry (its
+// SKILL.md URI, its frontmatter, and every file with the digest and size
+// the server computed), and each file is a resource at
+// skill://<path>/<file>, read with resources/read. resources/directory/read
+// lists a skill directory's children when SkillOptions.DirectoryRead is
+// set. An unknown URI is -32602. Skills come from an fs.FS (every directory
+// holding a SKILL.md) or from SkillDefinitions; New refuses one that breaks
+// the extension's rules (a name unlike its directory's, over 512 files or
+// 16 MiB). The go-sdk v1.8.0 has no skills: the methods are custom methods.
+//
 // # Tools that run as tasks
 //
 // With Options.Tasks set, the server offers the tasks extension

@@ -177,6 +177,12 @@ type Options struct {
 	// extension is not offered, tasks/* methods are not found (-32601), and
 	// RegisterTaskTool fails.
 	Tasks *TaskOptions
+	// Skills, if set, offers the skills extension (SEP-2640): server/discover
+	// declares it, skills/list and skills/get are answered, each skill file
+	// is a resource, and resources/directory/read is answered if
+	// Skills.DirectoryRead. New returns an *OptionsError for a skill that
+	// breaks a rule of the extension. If nil, the extension is not offered.
+	Skills *SkillOptions
 }
 
 // Server is the publisher registry: the tools, resources and prompts one
@@ -279,8 +285,25 @@ func New(name, version string, opts *Options) (*Server, error) {
 		mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
 		mo.Capabilities.AddExtension(TasksExtension, map[string]any{})
 	}
+	var sk *skills
+	if o.Skills != nil {
+		var err error
+		if sk, err = newSkills(o.Skills); err != nil {
+			return nil, err
+		}
+		if mo.Capabilities == nil {
+			mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
+		}
+		mo.Capabilities.AddExtension(SkillsExtension, sk.capability())
+		mo.HasResources = true // skill files are read through resources/read
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
+	if sk != nil {
+		if err := sk.publish(s); err != nil {
+			return nil, &OptionsError{Func: "New", Option: "Skills", Err: err}
+		}
+	}
 	return s, nil
 }
 

@@ -102,7 +102,8 @@ func corpus() []corpusCase {
 		{"control characters in every string", []byte(hostileSession("")), true},
 		{"control characters in HTTP headers and event ids", []byte(hostileHTTP), true},
 		{"invalid UTF-8 in strings", []byte(hostileSession(`{"kind":"message","from":"server","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"bad ` + "\xff\xfe\xc3" + `","level":"info"}}}`)), true},
-		{"a BOM before the header", append([]byte("\ufeff"), hostileSession("")...), false},
+		{"a BOM before the header (an editor's, skipped)", append([]byte("\ufeff"), hostileSession("")...), true},
+		{"a BOM starting another line", []byte(bomOnLine2(hostileSession(""))), false},
 		{"a NUL and ESC outside strings", []byte(hostileSession("\x00\x1b[2J")), false},
 		{"depth MaxDepth", []byte(hostileSession(nested(cassette.MaxDepth))), true},
 		{"depth MaxDepth+1", []byte(hostileSession(nested(cassette.MaxDepth + 1))), false},
@@ -121,6 +122,13 @@ func corpus() []corpusCase {
 		{"null id answer", []byte(idSession("5", "null")), false},
 		{"control characters in a kind", []byte(hostileSession(`{"kind":"k` + esc + `"}`)), false},
 	}
+}
+
+// bomOnLine2 puts a byte order mark at the start of s's second line,
+// where no editor puts one.
+func bomOnLine2(s string) string {
+	i := strings.IndexByte(s, '\n') + 1
+	return s[:i] + "\ufeff" + s[i:]
 }
 
 // shownRaw returns the first character of s that a terminal would not show

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/looprig/mcp/cassette"
@@ -132,6 +133,16 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 	fmt.Fprintf(w, "cassette:  %s\n", c.File)
 	fmt.Fprintf(w, "transport: %s\n", c.Header.Transport)
 	fmt.Fprintf(w, "protocol:  %s\n", c.Header.Protocol)
+	if len(c.Header.Volatile) > 0 {
+		quoted := make([]string, len(c.Header.Volatile))
+		for i, p := range c.Header.Volatile {
+			quoted[i] = strconv.QuoteToASCII(p) // control characters made visible
+		}
+		fmt.Fprintf(w, "volatile:  %s\n", strings.Join(quoted, ", "))
+	}
+	if c.Header.Redaction != "" {
+		fmt.Fprintf(w, "redaction: %s\n", c.Header.Redaction) // checked: sha256: and hex
+	}
 	fmt.Fprintf(w, "server:    %s\n", strings.TrimSpace(s.ServerName+" "+s.ServerVersion))
 	if s.ClientName != "" {
 		fmt.Fprintf(w, "client:    %s\n", strings.TrimSpace(s.ClientName+" "+s.ClientVersion))
@@ -148,7 +159,11 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 		fmt.Fprintf(w, "\n%s (%d):\n", k, len(items))
 		for _, it := range items {
 			line := "  " + it.Key
-			if d, _ := it.Tree["description"].(string); d != "" {
+			d, _ := it.Tree["description"].(string)
+			if fm, ok := it.Tree["frontmatter"].(map[string]any); ok && d == "" { // a skill's
+				d, _ = fm["description"].(string)
+			}
+			if d != "" {
 				line += ": " + transcript.Short(d, 100)
 			}
 			fmt.Fprintln(w, line)

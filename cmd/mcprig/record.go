@@ -63,6 +63,11 @@ is not checked, and an Origin must be the request's own.
 The cassette holds no timestamps: recording the same session twice gives the
 same bytes. A progress line goes to stderr every --progress messages.
 
+The cassette's header declares what it was recorded with: each --volatile
+PATH (a value that changes every run, which replay, diff and verify then
+ignore with no flag), and the digest of the --redact-pattern and
+--redact-path rules (replay and verify refuse other rules).
+
 Flags:
 `
 
@@ -73,6 +78,7 @@ type recordFlags struct {
 	stderr      bool
 	progress    int64
 	redact      redactFlags
+	volatile    multiFlag
 	upstream    string
 	listen      string
 	allowRemote bool
@@ -86,6 +92,7 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.stderr, "stderr", false, "also record the tail of the child's standard error")
 	fs.Int64Var(&f.progress, "progress", 1000, "print a progress line to stderr every `N` messages (0: never)")
 	f.redact.define(fs)
+	fs.Var(&f.volatile, "volatile", "declare the value at `PATH` volatile (\"params.arguments.now\"): written into the cassette, ignored by replay, diff and verify; repeatable")
 	fs.StringVar(&f.upstream, "upstream", "", "record the Streamable HTTP server at `URL` (with --listen)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "with --upstream: serve the recording proxy on `ADDR`")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --upstream: allow --listen on a non-loopback address")
@@ -95,7 +102,14 @@ func (f *recordFlags) define(fs *flag.FlagSet) {
 
 // options returns the cassette options the flags ask for.
 func (f *recordFlags) options() (*cassette.Options, error) {
-	o := &cassette.Options{Stderr: f.stderr}
+	o := &cassette.Options{Stderr: f.stderr, IgnorePaths: f.volatile}
+	if err := o.Validate(); err != nil {
+		var oerr *cassette.OptionsError
+		if errors.As(err, &oerr) {
+			return nil, fmt.Errorf("--volatile %q: %w", oerr.Value, oerr.Err)
+		}
+		return nil, err
+	}
 	ns, err := f.child.notSecretValues()
 	if err != nil {
 		return nil, err

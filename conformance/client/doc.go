@@ -34,6 +34,12 @@
 //	MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 mcp-conformance client \
 //		--command /tmp/conformance-client --scenario auth/dpop-nonce
 //
+// The skills extension's scenarios (sep-2640-client-*) connect with
+// client.Definition.Skills set: no-prefetch lists the skills and reads no
+// file; verify-digest, -size and -frontmatter load each skill with
+// Client.LoadSkill, which refuses the tampered SKILL.md, so that no other
+// file of it is read.
+//
 // Every scenario connects with client.Connect over streamablehttp.New at the
 // profile the scenario's specification revision calls for: ProfileDefault
 // (2026-07-28, or 2025-11-25 from a server without server/discover) unless

@@ -102,6 +102,7 @@ type runner struct {
 	context map[string]any // MCP_CONFORMANCE_CONTEXT, or nil
 	creds   auth.Source    // nil but in auth scenarios
 	reauth  int            // re-authorizations left
+	skills  bool           // declare and list skills (client.Definition.Skills)
 	log     *log.Logger
 }
 
@@ -114,7 +115,7 @@ func (r *runner) connect(ctx context.Context, h *client.Handlers) (*client.Clien
 	if err != nil {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
-	def := client.Definition{Name: "conformance", Profile: r.profile, Transport: f}
+	def := client.Definition{Name: "conformance", Profile: r.profile, Transport: f, Skills: r.skills}
 	for {
 		c, err := client.Connect(ctx, def, h)
 		if err == nil {

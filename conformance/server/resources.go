@@ -19,6 +19,7 @@ func newServer() (*server.Server, error) {
 		},
 		Subscriptions: true,
 		Tasks:         &server.TaskOptions{},
+		Skills:        skillOptions(),
 	})
 	if err != nil {
 		return nil, err

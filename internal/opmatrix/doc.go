@@ -52,6 +52,12 @@
 // which are replaced by "…" in both before the comparison; the other
 // groups' recordings are compared as they are.
 //
+// Skills (the skills extension, SEP-2640). Each group at 2026-07-28 without
+// tasks whose server has skills (this module's and the fake's, one skill
+// each) has a client with Definition.Skills: it lists the skills, loads the
+// skill's SKILL.md and reads one of its files, each verified against the
+// skill's entry, through client.Client only.
+//
 // Cells that cannot exist (an operation client.Client has no method for, a
 // catalog entry a fakeserver.Definition cannot hold, a server request at
 // 2025-11-25 served statelessly, legacy SSE at any revision but 2024-11-05,

@@ -277,7 +277,8 @@ func ChildEnv(g Group) map[string]string {
 
 // Definition returns a client Definition of f at g's revision.
 func (g Group) Definition(f transport.Factory) client.Definition {
-	return client.Definition{Name: "opmatrix", Profile: profiles[g.Rev], Transport: f, Tasks: g.Tasks}
+	skills, _ := g.Makes(OpSkillsList)
+	return client.Definition{Name: "opmatrix", Profile: profiles[g.Rev], Transport: f, Tasks: g.Tasks, Skills: skills}
 }
 
 // Session runs the script through f, failing t if it does not connect

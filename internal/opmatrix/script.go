@@ -36,6 +36,9 @@ const (
 	OpListChanged   = "list changes"                    // tools/list_changed, re-discovered
 	OpTask          = "tools/call as a task"            // the tasks extension of 2026-07-28: handle, tasks/get, the result
 	OpTaskCancel    = "tools/call as a task, cancelled" // the caller's context ends while the task runs: tasks/cancel
+	OpSkillsList    = "skills/list"                     // the skills extension (SEP-2640), 2026-07-28
+	OpSkillLoad     = "skills: SKILL.md loaded"         // resources/read, verified against the entry
+	OpSkillFile     = "skills: a file read"             // resources/read, verified against the entry
 )
 
 // Ops are the operations in the order a session makes them. List changes
@@ -44,7 +47,8 @@ const (
 // subscription when any of its listen streams ends, as Unsubscribe's does
 // on 2026-07-28 (see client.Client.Unsubscribe).
 var Ops = []string{OpPing, OpToolsList, OpCall, OpProgress, OpCancel, OpResourcesList, OpRead, OpReadMissing, OpTemplates, OpListChanged, OpSubscribe,
-	OpPromptsList, OpGetPrompt, OpComplete, OpSampling, OpElicitation, OpRoots, OpLogging, OpTask, OpTaskCancel}
+	OpPromptsList, OpGetPrompt, OpComplete, OpSampling, OpElicitation, OpRoots, OpLogging, OpSkillsList, OpSkillLoad, OpSkillFile,
+	OpTask, OpTaskCancel}
 
 // The two ways each operation is made: through client.Client, and through
 // the go-sdk session it exposes (Client.Session).
@@ -65,7 +69,12 @@ var noClientMethod = map[string]bool{OpPing: true, OpComplete: true}
 var noSessionWay = map[string]string{
 	OpTask:       noSessionTask,
 	OpTaskCancel: noSessionTask,
+	OpSkillsList: noSessionSkills,
+	OpSkillLoad:  noSessionSkills,
+	OpSkillFile:  noSessionSkills,
 }
+
+const noSessionSkills = "the go-sdk v1.8.0 session has no skills extension: no skills/list, and no verification of a skill file against its entry"
 
 const noSessionTask = "the go-sdk v1.8.0 session has no tasks extension: its tools/call declares only the go-sdk's capabilities " +
 	"(client.Client opts in through sending middleware of its own), so a server runs the tool in the request, " +
@@ -316,6 +325,17 @@ func (s *session) do(ctx context.Context, op, api string) Outcome {
 		return s.call(ctx, cl, "job", map[string]any{"text": "hello"}, "")
 	case OpTaskCancel:
 		return s.taskCancelled(ctx)
+	case OpSkillsList:
+		return names(s.c.Catalog().Skills, func(sk *client.Skill) string { return sk.URI })
+	case OpSkillLoad:
+		sk, err := s.c.LoadSkill(ctx, skillURI)
+		if err != nil {
+			return outcome("", err)
+		}
+		return Outcome{Result: string(sk.Manifest)}
+	case OpSkillFile:
+		b, err := s.c.ReadSkillFile(ctx, skillURI, skillFile)
+		return outcome(string(b), err)
 	}
 	return Outcome{Class: "unknown operation"}
 }

@@ -51,6 +51,9 @@ var notOffered = map[Server]map[string]string{
 	SDK: {
 		OpTask:       noSDKTasks,
 		OpTaskCancel: noSDKTasks,
+		OpSkillsList: noSDKSkills,
+		OpSkillLoad:  noSDKSkills,
+		OpSkillFile:  noSDKSkills,
 	},
 	Fake: {
 		OpSubscribe:   "a fakeserver.Definition has no resource subscriptions",
@@ -60,6 +63,30 @@ var notOffered = map[Server]map[string]string{
 }
 
 const noSDKTasks = "a go-sdk v1.8.0 mcp.Server has no tasks extension"
+
+const noSDKSkills = "a go-sdk v1.8.0 mcp.Server has no skills extension"
+
+// skillOps are the operations of the skills extension, made at 2026-07-28.
+var skillOps = map[string]bool{OpSkillsList: true, OpSkillLoad: true, OpSkillFile: true}
+
+// The skill the servers publish, and the file of it the matrix reads.
+const (
+	skillURI  = "skill://opmatrix-notes/SKILL.md"
+	skillFile = "skill://opmatrix-notes/references/STYLE.md"
+)
+
+var skillFiles = map[string]string{
+	"SKILL.md":            "---\nname: opmatrix-notes\ndescription: Notes the operation matrix reads\n---\n\nRead references/STYLE.md.\n",
+	"references/STYLE.md": "Short sentences.\n",
+}
+
+func skillDefinitions() []server.SkillDefinition {
+	files := map[string][]byte{}
+	for p, body := range skillFiles {
+		files[p] = []byte(body)
+	}
+	return []server.SkillDefinition{{Path: "opmatrix-notes", Files: files}}
+}
 
 // taskOps are the operations of the tasks extension, which is 2026-07-28's.
 var taskOps = map[string]bool{OpTask: true, OpTaskCancel: true}
@@ -80,6 +107,9 @@ var unreachable = map[string]bool{OpSampling: true, OpElicitation: true, OpRoots
 func (g Group) Makes(op string) (bool, string) {
 	if ok, why := Offers(g.Server, op); !ok {
 		return false, why
+	}
+	if skillOps[op] && (g.Rev != "2026-07-28" || g.Tasks) {
+		return false, "the skills extension's operations are made at 2026-07-28, by the group without tasks"
 	}
 	if taskOps[op] && g.Rev != "2026-07-28" {
 		return false, "the tasks extension is 2026-07-28's: a session at an earlier revision has no tasks"
@@ -322,7 +352,8 @@ func newServed(srv Server, tasks bool) (*served, error) {
 	quit := func() { once.Do(func() { close(s.quit) }) }
 	switch srv {
 	case Ours:
-		o := &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey}
+		o := &server.Options{Completion: complete, Subscriptions: true, StateKey: stateKey,
+			Skills: &server.SkillOptions{Skills: skillDefinitions()}}
 		if tasks {
 			o.Tasks = &server.TaskOptions{PollInterval: TaskPoll}
 		}
@@ -479,6 +510,7 @@ func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
 	d := &fakeserver.Definition{Name: "opmatrix",
 		Resources: []fakeserver.Resource{{URI: readme, Name: "readme", MIMEType: "text/markdown", Description: "The front page.", Text: "# docs\n\nThe front page.\n"}},
 		Prompts:   []fakeserver.Prompt{{Name: prompt, Description: "Summarize a topic.", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}, Text: "Summarize {{topic}}."}},
+		Skills:    []fakeserver.Skill{{Path: "opmatrix-notes", Files: skillFiles}},
 	}
 	for _, t := range slices.Concat(tools, taskTools) {
 		h := t.h

@@ -86,7 +86,7 @@ type Error struct {
 }
 
 // Catalog kinds, in the order they are shown.
-var Kinds = []string{"tools", "resources", "resourceTemplates", "prompts"}
+var Kinds = []string{"tools", "resources", "resourceTemplates", "prompts", "skills"}
 
 // lists maps a list method to the field of its result that holds the items
 // and the key of each item.
@@ -95,6 +95,7 @@ var lists = map[string]struct{ field, key string }{
 	"resources/list":           {"resources", "uri"},
 	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
 	"prompts/list":             {"prompts", "name"},
+	"skills/list":              {"skills", "uri"}, // the skills extension (SEP-2640)
 }
 
 // IsListing reports whether method lists a catalog kind.

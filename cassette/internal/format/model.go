@@ -101,6 +101,13 @@ type Header struct {
 	Transport string // transport.Kind's String: "stdio", "inprocess", "streamablehttp", "sse"
 	Protocol  string // the negotiated protocol revision
 	Server    string // the server's name
+	// Volatile are the paths (Options.IgnorePaths syntax) whose values
+	// change every run, declared when the cassette was recorded. Replay
+	// matching, Compare and Verify ignore them, as they do IgnorePaths.
+	Volatile []string
+	// Redaction names the redaction rules the cassette was recorded with
+	// (RedactionDigest): "" when none were configured.
+	Redaction string
 }
 
 // An Interaction is one line after the header. Kind says which fields it

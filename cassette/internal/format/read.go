@@ -97,16 +97,22 @@ func Parse(name string, data []byte) (*Cassette, error) {
 
 func parseHeader(line []byte, h *Header) error {
 	var hj struct {
-		Format    string `json:"format"`
-		Version   int    `json:"version"`
-		Transport string `json:"transport"`
-		Protocol  string `json:"protocol"`
-		Server    string `json:"server"`
+		Format    string   `json:"format"`
+		Version   int      `json:"version"`
+		Transport string   `json:"transport"`
+		Protocol  string   `json:"protocol"`
+		Server    string   `json:"server"`
+		Volatile  []string `json:"volatile"`
+		Redaction string   `json:"redaction"`
 	}
 	if err := strictUnmarshal(line, &hj); err != nil {
 		return fmt.Errorf("header: %v", err)
 	}
-	*h = Header{Format: hj.Format, Version: hj.Version, Transport: hj.Transport, Protocol: hj.Protocol, Server: hj.Server}
+	*h = Header{Format: hj.Format, Version: hj.Version, Transport: hj.Transport, Protocol: hj.Protocol, Server: hj.Server,
+		Redaction: hj.Redaction}
+	if len(hj.Volatile) > 0 {
+		h.Volatile = hj.Volatile // an empty list is none, as Marshal writes it
+	}
 	if h.Format != FormatName {
 		return fmt.Errorf("format %q, want %q", h.Format, FormatName)
 	}
@@ -116,7 +122,7 @@ func parseHeader(line []byte, h *Header) error {
 	if h.Version < 1 {
 		return fmt.Errorf("%w %d", ErrVersion, h.Version)
 	}
-	return nil
+	return CheckDeclared(h)
 }
 
 // The fast path reads message lines as Marshal writes them.

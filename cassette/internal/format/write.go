@@ -24,6 +24,11 @@ func (c *Cassette) Marshal() ([]byte, error) {
 	b = field(b, "transport", c.Header.Transport, true)
 	b = field(b, "protocol", c.Header.Protocol, true)
 	b = field(b, "server", c.Header.Server, true)
+	if len(c.Header.Volatile) > 0 {
+		b = append(b, `,"volatile":`...)
+		b = AppendStrings(b, c.Header.Volatile)
+	}
+	b = field(b, "redaction", c.Header.Redaction, false)
 	b = append(b, "}\n"...)
 	for i := range c.Interactions {
 		var err error
