@@ -15,9 +15,9 @@ import (
 
 // A lineInfo is what analyse learns of one line, for the player.
 type lineInfo struct {
-	canon []byte  // the line's message, canonical; nil without one
-	msg   msgInfo // the message's kind, id and method, when canon is set
-	pair  int     // a response: the line of the request it answers; a call: the line of its answer; -1
+	canon []byte         // the line's message, canonical; nil without one
+	msg   format.MsgInfo // the message's kind, id and method, when canon is set
+	pair  int            // a response: the line of the request it answers; a call: the line of its answer; -1
 }
 
 // analyse checks that c is a cassette a player can serve, the same whether
@@ -97,7 +97,7 @@ func lineMessage(in *Interaction, canonical bool, info *lineInfo) error {
 			return fmt.Errorf("message: %v", err)
 		}
 	}
-	m, err := scanMessage(canon)
+	m, err := format.ScanMessage(canon)
 	if err != nil {
 		return fmt.Errorf("message: %v", err)
 	}
@@ -170,7 +170,7 @@ func checkEnding(in *Interaction, isHTTP bool) error {
 		return errors.New("written in an ending other than a failed request's")
 	}
 	for _, id := range e.Pending {
-		if _, err := idKey(id); err != nil {
+		if _, err := format.IDKey(id); err != nil {
 			return fmt.Errorf("pending: %v", err)
 		}
 	}
@@ -202,27 +202,27 @@ func link(c *Cassette, infos []lineInfo) error {
 			continue
 		}
 		from := side(&c.Interactions[i])
-		switch m.kind {
-		case kindCall:
-			k := key{from, m.id}
+		switch m.Kind {
+		case format.MsgCall:
+			k := key{from, m.ID}
 			if j, dup := pending[k]; dup {
-				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("request id %s is already pending since line %d", m.rawID, c.Line(j))}
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("request id %s is already pending since line %d", m.RawID, c.Line(j))}
 			}
 			pending[k] = i
-		case kindResponse:
+		case format.MsgResponse:
 			other := FromClient
 			if from == FromClient {
 				other = FromServer
 			}
-			k := key{other, m.id}
+			k := key{other, m.ID}
 			j, ok := pending[k]
 			if !ok {
-				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("response id %s answers no pending %s request", m.rawID, other)}
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("response id %s answers no pending %s request", m.RawID, other)}
 			}
 			delete(pending, k)
 			infos[i].pair, infos[j].pair = j, i
-			if infos[j].msg.method == "initialize" && m.error == nil {
-				if err := checkInit(c, i, m.result); err != nil {
+			if infos[j].msg.Method == "initialize" && m.Error == nil {
+				if err := checkInit(c, i, m.Result); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/canonjson"
@@ -47,14 +48,14 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 		if skip[i] {
 			continue
 		}
-		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[liveIDKey(r.ID)] {
+		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[format.LiveIDKey(r.ID)] {
 			// The write failed (its context ended while the transport
 			// waited to hear it was taken: legacy SSE's 202), but the
 			// server had it: it answered, or told of its progress.
 			e.failed = false
 		}
 		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == FromServer && e.end == nil && !e.failed {
-			if at, ok := ended[liveIDKey(r.ID)]; ok && i > at {
+			if at, ok := ended[format.LiveIDKey(r.ID)]; ok && i > at {
 				continue // the listen's answer to the client's closing cancellation
 			}
 		}
@@ -90,11 +91,11 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 // messageLine encodes entry e, a message, as its line: canonical, scanned
 // for the header (hs) and the calls left pending (pend), redacted.
 func messageLine(e recorded, red *redact.Redactor, hs *headerScan, pend *pendingCalls) (Interaction, error) {
-	canon, err := canonicalMessage(e.msg)
+	canon, err := format.CanonicalMessage(e.msg)
 	if err != nil {
 		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
-	info, err := scanMessage(canon)
+	info, err := format.ScanMessage(canon)
 	if err != nil {
 		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
@@ -113,18 +114,18 @@ type pendingCalls struct {
 }
 
 // note counts a message of the session, from its side.
-func (p *pendingCalls) note(from string, info *msgInfo) {
+func (p *pendingCalls) note(from string, info *format.MsgInfo) {
 	switch {
-	case from == FromClient && info.kind == kindCall:
+	case from == FromClient && info.Kind == format.MsgCall:
 		if p.raw == nil {
 			p.raw = map[string][]byte{}
 		}
-		if _, ok := p.raw[info.id]; !ok {
-			p.order = append(p.order, info.id)
+		if _, ok := p.raw[info.ID]; !ok {
+			p.order = append(p.order, info.ID)
 		}
-		p.raw[info.id] = info.rawID
-	case from == FromServer && info.kind == kindResponse:
-		delete(p.raw, info.id)
+		p.raw[info.ID] = info.RawID
+	case from == FromServer && info.Kind == format.MsgResponse:
+		delete(p.raw, info.ID)
 	}
 }
 
@@ -173,7 +174,7 @@ func heardCalls(entries []recorded) map[string]bool {
 		switch m := e.msg.(type) {
 		case *jsonrpc.Response:
 			if e.from == FromServer {
-				heard[liveIDKey(m.ID)] = true
+				heard[format.LiveIDKey(m.ID)] = true
 			}
 		case *jsonrpc.Request:
 			if e.from == FromServer && m.Method == "notifications/progress" {
@@ -184,7 +185,7 @@ func heardCalls(entries []recorded) map[string]bool {
 	for _, e := range entries {
 		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
 			if tok := progressToken(m.Params); tok != "" && tokens[tok] {
-				heard[liveIDKey(m.ID)] = true
+				heard[format.LiveIDKey(m.ID)] = true
 			}
 		}
 	}
@@ -322,9 +323,9 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	}
 	b.hs.scan(side(&in), &info)
 	switch {
-	case in.Kind == KindRequest && info.kind == kindCall:
-		b.calls[h.Stream] = info.id
-	case in.Kind == KindEvent && info.kind == kindResponse && (b.calls[h.Stream] == info.id || b.resumed[h.Stream]):
+	case in.Kind == KindRequest && info.Kind == format.MsgCall:
+		b.calls[h.Stream] = info.ID
+	case in.Kind == KindEvent && info.Kind == format.MsgResponse && (b.calls[h.Stream] == info.ID || b.resumed[h.Stream]):
 		// The stream carried the answer to its call, or, resumed, to the
 		// call of the stream it resumes.
 		b.answered[h.Stream] = true
@@ -389,7 +390,7 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 		r, ok := m.(*jsonrpc.Request)
 		switch {
 		case ok && r.IsCall() && r.Method == "subscriptions/listen":
-			listens[liveIDKey(r.ID)] = true
+			listens[format.LiveIDKey(r.ID)] = true
 			last = i
 		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[cancelledID(r.Params)]:
 			cancels[i] = true
@@ -437,10 +438,10 @@ func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
 		switch v := m.(type) {
 		case *jsonrpc.Request:
 			if e.in.Kind == KindRequest && v.IsCall() && v.Method == "subscriptions/listen" {
-				listenOf[e.in.HTTP.Stream] = liveIDKey(v.ID)
+				listenOf[e.in.HTTP.Stream] = format.LiveIDKey(v.ID)
 			}
 		case *jsonrpc.Response:
-			id := liveIDKey(v.ID)
+			id := format.LiveIDKey(v.ID)
 			if at, ok := ended[id]; ok && e.in.Kind == KindEvent && i > at && listenOf[e.in.HTTP.Stream] == id {
 				cl.events[i], cl.streams[e.in.HTTP.Stream] = true, true
 			}
@@ -479,12 +480,12 @@ func lastRequest(entries []hEntry, skip map[int]bool) int {
 
 // asMessage reports whether raw is a JSON-RPC message, and returns it
 // canonical.
-func asMessage(raw []byte) ([]byte, msgInfo, bool) {
+func asMessage(raw []byte) ([]byte, format.MsgInfo, bool) {
 	canon, err := canonjson.CanonicalNested(raw, 1) // as a line holds it
 	if err != nil {
-		return nil, msgInfo{}, false
+		return nil, format.MsgInfo{}, false
 	}
-	info, err := scanMessage(canon)
+	info, err := format.ScanMessage(canon)
 	return canon, info, err == nil
 }
 
@@ -536,35 +537,35 @@ const (
 	metaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
 
-func (h *headerScan) scan(from string, m *msgInfo) {
-	switch m.kind {
-	case kindCall, kindNote:
+func (h *headerScan) scan(from string, m *format.MsgInfo) {
+	switch m.Kind {
+	case format.MsgCall, format.MsgNote:
 		if from != FromClient {
 			return
 		}
-		if m.method == "initialize" {
-			h.initID = m.id
+		if m.Method == "initialize" {
+			h.initID = m.ID
 		}
 		if h.protocol == "" {
 			var p struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
-			if json.Unmarshal(m.params, &p) == nil {
+			if json.Unmarshal(m.Params, &p) == nil {
 				json.Unmarshal(p.Meta[metaProtocol], &h.protocol)
 			}
 		}
-	case kindResponse:
-		if from != FromServer || m.error != nil || h.fromInit {
+	case format.MsgResponse:
+		if from != FromServer || m.Error != nil || h.fromInit {
 			return
 		}
-		if h.initID != "" && m.id == h.initID {
+		if h.initID != "" && m.ID == h.initID {
 			var r struct {
 				ProtocolVersion string `json:"protocolVersion"`
 				ServerInfo      struct {
 					Name string `json:"name"`
 				} `json:"serverInfo"`
 			}
-			json.Unmarshal(m.result, &r)
+			json.Unmarshal(m.Result, &r)
 			h.protocol, h.server, h.fromInit = r.ProtocolVersion, r.ServerInfo.Name, true
 			return
 		}
@@ -574,7 +575,7 @@ func (h *headerScan) scan(from string, m *msgInfo) {
 					Name string `json:"name"`
 				} `json:"_meta"`
 			}
-			if json.Unmarshal(m.result, &r) == nil {
+			if json.Unmarshal(m.Result, &r) == nil {
 				h.server = r.Meta[metaServerInfo].Name
 			}
 		}

@@ -3,6 +3,8 @@ package cassette
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // settleCancels writes a client's cancellation of a call the same way
@@ -42,34 +44,34 @@ func settleCancels(c *Cassette) {
 	closed := map[int]bool{}     // HTTP streams whose close is written
 	for i := 0; i < len(ins); i++ {
 		in := ins[i]
-		m, _ := scanMessage(in.Message)
+		m, _ := format.ScanMessage(in.Message)
 		id := ""
 		switch {
-		case in.Message != nil && side(&in) == FromClient && m.kind == kindCall:
-			calls[m.id] = &call{line: i, token: progressToken(m.params)}
+		case in.Message != nil && side(&in) == FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = &call{line: i, token: progressToken(m.Params)}
 			if in.HTTP != nil {
-				calls[m.id].stream = in.HTTP.Stream
-				streamOf[in.HTTP.Stream] = m.id
+				calls[m.ID].stream = in.HTTP.Stream
+				streamOf[in.HTTP.Stream] = m.ID
 			}
-			id = m.id
-		case in.HTTP != nil && streamOf[in.HTTP.Stream] != "" && !(m.kind == kindNote && m.method == "notifications/cancelled"):
+			id = m.ID
+		case in.HTTP != nil && streamOf[in.HTTP.Stream] != "" && !(m.Kind == format.MsgNote && m.Method == "notifications/cancelled"):
 			id = streamOf[in.HTTP.Stream]
-		case in.Message != nil && m.kind == kindNote && m.method == "notifications/progress":
-			tok := progressToken(m.params)
+		case in.Message != nil && m.Kind == format.MsgNote && m.Method == "notifications/progress":
+			tok := progressToken(m.Params)
 			for k, cl := range calls {
 				if tok != "" && cl.token == tok {
 					id = k
 				}
 			}
 		}
-		if in.Message != nil && side(&in) == FromServer && m.kind == kindResponse && cancelled[m.id] {
+		if in.Message != nil && side(&in) == FromServer && m.Kind == format.MsgResponse && cancelled[m.ID] {
 			continue // the answer to a call the client gave up
 		}
 		if in.HTTP != nil && givenUp[in.HTTP.Stream] {
 			continue // what a stream the client gave up carried after
 		}
-		if in.Message != nil && side(&in) == FromClient && m.kind == kindNote && m.method == "notifications/cancelled" {
-			target := cancelledID(m.params)
+		if in.Message != nil && side(&in) == FromClient && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
+			target := cancelledID(m.Params)
 			if _, known := calls[target]; known {
 				cancelled[target] = true
 				// The cancellation's own HTTP stream (its request, and the

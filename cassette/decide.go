@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -221,7 +222,7 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 	}
 	id := cancelledID(r.Params)
 	for line, live := range d.liveID {
-		if liveIDKey(live) != id {
+		if format.LiveIDKey(live) != id {
 			continue
 		}
 		if !d.http {
@@ -422,14 +423,14 @@ func (p *player) taskOf(i int) string {
 	if p.canon[i] == nil || !p.pl.steps[i].client {
 		return ""
 	}
-	m, err := scanMessage(p.canon[i])
-	if err != nil || m.kind != kindCall || !strings.HasPrefix(m.method, "tasks/") {
+	m, err := format.ScanMessage(p.canon[i])
+	if err != nil || m.Kind != format.MsgCall || !strings.HasPrefix(m.Method, "tasks/") {
 		return ""
 	}
 	var params struct {
 		TaskID string `json:"taskId"`
 	}
-	if json.Unmarshal(m.params, &params) != nil {
+	if json.Unmarshal(m.Params, &params) != nil {
 		return ""
 	}
 	return params.TaskID
@@ -443,9 +444,9 @@ func (p *player) answer(i int) []byte {
 	if !p.faults.fail[i] {
 		return canon
 	}
-	info, err := scanMessage(canon)
+	info, err := format.ScanMessage(canon)
 	var r map[string]any
-	if err != nil || json.Unmarshal(info.result, &r) != nil || r == nil {
+	if err != nil || json.Unmarshal(info.Result, &r) != nil || r == nil {
 		return canon
 	}
 	text := p.faultError(i, "the task failed").Error()
@@ -457,9 +458,9 @@ func (p *player) answer(i int) []byte {
 	if err != nil {
 		return canon
 	}
-	resp := info.toMessage().(*jsonrpc.Response)
+	resp := info.ToMessage().(*jsonrpc.Response)
 	resp.Result = result
-	if data, err := canonicalMessage(resp); err == nil {
+	if data, err := format.CanonicalMessage(resp); err == nil {
 		return data
 	}
 	return canon

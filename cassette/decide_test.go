@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
-
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -173,7 +173,7 @@ func (h *decideHarness) liveMsg(f []string) (*liveMsg, error) {
 		if m.msg, err = jsonrpc.DecodeMessage(in.Message); err != nil {
 			return nil, err
 		}
-		if m.canon, err = canonicalMessage(m.msg); err != nil {
+		if m.canon, err = format.CanonicalMessage(m.msg); err != nil {
 			return nil, err
 		}
 		m.kind = liveKind(m.msg)
@@ -286,11 +286,11 @@ func (h *decideHarness) failed(i int) string {
 	if i < 0 || !h.p.faults.fail[i] {
 		return ""
 	}
-	m, _ := scanMessage(h.p.answer(i))
+	m, _ := format.ScanMessage(h.p.answer(i))
 	var r struct {
 		Status string `json:"status"`
 	}
-	json.Unmarshal(m.result, &r)
+	json.Unmarshal(m.Result, &r)
 	return " (task " + r.Status + ")"
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // readOnly are the requests that change nothing at the server and so cause
@@ -35,22 +37,22 @@ func floatNotifications(c *Cassette) {
 	standaloneStream := map[int]bool{}
 	for i := range ins {
 		in := &ins[i]
-		var m msgInfo
+		var m format.MsgInfo
 		if in.Message != nil {
-			m, _ = scanMessage(in.Message)
+			m, _ = format.ScanMessage(in.Message)
 		}
 		if in.HTTP != nil {
 			st := in.HTTP.Stream
 			if in.Kind == KindRequest {
-				if in.Message != nil && m.kind == kindCall {
-					reqMethod[st] = m.method
+				if in.Message != nil && m.Kind == format.MsgCall {
+					reqMethod[st] = m.Method
 				}
 				standaloneStream[st] = in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
 			}
 			switch {
 			case readOnly[reqMethod[st]]:
 				floatable[i] = true
-			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == KindEvent && in.Message != nil && m.kind == kindNote:
+			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == KindEvent && in.Message != nil && m.Kind == format.MsgNote:
 				movable[i] = true
 			}
 			continue
@@ -59,12 +61,12 @@ func floatNotifications(c *Cassette) {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.kind == kindCall:
-			calls[m.id] = m.method
-			floatable[i] = readOnly[m.method]
-		case in.From == FromServer && m.kind == kindResponse:
-			floatable[i] = readOnly[calls[m.id]]
-		case in.From == FromServer && m.kind == kindNote:
+		case in.From == FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = m.Method
+			floatable[i] = readOnly[m.Method]
+		case in.From == FromServer && m.Kind == format.MsgResponse:
+			floatable[i] = readOnly[calls[m.ID]]
+		case in.From == FromServer && m.Kind == format.MsgNote:
 			movable[i] = true
 		}
 	}
@@ -114,8 +116,8 @@ func rotate[T any](s []T, m int) {
 // and returns the line of the subscriptions/listen request it acknowledges
 // (at HTTP, its stream's request).
 func ackOf(ins []Interaction, i int) (int, bool) {
-	m, err := scanMessage(ins[i].Message)
-	if err != nil || m.method != "notifications/subscriptions/acknowledged" {
+	m, err := format.ScanMessage(ins[i].Message)
+	if err != nil || m.Method != "notifications/subscriptions/acknowledged" {
 		return 0, false
 	}
 	if h := ins[i].HTTP; h != nil {
@@ -126,10 +128,10 @@ func ackOf(ins []Interaction, i int) (int, bool) {
 		}
 		return 0, false
 	}
-	id := subscriptionID(m.params)
+	id := subscriptionID(m.Params)
 	for k := i - 1; k >= 0 && id != ""; k-- {
 		if in := &ins[k]; in.Kind == KindMessage && in.From == FromClient {
-			if q, err := scanMessage(in.Message); err == nil && q.kind == kindCall && q.method == "subscriptions/listen" && q.id == id {
+			if q, err := format.ScanMessage(in.Message); err == nil && q.Kind == format.MsgCall && q.Method == "subscriptions/listen" && q.ID == id {
 				return k, true
 			}
 		}
@@ -148,7 +150,7 @@ func subscriptionID(params []byte) string {
 	if json.Unmarshal(params, &p) != nil || p.Meta.ID == nil {
 		return ""
 	}
-	k, _ := idKey(p.Meta.ID)
+	k, _ := format.IDKey(p.Meta.ID)
 	return k
 }
 
@@ -176,13 +178,13 @@ func sinkNotifications(c *Cassette) {
 			continue
 		}
 		reqAt[h.Stream] = i
-		m, _ := scanMessage(ins[i].Message)
-		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+		m, _ := format.ScanMessage(ins[i].Message)
+		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 	}
 	for i := 0; i < len(ins); i++ {
 		h := ins[i].HTTP
-		m, _ := scanMessage(ins[i].Message)
-		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.kind != kindNote || m.method == "notifications/subscriptions/acknowledged" {
+		m, _ := format.ScanMessage(ins[i].Message)
+		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.Kind != format.MsgNote || m.Method == "notifications/subscriptions/acknowledged" {
 			continue
 		}
 		k := i + 1 // the notification and the close lines of its stream after it
@@ -230,15 +232,15 @@ func floatAnswers(c *Cassette) {
 	answer := make([]bool, n)     // the answer to a call that is not a listing
 	for i := range ins {
 		in := &ins[i]
-		var m msgInfo
+		var m format.MsgInfo
 		if in.Message != nil {
-			m, _ = scanMessage(in.Message)
+			m, _ = format.ScanMessage(in.Message)
 		}
-		listChange := in.Message != nil && m.kind == kindNote && strings.HasSuffix(m.method, "/list_changed")
+		listChange := in.Message != nil && m.Kind == format.MsgNote && strings.HasSuffix(m.Method, "/list_changed")
 		if h := in.HTTP; h != nil {
 			if in.Kind == KindRequest {
-				if in.Message != nil && m.kind == kindCall {
-					reqMethod[h.Stream] = m.method
+				if in.Message != nil && m.Kind == format.MsgCall {
+					reqMethod[h.Stream] = m.Method
 				}
 				side[h.Stream] = standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
 			}
@@ -247,7 +249,7 @@ func floatAnswers(c *Cassette) {
 				passable[i] = true
 			case side[h.Stream]:
 				passable[i] = in.Kind == KindEvent && listChange || in.Kind == KindClose
-			case method != "" && in.Message != nil && m.kind == kindResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
+			case method != "" && in.Message != nil && m.Kind == format.MsgResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
 				answer[i] = true
 			}
 			continue
@@ -256,12 +258,12 @@ func floatAnswers(c *Cassette) {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.kind == kindCall:
-			calls[m.id] = m.method
-			passable[i] = readOnly[m.method]
-		case in.From == FromServer && m.kind == kindResponse:
-			passable[i] = readOnly[calls[m.id]]
-			answer[i] = calls[m.id] != "" && !readOnly[calls[m.id]]
+		case in.From == FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = m.Method
+			passable[i] = readOnly[m.Method]
+		case in.From == FromServer && m.Kind == format.MsgResponse:
+			passable[i] = readOnly[calls[m.ID]]
+			answer[i] = calls[m.ID] != "" && !readOnly[calls[m.ID]]
 		case in.From == FromServer:
 			passable[i] = listChange
 		}
@@ -335,8 +337,8 @@ func liftSideCloses(c *Cassette) {
 			continue
 		}
 		if ins[i].Kind == KindRequest {
-			m, _ := scanMessage(ins[i].Message)
-			side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+			m, _ := format.ScanMessage(ins[i].Message)
+			side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 		}
 		if j, ok := last[h.Stream]; ok && ins[i].Kind == KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == EndSession && j < i-1 {
 			rotate(ins[j+1:i+1], i-j-1)

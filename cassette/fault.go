@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -356,7 +357,7 @@ func messageNumber(infos []lineInfo, i int) int {
 func pollAnswer(infos []lineInfo, i int) bool {
 	m := &infos[i].msg
 	q := infos[i].pair
-	return infos[i].canon != nil && m.kind == kindResponse && q >= 0 && infos[q].msg.method == "tasks/get"
+	return infos[i].canon != nil && m.Kind == format.MsgResponse && q >= 0 && infos[q].msg.Method == "tasks/get"
 }
 
 // requestLine returns the line a fault addressed by request acts on (see
@@ -367,10 +368,10 @@ func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
 	seen := 0
 	for i := range infos {
 		m := &infos[i].msg
-		if infos[i].canon == nil || side(&c.Interactions[i]) != FromClient || m.kind != kindCall || m.method != f.Method {
+		if infos[i].canon == nil || side(&c.Interactions[i]) != FromClient || m.Kind != format.MsgCall || m.Method != f.Method {
 			continue
 		}
-		name, cont := requestName(m.params)
+		name, cont := requestName(m.Params)
 		if cont || f.Name != "" && name != f.Name {
 			continue
 		}
@@ -380,7 +381,7 @@ func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
 		if f.Kind == FaultStatus {
 			return i, nil
 		}
-		return lastAnswer(c, infos, i, m.method, name)
+		return lastAnswer(c, infos, i, m.Method, name)
 	}
 	what := f.Method
 	if f.Name != "" {
@@ -398,14 +399,14 @@ func lastAnswer(c *Cassette, infos []lineInfo, i int, method, name string) (int,
 		if a < 0 {
 			return 0, fmt.Errorf("the %s request at line %d has no recorded answer", method, c.Line(i))
 		}
-		if !asksForInput(infos[a].msg.result) {
+		if !asksForInput(infos[a].msg.Result) {
 			return a, nil
 		}
 		next := -1
 		for j := a + 1; j < len(infos) && next < 0; j++ {
 			m := &infos[j].msg
-			if infos[j].canon != nil && side(&c.Interactions[j]) == FromClient && m.kind == kindCall && m.method == method {
-				if n, cont := requestName(m.params); cont && n == name {
+			if infos[j].canon != nil && side(&c.Interactions[j]) == FromClient && m.Kind == format.MsgCall && m.Method == method {
+				if n, cont := requestName(m.Params); cont && n == name {
 					next = j
 				}
 			}

@@ -83,7 +83,7 @@ func (s *scheduler) reclaim(cands []int32) (int, bool) {
 // indexClients indexes the recorded client lines by match key.
 func (p *player) indexClients(infos []lineInfo) {
 	for _, i := range p.pl.clients {
-		k := p.recordedKey(int(i), infos[i].msg.kind)
+		k := p.recordedKey(int(i), infos[i].msg.Kind)
 		p.index[k] = append(p.index[k], i)
 	}
 }
@@ -101,12 +101,12 @@ func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Me
 	}
 	id := cancelledID(r.Params)
 	for line, live := range liveID {
-		if liveIDKey(live) == id {
-			m, err := scanMessage(p.canon[line])
+		if format.LiveIDKey(live) == id {
+			m, err := format.ScanMessage(p.canon[line])
 			if err != nil {
 				return 0, false, false
 			}
-			i, ok = s.match(p.pl.cancels[m.id])
+			i, ok = s.match(p.pl.cancels[m.ID])
 			return i, ok, true
 		}
 	}
@@ -199,7 +199,7 @@ var (
 func (mt *matcher) key(kind byte, canon []byte) []byte {
 	ps := make([]format.Path, 0, len(mt.ignore)+2)
 	ps = append(ps, pathJSONRPC)
-	if kind != kindResponse {
+	if kind != format.MsgResponse {
 		ps = append(ps, pathID)
 	}
 	ps = append(ps, mt.ignore...)
@@ -233,7 +233,7 @@ func filter(dst, v []byte, ps []format.Path) []byte {
 	if v[0] == '{' {
 		dst = append(dst, '{')
 		first := true
-		members(v, func(key, val []byte) error {
+		format.Members(v, func(key, val []byte) error {
 			tails, ends := matching(key, false)
 			if ends {
 				return nil
@@ -251,7 +251,7 @@ func filter(dst, v []byte, ps []format.Path) []byte {
 	}
 	dst = append(dst, '[')
 	for i, first := 1, true; i < len(v)-1; {
-		end, err := skipValue(v, i)
+		end, err := format.SkipValue(v, i)
 		if err != nil {
 			break
 		}

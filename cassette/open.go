@@ -345,7 +345,7 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 	c, first := f.p.c, -1
 	var hs headerScan
 	for i := range c.Interactions {
-		m, err := scanMessage(f.p.canon[i])
+		m, err := format.ScanMessage(f.p.canon[i])
 		if f.p.canon[i] == nil || err != nil {
 			continue
 		}
@@ -365,7 +365,7 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 // discovers reports whether the recorded client sent server/discover.
 func (p *player) discovers() bool {
 	for _, i := range p.pl.clients {
-		if m, err := scanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.method == "server/discover" {
+		if m, err := format.ScanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.Method == "server/discover" {
 			return true
 		}
 	}
@@ -413,7 +413,7 @@ func (f *Factory) unusedRequests() []Unused {
 			continue // a fault answered it, or ended the session before it
 		}
 		if c := f.p.canon[i]; c != nil {
-			if m, err := scanMessage(c); err == nil && m.kind == kindCall {
+			if m, err := format.ScanMessage(c); err == nil && m.Kind == format.MsgCall {
 				out = append(out, u)
 			}
 		}

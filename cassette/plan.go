@@ -3,6 +3,8 @@ package cassette
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // buildPlan computes the scheduler's steps of c (which analyse accepted,
@@ -44,7 +46,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		case in.Kind == KindClose:
 			if in.Ending.End == EndClient {
 				for _, id := range in.Ending.Pending {
-					k, _ := idKey(id)
+					k, _ := format.IDKey(id)
 					gaveUp[k] = true
 				}
 				continue
@@ -54,27 +56,27 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		case in.Kind != KindMessage:
 		case in.From == FromClient:
 			st.client = true
-			switch info.msg.kind {
-			case kindNote:
+			switch info.msg.Kind {
+			case format.MsgNote:
 				st.skippable = true
-				if info.msg.method == "notifications/cancelled" {
+				if info.msg.Method == "notifications/cancelled" {
 					st.optional = true
-					if id := cancelledID(info.msg.params); id != "" {
+					if id := cancelledID(info.msg.Params); id != "" {
 						gaveUp[id] = true
 					}
 				}
-			case kindResponse:
+			case format.MsgResponse:
 				st.reply = true
-			case kindCall:
+			case format.MsgCall:
 				st.answerAt = int32(info.pair)
 				if info.pair < 0 {
-					st.giveUp = gaveUp[info.msg.id]
+					st.giveUp = gaveUp[info.msg.ID]
 					st.endsAt = endAt
 				}
 			}
 		default:
 			st.server = true
-			if info.msg.kind == kindResponse {
+			if info.msg.Kind == format.MsgResponse {
 				st.answer = true
 				st.after = int32(info.pair)
 			}
@@ -88,7 +90,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 			continue
 		}
 		for j := st.after + 1; j < int32(i); j++ {
-			if pl.steps[j].client && infos[j].msg.kind == kindResponse {
+			if pl.steps[j].client && infos[j].msg.Kind == format.MsgResponse {
 				st.needs = append(st.needs, j)
 			}
 		}
@@ -103,8 +105,8 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 func afterCancellations(infos []lineInfo, pl *plan) {
 	cancels := map[string][]int32{}
 	for j := range pl.steps {
-		if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.kind == kindNote && m.method == "notifications/cancelled" {
-			id := cancelledID(m.params)
+		if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
+			id := cancelledID(m.Params)
 			cancels[id] = append(cancels[id], int32(j))
 		}
 	}
@@ -121,7 +123,7 @@ func afterCancellations(infos []lineInfo, pl *plan) {
 		if st.call >= 0 {
 			call = st.call
 		}
-		for _, j := range cancels[infos[call].msg.id] {
+		for _, j := range cancels[infos[call].msg.ID] {
 			if call < j && j < int32(i) {
 				st.needs = append(st.needs[:len(st.needs):len(st.needs)], j)
 			}
@@ -138,7 +140,7 @@ func cancelledID(params []byte) string {
 	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
 		return ""
 	}
-	k, _ := idKey(p.RequestID)
+	k, _ := format.IDKey(p.RequestID)
 	return k
 }
 
@@ -199,14 +201,14 @@ func standalone(in *Interaction) bool {
 // listen of list changes). Its acknowledgement answers the listen, and
 // stays attached to it.
 func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
-	if reqInfo.canon == nil || reqInfo.msg.kind != kindCall || reqInfo.msg.method != "subscriptions/listen" {
+	if reqInfo.canon == nil || reqInfo.msg.Kind != format.MsgCall || reqInfo.msg.Method != "subscriptions/listen" {
 		return false
 	}
 	switch in.Kind {
 	case KindClose:
 		return true
 	case KindEvent:
-		return info.canon != nil && info.msg.kind == kindNote && info.msg.method != "notifications/subscriptions/acknowledged"
+		return info.canon != nil && info.msg.Kind == format.MsgNote && info.msg.Method != "notifications/subscriptions/acknowledged"
 	}
 	return false
 }
@@ -227,9 +229,9 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 		sl := idx[in.HTTP.Stream]
 		if in.Kind == KindRequest {
 			st.client = true
-			st.skippable = standalone(in) || info.canon != nil && info.msg.kind == kindNote
-			st.optional = info.canon != nil && info.msg.kind == kindNote && info.msg.method == "notifications/cancelled"
-			st.reply = info.canon != nil && info.msg.kind == kindResponse
+			st.skippable = standalone(in) || info.canon != nil && info.msg.Kind == format.MsgNote
+			st.optional = info.canon != nil && info.msg.Kind == format.MsgNote && info.msg.Method == "notifications/cancelled"
+			st.reply = info.canon != nil && info.msg.Kind == format.MsgResponse
 			st.answerAt = int32(info.pair)
 			continue
 		}
@@ -240,7 +242,7 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete
-		if info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 && side(in) == FromServer {
+		if info.canon != nil && info.msg.Kind == format.MsgResponse && info.pair >= 0 && side(in) == FromServer {
 			st.answer = true
 			if int(info.pair) != sl.req {
 				st.call = int32(info.pair)
@@ -252,7 +254,7 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 	answersTo := map[int][]int32{} // stream → client answers to its server requests, in order
 	for j := range ins {
 		in, info := &ins[j], &infos[j]
-		if in.Kind == KindRequest && info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 {
+		if in.Kind == KindRequest && info.canon != nil && info.msg.Kind == format.MsgResponse && info.pair >= 0 {
 			if q := &ins[info.pair]; q.HTTP != nil {
 				answersTo[q.HTTP.Stream] = append(answersTo[q.HTTP.Stream], int32(j))
 			}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // A player is what replay needs of one cassette, computed once from its
@@ -76,17 +78,17 @@ func (p *player) method(i int) string {
 	if p.canon[i] == nil {
 		return ""
 	}
-	m, _ := scanMessage(p.canon[i])
-	if m.kind == kindResponse {
+	m, _ := format.ScanMessage(p.canon[i])
+	if m.Kind == format.MsgResponse {
 		for j := range p.canon {
 			if p.canon[j] != nil && j != i {
-				if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == m.id && side(&p.c.Interactions[j]) != side(&p.c.Interactions[i]) {
-					return q.method
+				if q, _ := format.ScanMessage(p.canon[j]); q.Kind == format.MsgCall && q.ID == m.ID && side(&p.c.Interactions[j]) != side(&p.c.Interactions[i]) {
+					return q.Method
 				}
 			}
 		}
 	}
-	return m.method
+	return m.Method
 }
 
 // describeAll names the recorded client lines in is.

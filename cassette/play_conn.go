@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -53,7 +54,7 @@ func (c *playConn) signal() {
 }
 
 func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	canon, err := canonicalMessage(m)
+	canon, err := format.CanonicalMessage(m)
 	if err != nil {
 		return err
 	}
@@ -193,8 +194,8 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 		}
 		return nil, c.ending
 	}
-	info, _ := scanMessage(c.p.answer(i))
-	m := info.toMessage()
+	info, _ := format.ScanMessage(c.p.answer(i))
+	m := info.ToMessage()
 	if st.answer {
 		if id, ok := c.d.liveID[int(st.after)]; ok {
 			m.(*jsonrpc.Response).ID = id
@@ -282,11 +283,11 @@ func (c *playConn) unused() []int {
 func liveKind(m jsonrpc.Message) byte {
 	if r, ok := m.(*jsonrpc.Request); ok {
 		if r.IsCall() {
-			return kindCall
+			return format.MsgCall
 		}
-		return kindNote
+		return format.MsgNote
 	}
-	return kindResponse
+	return format.MsgResponse
 }
 
 // faultEnding is the error of the calls FaultEnd cut off: the connection

@@ -253,7 +253,7 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	text := ""
 	if len(body) > 0 {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-			if canon, err := canonicalMessage(msg); err == nil {
+			if canon, err := format.CanonicalMessage(msg); err == nil {
 				if red, err := h.red.Message(canon); err == nil {
 					red = redact.RenameOriginMessage(o, red)
 					l.msg, l.body = msg, red
@@ -412,8 +412,8 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 	if !ok {
 		return canon
 	}
-	info, _ := scanMessage(canon)
-	r := info.toMessage().(*jsonrpc.Response)
+	info, _ := format.ScanMessage(canon)
+	r := info.ToMessage().(*jsonrpc.Response)
 	r.ID = id
 	if data, err := jsonrpc.EncodeMessage(r); err == nil {
 		return data

@@ -3,6 +3,8 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // Polling is not part of what must match (the tasks extension, SEP-2663):
@@ -41,7 +43,7 @@ func collapsePolls(pl *plan, infos []lineInfo, index map[string][]int32) {
 }
 
 func isPoll(info lineInfo) bool {
-	return info.canon != nil && info.msg.kind == kindCall && info.msg.method == "tasks/get"
+	return info.canon != nil && info.msg.Kind == format.MsgCall && info.msg.Method == "tasks/get"
 }
 
 // samePollState reports whether polls a and b were answered with the same
@@ -59,12 +61,12 @@ func samePollState(infos []lineInfo, pl *plan, a, b int32) bool {
 // pollState is a tasks/get answer without what changes from poll to poll
 // of one state: canonical JSON of the result (or error) without
 // lastUpdatedAt, pollIntervalMs and _meta.
-func pollState(m msgInfo) ([]byte, bool) {
-	if m.error != nil {
-		return append([]byte("error:"), m.error...), true
+func pollState(m format.MsgInfo) ([]byte, bool) {
+	if m.Error != nil {
+		return append([]byte("error:"), m.Error...), true
 	}
 	var r map[string]any
-	if json.Unmarshal(m.result, &r) != nil || r == nil {
+	if json.Unmarshal(m.Result, &r) != nil || r == nil {
 		return nil, false
 	}
 	delete(r, "lastUpdatedAt")
@@ -78,7 +80,7 @@ func pollState(m msgInfo) ([]byte, bool) {
 // tasks/update or tasks/cancel.
 func taskWritesBetween(infos []lineInfo, pl *plan, a, b int32) bool {
 	for j := a + 1; j < b; j++ {
-		if pl.steps[j].client && infos[j].canon != nil && (infos[j].msg.method == "tasks/update" || infos[j].msg.method == "tasks/cancel") {
+		if pl.steps[j].client && infos[j].canon != nil && (infos[j].msg.Method == "tasks/update" || infos[j].msg.Method == "tasks/cancel") {
 			return true
 		}
 	}

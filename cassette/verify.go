@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
@@ -312,7 +313,7 @@ type msgWriter interface {
 func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 	info := &v.infos[i]
 	from := side(&v.c.Interactions[i])
-	switch m := info.msg.toMessage().(type) {
+	switch m := info.msg.ToMessage().(type) {
 	case *jsonrpc.Request:
 		if from == FromClient {
 			return v.sendRequest(ctx, conn, m)
@@ -358,7 +359,7 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 		key := cancelledID(m.Params)
 		v.cancelled[key] = true
 		for id := range v.outstanding {
-			if liveIDKey(id) == key {
+			if format.LiveIDKey(id) == key {
 				delete(v.outstanding, id)
 			}
 		}
@@ -395,7 +396,7 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 	}
 	method := ""
 	if p := info.pair; p >= 0 {
-		method = v.infos[p].msg.method
+		method = v.infos[p].msg.Method
 	}
 	if err := v.endListen(ctx, conn, method, m.ID); err != nil {
 		return err
@@ -429,10 +430,10 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 // answer without the cancellation (it is the session's close; see
 // "Re-recording" in FORMAT.md).
 func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string, id jsonrpc.ID) error {
-	if method != "subscriptions/listen" || v.cancelled[liveIDKey(id)] {
+	if method != "subscriptions/listen" || v.cancelled[format.LiveIDKey(id)] {
 		return nil
 	}
-	v.cancelled[liveIDKey(id)] = true
+	v.cancelled[format.LiveIDKey(id)] = true
 	params := map[string]any{"requestId": id.Raw()}
 	if v.c.Header.Protocol == "2026-07-28" {
 		// Every message of 2026-07-28 names its revision in _meta; a

@@ -1,4 +1,4 @@
-package cassette
+package format
 
 import (
 	"bytes"
@@ -14,47 +14,47 @@ import (
 
 // Message kinds, as the scheduler and the match keys tell them apart.
 const (
-	kindCall     = 'c' // a request with an id
-	kindNote     = 'n' // a notification
-	kindResponse = 'r' // a response
+	MsgCall     = 'c' // a request with an id
+	MsgNote     = 'n' // a notification
+	MsgResponse = 'r' // a response
 )
 
-// A msgInfo is what this package reads of a canonical JSON-RPC message
+// A MsgInfo is what this package reads of a canonical JSON-RPC message
 // without decoding it: the rules of jsonrpc.DecodeMessage, applied to the
 // bytes in one pass over the top-level members.
-type msgInfo struct {
-	kind   byte   // kindCall, kindNote, kindResponse
-	id     string // the id as a key ("n:7", "s:abc"); "" for none
-	rawID  []byte // the id as written
-	method string
-	params []byte // the raw params, result and error; nil when absent
-	result []byte
-	error  []byte
+type MsgInfo struct {
+	Kind   byte   // MsgCall, MsgNote, MsgResponse
+	ID     string // the id as a key ("n:7", "s:abc"); "" for none
+	RawID  []byte // the id as written
+	Method string
+	Params []byte // the raw params, result and error; nil when absent
+	Result []byte
+	Error  []byte
 }
 
 var errNotMessage = errors.New("not a JSON-RPC 2.0 message")
 
-// scanMessage reads a canonical JSON-RPC message.
-func scanMessage(canon []byte) (msgInfo, error) {
-	var m msgInfo
+// ScanMessage reads a canonical JSON-RPC message.
+func ScanMessage(canon []byte) (MsgInfo, error) {
+	var m MsgInfo
 	var version, method []byte
 	hasMethod := false
-	err := members(canon, func(key, val []byte) error {
+	err := Members(canon, func(key, val []byte) error {
 		switch string(key) {
 		case "jsonrpc":
 			version = val
 		case "id":
 			if string(val) != "null" {
-				m.rawID = val
+				m.RawID = val
 			}
 		case "method":
 			method, hasMethod = val, true
 		case "params":
-			m.params = val
+			m.Params = val
 		case "result":
-			m.result = val
+			m.Result = val
 		case "error":
-			m.error = val
+			m.Error = val
 		}
 		return nil
 	})
@@ -64,8 +64,8 @@ func scanMessage(canon []byte) (msgInfo, error) {
 	if string(version) != `"2.0"` {
 		return m, fmt.Errorf("%w: jsonrpc is %s, want \"2.0\"", errNotMessage, orNone(version))
 	}
-	if m.rawID != nil {
-		if m.id, err = idKey(m.rawID); err != nil {
+	if m.RawID != nil {
+		if m.ID, err = IDKey(m.RawID); err != nil {
 			return m, err
 		}
 	}
@@ -75,21 +75,21 @@ func scanMessage(canon []byte) (msgInfo, error) {
 			return m, fmt.Errorf("%w: method is %s", errNotMessage, method)
 		}
 		if bytes.IndexByte(method, '\\') < 0 {
-			m.method = string(method[1 : len(method)-1])
-		} else if err := json.Unmarshal(method, &m.method); err != nil {
+			m.Method = string(method[1 : len(method)-1])
+		} else if err := json.Unmarshal(method, &m.Method); err != nil {
 			return m, err
 		}
-		m.kind = kindNote
-		if m.id != "" {
-			m.kind = kindCall
+		m.Kind = MsgNote
+		if m.ID != "" {
+			m.Kind = MsgCall
 		}
-	case m.id == "":
+	case m.ID == "":
 		return m, fmt.Errorf("%w: a response without an id", errNotMessage)
 	default:
-		m.kind = kindResponse
-		if m.error != nil {
+		m.Kind = MsgResponse
+		if m.Error != nil {
 			var e jsonrpc.Error
-			if err := json.Unmarshal(m.error, &e); err != nil {
+			if err := json.Unmarshal(m.Error, &e); err != nil {
 				return m, fmt.Errorf("%w: error: %v", errNotMessage, err)
 			}
 		}
@@ -104,10 +104,10 @@ func orNone(b []byte) string {
 	return string(b)
 }
 
-// idKey returns the key of a raw id: a string, or an integer compared by
+// IDKey returns the key of a raw id: a string, or an integer compared by
 // its value exactly ("3", "3.0" and "3e0" alike). A number that is not an
 // integer, or not one an int64 holds, is no id: 3.5 never pairs with 3.
-func idKey(raw []byte) (string, error) {
+func IDKey(raw []byte) (string, error) {
 	switch {
 	case len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
 		return "s:" + string(raw[1:len(raw)-1]), nil
@@ -173,8 +173,8 @@ func integerID(raw []byte) (int64, error) {
 	return n, nil
 }
 
-// liveIDKey returns the key of a live message's id.
-func liveIDKey(id jsonrpc.ID) string {
+// LiveIDKey returns the key of a live message's id.
+func LiveIDKey(id jsonrpc.ID) string {
 	switch v := id.Raw().(type) {
 	case int64:
 		return "n:" + strconv.FormatInt(v, 10)
@@ -184,17 +184,17 @@ func liveIDKey(id jsonrpc.ID) string {
 	return ""
 }
 
-// toMessage builds the jsonrpc.Message that m describes, without decoding
+// ToMessage builds the jsonrpc.Message that m describes, without decoding
 // its params or result.
-func (m *msgInfo) toMessage() jsonrpc.Message {
-	id := makeID(m.id)
-	if m.kind != kindResponse {
-		return &jsonrpc.Request{ID: id, Method: m.method, Params: json.RawMessage(m.params)}
+func (m *MsgInfo) ToMessage() jsonrpc.Message {
+	id := makeID(m.ID)
+	if m.Kind != MsgResponse {
+		return &jsonrpc.Request{ID: id, Method: m.Method, Params: json.RawMessage(m.Params)}
 	}
-	r := &jsonrpc.Response{ID: id, Result: json.RawMessage(m.result)}
-	if m.error != nil {
+	r := &jsonrpc.Response{ID: id, Result: json.RawMessage(m.Result)}
+	if m.Error != nil {
 		e := new(jsonrpc.Error)
-		json.Unmarshal(m.error, e) // scanMessage checked it
+		json.Unmarshal(m.Error, e) // ScanMessage checked it
 		r.Error = e
 	}
 	return r
@@ -218,8 +218,8 @@ func makeID(k string) jsonrpc.ID {
 	return id
 }
 
-// canonicalMessage returns the canonical encoding of a live message.
-func canonicalMessage(m jsonrpc.Message) ([]byte, error) {
+// CanonicalMessage returns the canonical encoding of a live message.
+func CanonicalMessage(m jsonrpc.Message) ([]byte, error) {
 	data, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return nil, err
@@ -227,19 +227,19 @@ func canonicalMessage(m jsonrpc.Message) ([]byte, error) {
 	return canonjson.Canonical(data)
 }
 
-// members calls f with the raw key (its text between the quotes) and raw
+// Members calls f with the raw key (its text between the quotes) and raw
 // value of each member of the JSON object obj, which is canonical.
-func members(obj []byte, f func(key, val []byte) error) error {
+func Members(obj []byte, f func(key, val []byte) error) error {
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return fmt.Errorf("%w: not an object", errNotMessage)
 	}
 	i := 1
 	for i < len(obj)-1 {
-		kend, err := skipValue(obj, i)
+		kend, err := SkipValue(obj, i)
 		if err != nil || obj[i] != '"' || kend >= len(obj) || obj[kend] != ':' {
 			return canonjson.ErrSyntax
 		}
-		vend, err := skipValue(obj, kend+1)
+		vend, err := SkipValue(obj, kend+1)
 		if err != nil {
 			return err
 		}
@@ -270,8 +270,8 @@ func unquote(q []byte) []byte {
 	return []byte(s)
 }
 
-// skipValue returns the end of the canonical JSON value that starts at i.
-func skipValue(b []byte, i int) (int, error) {
+// SkipValue returns the end of the canonical JSON value that starts at i.
+func SkipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
 		return 0, canonjson.ErrSyntax
 	}
@@ -291,7 +291,7 @@ func skipValue(b []byte, i int) (int, error) {
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				end, err := skipValue(b, j)
+				end, err := SkipValue(b, j)
 				if err != nil {
 					return 0, err
 				}
