@@ -499,7 +499,7 @@ func asMessage(raw []byte) ([]byte, format.MsgInfo, bool) {
 // anything a later line could depend on.
 func lineOrder(entries []hEntry) []int {
 	attached := func(e *hEntry) bool {
-		return e.in.HTTP != nil && (e.in.Kind == KindClose || e.in.Kind == KindResponse && len(e.raw) == 0 && !isSSE(e.in.HTTP.Headers))
+		return e.in.HTTP != nil && (e.in.Kind == KindClose || e.in.Kind == KindResponse && len(e.raw) == 0 && !format.IsSSE(e.in.HTTP.Headers))
 	}
 	follow := map[int][]int{}
 	for i := range entries {

@@ -114,17 +114,6 @@ var (
 	ErrTooDeep = format.ErrTooDeep
 )
 
-// recordable are the failure classes an Ending records (ClassStart,
-// ClassPolicy, ClassAuth, ClassProtocol, ClassTimeout, ClassTransport), in the order an
-// error is matched against their sentinels (transport.Class.Err): a
-// replayed ending's error matches the sentinel of its class. They are
-// written as their String ("transport", "broken" once, is read as
-// transport.ClassTransport).
-var recordable = []transport.Class{
-	transport.ClassStart, transport.ClassPolicy, transport.ClassAuth,
-	transport.ClassProtocol, transport.ClassTimeout, transport.ClassTransport,
-}
-
 // classOf names the class of err: the first transport sentinel it matches,
 // after cl (the recorded factory's classifier, if any) has had its say.
 func classOf(err error, cl transport.Classifier) transport.Class {
@@ -133,7 +122,7 @@ func classOf(err error, cl transport.Classifier) transport.Class {
 			err = s
 		}
 	}
-	for _, c := range recordable {
+	for _, c := range format.Recordable {
 		if errors.Is(err, c.Err()) {
 			return c
 		}
@@ -168,3 +157,6 @@ func (e *RecordedError) Is(target error) bool {
 
 // Timeout reports whether the recorded error was a timeout.
 func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeout }
+
+// side returns who sent a line's message.
+func side(in *Interaction) string { return format.Side(in) }

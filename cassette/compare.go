@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/transcript"
 )
@@ -85,7 +86,7 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 // copies of requests refused 401 or 403 and sent again (refusals.go): the
 // credentials' doing, not the session's. Messages keep their numbers.
 func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
@@ -93,14 +94,14 @@ func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 	var msgs []transcript.Message
 	n := 0
 	for i := range c.Interactions {
-		if infos[i].canon == nil {
+		if infos[i].Canon == nil {
 			continue
 		}
 		n++
 		if passed[i] {
 			continue
 		}
-		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
+		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
 	}
 	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(filter(nil, raw, mt.ignore)) })
 	s.Protocol = c.Header.Protocol

@@ -238,7 +238,7 @@ func (h *decideHarness) step(r *reader) bool {
 		r.started = true
 		dec := h.d.respond(r.sl)
 		h.say(say, dec)
-		r.done = dec.act != actDeliver && dec.act != actDelay || r.sl.resp < 0 || !isSSE(h.p.c.Interactions[r.sl.resp].HTTP.Headers)
+		r.done = dec.act != actDeliver && dec.act != actDelay || r.sl.resp < 0 || !format.IsSSE(h.p.c.Interactions[r.sl.resp].HTTP.Headers)
 		return true
 	}
 	if r.next < len(r.sl.events) {

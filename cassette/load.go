@@ -31,7 +31,7 @@ func parse(name string, data []byte) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := analyseLines(c, true); err != nil {
+	if _, err := format.AnalyseLines(c, true); err != nil {
 		return nil, err
 	}
 	return c, nil

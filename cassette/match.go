@@ -81,9 +81,9 @@ func (s *scheduler) reclaim(cands []int32) (int, bool) {
 }
 
 // indexClients indexes the recorded client lines by match key.
-func (p *player) indexClients(infos []lineInfo) {
+func (p *player) indexClients(infos []format.LineInfo) {
 	for _, i := range p.pl.clients {
-		k := p.recordedKey(int(i), infos[i].msg.Kind)
+		k := p.recordedKey(int(i), infos[i].Msg.Kind)
 		p.index[k] = append(p.index[k], i)
 	}
 }

@@ -499,7 +499,7 @@ func (f *Factory) save() error {
 		return err
 	}
 	c.File = f.path
-	if _, err := analyse(c); err != nil {
+	if _, err := format.Analyse(c); err != nil {
 		return fmt.Errorf("recorded session would not load: %w", err)
 	}
 	data, err := c.Marshal()

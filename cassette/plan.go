@@ -9,7 +9,7 @@ import (
 
 // buildPlan computes the scheduler's steps of c (which analyse accepted,
 // with what it learnt in infos), at the message level or the HTTP level.
-func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
+func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*streamLines) {
 	n := len(c.Interactions)
 	pl := &plan{steps: make([]step, n)}
 	for i := range pl.steps {
@@ -37,7 +37,7 @@ func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
 // planMessages plans a message-level session: a client message is a client
 // line; a server response answers its call; any other server message, and
 // an ending the server caused, keeps its place.
-func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
+func planMessages(c *Cassette, infos []format.LineInfo, pl *plan) {
 	gaveUp := map[string]bool{} // ids of calls the client cancelled or left pending at its close
 	endAt := int32(-1)          // the last session ending the server caused, scanning backwards
 	for i := len(c.Interactions) - 1; i >= 0; i-- {
@@ -56,29 +56,29 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		case in.Kind != KindMessage:
 		case in.From == FromClient:
 			st.client = true
-			switch info.msg.Kind {
+			switch info.Msg.Kind {
 			case format.MsgNote:
 				st.skippable = true
-				if info.msg.Method == "notifications/cancelled" {
+				if info.Msg.Method == "notifications/cancelled" {
 					st.optional = true
-					if id := cancelledID(info.msg.Params); id != "" {
+					if id := cancelledID(info.Msg.Params); id != "" {
 						gaveUp[id] = true
 					}
 				}
 			case format.MsgResponse:
 				st.reply = true
 			case format.MsgCall:
-				st.answerAt = int32(info.pair)
-				if info.pair < 0 {
-					st.giveUp = gaveUp[info.msg.ID]
+				st.answerAt = int32(info.Pair)
+				if info.Pair < 0 {
+					st.giveUp = gaveUp[info.Msg.ID]
 					st.endsAt = endAt
 				}
 			}
 		default:
 			st.server = true
-			if info.msg.Kind == format.MsgResponse {
+			if info.Msg.Kind == format.MsgResponse {
 				st.answer = true
-				st.after = int32(info.pair)
+				st.after = int32(info.Pair)
 			}
 		}
 	}
@@ -90,7 +90,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 			continue
 		}
 		for j := st.after + 1; j < int32(i); j++ {
-			if pl.steps[j].client && infos[j].msg.Kind == format.MsgResponse {
+			if pl.steps[j].client && infos[j].Msg.Kind == format.MsgResponse {
 				st.needs = append(st.needs, j)
 			}
 		}
@@ -102,10 +102,10 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 // the server answered because the client gave the call up (its handler
 // returned when cancelled), so the live client gets the answer only once it
 // has given the call up too, or passed the cancellation by. Both levels.
-func afterCancellations(infos []lineInfo, pl *plan) {
+func afterCancellations(infos []format.LineInfo, pl *plan) {
 	cancels := map[string][]int32{}
 	for j := range pl.steps {
-		if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
+		if m := &infos[j].Msg; pl.steps[j].client && infos[j].Canon != nil && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
 			id := cancelledID(m.Params)
 			cancels[id] = append(cancels[id], int32(j))
 		}
@@ -123,7 +123,7 @@ func afterCancellations(infos []lineInfo, pl *plan) {
 		if st.call >= 0 {
 			call = st.call
 		}
-		for _, j := range cancels[infos[call].msg.ID] {
+		for _, j := range cancels[infos[call].Msg.ID] {
 			if call < j && j < int32(i) {
 				st.needs = append(st.needs[:len(st.needs):len(st.needs)], j)
 			}
@@ -200,15 +200,15 @@ func standalone(in *Interaction) bool {
 // otherwise all go out as soon as the listen is served (at Connect, for the
 // listen of list changes). Its acknowledgement answers the listen, and
 // stays attached to it.
-func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
-	if reqInfo.canon == nil || reqInfo.msg.Kind != format.MsgCall || reqInfo.msg.Method != "subscriptions/listen" {
+func keepsPlaceOnListen(in, req *Interaction, info, reqInfo format.LineInfo) bool {
+	if reqInfo.Canon == nil || reqInfo.Msg.Kind != format.MsgCall || reqInfo.Msg.Method != "subscriptions/listen" {
 		return false
 	}
 	switch in.Kind {
 	case KindClose:
 		return true
 	case KindEvent:
-		return info.canon != nil && info.msg.Kind == format.MsgNote && info.msg.Method != "notifications/subscriptions/acknowledged"
+		return info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method != "notifications/subscriptions/acknowledged"
 	}
 	return false
 }
@@ -218,7 +218,7 @@ func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
 // the standalone GET stream and the notifications of a subscriptions/listen
 // stream, which keep their place; an answer on a resumed stream waits for
 // its call as well.
-func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
+func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLines {
 	ins := c.Interactions
 	idx := streamIndex(ins)
 	for i := range ins {
@@ -229,10 +229,10 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 		sl := idx[in.HTTP.Stream]
 		if in.Kind == KindRequest {
 			st.client = true
-			st.skippable = standalone(in) || info.canon != nil && info.msg.Kind == format.MsgNote
-			st.optional = info.canon != nil && info.msg.Kind == format.MsgNote && info.msg.Method == "notifications/cancelled"
-			st.reply = info.canon != nil && info.msg.Kind == format.MsgResponse
-			st.answerAt = int32(info.pair)
+			st.skippable = standalone(in) || info.Canon != nil && info.Msg.Kind == format.MsgNote
+			st.optional = info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method == "notifications/cancelled"
+			st.reply = info.Canon != nil && info.Msg.Kind == format.MsgResponse
+			st.answerAt = int32(info.Pair)
 			continue
 		}
 		st.server = true
@@ -242,10 +242,10 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete
-		if info.canon != nil && info.msg.Kind == format.MsgResponse && info.pair >= 0 && side(in) == FromServer {
+		if info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 && side(in) == FromServer {
 			st.answer = true
-			if int(info.pair) != sl.req {
-				st.call = int32(info.pair)
+			if int(info.Pair) != sl.req {
+				st.call = int32(info.Pair)
 			}
 		}
 	}
@@ -254,8 +254,8 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 	answersTo := map[int][]int32{} // stream → client answers to its server requests, in order
 	for j := range ins {
 		in, info := &ins[j], &infos[j]
-		if in.Kind == KindRequest && info.canon != nil && info.msg.Kind == format.MsgResponse && info.pair >= 0 {
-			if q := &ins[info.pair]; q.HTTP != nil {
+		if in.Kind == KindRequest && info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 {
+			if q := &ins[info.Pair]; q.HTTP != nil {
 				answersTo[q.HTTP.Stream] = append(answersTo[q.HTTP.Stream], int32(j))
 			}
 		}

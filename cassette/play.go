@@ -25,7 +25,7 @@ type player struct {
 // newPlayer checks c as Parse does and indexes it. HTTP hooks
 // (BeforeResponseReplayHook) run later, as each response is served.
 func newPlayer(c *Cassette, o *Options) (*player, error) {
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	}
 	p := &player{c: c, o: o, mt: newMatcher(o, c), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams, faults: fs}
 	for i := range infos {
-		p.canon[i] = infos[i].canon
+		p.canon[i] = infos[i].Canon
 	}
 	p.indexClients(infos)
 	collapsePolls(pl, infos, p.index)

@@ -369,7 +369,7 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 			resp.Header.Add(k, redact.RestoreOrigin(v, origin))
 		}
 	}
-	if isSSE(in.HTTP.Headers) {
+	if format.IsSSE(in.HTTP.Headers) {
 		resp.ContentLength = -1
 		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins, origin: origin}
 		return resp, nil

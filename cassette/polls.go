@@ -22,7 +22,7 @@ import (
 
 // collapsePolls records in pl the runs of equal polls among the client
 // lines of each match key of index.
-func collapsePolls(pl *plan, infos []lineInfo, index map[string][]int32) {
+func collapsePolls(pl *plan, infos []format.LineInfo, index map[string][]int32) {
 	for _, cands := range index {
 		if len(cands) < 2 || !isPoll(infos[cands[0]]) {
 			continue
@@ -42,19 +42,19 @@ func collapsePolls(pl *plan, infos []lineInfo, index map[string][]int32) {
 	}
 }
 
-func isPoll(info lineInfo) bool {
-	return info.canon != nil && info.msg.Kind == format.MsgCall && info.msg.Method == "tasks/get"
+func isPoll(info format.LineInfo) bool {
+	return info.Canon != nil && info.Msg.Kind == format.MsgCall && info.Msg.Method == "tasks/get"
 }
 
 // samePollState reports whether polls a and b were answered with the same
 // state of their task.
-func samePollState(infos []lineInfo, pl *plan, a, b int32) bool {
+func samePollState(infos []format.LineInfo, pl *plan, a, b int32) bool {
 	ra, rb := pl.steps[a].answerAt, pl.steps[b].answerAt
 	if ra < 0 || rb < 0 {
 		return false
 	}
-	sa, oka := pollState(infos[ra].msg)
-	sb, okb := pollState(infos[rb].msg)
+	sa, oka := pollState(infos[ra].Msg)
+	sb, okb := pollState(infos[rb].Msg)
 	return oka && okb && bytes.Equal(sa, sb)
 }
 
@@ -78,9 +78,9 @@ func pollState(m format.MsgInfo) ([]byte, bool) {
 
 // taskWritesBetween reports whether a client line between a and b sends
 // tasks/update or tasks/cancel.
-func taskWritesBetween(infos []lineInfo, pl *plan, a, b int32) bool {
+func taskWritesBetween(infos []format.LineInfo, pl *plan, a, b int32) bool {
 	for j := a + 1; j < b; j++ {
-		if pl.steps[j].client && infos[j].canon != nil && (infos[j].msg.Method == "tasks/update" || infos[j].msg.Method == "tasks/cancel") {
+		if pl.steps[j].client && infos[j].Canon != nil && (infos[j].Msg.Method == "tasks/update" || infos[j].Msg.Method == "tasks/cancel") {
 			return true
 		}
 	}

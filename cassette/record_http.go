@@ -153,7 +153,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.mu.Unlock()
 		return resp, nil
 	}
-	s.sse = isSSE(resp.Header)
+	s.sse = format.IsSSE(resp.Header)
 	s.resp = r.add(hEntry{after: s.req, in: Interaction{Kind: KindResponse, HTTP: &HTTP{Stream: s.n, Status: resp.StatusCode, Headers: resp.Header.Clone()}}})
 	s.last = s.resp
 	r.mu.Unlock()

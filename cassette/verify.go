@@ -95,7 +95,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
 	}
 	o := opts.withLive(live)
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	}()
 	passed := lineSet(recoveredRefusals(c, infos))
 	for i := range c.Interactions {
-		if infos[i].canon == nil || passed[i] {
+		if infos[i].Canon == nil || passed[i] {
 			continue // no message, or a refused copy the live client recovers from itself
 		}
 		if err := v.step(ctx, conn, i); err != nil {
@@ -241,7 +241,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 
 type verifier struct {
 	c           *Cassette
-	infos       []lineInfo
+	infos       []format.LineInfo
 	msgs        chan jsonrpc.Message
 	readErr     error // set when msgs is closed
 	buf         []jsonrpc.Message
@@ -313,7 +313,7 @@ type msgWriter interface {
 func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 	info := &v.infos[i]
 	from := side(&v.c.Interactions[i])
-	switch m := info.msg.ToMessage().(type) {
+	switch m := info.Msg.ToMessage().(type) {
 	case *jsonrpc.Request:
 		if from == FromClient {
 			return v.sendRequest(ctx, conn, m)
@@ -335,7 +335,7 @@ func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 		return nil
 	case *jsonrpc.Response:
 		if from == FromClient {
-			id, ok := v.serverIDs[info.pair]
+			id, ok := v.serverIDs[info.Pair]
 			if !ok {
 				return nil // its request drifted already
 			}
@@ -390,13 +390,13 @@ func unreachable(err error) bool {
 
 // awaitAnswer awaits the live server's answer to the request recorded
 // answer m (of line info) answers.
-func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineInfo, m *jsonrpc.Response) error {
+func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *format.LineInfo, m *jsonrpc.Response) error {
 	if v.refused[m.ID] {
 		return nil // the live transport refused its request
 	}
 	method := ""
-	if p := info.pair; p >= 0 {
-		method = v.infos[p].msg.Method
+	if p := info.Pair; p >= 0 {
+		method = v.infos[p].Msg.Method
 	}
 	if err := v.endListen(ctx, conn, method, m.ID); err != nil {
 		return err
@@ -412,13 +412,13 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 	if err != nil {
 		return err
 	}
-	if method == "tasks/get" && info.pair >= 0 {
-		if got, err = v.settlePoll(ctx, conn, info.pair, info.canon, got); err != nil {
+	if method == "tasks/get" && info.Pair >= 0 {
+		if got, err = v.settlePoll(ctx, conn, info.Pair, info.Canon, got); err != nil {
 			return err
 		}
 	}
-	v.learnState(info.canon, got)
-	v.learnTask(info.canon, got)
+	v.learnState(info.Canon, got)
+	v.learnTask(info.Canon, got)
 	delete(v.outstanding, m.ID)
 	return nil
 }

@@ -38,7 +38,7 @@ func (v *verifier) settlePoll(ctx context.Context, conn interface {
 	if want == "" || want == "working" {
 		return got, nil
 	}
-	req, ok := v.infos[i].msg.ToMessage().(*jsonrpc.Request)
+	req, ok := v.infos[i].Msg.ToMessage().(*jsonrpc.Request)
 	if !ok {
 		return got, nil
 	}

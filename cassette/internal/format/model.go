@@ -227,3 +227,14 @@ func Side(in *Interaction) string {
 	}
 	return in.From
 }
+
+// Recordable are the failure classes an Ending records (ClassStart,
+// ClassPolicy, ClassAuth, ClassProtocol, ClassTimeout, ClassTransport), in the order an
+// error is matched against their sentinels (transport.Class.Err): a
+// replayed ending's error matches the sentinel of its class. They are
+// written as their String ("transport", "broken" once, is read as
+// transport.ClassTransport).
+var Recordable = []transport.Class{
+	transport.ClassStart, transport.ClassPolicy, transport.ClassAuth,
+	transport.ClassProtocol, transport.ClassTimeout, transport.ClassTransport,
+}
