@@ -10,6 +10,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/looprig/mcp/transport"
@@ -84,7 +85,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	evenOutMessages(c)
+	record.EvenOutMessages(c)
 	return c, nil
 }
 
@@ -140,30 +141,6 @@ func (p *pendingCalls) list() []json.RawMessage {
 	return out
 }
 
-// evenOutMessages writes what timing alone orders in a recording of
-// messages one way: a cancellation, an answer and the list changes and
-// listings around it, a notification and the listings around it.
-func evenOutMessages(c *Cassette) {
-	settleCancels(c)
-	floatAnswers(c)
-	floatNotifications(c)
-	redact.RenameStates(c)
-}
-
-// evenOutHTTP is evenOutMessages at the HTTP level, where a notification
-// of the standalone GET or a listen stream and the answers of the calls in
-// flight also reach the recorder in either order, and event ids are
-// numbered in the order written.
-func evenOutHTTP(c *Cassette) {
-	sinkNotifications(c)
-	settleCancels(c)
-	floatAnswers(c)
-	floatNotifications(c)
-	liftSideCloses(c) // again: a cancellation settled may have carried one down
-	redact.RenameEventIDs(c)
-	redact.RenameStates(c)
-}
-
 // heardCalls returns the id keys of the client calls the server showed it
 // had: it answered them, or sent a progress notification with their
 // progress token.
@@ -178,13 +155,13 @@ func heardCalls(entries []recorded) map[string]bool {
 			}
 		case *jsonrpc.Request:
 			if e.from == FromServer && m.Method == "notifications/progress" {
-				tokens[progressToken(m.Params)] = true
+				tokens[record.ProgressToken(m.Params)] = true
 			}
 		}
 	}
 	for _, e := range entries {
 		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
-			if tok := progressToken(m.Params); tok != "" && tokens[tok] {
+			if tok := record.ProgressToken(m.Params); tok != "" && tokens[tok] {
 				heard[format.LiveIDKey(m.ID)] = true
 			}
 		}
@@ -267,7 +244,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	evenOutHTTP(c)
+	record.EvenOutHTTP(c)
 	if err := applyHooks(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}
@@ -392,7 +369,7 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 		case ok && r.IsCall() && r.Method == "subscriptions/listen":
 			listens[format.LiveIDKey(r.ID)] = true
 			last = i
-		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[cancelledID(r.Params)]:
+		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[format.CancelledID(r.Params)]:
 			cancels[i] = true
 		default:
 			last = i
@@ -405,7 +382,7 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 			continue
 		}
 		_, m := msg(i)
-		ended[cancelledID(m.(*jsonrpc.Request).Params)] = i
+		ended[format.CancelledID(m.(*jsonrpc.Request).Params)] = i
 	}
 	return cancels, ended
 }

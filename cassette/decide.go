@@ -220,7 +220,7 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
 		return false
 	}
-	id := cancelledID(r.Params)
+	id := format.CancelledID(r.Params)
 	for line, live := range d.liveID {
 		if format.LiveIDKey(live) != id {
 			continue

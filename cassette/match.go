@@ -99,7 +99,7 @@ func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Me
 	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
 		return 0, false, false
 	}
-	id := cancelledID(r.Params)
+	id := format.CancelledID(r.Params)
 	for line, live := range liveID {
 		if format.LiveIDKey(live) == id {
 			m, err := format.ScanMessage(p.canon[line])

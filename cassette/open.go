@@ -229,7 +229,7 @@ func (p *player) endpointPath() string {
 // hasStandalone reports whether the recording opened the standalone stream.
 func (p *player) hasStandalone() bool {
 	for i := range p.c.Interactions {
-		if standalone(&p.c.Interactions[i]) {
+		if format.Standalone(&p.c.Interactions[i]) {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/looprig/mcp/cassette/internal/format"
@@ -61,7 +60,7 @@ func planMessages(c *Cassette, infos []format.LineInfo, pl *plan) {
 				st.skippable = true
 				if info.Msg.Method == "notifications/cancelled" {
 					st.optional = true
-					if id := cancelledID(info.Msg.Params); id != "" {
+					if id := format.CancelledID(info.Msg.Params); id != "" {
 						gaveUp[id] = true
 					}
 				}
@@ -106,7 +105,7 @@ func afterCancellations(infos []format.LineInfo, pl *plan) {
 	cancels := map[string][]int32{}
 	for j := range pl.steps {
 		if m := &infos[j].Msg; pl.steps[j].client && infos[j].Canon != nil && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
-			id := cancelledID(m.Params)
+			id := format.CancelledID(m.Params)
 			cancels[id] = append(cancels[id], int32(j))
 		}
 	}
@@ -129,19 +128,6 @@ func afterCancellations(infos []format.LineInfo, pl *plan) {
 			}
 		}
 	}
-}
-
-// cancelledID returns the key of the request a notifications/cancelled
-// names, or "".
-func cancelledID(params []byte) string {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return ""
-	}
-	k, _ := format.IDKey(p.RequestID)
-	return k
 }
 
 // streamLines indexes the lines of one HTTP stream.
@@ -187,12 +173,6 @@ func streamIndex(ins []Interaction) map[int]*streamLines {
 	return idx
 }
 
-// standalone reports whether a request opens the standalone GET stream,
-// whose messages relate to no request.
-func standalone(in *Interaction) bool {
-	return in.Kind == KindRequest && in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
-}
-
 // keepsPlaceOnListen reports whether line in, of the stream of req, is a
 // notification a 2026-07-28 subscriptions/listen stream carries (a list
 // change, a resource update) or that stream's close: like the standalone
@@ -229,7 +209,7 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLin
 		sl := idx[in.HTTP.Stream]
 		if in.Kind == KindRequest {
 			st.client = true
-			st.skippable = standalone(in) || info.Canon != nil && info.Msg.Kind == format.MsgNote
+			st.skippable = format.Standalone(in) || info.Canon != nil && info.Msg.Kind == format.MsgNote
 			st.optional = info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method == "notifications/cancelled"
 			st.reply = info.Canon != nil && info.Msg.Kind == format.MsgResponse
 			st.answerAt = int32(info.Pair)
@@ -238,7 +218,7 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLin
 		st.server = true
 		req := &ins[sl.req]
 		st.after = int32(sl.req)
-		if standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.req]) {
+		if format.Standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.req]) {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete

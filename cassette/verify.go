@@ -356,7 +356,7 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 	if m.Method == "notifications/cancelled" {
 		// The call is given up: its answer, if the live server still
 		// gives one, is awaited no more.
-		key := cancelledID(m.Params)
+		key := format.CancelledID(m.Params)
 		v.cancelled[key] = true
 		for id := range v.outstanding {
 			if format.LiveIDKey(id) == key {

@@ -238,3 +238,22 @@ var Recordable = []transport.Class{
 	transport.ClassStart, transport.ClassPolicy, transport.ClassAuth,
 	transport.ClassProtocol, transport.ClassTimeout, transport.ClassTransport,
 }
+
+// CancelledID returns the key of the request a notifications/cancelled
+// names, or "".
+func CancelledID(params []byte) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return ""
+	}
+	k, _ := IDKey(p.RequestID)
+	return k
+}
+
+// Standalone reports whether a request opens the standalone GET stream,
+// whose messages relate to no request.
+func Standalone(in *Interaction) bool {
+	return in.Kind == KindRequest && in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
+}

@@ -1,4 +1,4 @@
-package cassette
+package record
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ var readOnly = map[string]bool{
 	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "skills/list": true, "ping": true,
 }
 
-// floatNotifications writes each server notification that the server sent
+// FloatNotifications writes each server notification that the server sent
 // of its own accord (at the message level, any; at the HTTP level, those
 // of the standalone GET stream and of a 2026-07-28 subscriptions/listen
 // stream) before the read-only exchanges (listings,
@@ -27,7 +27,7 @@ var readOnly = map[string]bool{
 // Replay is only freed by it: a notification goes out once the client
 // messages recorded before it are served. Nothing else moves, and
 // notifications keep their order.
-func floatNotifications(c *Cassette) {
+func FloatNotifications(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
 	floatable := make([]bool, n)  // a line of a read-only exchange
@@ -43,7 +43,7 @@ func floatNotifications(c *Cassette) {
 		}
 		if in.HTTP != nil {
 			st := in.HTTP.Stream
-			if in.Kind == KindRequest {
+			if in.Kind == format.KindRequest {
 				if in.Message != nil && m.Kind == format.MsgCall {
 					reqMethod[st] = m.Method
 				}
@@ -52,21 +52,21 @@ func floatNotifications(c *Cassette) {
 			switch {
 			case readOnly[reqMethod[st]]:
 				floatable[i] = true
-			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == KindEvent && in.Message != nil && m.Kind == format.MsgNote:
+			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == format.KindEvent && in.Message != nil && m.Kind == format.MsgNote:
 				movable[i] = true
 			}
 			continue
 		}
-		if in.Kind != KindMessage {
+		if in.Kind != format.KindMessage {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.Kind == format.MsgCall:
+		case in.From == format.FromClient && m.Kind == format.MsgCall:
 			calls[m.ID] = m.Method
 			floatable[i] = readOnly[m.Method]
-		case in.From == FromServer && m.Kind == format.MsgResponse:
+		case in.From == format.FromServer && m.Kind == format.MsgResponse:
 			floatable[i] = readOnly[calls[m.ID]]
-		case in.From == FromServer && m.Kind == format.MsgNote:
+		case in.From == format.FromServer && m.Kind == format.MsgNote:
 			movable[i] = true
 		}
 	}
@@ -92,7 +92,7 @@ func floatNotifications(c *Cassette) {
 		}
 		// The close lines that follow the event on its stream go with it.
 		k := i + 1
-		for k < n && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[i].HTTP != nil && ins[k].HTTP.Stream == ins[i].HTTP.Stream {
+		for k < n && ins[k].Kind == format.KindClose && ins[k].HTTP != nil && ins[i].HTTP != nil && ins[k].HTTP.Stream == ins[i].HTTP.Stream {
 			k++
 		}
 		rotate(ins[j:k], i-j)
@@ -115,14 +115,14 @@ func rotate[T any](s []T, m int) {
 // ackOf reports whether line i is a notifications/subscriptions/acknowledged
 // and returns the line of the subscriptions/listen request it acknowledges
 // (at HTTP, its stream's request).
-func ackOf(ins []Interaction, i int) (int, bool) {
+func ackOf(ins []format.Interaction, i int) (int, bool) {
 	m, err := format.ScanMessage(ins[i].Message)
 	if err != nil || m.Method != "notifications/subscriptions/acknowledged" {
 		return 0, false
 	}
 	if h := ins[i].HTTP; h != nil {
 		for k := i - 1; k >= 0; k-- {
-			if ins[k].Kind == KindRequest && ins[k].HTTP.Stream == h.Stream {
+			if ins[k].Kind == format.KindRequest && ins[k].HTTP.Stream == h.Stream {
 				return k, true
 			}
 		}
@@ -130,7 +130,7 @@ func ackOf(ins []Interaction, i int) (int, bool) {
 	}
 	id := subscriptionID(m.Params)
 	for k := i - 1; k >= 0 && id != ""; k-- {
-		if in := &ins[k]; in.Kind == KindMessage && in.From == FromClient {
+		if in := &ins[k]; in.Kind == format.KindMessage && in.From == format.FromClient {
 			if q, err := format.ScanMessage(in.Message); err == nil && q.Kind == format.MsgCall && q.Method == "subscriptions/listen" && q.ID == id {
 				return k, true
 			}
@@ -154,7 +154,7 @@ func subscriptionID(params []byte) string {
 	return k
 }
 
-func sameStream(a, b *Interaction) bool {
+func sameStream(a, b *format.Interaction) bool {
 	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
 }
 
@@ -167,34 +167,34 @@ func sameStream(a, b *Interaction) bool {
 // in either order; the notification may well be the call's doing, and goes
 // after its answer. It passes no request, so replay keeps it where it was:
 // it goes out once the client messages recorded before it are served.
-func sinkNotifications(c *Cassette) {
+func sinkNotifications(c *format.Cassette) {
 	liftSideCloses(c)
 	ins := c.Interactions
 	reqAt := map[int]int{} // stream → the line of its request
 	side := map[int]bool{} // streams whose notifications relate to no request
 	for i := range ins {
 		h := ins[i].HTTP
-		if h == nil || ins[i].Kind != KindRequest {
+		if h == nil || ins[i].Kind != format.KindRequest {
 			continue
 		}
 		reqAt[h.Stream] = i
 		m, _ := format.ScanMessage(ins[i].Message)
-		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
+		side[h.Stream] = format.Standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 	}
 	for i := 0; i < len(ins); i++ {
 		h := ins[i].HTTP
 		m, _ := format.ScanMessage(ins[i].Message)
-		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.Kind != format.MsgNote || m.Method == "notifications/subscriptions/acknowledged" {
+		if h == nil || ins[i].Kind != format.KindEvent || !side[h.Stream] || ins[i].Message == nil || m.Kind != format.MsgNote || m.Method == "notifications/subscriptions/acknowledged" {
 			continue
 		}
 		k := i + 1 // the notification and the close lines of its stream after it
-		for k < len(ins) && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
+		for k < len(ins) && ins[k].Kind == format.KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
 			k++
 		}
 		j := k
 		for j < len(ins) {
 			o := ins[j].HTTP
-			if o == nil || ins[j].Kind == KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
+			if o == nil || ins[j].Kind == format.KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
 				break
 			}
 			j++
@@ -222,7 +222,7 @@ func sinkNotifications(c *Cassette) {
 // the end of a listen or standalone stream. The answer passes nothing else: a
 // progress or log notification, a server request, any other client message
 // (a cancellation, an input response) keeps its place before it.
-func floatAnswers(c *Cassette) {
+func floatAnswers(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
 	calls := map[string]string{}  // client call id → method (message level)
@@ -238,33 +238,33 @@ func floatAnswers(c *Cassette) {
 		}
 		listChange := in.Message != nil && m.Kind == format.MsgNote && strings.HasSuffix(m.Method, "/list_changed")
 		if h := in.HTTP; h != nil {
-			if in.Kind == KindRequest {
+			if in.Kind == format.KindRequest {
 				if in.Message != nil && m.Kind == format.MsgCall {
 					reqMethod[h.Stream] = m.Method
 				}
-				side[h.Stream] = standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
+				side[h.Stream] = format.Standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
 			}
 			switch method := reqMethod[h.Stream]; {
 			case readOnly[method]:
 				passable[i] = true
 			case side[h.Stream]:
-				passable[i] = in.Kind == KindEvent && listChange || in.Kind == KindClose
-			case method != "" && in.Message != nil && m.Kind == format.MsgResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
+				passable[i] = in.Kind == format.KindEvent && listChange || in.Kind == format.KindClose
+			case method != "" && in.Message != nil && m.Kind == format.MsgResponse && (in.Kind == format.KindEvent || in.Kind == format.KindResponse):
 				answer[i] = true
 			}
 			continue
 		}
-		if in.Kind != KindMessage {
+		if in.Kind != format.KindMessage {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.Kind == format.MsgCall:
+		case in.From == format.FromClient && m.Kind == format.MsgCall:
 			calls[m.ID] = m.Method
 			passable[i] = readOnly[m.Method]
-		case in.From == FromServer && m.Kind == format.MsgResponse:
+		case in.From == format.FromServer && m.Kind == format.MsgResponse:
 			passable[i] = readOnly[calls[m.ID]]
 			answer[i] = calls[m.ID] != "" && !readOnly[calls[m.ID]]
-		case in.From == FromServer:
+		case in.From == format.FromServer:
 			passable[i] = listChange
 		}
 	}
@@ -281,7 +281,7 @@ func floatAnswers(c *Cassette) {
 			rotate(answer[r:i], 1)
 		}
 		from := i
-		if ins[i-1].Kind == KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
+		if ins[i-1].Kind == format.KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
 			from = i - 1
 		}
 		j := from
@@ -292,7 +292,7 @@ func floatAnswers(c *Cassette) {
 			continue
 		}
 		k := i + 1 // the close lines that follow the answer on its stream go with it
-		for k < n && ins[k].Kind == KindClose && sameStream(&ins[k], &ins[i]) {
+		for k < n && ins[k].Kind == format.KindClose && sameStream(&ins[k], &ins[i]) {
 			k++
 		}
 		rotate(ins[j:k], from-j)
@@ -305,11 +305,11 @@ func floatAnswers(c *Cassette) {
 // bareResponse returns the line of the response (headers, no message)
 // that began answer i's event stream, if only lines an answer may pass
 // (passable, on other streams) come between them; -1 if not.
-func bareResponse(ins []Interaction, passable []bool, i int) int {
+func bareResponse(ins []format.Interaction, passable []bool, i int) int {
 	for r := i - 1; r >= 0; r-- {
 		switch {
 		case sameStream(&ins[r], &ins[i]):
-			if ins[r].Kind == KindResponse && ins[r].Message == nil {
+			if ins[r].Kind == format.KindResponse && ins[r].Message == nil {
 				return r
 			}
 			return -1
@@ -321,13 +321,13 @@ func bareResponse(ins []Interaction, passable []bool, i int) int {
 }
 
 // liftSideCloses writes the close of every listen or standalone stream
-// that was open until the client let it go (EndSession) right after its
+// that was open until the client let it go (format.EndSession) right after its
 // stream's last line, as a close line is written: the client closes such a
 // stream (an unsubscribe, a listen it no longer needs) off its calls'
 // path, so whether the close reaches the recorder before or among the
 // requests that follow is timing, not behaviour. Replay keeps such a
 // stream open until the client closes it, wherever the line is.
-func liftSideCloses(c *Cassette) {
+func liftSideCloses(c *format.Cassette) {
 	ins := c.Interactions
 	side := map[int]bool{}
 	last := map[int]int{} // stream → the index of its last line so far
@@ -336,11 +336,11 @@ func liftSideCloses(c *Cassette) {
 		if h == nil {
 			continue
 		}
-		if ins[i].Kind == KindRequest {
+		if ins[i].Kind == format.KindRequest {
 			m, _ := format.ScanMessage(ins[i].Message)
-			side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
+			side[h.Stream] = format.Standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 		}
-		if j, ok := last[h.Stream]; ok && ins[i].Kind == KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == EndSession && j < i-1 {
+		if j, ok := last[h.Stream]; ok && ins[i].Kind == format.KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == format.EndSession && j < i-1 {
 			rotate(ins[j+1:i+1], i-j-1)
 			for st, k := range last {
 				if k > j {
