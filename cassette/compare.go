@@ -31,6 +31,12 @@ type Drift struct {
 	NewLine int    // its line in the new cassette (for Verify, in DriftError.Live); 0 when that has none
 	Reason  string // "changed", "added", "removed", "answered differently", "not called in NEW", `"v1" -> "v2"`, …
 	Diff    string // a unified line diff of indented JSON (--- OLD +++ NEW; Verify's --- recorded +++ live); "" when there is none to show
+	// Severity weighs the drift: the worst of its changes.
+	Severity Severity
+	// Detail names the changes that weigh (`argument "limit" now
+	// required`), each with its severity when they differ; "" when Reason
+	// says it all.
+	Detail string
 }
 
 // Compare reports how the session recorded in new differs from old's, by
@@ -44,6 +50,27 @@ type Drift struct {
 // numbering of placeholders are ignored; which transport carried a
 // session is not drift. It returns no drifts for equivalent sessions, and
 // an error for options it cannot use or a cassette that would not load.
+//
+// Each drift has a Severity, the worst of its changes:
+//
+//   - breaking: a tool, resource, template, prompt or catalog kind removed;
+//     a required argument added or an optional one made required; an
+//     argument removed, its type or enum narrowed, or a constraint of its
+//     schema changed; an output schema or a MIME type changed; a result's
+//     shape or error changed; a call made in one session only; the
+//     revision, a capability removed, or how the session ended.
+//   - dangerous: a description or the server's instructions changed (a rug
+//     pull); a tool annotation relaxed (readOnlyHint true to false,
+//     destructiveHint false to true, idempotentHint true to false,
+//     openWorldHint false to true, absent hints at the specification's
+//     defaults); a new tool.
+//   - minor: an optional argument added; an argument's description
+//     reworded; a type or enum widened; an argument made optional; an
+//     annotation tightened; a new resource, template or prompt; a
+//     capability added; the server's name; a result's values changed in
+//     the same shape; any other field of an item.
+//   - info: the order of a listing; titles, icons, a resource's name, size
+//     or annotations; the server's version.
 func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 	o := opts.orZero()
 	if err := checkOptions("Compare", o, 0); err != nil {
@@ -67,7 +94,8 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 	// How the session ended goes with the session drift.
 	var end []transcript.Drift
 	if eo, en := endingOf(old), endingOf(new); eo.text != en.text {
-		end = append(end, transcript.Drift{Kind: DriftSession, Subject: "ending", OldLine: eo.line, NewLine: en.line, Reason: fmt.Sprintf("%s -> %s", eo.text, en.text)})
+		end = append(end, transcript.Drift{Kind: DriftSession, Subject: "ending", OldLine: eo.line, NewLine: en.line, Reason: fmt.Sprintf("%s -> %s", eo.text, en.text),
+			Severity: transcript.SessionSeverity("ending", eo.text, en.text)})
 	}
 	k := 0
 	for k < len(ds) && ds[k].Kind == DriftSession {
@@ -76,7 +104,7 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 	ds = append(ds[:k:k], append(end, ds[k:]...)...)
 	out := make([]Drift, len(ds))
 	for i, d := range ds {
-		out[i] = Drift{Kind: d.Kind, Subject: d.Subject, Line: d.OldLine, NewLine: d.NewLine, Reason: d.Reason, Diff: d.Diff}
+		out[i] = Drift{Kind: d.Kind, Subject: d.Subject, Line: d.OldLine, NewLine: d.NewLine, Reason: d.Reason, Detail: d.Detail, Diff: d.Diff, Severity: Severity(d.Severity)}
 	}
 	return out
 }

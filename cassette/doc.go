@@ -96,6 +96,16 @@
 // [Compare] reports how two cassettes' sessions differ; [Verify] drives a
 // live server with a cassette's requests and reports the drift.
 //
+// Each [Drift] has a [Severity], so that a CI job can fail on the changes
+// that matter to it: breaking (something removed, a required argument
+// added, a type narrowed, a result's shape or error changed), dangerous (a
+// description or the instructions changed, an annotation relaxed, a new
+// tool), minor (an optional argument added, a description of an argument
+// reworded) or info (order, titles, icons). [Compare] lists the rules.
+// [Check] looks at one catalog, or several together, for what agents trip
+// over and attackers use; [CatalogOf] reads a cassette's catalog with the
+// fingerprint a client.Definition pins.
+//
 // # Errors
 //
 // A cassette that is truncated, corrupted, of a future version or edited

@@ -51,7 +51,7 @@ func FormatDrifts(ds []Drift, oldName, newName string) string {
 func toTranscriptDrifts(ds []Drift) []transcript.Drift {
 	out := make([]transcript.Drift, len(ds))
 	for i, d := range ds {
-		out[i] = transcript.Drift{Kind: d.Kind, Subject: d.Subject, OldLine: d.Line, NewLine: d.NewLine, Reason: d.Reason, Diff: d.Diff}
+		out[i] = transcript.Drift{Kind: d.Kind, Subject: d.Subject, OldLine: d.Line, NewLine: d.NewLine, Reason: d.Reason, Detail: d.Detail, Diff: d.Diff, Severity: transcript.Severity(d.Severity)}
 	}
 	return out
 }

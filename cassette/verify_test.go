@@ -62,7 +62,7 @@ func TestVerifyReportsDrift(t *testing.T) {
 		t.Fatalf("drifts = %+v, want lines 6 and 16 (the two count results)", derr.Drifts)
 	}
 	for _, d := range derr.Drifts {
-		if d.Kind != cassette.DriftResult || d.Reason != "answered differently" {
+		if d.Kind != cassette.DriftResult || d.Reason != "answered differently" || d.Severity != cassette.SeverityMinor {
 			t.Errorf("drift %+v, want a result drift", d)
 		}
 		// NewLine is the live answer's line in the live session's cassette.
@@ -70,7 +70,7 @@ func TestVerifyReportsDrift(t *testing.T) {
 			t.Errorf("drift %+v does not point at the live answer in DriftError.Live", d)
 		}
 	}
-	mustContain(t, "drift error", err.Error(), path, "result drift:", `tools/call count {"label":"first"}: answered differently (recorded line 6, live line`,
+	mustContain(t, "drift error", err.Error(), path, "result drift:", `[minor] tools/call count {"label":"first"}: answered differently: values changed, same shape (recorded line 6, live line`,
 		"--- recorded\n", "+++ live\n", `-        "text": "first #1",`, `+        "text": "counted first",`)
 	// Ignoring the drifting value makes it pass.
 	if err := verify(t, path, inprocess.New(drifting().srv), &cassette.Options{IgnorePaths: []string{"result.content"}}); err != nil {

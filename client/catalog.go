@@ -105,6 +105,18 @@ func withoutMeta[T any](items []*T, clear func(*T)) []*T {
 	return out
 }
 
+// NewCatalog returns a catalog of the given items, sorted and
+// fingerprinted as Connect builds one: a catalog read from elsewhere (a
+// cassette) gets the fingerprint a Definition pins. It returns an error
+// wrapping ErrInvalidCatalog for a tool listed twice.
+func NewCatalog(tools []*mcp.Tool, resources []*mcp.Resource, templates []*mcp.ResourceTemplate, prompts []*mcp.Prompt) (*Catalog, error) {
+	c := &Catalog{Tools: slices.Clone(tools), Resources: slices.Clone(resources), ResourceTemplates: slices.Clone(templates), Prompts: slices.Clone(prompts)}
+	if err := c.seal(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidCatalog, err)
+	}
+	return c, nil
+}
+
 // seal sorts the catalog, checks it for duplicates and computes its
 // fingerprints.
 func (c *Catalog) seal() error {

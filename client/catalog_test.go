@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -302,5 +303,25 @@ func TestSchemaPreserved(t *testing.T) {
 				t.Errorf("input schema mismatch (-sent +discovered):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestNewCatalog: a catalog built from a connected catalog's items, in
+// another order, has Connect's fingerprints; a tool listed twice is
+// ErrInvalidCatalog.
+func TestNewCatalog(t *testing.T) {
+	leakcheck.Check(t)
+	live := fingerprint(t, toolsServer(map[string]string{"a": "first", "b": "second"}, []string{"a", "b"}))
+	tools := slices.Clone(live.Tools)
+	slices.Reverse(tools)
+	built, err := client.NewCatalog(tools, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built.Fingerprint != live.Fingerprint || !cmp.Equal(built.ToolFingerprints, live.ToolFingerprints) {
+		t.Errorf("NewCatalog fingerprint %s %v, Connect's %s %v", built.Fingerprint, built.ToolFingerprints, live.Fingerprint, live.ToolFingerprints)
+	}
+	if _, err := client.NewCatalog(append(tools, tools[0]), nil, nil, nil); !errors.Is(err, client.ErrInvalidCatalog) {
+		t.Errorf("NewCatalog with a tool twice = %v, want ErrInvalidCatalog", err)
 	}
 }

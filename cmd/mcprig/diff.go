@@ -8,7 +8,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 )
 
-const diffUsage = `usage: mcprig diff [--ignore PATH]... OLD NEW
+const diffUsage = `usage: mcprig diff [--ignore PATH]... [--fail-on LEVEL] [--format FORMAT] OLD NEW
 
 Compares two cassettes of the same server, by their messages, whatever
 their transports (a stdio and an HTTP recording of the same session do not
@@ -27,8 +27,16 @@ Request ids, "_meta", the client's name and version, the numbering of
 redaction placeholders and each --ignore PATH are ignored. Diffs are
 unified line diffs of indented JSON (--- OLD +++ NEW).
 
-Exit status: 0 when nothing drifted, 1 on drift, 2 on a usage error or a
-cassette that does not load (the error names the file and line).
+Each drift has a severity (see mcprig help): breaking (something removed,
+a required argument added, a type narrowed, a result's shape or error
+changed), dangerous (a description or the instructions changed, an
+annotation relaxed, a new tool), minor (an optional argument added, an
+argument's description reworded) or info (order, titles, icons).
+--format junit, json or markdown writes a report for CI instead of text.
+
+Exit status: 0 when no drift is at or above --fail-on (default info: any
+drift), 1 when some is, 2 on a usage error or a cassette that does not
+load (the error names the file and line).
 
 Flags:
 `
@@ -36,19 +44,24 @@ Flags:
 func runDiff(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcprig diff", diffUsage, stderr)
 	var ignore multiFlag
+	var rf reportFlags
 	fs.Var(&ignore, "ignore", "ignore the value at `PATH` (\"result.content.*.text\", \"*\" matches any key); repeatable")
+	rf.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageExit(err)
 	}
 	if fs.NArg() != 2 {
 		return usageError(stderr, "mcprig diff", "want two cassettes, OLD and NEW")
 	}
+	if err := rf.check(); err != nil {
+		return usageError(stderr, "mcprig diff", err.Error())
+	}
 	var cs [2]*cassette.Cassette
 	for i, path := range fs.Args() {
 		c, err := cassette.Load(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcprig diff: %v\n", err)
-			return 2
+			return exitUsage
 		}
 		cs[i] = c
 	}
@@ -56,18 +69,28 @@ func runDiff(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "mcprig diff", err.Error())
 	}
+	rep := newReport("diff", rf.failOn)
+	rep.add(reportCase{Name: cs[0].File + " -> " + cs[1].File, Old: cs[0].File, New: cs[1].File, Items: driftItems(drifts)})
+	code := rep.exit()
+	if rf.format != "text" {
+		if err := rep.write(stdout, rf.format); err != nil {
+			fmt.Fprintf(stderr, "mcprig diff: %v\n", err)
+		}
+		return code
+	}
 	by := ""
 	if a, b := cs[0].Header.Transport, cs[1].Header.Transport; a != b {
 		by = fmt.Sprintf(" (compared by messages: OLD is %s, NEW is %s)", a, b)
 	}
 	if len(drifts) == 0 {
 		fmt.Fprintf(stdout, "no drift between %s and %s%s\n", cs[0].File, cs[1].File, by)
-		return 0
+		return code
 	}
 	fmt.Fprintf(stdout, "--- %s\n+++ %s\n", cs[0].File, cs[1].File)
 	if by != "" {
 		fmt.Fprintf(stdout, "%s\n", by[1:])
 	}
 	io.WriteString(stdout, cassette.FormatDrifts(drifts, "OLD", "NEW"))
-	return 1
+	io.WriteString(stdout, rep.textVerdict())
+	return code
 }

@@ -62,7 +62,7 @@ func TestDiffUsage(t *testing.T) {
 	if code, _, stderr := runMcprig("diff", "one.jsonl"); code != 2 || !strings.Contains(stderr, "want two cassettes") {
 		t.Errorf("diff with one file: exit %d, stderr %q", code, stderr)
 	}
-	if code, _, stderr := runMcprig("diff", "-h"); code != 0 || !strings.Contains(stderr, "Exit status: 0 when nothing drifted, 1 on drift") {
+	if code, _, stderr := runMcprig("diff", "-h"); code != 0 || !strings.Contains(stderr, "Exit status: 0 when no drift is at or above --fail-on") {
 		t.Errorf("diff -h: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -6,13 +6,38 @@
 //	mcprig record -o FILE --upstream URL --listen ADDR   a recording Streamable HTTP proxy
 //	mcprig replay FILE [--listen ADDR]                serve a cassette as an MCP server (stdio or HTTP)
 //	mcprig inspect [--format text|mermaid|html] FILE  a summary, a sequence diagram or an HTML timeline
-//	mcprig diff OLD NEW                               session, catalog and result drift; exit 1 on drift
-//	mcprig verify FILE -- CMD ARGS…                   re-drive a live server with the cassette's requests; exit 1 on drift
+//	mcprig diff OLD NEW                               session, catalog and result drift, by severity
+//	mcprig verify FILE -- CMD ARGS…                   re-drive a live server with the cassette's requests; drift by severity
 //	mcprig verify FILE --upstream URL                 the same against a Streamable HTTP server
+//	mcprig check FILE… [-- CMD ARGS… | --url URL]     hidden instructions, invisible characters, schemas, model names, fingerprint
 //	mcprig upgrade FILE…                              rewrite version-1 cassettes as version 2
 //	mcprig --version                                  this build's version
 //
 // Run `mcprig help` for the full list and `mcprig COMMAND --help` for each.
+//
+// # Gating CI
+//
+// diff, verify and check class each drift or finding by severity
+// (cassette.Severity), worst first: breaking (something removed, a
+// required argument added, a type narrowed, a result's shape or error
+// changed, an invalid schema), dangerous (a description or the
+// instructions changed, an annotation relaxed, a new tool, hidden
+// instructions, invisible characters, a changed fingerprint), minor (an
+// optional argument added, an argument's description reworded) and info
+// (order, titles, icons). --fail-on LEVEL fails on LEVEL or worse; the
+// default, info, fails on anything, as every drift did before severities.
+//
+// --format writes text, junit (a testsuite per command, a testcase per
+// cassette and per check), json (schema "looprig.mcprig.report/v1",
+// documented in REPORT.md beside this file) or markdown (a summary to post
+// on a pull request).
+//
+// Their exit statuses are stable:
+//
+//	0  nothing at or above --fail-on
+//	1  drift or findings at or above --fail-on
+//	2  a usage error, or a cassette that does not load
+//	3  the live server could not be started, or its session failed (verify, check)
 package main
 
 import (
@@ -42,6 +67,7 @@ type command struct {
 
 var commands = map[string]command{
 	"demo":       {"run the adoption proof against the built-in fake server", runDemo, false},
+	"check":      {"check cassettes' or a live server's catalog: hidden instructions, invisible characters, schemas, model names", runCheck, false},
 	"diff":       {"report session, catalog and result drift between two cassettes", runDiff, false},
 	"fakeserver": {"serve the deterministic fake MCP server over stdio", runFakeserver, true},
 	"inspect":    {"show a cassette: a summary, a sequence diagram or an HTML timeline", runInspect, false},
@@ -104,7 +130,31 @@ func usage(w io.Writer) {
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
+	io.WriteString(w, gateHelp)
 }
+
+// gateHelp is what diff, verify and check share: severities, --fail-on,
+// report formats and exit statuses. The package doc says the same.
+const gateHelp = `
+diff, verify and check class each drift or finding by severity, worst first:
+  breaking   something removed, a required argument added, a type narrowed,
+             a result's shape or error changed, an invalid schema
+  dangerous  a description or the instructions changed (a rug pull), an
+             annotation relaxed (read-only to destructive), a new tool,
+             hidden instructions, invisible characters, a changed fingerprint
+  minor      an optional argument added, an argument's description reworded
+  info       order, titles, icons, the server's version
+--fail-on LEVEL fails on LEVEL or worse (default info: anything).
+--format text|junit|json|markdown: text for a person, JUnit XML, a JSON
+report (schema looprig.mcprig.report/v1, see cmd/mcprig/REPORT.md), or a
+Markdown summary for a pull request.
+
+Exit status of diff, verify and check (stable):
+  0  nothing at or above --fail-on
+  1  drift or findings at or above --fail-on
+  2  a usage error, or a cassette that does not load
+  3  the live server could not be started, or its session failed (verify, check)
+`
 
 // version describes this build: mcprig's module version (the tag it was
 // installed at, or "(devel)" when built from a checkout), the VCS revision

@@ -283,7 +283,7 @@ func TestVerifyEveryCassette(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "live.jsonl")
 				args := append([]string{"verify", "--timeout", verifyTimeout, "-o", out, "--env", "GORACE=" + noExitSleep, k.path()}, live...)
 				code, stdout, stderr := runMcprig(args...)
-				if code != 1 || !strings.Contains(stdout, "result drift:\n  tools/call lookup {\"query\":\"close\"}: answered differently") ||
+				if code != 1 || !strings.Contains(stdout, "result drift:\n  [breaking] tools/call lookup {\"query\":\"close\"}: answered differently: error changed") ||
 					!strings.Contains(stdout, `+        "text": "index offline",`) {
 					t.Fatalf("mcprig %s: exit %d, want 1 and the lookup's drift\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}

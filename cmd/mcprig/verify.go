@@ -34,8 +34,12 @@ server whose tools are safe to run again. A request the recorded server
 refused with 401 or 403 and the recorded client sent again (a DPoP nonce
 asked for, the tokenless first request) is sent once.
 
-Exit status: 0 when nothing drifted, 1 on drift or when the live session
-failed, 2 on a usage error or a cassette that does not load.
+Each drift has a severity, as mcprig diff classes it; --format junit,
+json or markdown writes a report for CI instead of text.
+
+Exit status: 0 when no drift is at or above --fail-on (default info: any
+drift), 1 when some is, 2 on a usage error or a cassette that does not
+load, 3 when the live server could not be started or its session failed.
 
 Flags:
 `
@@ -48,6 +52,7 @@ type verifyFlags struct {
 	redact    redactFlags
 	timeout   time.Duration
 	out       string
+	report    reportFlags
 }
 
 func (f *verifyFlags) define(fs *flag.FlagSet) {
@@ -58,6 +63,7 @@ func (f *verifyFlags) define(fs *flag.FlagSet) {
 	f.redact.define(fs)
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "give up on the live session after `D`")
 	fs.StringVar(&f.out, "o", "", "write the live session, as verify drove it, to the cassette `FILE`")
+	f.report.define(fs)
 }
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -81,6 +87,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, "mcprig verify", "nothing to verify against: give -- CMD [ARGS...] or --upstream URL")
 	case f.bearerEnv != "" && f.upstream == "":
 		return usageError(stderr, "mcprig verify", "--bearer-env goes with --upstream")
+	}
+	if err := f.report.check(); err != nil {
+		return usageError(stderr, "mcprig verify", err.Error())
 	}
 	opts := &cassette.Options{IgnorePaths: f.ignore}
 	if err := f.redact.apply(opts); err != nil {
@@ -112,16 +121,41 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "mcprig verify: %v\n", werr)
 		}
 	}
+	return reportVerify(&f, c, describeLive(&f, cmd), err, stdout, stderr)
+}
+
+// reportVerify reports what Verify returned and returns the exit status.
+func reportVerify(f *verifyFlags, c *cassette.Cassette, live string, err error, stdout, stderr io.Writer) int {
+	rep := newReport("verify", f.report.failOn)
+	rc := reportCase{Name: c.File, Old: c.File, New: live}
+	var derr *cassette.DriftError
 	switch {
 	case errors.As(err, &derr):
-		fmt.Fprintf(stdout, "--- %s (recorded)\n+++ %s (live)\n%s", c.File, describeLive(&f, cmd), cassette.FormatDrifts(derr.Drifts, "recorded", "live"))
-		return 1
+		rc.Items = driftItems(derr.Drifts)
+	case err != nil:
+		rc.Error = err.Error()
+	}
+	rep.add(rc)
+	code := rep.exit()
+	if f.report.format != "text" {
+		if werr := rep.write(stdout, f.report.format); werr != nil {
+			fmt.Fprintf(stderr, "mcprig verify: %v\n", werr)
+		}
+		if rc.Error != "" {
+			fmt.Fprintf(stderr, "mcprig verify: %v\n", err)
+		}
+		return code
+	}
+	switch {
+	case derr != nil:
+		fmt.Fprintf(stdout, "--- %s (recorded)\n+++ %s (live)\n%s", c.File, live, cassette.FormatDrifts(derr.Drifts, "recorded", "live"))
+		io.WriteString(stdout, rep.textVerdict())
 	case err != nil:
 		fmt.Fprintf(stderr, "mcprig verify: %v\n", err)
-		return 1
+	default:
+		fmt.Fprintf(stdout, "no drift: %s against %s (%d messages)\n", c.File, live, len(c.Messages()))
 	}
-	fmt.Fprintf(stdout, "no drift: %s against %s (%d messages)\n", c.File, describeLive(&f, cmd), len(c.Messages()))
-	return 0
+	return code
 }
 
 // live returns the factory of the live server.

@@ -33,7 +33,7 @@ func TestVerifyNamesWhatItWaitedFor(t *testing.T) {
 	// machine to answer initialize.
 	code, stdout, stderr := runMcprig("verify", "--timeout", "5s", "--env", "GORACE="+noExitSleep, path, "--", self(t), "fakeserver", "--fault", "hang=lookup")
 	want := "waiting for the answer to tools/call (id 6): context deadline exceeded"
-	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path+":") {
-		t.Errorf("verify against a server whose lookup hangs: exit %d, stderr %q; want 1 and %q with the cassette's line\n%s", code, stderr, want, stdout)
+	if code != 3 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path+":") {
+		t.Errorf("verify against a server whose lookup hangs: exit %d, stderr %q; want 3 and %q with the cassette's line\n%s", code, stderr, want, stdout)
 	}
 }

@@ -26,6 +26,12 @@ type Drift struct {
 	NewLine int    // where the new session has it; 0 when it has not
 	Reason  string // "changed", "added", "removed", "not called in NEW", `"v1" -> "v2"`, …
 	Diff    string // a line diff of indented JSON (-old +new); "" when there is none to show
+	// Severity weighs the drift: the worst of its changes.
+	Severity Severity
+	// Detail names the changes that weigh ("argument \"limit\" now
+	// required"), each with its severity when they differ; "" when Reason
+	// says it all.
+	Detail string
 }
 
 // Compare returns how new differs from old, session drift first, then
@@ -49,24 +55,28 @@ func compareSessions(old, new *Session) []Drift {
 		{"instructions", old.Instructions, new.Instructions},
 	} {
 		if f.old != f.new {
-			out = append(out, Drift{Kind: DriftSession, Subject: f.name, Reason: fmt.Sprintf("%q -> %q", f.old, f.new)})
+			out = append(out, Drift{Kind: DriftSession, Subject: f.name, Reason: fmt.Sprintf("%q -> %q", f.old, f.new), Severity: SessionSeverity(f.name, f.old, f.new)})
 		}
 	}
 	return out
 }
 
-// compareCatalogs compares each catalog kind by key.
+// compareCatalogs compares each catalog kind by key, and classes each
+// drift by the kind's rule (catalogRules).
 func compareCatalogs(old, new *Session, oldName, newName string) []Drift {
 	var out []Drift
 	for _, kind := range Kinds {
-		noun := strings.TrimSuffix(kind, "s")
+		rule := catalogRules[kind]
 		olds, inOld := old.Catalog[kind]
 		news, inNew := new.Catalog[kind]
 		switch {
 		case !inOld && !inNew:
 			continue
-		case inOld != inNew:
-			out = append(out, Drift{Kind: DriftCatalog, Subject: kind, Reason: "listed only in " + map[bool]string{true: oldName, false: newName}[inOld]})
+		case inOld && !inNew:
+			out = append(out, Drift{Kind: DriftCatalog, Subject: kind, Reason: "listed only in " + oldName, Severity: rule.removed})
+			continue
+		case !inOld:
+			out = append(out, Drift{Kind: DriftCatalog, Subject: kind, Reason: "listed only in " + newName, Severity: rule.added})
 			continue
 		}
 		was := map[string]Item{}
@@ -77,23 +87,43 @@ func compareCatalogs(old, new *Session, oldName, newName string) []Drift {
 		for _, it := range news {
 			now[it.Key] = true
 			prev, ok := was[it.Key]
-			subject := fmt.Sprintf("%s %q", noun, it.Key)
+			subject := fmt.Sprintf("%s %q", rule.noun, it.Key)
 			switch {
 			case !ok:
-				out = append(out, Drift{Kind: DriftCatalog, Subject: subject, NewLine: it.Line, Reason: "added"})
+				out = append(out, Drift{Kind: DriftCatalog, Subject: subject, NewLine: it.Line, Reason: "added", Severity: rule.added})
 			default:
 				if d := jsondiff.Diff(oldName, prev.Tree, newName, it.Tree); d != "" {
-					out = append(out, Drift{Kind: DriftCatalog, Subject: subject, OldLine: prev.Line, NewLine: it.Line, Reason: "changed", Diff: d})
+					sev, why := summarise(classifyItem(rule, prev.Tree, it.Tree))
+					out = append(out, Drift{Kind: DriftCatalog, Subject: subject, OldLine: prev.Line, NewLine: it.Line, Reason: "changed", Detail: why, Diff: d, Severity: sev})
 				}
 			}
 		}
 		for _, it := range olds {
 			if !now[it.Key] {
-				out = append(out, Drift{Kind: DriftCatalog, Subject: fmt.Sprintf("%s %q", noun, it.Key), OldLine: it.Line, Reason: "removed"})
+				out = append(out, Drift{Kind: DriftCatalog, Subject: fmt.Sprintf("%s %q", rule.noun, it.Key), OldLine: it.Line, Reason: "removed", Severity: rule.removed})
 			}
+		}
+		if reordered(old.Order[kind], new.Order[kind]) {
+			out = append(out, Drift{Kind: DriftCatalog, Subject: kind, Reason: "listed in another order", Severity: Info})
 		}
 	}
 	return out
+}
+
+// reordered reports whether the keys both lists hold come in another
+// order.
+func reordered(a, b []string) bool {
+	inB := map[string]bool{}
+	for _, k := range b {
+		inB[k] = true
+	}
+	inA := map[string]bool{}
+	for _, k := range a {
+		inA[k] = true
+	}
+	a = slices.DeleteFunc(slices.Clone(a), func(k string) bool { return !inB[k] })
+	b = slices.DeleteFunc(slices.Clone(b), func(k string) bool { return !inA[k] })
+	return !slices.Equal(a, b)
 }
 
 // compareCalls pairs each call in old with the first call in new, not yet
@@ -122,18 +152,20 @@ func compareCalls(old, new *Session, oldName, newName string) []Drift {
 			}
 		}
 		if j < 0 {
-			out = append(out, Drift{Kind: DriftResult, Subject: o.Describe(), OldLine: o.Line, Reason: "not called in " + newName})
+			out = append(out, Drift{Kind: DriftResult, Subject: o.Describe(), OldLine: o.Line, Reason: "not called in " + newName, Severity: Breaking})
 			continue
 		}
 		used[j] = true
 		n := newCalls[j]
-		if d := jsondiff.Diff(oldName, on.answer(o), newName, nn.answer(n)); d != "" {
-			out = append(out, Drift{Kind: DriftResult, Subject: o.Describe(), OldLine: o.AnswerLine, NewLine: n.AnswerLine, Reason: "answered differently", Diff: d})
+		oa, na := on.answer(o), nn.answer(n)
+		if d := jsondiff.Diff(oldName, oa, newName, na); d != "" {
+			sev, why := classifyAnswer(oa, na)
+			out = append(out, Drift{Kind: DriftResult, Subject: o.Describe(), OldLine: o.AnswerLine, NewLine: n.AnswerLine, Reason: "answered differently", Detail: why, Diff: d, Severity: sev})
 		}
 	}
 	for k, n := range newCalls {
 		if !used[k] {
-			out = append(out, Drift{Kind: DriftResult, Subject: n.Describe(), NewLine: n.Line, Reason: "not called in " + oldName})
+			out = append(out, Drift{Kind: DriftResult, Subject: n.Describe(), NewLine: n.Line, Reason: "not called in " + oldName, Severity: Breaking})
 		}
 	}
 	return out
@@ -311,7 +343,10 @@ func Format(b *strings.Builder, drifts []Drift, oldName, newName string) {
 				fmt.Fprintf(b, "\n%s drift:\n", kind)
 				first = false
 			}
-			fmt.Fprintf(b, "  %s: %s", safetext.Line(d.Subject), safetext.Line(d.Reason))
+			fmt.Fprintf(b, "  [%s] %s: %s", d.Severity, safetext.Line(d.Subject), safetext.Line(d.Reason))
+			if d.Detail != "" {
+				fmt.Fprintf(b, ": %s", safetext.Line(d.Detail))
+			}
 			var at []string
 			if d.OldLine > 0 {
 				at = append(at, fmt.Sprintf("%s line %d", oldName, d.OldLine))

@@ -45,6 +45,9 @@ type Session struct {
 	// "prompts"), the items of the last complete listing, sorted by key. A
 	// kind never listed is absent.
 	Catalog map[string][]Item
+	// Order holds, by kind, the keys of Catalog's items in the order the
+	// server listed them.
+	Order map[string][]string
 	// Requests are every request of the session, in order, with their
 	// answers; Calls are those that are not the handshake (IsHandshake) or
 	// a listing.
@@ -85,19 +88,6 @@ type Error struct {
 	Data    any
 }
 
-// Catalog kinds, in the order they are shown.
-var Kinds = []string{"tools", "resources", "resourceTemplates", "prompts", "skills"}
-
-// lists maps a list method to the field of its result that holds the items
-// and the key of each item.
-var lists = map[string]struct{ field, key string }{
-	"tools/list":               {"tools", "name"},
-	"resources/list":           {"resources", "uri"},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
-	"prompts/list":             {"prompts", "name"},
-	"skills/list":              {"skills", "uri"}, // the skills extension (SEP-2640)
-}
-
 // IsListing reports whether method lists a catalog kind.
 func IsListing(method string) bool { _, ok := lists[method]; return ok }
 
@@ -120,7 +110,7 @@ const (
 // handshake): Compare's callers leave out what they ignore there.
 // Messages that are not JSON-RPC are skipped.
 func Read(msgs []Message, filter func([]byte) []byte) *Session {
-	s := &Session{Catalog: map[string][]Item{}, Notifications: map[string]int{}}
+	s := &Session{Catalog: map[string][]Item{}, Order: map[string][]string{}, Notifications: map[string]int{}}
 	type pending struct {
 		c    *Call
 		list string
@@ -284,6 +274,7 @@ func (s *Session) addListing(method string, params map[string]any, res any, line
 	l := lists[method]
 	if _, paged := params["cursor"]; !paged {
 		s.Catalog[l.field] = []Item{}
+		s.Order[l.field] = nil
 	}
 	obj, _ := res.(map[string]any)
 	items, _ := obj[l.field].([]any)
@@ -296,6 +287,7 @@ func (s *Session) addListing(method string, params map[string]any, res any, line
 		delete(tree, "_meta")
 		s.Catalog[l.field] = slices.DeleteFunc(s.Catalog[l.field], func(c Item) bool { return c.Key == key })
 		s.Catalog[l.field] = append(s.Catalog[l.field], Item{Key: key, Tree: tree, Line: line})
+		s.Order[l.field] = append(slices.DeleteFunc(s.Order[l.field], func(k string) bool { return k == key }), key)
 	}
 }
 

@@ -57,7 +57,7 @@ func TestCompareNamesItsSides(t *testing.T) {
 	}
 	var b2 strings.Builder
 	transcript.Format(&b2, ds, "recorded", "live")
-	if !strings.Contains(b2.String(), "result drift:\n  tools/call x: answered differently (recorded line 3, live line 3)\n    --- recorded\n") {
+	if !strings.Contains(b2.String(), "result drift:\n  [minor] tools/call x: answered differently: values changed, same shape (recorded line 3, live line 3)\n    --- recorded\n") {
 		t.Errorf("Format:\n%s", b2.String())
 	}
 }
