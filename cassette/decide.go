@@ -62,10 +62,10 @@ type decision struct {
 	line    int // the recorded line it acts on; resume: the index in sl.events to resume from; -1 for none
 	status  int // status: the HTTP status
 	delay   time.Duration
-	merr    *MismatchError // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
-	err     error          // end, break: the error the session or stream ends with
-	written bool           // break: the request went out whole before the connection broke
-	sl      *streamLines   // resume: the stream
+	merr    *MismatchError      // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
+	err     error               // end, break: the error the session or stream ends with
+	written bool                // break: the request went out whole before the connection broke
+	sl      *format.StreamLines // resume: the stream
 }
 
 // A liveMsg is a live client message as the decider reads it.
@@ -97,7 +97,7 @@ type decider struct {
 
 // dropped is a stream FaultDrop broke.
 type dropped struct {
-	sl      *streamLines
+	sl      *format.StreamLines
 	next    int // the index in sl.events of the event it broke before
 	resumed bool
 }
@@ -154,7 +154,7 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 		return decision{act: actEnd, line: i, err: d.p.faultEnding()}
 	}
 	if d.http {
-		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].first(); first >= fs.end {
+		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); first >= fs.end {
 			// FaultEnd between the request and its response: the server
 			// has the request (and may have run it), then the session
 			// ends with no response, as when a server dies mid-call.
@@ -169,7 +169,7 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 			d.s.void(i)
 			return decision{act: actStatus, line: i, status: code}
 		}
-		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].first(); fs.drop[first] && !d.lost[i] {
+		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); fs.drop[first] && !d.lost[i] {
 			// FaultDrop of a poll's JSON answer, once: the connection
 			// breaks once the poll is written, and its reply is lost. The
 			// poll is voided as for FaultStatus: polled again, it is
@@ -231,8 +231,8 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 			}
 			continue
 		}
-		if sl := d.p.streams[d.p.c.Interactions[line].HTTP.Stream]; sl.close >= 0 {
-			end := d.p.c.Interactions[sl.close].Ending.End
+		if sl := d.p.streams[d.p.c.Interactions[line].HTTP.Stream]; sl.Close >= 0 {
+			end := d.p.c.Interactions[sl.Close].Ending.End
 			return end == EndClient || end == EndSession
 		}
 	}
@@ -252,7 +252,7 @@ func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 		return decision{act: actStatus, line: -1, status: http.StatusMethodNotAllowed}, true // no resumption in that revision
 	}
 	for k := dr.next - 1; k >= 0; k-- {
-		if d.p.c.Interactions[dr.sl.events[k]].HTTP.ID == r.lastEventID {
+		if d.p.c.Interactions[dr.sl.Events[k]].HTTP.ID == r.lastEventID {
 			dr.resumed = true
 			return decision{act: actResume, line: k + 1, sl: dr.sl}, true
 		}
@@ -291,7 +291,7 @@ func (d *decider) release(i int) decision {
 // next-th of sl.events): FaultEnd ends the stream with the session,
 // FaultDrop breaks it, or it awaits its turn and then goes out as release
 // says.
-func (d *decider) due(i int, sl *streamLines, next int) decision {
+func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 	switch {
 	case d.ended || i >= d.p.faults.end:
 		d.ended = true
@@ -306,15 +306,15 @@ func (d *decider) due(i int, sl *streamLines, next int) decision {
 // respond decides the first line of served HTTP stream sl, awaited: its
 // response goes out (later, for FaultDelay); without one, the request
 // fails as recorded, or waits for the client.
-func (d *decider) respond(sl *streamLines) decision {
-	first := sl.first()
-	if first != sl.close {
+func (d *decider) respond(sl *format.StreamLines) decision {
+	first := sl.First()
+	if first != sl.Close {
 		return d.release(first)
 	}
 	// The recorded request got no response: it failed, or the session
 	// ended first.
-	if e := d.p.c.Interactions[sl.close].Ending; e.End == EndError {
-		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.close), written: e.Written}
+	if e := d.p.c.Interactions[sl.Close].Ending; e.End == EndError {
+		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.Close), written: e.Written}
 	}
 	return decision{act: actWait, line: first}
 }
@@ -322,21 +322,21 @@ func (d *decider) respond(sl *streamLines) decision {
 // streamEnd decides how HTTP stream sl ends once its events are out: with
 // the session if FaultEnd cut it; else its close line is awaited, and then
 // (awaited) it ends as recorded.
-func (d *decider) streamEnd(sl *streamLines, awaited bool) decision {
+func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 	switch {
-	case sl.close >= d.p.faults.end:
-		return decision{act: actEnd, line: sl.close, err: io.EOF}
+	case sl.Close >= d.p.faults.end:
+		return decision{act: actEnd, line: sl.Close, err: io.EOF}
 	case !awaited:
-		return decision{act: actAwait, line: sl.close}
+		return decision{act: actAwait, line: sl.Close}
 	}
-	switch d.p.c.Interactions[sl.close].Ending.End {
+	switch d.p.c.Interactions[sl.Close].Ending.End {
 	case EndEOF:
-		return decision{act: actEnd, line: sl.close, err: io.EOF}
+		return decision{act: actEnd, line: sl.Close, err: io.EOF}
 	case EndDropped:
-		return decision{act: actDrop, line: sl.close, err: io.ErrUnexpectedEOF}
+		return decision{act: actDrop, line: sl.Close, err: io.ErrUnexpectedEOF}
 	}
 	// The client ended it, or the session did: wait for the same.
-	return decision{act: actWait, line: sl.close}
+	return decision{act: actWait, line: sl.Close}
 }
 
 // bounded reports whether HTTP line i, not ready, is held for requests the
@@ -376,7 +376,7 @@ func (d *decider) expire(h int) (lines []int, errs []*MismatchError, ok bool) {
 	}
 	p := d.p
 	if d.http {
-		q := p.streams[p.c.Interactions[h].HTTP.Stream].req
+		q := p.streams[p.c.Interactions[h].HTTP.Stream].Req
 		return []int{q}, []*MismatchError{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
 			Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", p.o.wait(), p.describeAll(waited))}}, true
 	}
@@ -470,13 +470,4 @@ func (p *player) answer(i int) []byte {
 // happened there instead of the recording.
 func (p *player) faultError(i int, what string) *RecordedError {
 	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
-}
-
-// first returns the stream's first line after its request: its response,
-// else its close.
-func (sl *streamLines) first() int {
-	if sl.resp < 0 {
-		return sl.close
-	}
-	return sl.resp
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/sse"
 )
@@ -28,7 +29,7 @@ func applyHooks(c *Cassette, hooks []hook.Hook, discardOK bool, kinds ...hook.Ki
 	if len(run) == 0 {
 		return nil
 	}
-	idx := streamIndex(c.Interactions)
+	idx := format.StreamIndex(c.Interactions)
 	streams := make([]int, 0, len(idx))
 	for s := range idx {
 		streams = append(streams, s)
@@ -65,17 +66,17 @@ func bodyText(in *Interaction) string {
 	return in.Text
 }
 
-func toExchange(ins []Interaction, sl *streamLines) *hook.Exchange {
-	req := &ins[sl.req]
+func toExchange(ins []Interaction, sl *format.StreamLines) *hook.Exchange {
+	req := &ins[sl.Req]
 	vi := &hook.Exchange{Method: req.HTTP.Method, URL: req.HTTP.URL, ReqHeaders: req.HTTP.Headers.Clone(), ReqBody: bodyText(req)}
-	if sl.resp < 0 {
+	if sl.Resp < 0 {
 		return vi
 	}
-	resp := &ins[sl.resp]
+	resp := &ins[sl.Resp]
 	vi.Code, vi.Status, vi.RespHeaders, vi.RespBody = resp.HTTP.Status, http.StatusText(resp.HTTP.Status), resp.HTTP.Headers.Clone(), bodyText(resp)
-	if len(sl.events) > 0 {
+	if len(sl.Events) > 0 {
 		var buf []byte
-		for _, i := range sl.events {
+		for _, i := range sl.Events {
 			buf, _ = sse.Append(buf, eventOf(&ins[i])) // a hook sees what Append can write
 		}
 		vi.RespBody = string(buf)
@@ -83,16 +84,16 @@ func toExchange(ins []Interaction, sl *streamLines) *hook.Exchange {
 	return vi
 }
 
-func fromExchange(ins []Interaction, sl *streamLines, vi *hook.Exchange) error {
-	req := &ins[sl.req]
+func fromExchange(ins []Interaction, sl *format.StreamLines, vi *hook.Exchange) error {
+	req := &ins[sl.Req]
 	req.HTTP.Method, req.HTTP.URL, req.HTTP.Headers = vi.Method, vi.URL, emptyNil(vi.ReqHeaders)
 	setBodyText(req, vi.ReqBody)
-	if sl.resp < 0 {
+	if sl.Resp < 0 {
 		return nil
 	}
-	resp := &ins[sl.resp]
+	resp := &ins[sl.Resp]
 	resp.HTTP.Status, resp.HTTP.Headers = vi.Code, emptyNil(vi.RespHeaders)
-	if len(sl.events) == 0 {
+	if len(sl.Events) == 0 {
 		setBodyText(resp, vi.RespBody)
 		return nil
 	}
@@ -100,10 +101,10 @@ func fromExchange(ins []Interaction, sl *streamLines, vi *hook.Exchange) error {
 	if err != nil {
 		return err
 	}
-	if len(evs) != len(sl.events) {
-		return fmt.Errorf("the stream's %d events became %d: a hook may change events, not add or remove them", len(sl.events), len(evs))
+	if len(evs) != len(sl.Events) {
+		return fmt.Errorf("the stream's %d events became %d: a hook may change events, not add or remove them", len(sl.Events), len(evs))
 	}
-	for k, i := range sl.events {
+	for k, i := range sl.Events {
 		in := &ins[i]
 		in.HTTP.Event, in.HTTP.ID, in.HTTP.Retry = evs[k].Name, evs[k].ID, evs[k].Retry
 		in.Message, in.Text = nil, ""

@@ -8,13 +8,13 @@ import (
 
 // buildPlan computes the scheduler's steps of c (which analyse accepted,
 // with what it learnt in infos), at the message level or the HTTP level.
-func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*streamLines) {
+func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*format.StreamLines) {
 	n := len(c.Interactions)
 	pl := &plan{steps: make([]step, n)}
 	for i := range pl.steps {
 		pl.steps[i].after, pl.steps[i].call, pl.steps[i].answerAt, pl.steps[i].endsAt = -1, -1, -1, -1
 	}
-	var streams map[int]*streamLines
+	var streams map[int]*format.StreamLines
 	if c.Kind().String() == "streamablehttp" {
 		streams = planHTTP(c, infos, pl)
 	} else {
@@ -130,49 +130,6 @@ func afterCancellations(infos []format.LineInfo, pl *plan) {
 	}
 }
 
-// streamLines indexes the lines of one HTTP stream.
-type streamLines struct {
-	req, resp, close int // -1 when absent
-	events           []int
-}
-
-// lines returns the stream's lines after its request, in order: the
-// response, the events, the close.
-func (sl *streamLines) lines() []int {
-	out := make([]int, 0, len(sl.events)+2)
-	if sl.resp >= 0 {
-		out = append(out, sl.resp)
-	}
-	out = append(out, sl.events...)
-	if sl.close >= 0 {
-		out = append(out, sl.close)
-	}
-	return out
-}
-
-// streamIndex indexes the HTTP lines of ins by stream.
-func streamIndex(ins []Interaction) map[int]*streamLines {
-	idx := map[int]*streamLines{}
-	for i := range ins {
-		in := &ins[i]
-		if in.HTTP == nil {
-			continue
-		}
-		s := idx[in.HTTP.Stream]
-		switch in.Kind {
-		case KindRequest:
-			idx[in.HTTP.Stream] = &streamLines{req: i, resp: -1, close: -1}
-		case KindResponse:
-			s.resp = i
-		case KindEvent:
-			s.events = append(s.events, i)
-		case KindClose:
-			s.close = i
-		}
-	}
-	return idx
-}
-
 // keepsPlaceOnListen reports whether line in, of the stream of req, is a
 // notification a 2026-07-28 subscriptions/listen stream carries (a list
 // change, a resource update) or that stream's close: like the standalone
@@ -198,9 +155,9 @@ func keepsPlaceOnListen(in, req *Interaction, info, reqInfo format.LineInfo) boo
 // the standalone GET stream and the notifications of a subscriptions/listen
 // stream, which keep their place; an answer on a resumed stream waits for
 // its call as well.
-func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLines {
+func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.StreamLines {
 	ins := c.Interactions
-	idx := streamIndex(ins)
+	idx := format.StreamIndex(ins)
 	for i := range ins {
 		in, st, info := &ins[i], &pl.steps[i], &infos[i]
 		if in.HTTP == nil {
@@ -216,15 +173,15 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLin
 			continue
 		}
 		st.server = true
-		req := &ins[sl.req]
-		st.after = int32(sl.req)
-		if format.Standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.req]) {
+		req := &ins[sl.Req]
+		st.after = int32(sl.Req)
+		if format.Standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.Req]) {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete
 		if info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 && side(in) == FromServer {
 			st.answer = true
-			if int(info.Pair) != sl.req {
+			if int(info.Pair) != sl.Req {
 				st.call = int32(info.Pair)
 			}
 		}
@@ -242,7 +199,7 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*streamLin
 	}
 	for stream, js := range answersTo {
 		k := 0
-		for _, l := range idx[stream].lines() {
+		for _, l := range idx[stream].Lines() {
 			for k < len(js) && int(js[k]) < l {
 				k++
 			}

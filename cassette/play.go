@@ -18,7 +18,7 @@ type player struct {
 	pl      *plan
 	canon   [][]byte           // each line's message, canonical; nil without one
 	index   map[string][]int32 // match key → the client lines with it, in order
-	streams map[int]*streamLines
+	streams map[int]*format.StreamLines
 	faults  *faults
 }
 

@@ -65,13 +65,13 @@ func newPlayHTTP(p *player, rep *report) *playHTTP {
 // lines returns the lines to serve stream sl from: the recorded ones, or,
 // with replay hooks, their copy, which the hooks see just before the
 // stream's response is first served, as go-vcr runs them.
-func (h *playHTTP) lines(sl *streamLines) ([]Interaction, error) {
+func (h *playHTTP) lines(sl *format.StreamLines) ([]Interaction, error) {
 	if h.view == nil {
 		return h.p.c.Interactions, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.view[sl.req].HTTP.Stream
+	s := h.view[sl.Req].HTTP.Stream
 	if h.hooked[s] {
 		return h.view, nil
 	}
@@ -143,8 +143,8 @@ func (h *playHTTP) request(req *http.Request, body []byte) (*liveReq, decision) 
 
 // serve answers a served request with its recorded stream sl, once the
 // decider releases its first line.
-func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *streamLines) (*http.Response, error) {
-	if err := h.await(req.Context(), sl.first(), nil); err != nil {
+func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLines) (*http.Response, error) {
+	if err := h.await(req.Context(), sl.First(), nil); err != nil {
 		var merr *MismatchError
 		if errors.As(err, &merr) {
 			return refuse(req, live, merr), nil
@@ -350,12 +350,12 @@ var errBodyClosed = errors.New("cassette: body closed")
 
 // response builds the recorded response of stream sl, as the replay hooks
 // leave it.
-func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response, error) {
+func (h *playHTTP) response(req *http.Request, sl *format.StreamLines) (*http.Response, error) {
 	ins, err := h.lines(sl)
 	if err != nil {
 		return nil, err
 	}
-	in := &ins[sl.resp]
+	in := &ins[sl.Resp]
 	origin := requestOrigin(req)
 	resp := &http.Response{
 		StatusCode: in.HTTP.Status,
@@ -374,7 +374,7 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins, origin: origin}
 		return resp, nil
 	}
-	data := h.payload(ins, sl.resp, origin)
+	data := h.payload(ins, sl.Resp, origin)
 	resp.ContentLength = int64(len(data))
 	if len(data) == 0 {
 		resp.Body = http.NoBody
@@ -455,7 +455,7 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 // scheduler releases it, then ends it as recorded.
 type playBody struct {
 	h      *playHTTP
-	sl     *streamLines
+	sl     *format.StreamLines
 	ins    []Interaction // the lines it is served from (playHTTP.lines)
 	origin string        // the request's origin, put back in its events
 	ctx    context.Context
@@ -471,11 +471,11 @@ func (b *playBody) Read(p []byte) (int, error) {
 		if b.done != nil {
 			return 0, b.done
 		}
-		if b.next == len(b.sl.events) {
+		if b.next == len(b.sl.Events) {
 			b.done = b.end()
 			continue
 		}
-		i := b.sl.events[b.next]
+		i := b.sl.Events[b.next]
 		dec := b.h.decide(func(d *decider) decision { return d.due(i, b.sl, b.next) })
 		if dec.act == actEnd || dec.act == actDrop {
 			b.done = dec.err
@@ -524,7 +524,7 @@ func (b *playBody) end() error {
 		dec := b.h.decide(func(d *decider) decision { return d.streamEnd(b.sl, awaited) })
 		switch dec.act {
 		case actAwait:
-			if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
+			if err := b.h.await(b.ctx, b.sl.Close, b.closed); err != nil {
 				return err
 			}
 			continue

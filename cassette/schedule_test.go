@@ -168,7 +168,7 @@ func (h *harness) drain() {
 		progress = false
 		for _, stream := range h.streamsServed() {
 			sl := h.p.streams[stream]
-			ls := sl.lines()
+			ls := sl.Lines()
 			for h.read[stream] < len(ls) && h.s.ready(ls[h.read[stream]]) {
 				if l := ls[h.read[stream]]; !h.s.failed[l] { // a failed line's reader got the error
 					fmt.Fprintf(h.out, "stream %d: %d\n", stream, h.p.c.Line(l))
@@ -184,7 +184,7 @@ func (h *harness) drain() {
 func (h *harness) streamsServed() []int {
 	var out []int
 	for stream, sl := range h.p.streams {
-		if h.s.served[sl.req] {
+		if h.s.served[sl.Req] {
 			out = append(out, stream)
 		}
 	}
@@ -203,7 +203,7 @@ func (h *harness) awaited() []int {
 		}
 	} else {
 		for _, stream := range h.streamsServed() {
-			ls := h.p.streams[stream].lines()
+			ls := h.p.streams[stream].Lines()
 			if k := h.read[stream]; k < len(ls) && !h.s.ready(ls[k]) {
 				out = append(out, ls[k])
 			}
