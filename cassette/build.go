@@ -12,7 +12,6 @@ import (
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
-	"github.com/looprig/mcp/internal/canonjson"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -245,7 +244,7 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		return nil, ErrIncomplete
 	}
 	record.EvenOutHTTP(c)
-	if err := applyHooks(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
+	if err := hook.Apply(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -293,7 +292,7 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	if len(raw) == 0 {
 		return in, nil
 	}
-	canon, info, ok := asMessage(raw)
+	canon, info, ok := format.AsMessage(raw)
 	if !ok {
 		in.Text = redact.RenameOrigin(b.origin, red.Text(string(raw)))
 		return in, nil
@@ -453,17 +452,6 @@ func lastRequest(entries []hEntry, skip map[int]bool) int {
 		}
 	}
 	return last
-}
-
-// asMessage reports whether raw is a JSON-RPC message, and returns it
-// canonical.
-func asMessage(raw []byte) ([]byte, format.MsgInfo, bool) {
-	canon, err := canonjson.CanonicalNested(raw, 1) // as a line holds it
-	if err != nil {
-		return nil, format.MsgInfo{}, false
-	}
-	info, err := format.ScanMessage(canon)
-	return canon, info, err == nil
 }
 
 // lineOrder returns the order in which entries are written: as captured,

@@ -20,9 +20,10 @@ const self = "github.com/looprig/mcp/cassette"
 // flow lists package cassette's internal packages in the order data flows
 // through them: bytes → lines → model → plan → players. format reads and
 // writes the model; redact takes secrets, origins and made-up ids out of
-// it; record orders what timing decides in a recording; hook holds only the types that package cassette/vcr
-// adapts go-vcr's hooks to, which recording and replay run.
-var flow = []string{"format", "redact", "record", "hook"}
+// it; hook runs go-vcr's hooks (adapted by package cassette/vcr) on a
+// cassette's exchanges, for recording and replay; record orders what
+// timing decides in a recording.
+var flow = []string{"format", "redact", "hook", "record"}
 
 // deps returns the packages that package cassette links, each with the
 // packages it imports, as go list reports them.

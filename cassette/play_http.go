@@ -76,14 +76,14 @@ func (h *playHTTP) lines(sl *format.StreamLines) ([]Interaction, error) {
 		return h.view, nil
 	}
 	h.hooked[s] = true
-	vi := toExchange(h.view, sl)
+	vi := hook.ToExchange(h.view, sl)
 	vi.ID = s - 1
 	for _, hk := range h.hooks {
 		if err := hk.Run(vi); err != nil {
 			return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hk.Kind, s, err)
 		}
 	}
-	if err := fromExchange(h.view, sl, vi); err != nil {
+	if err := hook.FromExchange(h.view, sl, vi); err != nil {
 		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hook.BeforeReplay, s, err)
 	}
 	return h.view, nil

@@ -127,7 +127,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
 	defer close(s.settled)
-	if _, m, ok := asMessage(body); ok && m.Kind != format.MsgCall {
+	if _, m, ok := format.AsMessage(body); ok && m.Kind != format.MsgCall {
 		s.noCall = true
 	}
 	r.streams = append(r.streams, s)

@@ -316,3 +316,14 @@ func SkipValue(b []byte, i int) (int, error) {
 	}
 	return j, nil
 }
+
+// AsMessage reports whether raw is a JSON-RPC message, and returns it
+// canonical.
+func AsMessage(raw []byte) ([]byte, MsgInfo, bool) {
+	canon, err := canonjson.CanonicalNested(raw, 1) // as a line holds it
+	if err != nil {
+		return nil, MsgInfo{}, false
+	}
+	info, err := ScanMessage(canon)
+	return canon, info, err == nil
+}

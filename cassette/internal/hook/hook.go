@@ -1,6 +1,8 @@
-// Package hook holds the hooks and storage that package cassette/vcr
-// adapts from go-vcr, in types of its own, so that package cassette runs
-// them without linking go-vcr.
+// Package hook runs the hooks that package cassette/vcr adapts from
+// go-vcr on a cassette's exchanges, in types of its own (Exchange, Hook,
+// FS), so that package cassette runs them without linking go-vcr.
+// Recording runs AfterCapture and BeforeSave hooks on every exchange;
+// replay runs BeforeReplay hooks on an exchange just before serving it.
 package hook
 
 import "net/http"

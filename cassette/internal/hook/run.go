@@ -1,4 +1,4 @@
-package cassette
+package hook
 
 import (
 	"fmt"
@@ -6,19 +6,18 @@ import (
 	"slices"
 
 	"github.com/looprig/mcp/cassette/internal/format"
-	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/sse"
 )
 
-// applyHooks runs the hooks of the given kinds, in that order, on every
-// exchange of c, presented as a hook.Exchange (package cassette/vcr shows
+// Apply runs the hooks of the given kinds, in that order, on every
+// exchange of c, presented as a Exchange (package cassette/vcr shows
 // it to go-vcr hooks as an Interaction), the body of an event stream being
 // its events as event-stream text. What a hook changes
 // is written back, except that it may not change the number of events of a
 // stream. An exchange a hook marks DiscardOnSave is left out (when
 // discardOK: in recording).
-func applyHooks(c *Cassette, hooks []hook.Hook, discardOK bool, kinds ...hook.Kind) error {
-	var run []hook.Hook
+func Apply(c *format.Cassette, hooks []Hook, discardOK bool, kinds ...Kind) error {
+	var run []Hook
 	for _, k := range kinds {
 		for _, h := range hooks {
 			if h.Run != nil && h.Kind == k {
@@ -38,7 +37,7 @@ func applyHooks(c *Cassette, hooks []hook.Hook, discardOK bool, kinds ...hook.Ki
 	discard := map[int]bool{}
 	for n, s := range streams {
 		sl := idx[s]
-		vi := toExchange(c.Interactions, sl)
+		vi := ToExchange(c.Interactions, sl)
 		vi.ID = n
 		for _, h := range run {
 			if err := h.Run(vi); err != nil {
@@ -49,26 +48,26 @@ func applyHooks(c *Cassette, hooks []hook.Hook, discardOK bool, kinds ...hook.Ki
 			discard[s] = true
 			continue
 		}
-		if err := fromExchange(c.Interactions, sl, vi); err != nil {
+		if err := FromExchange(c.Interactions, sl, vi); err != nil {
 			return fmt.Errorf("%s hook on stream %d: %w", run[0].Kind, s, err)
 		}
 	}
 	if len(discard) > 0 {
-		c.Interactions = slices.DeleteFunc(c.Interactions, func(in Interaction) bool { return in.HTTP != nil && discard[in.HTTP.Stream] })
+		c.Interactions = slices.DeleteFunc(c.Interactions, func(in format.Interaction) bool { return in.HTTP != nil && discard[in.HTTP.Stream] })
 	}
 	return nil
 }
 
-func bodyText(in *Interaction) string {
+func bodyText(in *format.Interaction) string {
 	if in.Message != nil {
 		return string(in.Message)
 	}
 	return in.Text
 }
 
-func toExchange(ins []Interaction, sl *format.StreamLines) *hook.Exchange {
+func ToExchange(ins []format.Interaction, sl *format.StreamLines) *Exchange {
 	req := &ins[sl.Req]
-	vi := &hook.Exchange{Method: req.HTTP.Method, URL: req.HTTP.URL, ReqHeaders: req.HTTP.Headers.Clone(), ReqBody: bodyText(req)}
+	vi := &Exchange{Method: req.HTTP.Method, URL: req.HTTP.URL, ReqHeaders: req.HTTP.Headers.Clone(), ReqBody: bodyText(req)}
 	if sl.Resp < 0 {
 		return vi
 	}
@@ -84,7 +83,7 @@ func toExchange(ins []Interaction, sl *format.StreamLines) *hook.Exchange {
 	return vi
 }
 
-func fromExchange(ins []Interaction, sl *format.StreamLines, vi *hook.Exchange) error {
+func FromExchange(ins []format.Interaction, sl *format.StreamLines, vi *Exchange) error {
 	req := &ins[sl.Req]
 	req.HTTP.Method, req.HTTP.URL, req.HTTP.Headers = vi.Method, vi.URL, emptyNil(vi.ReqHeaders)
 	setBodyText(req, vi.ReqBody)
@@ -116,7 +115,7 @@ func fromExchange(ins []Interaction, sl *format.StreamLines, vi *hook.Exchange) 
 }
 
 // eventOf returns the event a line holds.
-func eventOf(in *Interaction) sse.Event {
+func eventOf(in *format.Interaction) sse.Event {
 	e := sse.Event{Name: in.HTTP.Event, ID: in.HTTP.ID, Retry: in.HTTP.Retry}
 	if in.Message != nil {
 		e.Data = in.Message
@@ -127,12 +126,12 @@ func eventOf(in *Interaction) sse.Event {
 }
 
 // setBodyText sets a line's body: a JSON-RPC message if it is one, else text.
-func setBodyText(in *Interaction, s string) {
+func setBodyText(in *format.Interaction, s string) {
 	in.Message, in.Text = nil, ""
 	if s == "" {
 		return
 	}
-	if canon, _, ok := asMessage([]byte(s)); ok {
+	if canon, _, ok := format.AsMessage([]byte(s)); ok {
 		in.Message = canon
 		return
 	}
