@@ -10,7 +10,7 @@ import (
 )
 
 // Apply runs the hooks of the given kinds, in that order, on every
-// exchange of c, presented as a Exchange (package cassette/vcr shows
+// exchange of c, presented as an Exchange (package cassette/vcr shows
 // it to go-vcr hooks as an Interaction), the body of an event stream being
 // its events as event-stream text. What a hook changes
 // is written back, except that it may not change the number of events of a
