@@ -3,6 +3,8 @@ package cassette
 import (
 	"strings"
 	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // TestStreamCheck: each rule of an HTTP cassette's streams refuses the
@@ -38,7 +40,7 @@ func TestStreamCheck(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(c)
 			}
-			_, err = analyse(c)
+			_, err = format.Analyse(c)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("analyse: %v, want it taken", err)

@@ -1,18 +1,17 @@
 package cassette
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
-
-	"github.com/looprig/mcp/internal/canonjson"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/record"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -30,7 +29,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	red := newRedactor(o)
 	secret := secretHeaderSet(o)
 	for _, h := range learned {
-		red.learnHeaders(secret, h)
+		red.LearnHeaders(secret, h)
 	}
 	var hs headerScan
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: kind.String()}}
@@ -49,14 +48,14 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 		if skip[i] {
 			continue
 		}
-		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[liveIDKey(r.ID)] {
+		if r, ok := e.msg.(*jsonrpc.Request); ok && e.failed && r.IsCall() && heard[format.LiveIDKey(r.ID)] {
 			// The write failed (its context ended while the transport
 			// waited to hear it was taken: legacy SSE's 202), but the
 			// server had it: it answered, or told of its progress.
 			e.failed = false
 		}
 		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == FromServer && e.end == nil && !e.failed {
-			if at, ok := ended[liveIDKey(r.ID)]; ok && i > at {
+			if at, ok := ended[format.LiveIDKey(r.ID)]; ok && i > at {
 				continue // the listen's answer to the client's closing cancellation
 			}
 		}
@@ -77,7 +76,7 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if !serverEnded {
 		end := &Ending{End: EndClient, Pending: pend.list()}
 		if len(stderr) > 0 {
-			end.Stderr = red.text(string(stderr))
+			end.Stderr = red.Text(string(stderr))
 		}
 		c.Interactions = append(c.Interactions, Interaction{Kind: KindClose, Ending: end})
 	}
@@ -85,24 +84,24 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	evenOutMessages(c)
+	record.EvenOutMessages(c)
 	return c, nil
 }
 
 // messageLine encodes entry e, a message, as its line: canonical, scanned
 // for the header (hs) and the calls left pending (pend), redacted.
-func messageLine(e recorded, red *redactor, hs *headerScan, pend *pendingCalls) (Interaction, error) {
-	canon, err := canonicalMessage(e.msg)
+func messageLine(e recorded, red *redact.Redactor, hs *headerScan, pend *pendingCalls) (Interaction, error) {
+	canon, err := format.CanonicalMessage(e.msg)
 	if err != nil {
 		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
-	info, err := scanMessage(canon)
+	info, err := format.ScanMessage(canon)
 	if err != nil {
 		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
 	hs.scan(e.from, &info)
 	pend.note(e.from, &info)
-	if canon, err = red.message(canon); err != nil {
+	if canon, err = red.Message(canon); err != nil {
 		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
 	return Interaction{Kind: KindMessage, From: e.from, Message: canon}, nil
@@ -115,18 +114,18 @@ type pendingCalls struct {
 }
 
 // note counts a message of the session, from its side.
-func (p *pendingCalls) note(from string, info *msgInfo) {
+func (p *pendingCalls) note(from string, info *format.MsgInfo) {
 	switch {
-	case from == FromClient && info.kind == kindCall:
+	case from == FromClient && info.Kind == format.MsgCall:
 		if p.raw == nil {
 			p.raw = map[string][]byte{}
 		}
-		if _, ok := p.raw[info.id]; !ok {
-			p.order = append(p.order, info.id)
+		if _, ok := p.raw[info.ID]; !ok {
+			p.order = append(p.order, info.ID)
 		}
-		p.raw[info.id] = info.rawID
-	case from == FromServer && info.kind == kindResponse:
-		delete(p.raw, info.id)
+		p.raw[info.ID] = info.RawID
+	case from == FromServer && info.Kind == format.MsgResponse:
+		delete(p.raw, info.ID)
 	}
 }
 
@@ -141,30 +140,6 @@ func (p *pendingCalls) list() []json.RawMessage {
 	return out
 }
 
-// evenOutMessages writes what timing alone orders in a recording of
-// messages one way: a cancellation, an answer and the list changes and
-// listings around it, a notification and the listings around it.
-func evenOutMessages(c *Cassette) {
-	settleCancels(c)
-	floatAnswers(c)
-	floatNotifications(c)
-	renameStates(c)
-}
-
-// evenOutHTTP is evenOutMessages at the HTTP level, where a notification
-// of the standalone GET or a listen stream and the answers of the calls in
-// flight also reach the recorder in either order, and event ids are
-// numbered in the order written.
-func evenOutHTTP(c *Cassette) {
-	sinkNotifications(c)
-	settleCancels(c)
-	floatAnswers(c)
-	floatNotifications(c)
-	liftSideCloses(c) // again: a cancellation settled may have carried one down
-	renameEventIDs(c)
-	renameStates(c)
-}
-
 // heardCalls returns the id keys of the client calls the server showed it
 // had: it answered them, or sent a progress notification with their
 // progress token.
@@ -175,18 +150,18 @@ func heardCalls(entries []recorded) map[string]bool {
 		switch m := e.msg.(type) {
 		case *jsonrpc.Response:
 			if e.from == FromServer {
-				heard[liveIDKey(m.ID)] = true
+				heard[format.LiveIDKey(m.ID)] = true
 			}
 		case *jsonrpc.Request:
 			if e.from == FromServer && m.Method == "notifications/progress" {
-				tokens[progressToken(m.Params)] = true
+				tokens[record.ProgressToken(m.Params)] = true
 			}
 		}
 	}
 	for _, e := range entries {
 		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
-			if tok := progressToken(m.Params); tok != "" && tokens[tok] {
-				heard[liveIDKey(m.ID)] = true
+			if tok := record.ProgressToken(m.Params); tok != "" && tokens[tok] {
+				heard[format.LiveIDKey(m.ID)] = true
 			}
 		}
 	}
@@ -197,14 +172,14 @@ func heardCalls(entries []recorded) map[string]bool {
 // status and the tail of its standard error, or the error that ended
 // reading (its text only when no exit status explains it: a process id in
 // it would make every recording differ).
-func serverEnding(e recorded, red *redactor) *Ending {
+func serverEnding(e recorded, red *redact.Redactor) *Ending {
 	end := &Ending{End: EndError, Class: e.class}
 	if errors.Is(e.end, io.EOF) {
 		end.End = EndEOF
 	}
 	d := e.diag
 	if d != nil {
-		end.Stderr = red.text(string(d.Stderr))
+		end.Stderr = red.Text(string(d.Stderr))
 		if d.Exited {
 			end.Exit = &Exit{Code: d.ExitCode, Signal: d.Signal}
 		}
@@ -213,21 +188,21 @@ func serverEnding(e recorded, red *redactor) *Ending {
 		}
 	}
 	if end.End == EndError && (d == nil || !d.Exited) {
-		end.Error = red.text(e.end.Error())
+		end.Error = red.Text(e.end.Error())
 	}
 	return end
 }
 
 // buildHTTP turns a captured HTTP session into a redacted cassette.
 func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, error) {
-	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: eventIDs{}, sessions: sessionIDs(entries),
+	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: redact.EventIDs{}, sessions: sessionIDs(entries),
 		calls: map[int]string{}, answered: map[int]bool{}, resumed: map[int]bool{}}
 	// Every credential the transport sent, and every cookie the server set,
 	// is redacted wherever it appears, not only in its header. They are
 	// learnt in the order of the lines, and numbered so.
 	for _, i := range lineOrder(entries) {
 		if h := entries[i].in.HTTP; h != nil {
-			b.red.learnHeaders(b.secret, h.Headers)
+			b.red.LearnHeaders(b.secret, h.Headers)
 		}
 	}
 	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
@@ -268,8 +243,8 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	evenOutHTTP(c)
-	if err := applyHooks(c, o.vcr.Hooks, true, afterCapture, beforeSave); err != nil {
+	record.EvenOutHTTP(c)
+	if err := hook.Apply(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -277,12 +252,12 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 
 // httpBuild turns the entries of a recorded HTTP session into its lines.
 type httpBuild struct {
-	red      *redactor
+	red      *redact.Redactor
 	secret   map[string]bool // the headers whose values are credentials
 	origin   auth.Origin
 	hs       headerScan
-	ids      eventIDs
-	sessions *sessionNames
+	ids      redact.EventIDs
+	sessions *redact.Sessions
 	closing  closingLines
 	lastReq  int            // the entry of the client's last request
 	calls    map[int]string // stream → the id of the call its request carries
@@ -300,42 +275,42 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		in.Ending = b.ending(i, h.Stream, *in.Ending, e.err)
 	}
 	red, sessions := b.red, b.sessions
-	h.URL = red.text(sessions.in(h.URL))
-	h.Event, h.ID, h.Retry = red.text(h.Event), red.text(b.ids.alias(sessions.in(h.ID))), red.text(h.Retry)
-	h.Headers = sessions.headers(h.Headers)
+	h.URL = red.Text(sessions.In(h.URL))
+	h.Event, h.ID, h.Retry = red.Text(h.Event), red.Text(b.ids.Alias(sessions.In(h.ID))), red.Text(h.Retry)
+	h.Headers = sessions.Headers(h.Headers)
 	if v := h.Headers.Get("Last-Event-ID"); v != "" {
 		if in.Kind == KindRequest {
 			b.resumed[h.Stream] = true
 		}
 		h.Headers = h.Headers.Clone()
-		h.Headers.Set("Last-Event-ID", b.ids.alias(v))
+		h.Headers.Set("Last-Event-ID", b.ids.Alias(v))
 	}
 	// The origin is renamed after redaction, so that a secret that holds
 	// it is still found whole.
-	h.Headers = renameOriginHeaders(b.origin, redactHeaders(red, b.secret, h.Headers))
-	raw := sessions.bytes(e.raw)
+	h.Headers = redact.RenameOriginHeaders(b.origin, redact.Headers(red, b.secret, h.Headers))
+	raw := sessions.Bytes(e.raw)
 	if len(raw) == 0 {
 		return in, nil
 	}
-	canon, info, ok := asMessage(raw)
+	canon, info, ok := format.AsMessage(raw)
 	if !ok {
-		in.Text = renameOrigin(b.origin, red.text(string(raw)))
+		in.Text = redact.RenameOrigin(b.origin, red.Text(string(raw)))
 		return in, nil
 	}
 	b.hs.scan(side(&in), &info)
 	switch {
-	case in.Kind == KindRequest && info.kind == kindCall:
-		b.calls[h.Stream] = info.id
-	case in.Kind == KindEvent && info.kind == kindResponse && (b.calls[h.Stream] == info.id || b.resumed[h.Stream]):
+	case in.Kind == KindRequest && info.Kind == format.MsgCall:
+		b.calls[h.Stream] = info.ID
+	case in.Kind == KindEvent && info.Kind == format.MsgResponse && (b.calls[h.Stream] == info.ID || b.resumed[h.Stream]):
 		// The stream carried the answer to its call, or, resumed, to the
 		// call of the stream it resumes.
 		b.answered[h.Stream] = true
 	}
-	redacted, err := red.message(canon)
+	redacted, err := red.Message(canon)
 	if err != nil {
 		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
-	in.Message = renameOriginMessage(b.origin, redacted)
+	in.Message = redact.RenameOriginMessage(b.origin, redacted)
 	return in, nil
 }
 
@@ -363,7 +338,7 @@ func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
 		end.End = EndSession
 	}
 	if err != nil {
-		end.Error = renameOrigin(b.origin, b.red.text(err.Error()))
+		end.Error = redact.RenameOrigin(b.origin, b.red.Text(err.Error()))
 	}
 	return &end
 }
@@ -391,9 +366,9 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 		r, ok := m.(*jsonrpc.Request)
 		switch {
 		case ok && r.IsCall() && r.Method == "subscriptions/listen":
-			listens[liveIDKey(r.ID)] = true
+			listens[format.LiveIDKey(r.ID)] = true
 			last = i
-		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[cancelledID(r.Params)]:
+		case ok && !r.IsCall() && r.Method == "notifications/cancelled" && listens[format.CancelledID(r.Params)]:
 			cancels[i] = true
 		default:
 			last = i
@@ -406,7 +381,7 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 			continue
 		}
 		_, m := msg(i)
-		ended[cancelledID(m.(*jsonrpc.Request).Params)] = i
+		ended[format.CancelledID(m.(*jsonrpc.Request).Params)] = i
 	}
 	return cancels, ended
 }
@@ -439,10 +414,10 @@ func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
 		switch v := m.(type) {
 		case *jsonrpc.Request:
 			if e.in.Kind == KindRequest && v.IsCall() && v.Method == "subscriptions/listen" {
-				listenOf[e.in.HTTP.Stream] = liveIDKey(v.ID)
+				listenOf[e.in.HTTP.Stream] = format.LiveIDKey(v.ID)
 			}
 		case *jsonrpc.Response:
-			id := liveIDKey(v.ID)
+			id := format.LiveIDKey(v.ID)
 			if at, ok := ended[id]; ok && e.in.Kind == KindEvent && i > at && listenOf[e.in.HTTP.Stream] == id {
 				cl.events[i], cl.streams[e.in.HTTP.Stream] = true, true
 			}
@@ -453,86 +428,18 @@ func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
 
 // sessionIDs collects the session ids the server handed out
 // (Mcp-Session-Id on a response), in order.
-func sessionIDs(entries []hEntry) *sessionNames {
-	n := &sessionNames{alias: map[string]string{}}
+func sessionIDs(entries []hEntry) *redact.Sessions {
+	n := &redact.Sessions{}
 	for i := range entries {
 		in := &entries[i].in
 		if in.Kind != KindResponse || in.HTTP == nil {
 			continue
 		}
 		for _, v := range in.HTTP.Headers.Values("Mcp-Session-Id") {
-			if _, ok := n.alias[v]; !ok && v != "" {
-				n.alias[v] = "session-" + strconv.Itoa(len(n.alias)+1)
-				n.order = append(n.order, v)
-			}
+			n.Add(v)
 		}
 	}
 	return n
-}
-
-// sessionNames renames session ids, as eventIDs renames event ids: a
-// session id is an opaque token the client only hands back, and most
-// servers make it random, which would change every request's line of
-// every re-recording. The n-th id the server handed out becomes
-// "session-<n>", in the Mcp-Session-Id headers of requests and responses
-// and wherever else it appears whole (an id that is not plain visible
-// ASCII is renamed in headers only). Replay hands out the new name, which
-// the client sends back.
-type sessionNames struct {
-	alias map[string]string
-	order []string
-}
-
-// in renames the session ids in s.
-func (n *sessionNames) in(s string) string {
-	for _, id := range n.order {
-		if plainToken(id) && strings.Contains(s, id) {
-			s = strings.ReplaceAll(s, id, n.alias[id])
-		}
-	}
-	return s
-}
-
-// bytes renames the session ids in a body.
-func (n *sessionNames) bytes(b []byte) []byte {
-	for _, id := range n.order {
-		if plainToken(id) && bytes.Contains(b, []byte(id)) {
-			b = bytes.ReplaceAll(b, []byte(id), []byte(n.alias[id]))
-		}
-	}
-	return b
-}
-
-// headers returns h with its Mcp-Session-Id renamed.
-func (n *sessionNames) headers(h http.Header) http.Header {
-	vs := h.Values("Mcp-Session-Id")
-	if len(vs) == 0 || len(n.order) == 0 {
-		return h
-	}
-	h = h.Clone()
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v
-		if a, ok := n.alias[v]; ok {
-			out[i] = a
-		}
-	}
-	h[http.CanonicalHeaderKey("Mcp-Session-Id")] = out
-	return h
-}
-
-// plainToken reports whether id can be renamed inside JSON text and URLs
-// as it is: at least 4 characters, none that JSON or a URL escapes.
-func plainToken(id string) bool {
-	if len(id) < 4 {
-		return false
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
-			return false
-		}
-	}
-	return true
 }
 
 // lastRequest returns the index of the last request captured that is not
@@ -547,17 +454,6 @@ func lastRequest(entries []hEntry, skip map[int]bool) int {
 	return last
 }
 
-// asMessage reports whether raw is a JSON-RPC message, and returns it
-// canonical.
-func asMessage(raw []byte) ([]byte, msgInfo, bool) {
-	canon, err := canonjson.CanonicalNested(raw, 1) // as a line holds it
-	if err != nil {
-		return nil, msgInfo{}, false
-	}
-	info, err := scanMessage(canon)
-	return canon, info, err == nil
-}
-
 // lineOrder returns the order in which entries are written: as captured,
 // except that a stream's close line follows the stream's last line, and a
 // response without a body (202 Accepted, 204 No Content) follows its
@@ -568,7 +464,7 @@ func asMessage(raw []byte) ([]byte, msgInfo, bool) {
 // anything a later line could depend on.
 func lineOrder(entries []hEntry) []int {
 	attached := func(e *hEntry) bool {
-		return e.in.HTTP != nil && (e.in.Kind == KindClose || e.in.Kind == KindResponse && len(e.raw) == 0 && !isSSE(e.in.HTTP.Headers))
+		return e.in.HTTP != nil && (e.in.Kind == KindClose || e.in.Kind == KindResponse && len(e.raw) == 0 && !format.IsSSE(e.in.HTTP.Headers))
 	}
 	follow := map[int][]int{}
 	for i := range entries {
@@ -592,66 +488,6 @@ func lineOrder(entries []hEntry) []int {
 	return order
 }
 
-// eventIDs renames server-sent event ids. An event id is an opaque token
-// the client only hands back (as Last-Event-ID), and servers make them
-// random (the go-sdk's are "<random stream id>_<index>"), which would make
-// every recording differ. The part before the last "_" is renamed "s<n>",
-// n counting distinct prefixes in order of first appearance; the rest is
-// kept. Renaming is one to one, and applied alike to event ids and
-// Last-Event-ID headers, so resumption replays as recorded.
-type eventIDs struct {
-	ids      map[string]string
-	prefixes map[string]string
-}
-
-func (a *eventIDs) alias(id string) string {
-	if id == "" {
-		return ""
-	}
-	if a.ids == nil {
-		a.ids, a.prefixes = map[string]string{}, map[string]string{}
-	}
-	if v, ok := a.ids[id]; ok {
-		return v
-	}
-	prefix, suffix := id, ""
-	if i := strings.LastIndexByte(id, '_'); i > 0 {
-		prefix, suffix = id[:i], id[i:]
-	}
-	p, ok := a.prefixes[prefix]
-	if !ok {
-		p = "s" + strconv.Itoa(len(a.prefixes)+1)
-		a.prefixes[prefix] = p
-	}
-	a.ids[id] = p + suffix
-	return p + suffix
-}
-
-// renameEventIDs numbers the event ids' renamed prefixes ("s<n>") again,
-// in the order the lines are written, once lines have moved (see
-// sinkNotifications): the first prefix a cassette holds is s1, whatever
-// order the recorder saw the streams in.
-func renameEventIDs(c *Cassette) {
-	var again eventIDs
-	for i := range c.Interactions {
-		h := c.Interactions[i].HTTP
-		if h == nil {
-			continue
-		}
-		id, last := h.ID, h.Headers.Get("Last-Event-ID")
-		if id == "" && last == "" {
-			continue
-		}
-		cp := *h
-		cp.ID = again.alias(id)
-		if last != "" {
-			cp.Headers = h.Headers.Clone()
-			cp.Headers.Set("Last-Event-ID", again.alias(last))
-		}
-		c.Interactions[i].HTTP = &cp
-	}
-}
-
 // headerScan finds the protocol revision and server name of a session: from
 // the initialize exchange, or, in revisions without one (2026-07-28 and
 // later), from the "_meta" every message carries.
@@ -666,35 +502,35 @@ const (
 	metaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
 
-func (h *headerScan) scan(from string, m *msgInfo) {
-	switch m.kind {
-	case kindCall, kindNote:
+func (h *headerScan) scan(from string, m *format.MsgInfo) {
+	switch m.Kind {
+	case format.MsgCall, format.MsgNote:
 		if from != FromClient {
 			return
 		}
-		if m.method == "initialize" {
-			h.initID = m.id
+		if m.Method == "initialize" {
+			h.initID = m.ID
 		}
 		if h.protocol == "" {
 			var p struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
-			if json.Unmarshal(m.params, &p) == nil {
+			if json.Unmarshal(m.Params, &p) == nil {
 				json.Unmarshal(p.Meta[metaProtocol], &h.protocol)
 			}
 		}
-	case kindResponse:
-		if from != FromServer || m.error != nil || h.fromInit {
+	case format.MsgResponse:
+		if from != FromServer || m.Error != nil || h.fromInit {
 			return
 		}
-		if h.initID != "" && m.id == h.initID {
+		if h.initID != "" && m.ID == h.initID {
 			var r struct {
 				ProtocolVersion string `json:"protocolVersion"`
 				ServerInfo      struct {
 					Name string `json:"name"`
 				} `json:"serverInfo"`
 			}
-			json.Unmarshal(m.result, &r)
+			json.Unmarshal(m.Result, &r)
 			h.protocol, h.server, h.fromInit = r.ProtocolVersion, r.ServerInfo.Name, true
 			return
 		}
@@ -704,7 +540,7 @@ func (h *headerScan) scan(from string, m *msgInfo) {
 					Name string `json:"name"`
 				} `json:"_meta"`
 			}
-			if json.Unmarshal(m.result, &r) == nil {
+			if json.Unmarshal(m.Result, &r) == nil {
 				h.server = r.Meta[metaServerInfo].Name
 			}
 		}

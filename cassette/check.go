@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -175,14 +176,14 @@ func walkStrings(at string, v any, f func(where, s string)) {
 // kind), as client.Connect builds it, fingerprint included, and the
 // server's instructions. Redacted values stay as their placeholders.
 func CatalogOf(c *Cassette) (*client.Catalog, string, error) {
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, "", err
 	}
 	var msgs []transcript.Message
 	for i := range c.Interactions {
-		if infos[i].canon != nil {
-			msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
+		if infos[i].Canon != nil {
+			msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
 		}
 	}
 	s := transcript.Read(msgs, nil)

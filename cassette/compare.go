@@ -1,38 +1,13 @@
 package cassette
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/transcript"
 )
-
-// A Message is one JSON-RPC message of a cassette, whatever its transport:
-// a message line, or the body or event data of an HTTP line that is one.
-type Message struct {
-	// Number is the message's place among the cassette's messages, from 1,
-	// in line order: what Options.Faults and mcprig inspect number.
-	Number  int
-	Line    int    // the cassette line it is on
-	From    string // FromClient or FromServer
-	Message json.RawMessage
-}
-
-// Messages returns the cassette's JSON-RPC messages in order. A stdio and
-// an HTTP recording of the same session hold the same messages: Compare,
-// Verify and mcprig compare cassettes by them.
-func (c *Cassette) Messages() []Message {
-	var out []Message
-	for i := range c.Interactions {
-		in := &c.Interactions[i]
-		if in.Message == nil {
-			continue
-		}
-		out = append(out, Message{Number: len(out) + 1, Line: c.Line(i), From: side(in), Message: in.Message})
-	}
-	return out
-}
 
 // Kinds of Drift.
 const (
@@ -139,7 +114,7 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 // copies of requests refused 401 or 403 and sent again (refusals.go): the
 // credentials' doing, not the session's. Messages keep their numbers.
 func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
@@ -147,16 +122,16 @@ func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 	var msgs []transcript.Message
 	n := 0
 	for i := range c.Interactions {
-		if infos[i].canon == nil {
+		if infos[i].Canon == nil {
 			continue
 		}
 		n++
 		if passed[i] {
 			continue
 		}
-		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].canon})
+		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
 	}
-	s := transcript.Read(msgs, func(raw []byte) []byte { return normalise(filter(nil, raw, mt.ignore)) })
+	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(filter(nil, raw, mt.ignore)) })
 	s.Protocol = c.Header.Protocol
 	if s.ServerName == "" {
 		s.ServerName = c.Header.Server
@@ -206,7 +181,7 @@ func describeEnding(e *Ending) string {
 		parts = append(parts, "class "+e.Class.String())
 	}
 	if e.Error != "" {
-		parts = append(parts, fmt.Sprintf("%q", normaliseString(e.Error)))
+		parts = append(parts, fmt.Sprintf("%q", redact.NormaliseString(e.Error)))
 	}
 	return strings.Join(parts, ", ")
 }

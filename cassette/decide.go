@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -61,10 +62,10 @@ type decision struct {
 	line    int // the recorded line it acts on; resume: the index in sl.events to resume from; -1 for none
 	status  int // status: the HTTP status
 	delay   time.Duration
-	merr    *MismatchError // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
-	err     error          // end, break: the error the session or stream ends with
-	written bool           // break: the request went out whole before the connection broke
-	sl      *streamLines   // resume: the stream
+	merr    *MismatchError      // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
+	err     error               // end, break: the error the session or stream ends with
+	written bool                // break: the request went out whole before the connection broke
+	sl      *format.StreamLines // resume: the stream
 }
 
 // A liveMsg is a live client message as the decider reads it.
@@ -96,7 +97,7 @@ type decider struct {
 
 // dropped is a stream FaultDrop broke.
 type dropped struct {
-	sl      *streamLines
+	sl      *format.StreamLines
 	next    int // the index in sl.events of the event it broke before
 	resumed bool
 }
@@ -116,24 +117,7 @@ func (d *decider) client(m *liveMsg) decision {
 			return dec
 		}
 	}
-	i, ok, named := d.p.cancelFor(d.s, d.liveID, m.msg)
-	retry := false
-	if !named {
-		// A poll whose answer a fault lost comes first: polled again, it
-		// is answered with the state it lost.
-		i, ok = d.retry(m.key, d.lost)
-		retry = ok
-	}
-	if !ok && !named {
-		i, ok = d.s.match(d.p.index[m.key])
-	}
-	if !ok {
-		i, ok = d.retry(m.key, d.statused)
-		retry = ok
-	}
-	if !ok && !named {
-		i, ok = d.s.reclaim(d.p.index[m.key])
-	}
+	i, ok, retry := d.match(m)
 	if !ok {
 		if d.givesUp(m.msg) {
 			return decision{act: actAccept, line: -1}
@@ -141,20 +125,6 @@ func (d *decider) client(m *liveMsg) decision {
 		return d.refuse(m)
 	}
 	return d.serve(i, m, retry)
-}
-
-// retry returns the recorded request a fault answered (by, FaultStatus's
-// or FaultDrop's lines) that a live request with key is, sent again: it
-// gets the recording's answer.
-func (d *decider) retry(key string, by map[int]bool) (int, bool) {
-	for _, j := range d.p.index[key] {
-		if i := int(j); by[i] && d.faulted[i] {
-			delete(d.faulted, i)
-			d.s.revive(i)
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 // refuse explains why m matched nothing, and voids the recorded call it
@@ -184,7 +154,7 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 		return decision{act: actEnd, line: i, err: d.p.faultEnding()}
 	}
 	if d.http {
-		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].first(); first >= fs.end {
+		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); first >= fs.end {
 			// FaultEnd between the request and its response: the server
 			// has the request (and may have run it), then the session
 			// ends with no response, as when a server dies mid-call.
@@ -199,7 +169,7 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 			d.s.void(i)
 			return decision{act: actStatus, line: i, status: code}
 		}
-		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].first(); fs.drop[first] && !d.lost[i] {
+		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); fs.drop[first] && !d.lost[i] {
 			// FaultDrop of a poll's JSON answer, once: the connection
 			// breaks once the poll is written, and its reply is lost. The
 			// poll is voided as for FaultStatus: polled again, it is
@@ -250,9 +220,9 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
 		return false
 	}
-	id := cancelledID(r.Params)
+	id := format.CancelledID(r.Params)
 	for line, live := range d.liveID {
-		if liveIDKey(live) != id {
+		if format.LiveIDKey(live) != id {
 			continue
 		}
 		if !d.http {
@@ -261,8 +231,8 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 			}
 			continue
 		}
-		if sl := d.p.streams[d.p.c.Interactions[line].HTTP.Stream]; sl.close >= 0 {
-			end := d.p.c.Interactions[sl.close].Ending.End
+		if sl := d.p.streams[d.p.c.Interactions[line].HTTP.Stream]; sl.Close >= 0 {
+			end := d.p.c.Interactions[sl.Close].Ending.End
 			return end == EndClient || end == EndSession
 		}
 	}
@@ -282,7 +252,7 @@ func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 		return decision{act: actStatus, line: -1, status: http.StatusMethodNotAllowed}, true // no resumption in that revision
 	}
 	for k := dr.next - 1; k >= 0; k-- {
-		if d.p.c.Interactions[dr.sl.events[k]].HTTP.ID == r.lastEventID {
+		if d.p.c.Interactions[dr.sl.Events[k]].HTTP.ID == r.lastEventID {
 			dr.resumed = true
 			return decision{act: actResume, line: k + 1, sl: dr.sl}, true
 		}
@@ -321,7 +291,7 @@ func (d *decider) release(i int) decision {
 // next-th of sl.events): FaultEnd ends the stream with the session,
 // FaultDrop breaks it, or it awaits its turn and then goes out as release
 // says.
-func (d *decider) due(i int, sl *streamLines, next int) decision {
+func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 	switch {
 	case d.ended || i >= d.p.faults.end:
 		d.ended = true
@@ -336,15 +306,15 @@ func (d *decider) due(i int, sl *streamLines, next int) decision {
 // respond decides the first line of served HTTP stream sl, awaited: its
 // response goes out (later, for FaultDelay); without one, the request
 // fails as recorded, or waits for the client.
-func (d *decider) respond(sl *streamLines) decision {
-	first := sl.first()
-	if first != sl.close {
+func (d *decider) respond(sl *format.StreamLines) decision {
+	first := sl.First()
+	if first != sl.Close {
 		return d.release(first)
 	}
 	// The recorded request got no response: it failed, or the session
 	// ended first.
-	if e := d.p.c.Interactions[sl.close].Ending; e.End == EndError {
-		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.close), written: e.Written}
+	if e := d.p.c.Interactions[sl.Close].Ending; e.End == EndError {
+		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.Close), written: e.Written}
 	}
 	return decision{act: actWait, line: first}
 }
@@ -352,21 +322,21 @@ func (d *decider) respond(sl *streamLines) decision {
 // streamEnd decides how HTTP stream sl ends once its events are out: with
 // the session if FaultEnd cut it; else its close line is awaited, and then
 // (awaited) it ends as recorded.
-func (d *decider) streamEnd(sl *streamLines, awaited bool) decision {
+func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 	switch {
-	case sl.close >= d.p.faults.end:
-		return decision{act: actEnd, line: sl.close, err: io.EOF}
+	case sl.Close >= d.p.faults.end:
+		return decision{act: actEnd, line: sl.Close, err: io.EOF}
 	case !awaited:
-		return decision{act: actAwait, line: sl.close}
+		return decision{act: actAwait, line: sl.Close}
 	}
-	switch d.p.c.Interactions[sl.close].Ending.End {
+	switch d.p.c.Interactions[sl.Close].Ending.End {
 	case EndEOF:
-		return decision{act: actEnd, line: sl.close, err: io.EOF}
+		return decision{act: actEnd, line: sl.Close, err: io.EOF}
 	case EndDropped:
-		return decision{act: actDrop, line: sl.close, err: io.ErrUnexpectedEOF}
+		return decision{act: actDrop, line: sl.Close, err: io.ErrUnexpectedEOF}
 	}
 	// The client ended it, or the session did: wait for the same.
-	return decision{act: actWait, line: sl.close}
+	return decision{act: actWait, line: sl.Close}
 }
 
 // bounded reports whether HTTP line i, not ready, is held for requests the
@@ -406,7 +376,7 @@ func (d *decider) expire(h int) (lines []int, errs []*MismatchError, ok bool) {
 	}
 	p := d.p
 	if d.http {
-		q := p.streams[p.c.Interactions[h].HTTP.Stream].req
+		q := p.streams[p.c.Interactions[h].HTTP.Stream].Req
 		return []int{q}, []*MismatchError{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
 			Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", p.o.wait(), p.describeAll(waited))}}, true
 	}
@@ -453,14 +423,14 @@ func (p *player) taskOf(i int) string {
 	if p.canon[i] == nil || !p.pl.steps[i].client {
 		return ""
 	}
-	m, err := scanMessage(p.canon[i])
-	if err != nil || m.kind != kindCall || !strings.HasPrefix(m.method, "tasks/") {
+	m, err := format.ScanMessage(p.canon[i])
+	if err != nil || m.Kind != format.MsgCall || !strings.HasPrefix(m.Method, "tasks/") {
 		return ""
 	}
 	var params struct {
 		TaskID string `json:"taskId"`
 	}
-	if json.Unmarshal(m.params, &params) != nil {
+	if json.Unmarshal(m.Params, &params) != nil {
 		return ""
 	}
 	return params.TaskID
@@ -474,9 +444,9 @@ func (p *player) answer(i int) []byte {
 	if !p.faults.fail[i] {
 		return canon
 	}
-	info, err := scanMessage(canon)
+	info, err := format.ScanMessage(canon)
 	var r map[string]any
-	if err != nil || json.Unmarshal(info.result, &r) != nil || r == nil {
+	if err != nil || json.Unmarshal(info.Result, &r) != nil || r == nil {
 		return canon
 	}
 	text := p.faultError(i, "the task failed").Error()
@@ -488,9 +458,9 @@ func (p *player) answer(i int) []byte {
 	if err != nil {
 		return canon
 	}
-	resp := info.toMessage().(*jsonrpc.Response)
+	resp := info.ToMessage().(*jsonrpc.Response)
 	resp.Result = result
-	if data, err := canonicalMessage(resp); err == nil {
+	if data, err := format.CanonicalMessage(resp); err == nil {
 		return data
 	}
 	return canon
@@ -500,13 +470,4 @@ func (p *player) answer(i int) []byte {
 // happened there instead of the recording.
 func (p *player) faultError(i int, what string) *RecordedError {
 	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
-}
-
-// first returns the stream's first line after its request: its response,
-// else its close.
-func (sl *streamLines) first() int {
-	if sl.resp < 0 {
-		return sl.close
-	}
-	return sl.resp
 }

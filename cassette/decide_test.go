@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
-
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -51,7 +51,7 @@ type decideHarness struct {
 // first line) does.
 type reader struct {
 	stream  int
-	sl      *streamLines
+	sl      *format.StreamLines
 	started bool // its first line is out (or it is a resumed stream)
 	next    int  // the next of sl.events
 	done    bool
@@ -148,7 +148,7 @@ func (h *decideHarness) send(f []string) error {
 	case actBreak:
 		fmt.Fprintf(h.out, "break %d\n", h.line(dec.line))
 	case actResume:
-		stream := h.p.c.Interactions[dec.sl.events[0]].HTTP.Stream
+		stream := h.p.c.Interactions[dec.sl.Events[0]].HTTP.Stream
 		fmt.Fprintf(h.out, "resume stream %d at event %d\n", stream, dec.line)
 		h.start(stream, true, dec.line)
 	default:
@@ -173,7 +173,7 @@ func (h *decideHarness) liveMsg(f []string) (*liveMsg, error) {
 		if m.msg, err = jsonrpc.DecodeMessage(in.Message); err != nil {
 			return nil, err
 		}
-		if m.canon, err = canonicalMessage(m.msg); err != nil {
+		if m.canon, err = format.CanonicalMessage(m.msg); err != nil {
 			return nil, err
 		}
 		m.kind = liveKind(m.msg)
@@ -231,18 +231,18 @@ func (h *decideHarness) step(r *reader) bool {
 		fmt.Fprintf(h.out, "stream %d: "+format+"\n", append([]any{r.stream}, args...)...)
 	}
 	if !r.started {
-		first := r.sl.first()
+		first := r.sl.First()
 		if !h.d.s.ready(first) {
 			return false
 		}
 		r.started = true
 		dec := h.d.respond(r.sl)
 		h.say(say, dec)
-		r.done = dec.act != actDeliver && dec.act != actDelay || r.sl.resp < 0 || !isSSE(h.p.c.Interactions[r.sl.resp].HTTP.Headers)
+		r.done = dec.act != actDeliver && dec.act != actDelay || r.sl.Resp < 0 || !format.IsSSE(h.p.c.Interactions[r.sl.Resp].HTTP.Headers)
 		return true
 	}
-	if r.next < len(r.sl.events) {
-		i := r.sl.events[r.next]
+	if r.next < len(r.sl.Events) {
+		i := r.sl.Events[r.next]
 		dec := h.d.due(i, r.sl, r.next)
 		if dec.act == actAwait {
 			if !h.d.s.ready(i) {
@@ -258,7 +258,7 @@ func (h *decideHarness) step(r *reader) bool {
 	}
 	dec := h.d.streamEnd(r.sl, false)
 	if dec.act == actAwait {
-		if !h.d.s.ready(r.sl.close) {
+		if !h.d.s.ready(r.sl.Close) {
 			return false
 		}
 		dec = h.d.streamEnd(r.sl, true)
@@ -286,11 +286,11 @@ func (h *decideHarness) failed(i int) string {
 	if i < 0 || !h.p.faults.fail[i] {
 		return ""
 	}
-	m, _ := scanMessage(h.p.answer(i))
+	m, _ := format.ScanMessage(h.p.answer(i))
 	var r struct {
 		Status string `json:"status"`
 	}
-	json.Unmarshal(m.result, &r)
+	json.Unmarshal(m.Result, &r)
 	return " (task " + r.Status + ")"
 }
 
@@ -334,11 +334,11 @@ func (h *decideHarness) awaiting(r *reader) int {
 	case r.done:
 		return -1
 	case !r.started:
-		return r.sl.first()
-	case r.next < len(r.sl.events):
-		return r.sl.events[r.next]
+		return r.sl.First()
+	case r.next < len(r.sl.Events):
+		return r.sl.Events[r.next]
 	}
-	return r.sl.close
+	return r.sl.Close
 }
 
 // TestPollFaultsRefused: a drop of a JSON answer that is not a poll's, a

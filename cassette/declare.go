@@ -7,19 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // What a cassette declares in its header when it is recorded: the paths
 // whose values change every run (Header.Volatile), and the redaction rules
 // it was recorded with (Header.Redaction).
-
-// maxVolatile bounds the paths a header may declare volatile: each one is
-// applied to every message matched.
-const maxVolatile = 256
 
 // traceContextPaths are where trace context rides (W3C Trace Context and
 // Baggage keys in "_meta", as the MCP community convention has it). They
@@ -63,55 +57,21 @@ func (o *Options) RedactionDigest() string {
 		headers = append(headers, http.CanonicalHeaderKey(h))
 	}
 	b := []byte(`{"headers":`)
-	b = appendStrings(b, sortedSet(headers))
+	b = format.AppendStrings(b, sortedSet(headers))
 	b = append(b, `,"paths":`...)
-	b = appendStrings(b, sortedSet(o.RedactPaths))
+	b = format.AppendStrings(b, sortedSet(o.RedactPaths))
 	b = append(b, `,"patterns":`...)
-	b = appendStrings(b, sortedSet(patterns))
+	b = format.AppendStrings(b, sortedSet(patterns))
 	b = append(b, '}')
 	sum := sha256.Sum256(b)
-	return digestPrefix + hex.EncodeToString(sum[:])
+	return format.DigestPrefix + hex.EncodeToString(sum[:])
 }
-
-const digestPrefix = "sha256:"
 
 // sortedSet returns ss sorted, each value once.
 func sortedSet(ss []string) []string {
 	out := slices.Clone(ss)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// appendStrings appends ss as a JSON array of strings.
-func appendStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = canonjson.AppendString(b, s)
-	}
-	return append(b, ']')
-}
-
-// checkDeclared checks the declarations of a header read from a file.
-func checkDeclared(h *Header) error {
-	if len(h.Volatile) > maxVolatile {
-		return fmt.Errorf("volatile: %d paths, more than %d", len(h.Volatile), maxVolatile)
-	}
-	for i, p := range h.Volatile {
-		if _, err := parsePath(p); err != nil {
-			return fmt.Errorf("volatile[%d] %s: %w", i, strconv.QuoteToASCII(p), err)
-		}
-	}
-	if h.Redaction == "" {
-		return nil
-	}
-	hexPart, ok := strings.CutPrefix(h.Redaction, digestPrefix)
-	if _, err := hex.DecodeString(hexPart); !ok || err != nil || len(hexPart) != 2*sha256.Size || strings.ToLower(hexPart) != hexPart {
-		return fmt.Errorf("redaction %s: want %s and 64 lower-case hex digits", strconv.QuoteToASCII(h.Redaction), digestPrefix)
-	}
-	return nil
 }
 
 // ErrRedactionChanged is matched (errors.Is) by a *RedactionError: it is

@@ -23,7 +23,7 @@ const CodeMismatch = -32050
 // one too, for callers that swallow errors.
 //
 // Its fields hold the text as recorded; Error makes their control
-// characters visible (see the package documentation, "Untrusted input").
+// characters visible (see FORMAT.md, "Untrusted input").
 type MismatchError struct {
 	Cassette string // the cassette's file
 	Position int    // line of the nearest recorded message; 0 if there is none

@@ -1,10 +1,14 @@
 package cassette
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+)
 
 // SetMaxSize makes the cassette bound n for t's duration.
 func SetMaxSize(t testing.TB, n int) {
-	old := maxSize
-	maxSize = n
-	t.Cleanup(func() { maxSize = old })
+	old := format.Limit
+	format.Limit = n
+	t.Cleanup(func() { format.Limit = old })
 }

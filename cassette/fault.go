@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -245,14 +246,14 @@ type faults struct {
 }
 
 // planFaults checks o.Faults against c and places them.
-func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
+func planFaults(c *Cassette, infos []format.LineInfo, o *Options) (*faults, error) {
 	fs := &faults{drop: map[int]bool{}, fail: map[int]bool{}, text: map[int]string{}, delay: map[int]time.Duration{}, status: map[int]int{}, end: len(c.Interactions)}
 	if len(o.Faults) == 0 {
 		return fs, nil
 	}
 	var lines []int // message number - 1 → line index
 	for i := range infos {
-		if infos[i].canon != nil {
+		if infos[i].Canon != nil {
 			lines = append(lines, i)
 		}
 	}
@@ -314,7 +315,7 @@ func planFaults(c *Cassette, infos []lineInfo, o *Options) (*faults, error) {
 // plan collapsed into the one before it (polls.go): that answer is never
 // served, the first poll of its state answering for it. The refusal names
 // that first poll, as tasks/get#K and as a message number.
-func (fs *faults) checkPolls(c *Cassette, infos []lineInfo, pl *plan) error {
+func (fs *faults) checkPolls(c *Cassette, infos []format.LineInfo, pl *plan) error {
 	for _, head := range slices.Sorted(maps.Keys(pl.polls)) {
 		for _, j := range pl.polls[head] {
 			a := int(pl.steps[j].answerAt)
@@ -331,7 +332,7 @@ func (fs *faults) checkPolls(c *Cassette, infos []lineInfo, pl *plan) error {
 }
 
 // pollNumber returns K for poll line i, the K-th tasks/get of the session.
-func pollNumber(infos []lineInfo, i int) int {
+func pollNumber(infos []format.LineInfo, i int) int {
 	k := 0
 	for j := 0; j <= i && j < len(infos); j++ {
 		if isPoll(infos[j]) {
@@ -342,10 +343,10 @@ func pollNumber(infos []lineInfo, i int) int {
 }
 
 // messageNumber returns line i's message number (Message.Number).
-func messageNumber(infos []lineInfo, i int) int {
+func messageNumber(infos []format.LineInfo, i int) int {
 	n := 0
 	for j := 0; j <= i && j < len(infos); j++ {
-		if infos[j].canon != nil {
+		if infos[j].Canon != nil {
 			n++
 		}
 	}
@@ -353,24 +354,24 @@ func messageNumber(infos []lineInfo, i int) int {
 }
 
 // pollAnswer reports whether line i answers a task's poll (tasks/get).
-func pollAnswer(infos []lineInfo, i int) bool {
-	m := &infos[i].msg
-	q := infos[i].pair
-	return infos[i].canon != nil && m.kind == kindResponse && q >= 0 && infos[q].msg.method == "tasks/get"
+func pollAnswer(infos []format.LineInfo, i int) bool {
+	m := &infos[i].Msg
+	q := infos[i].Pair
+	return infos[i].Canon != nil && m.Kind == format.MsgResponse && q >= 0 && infos[q].Msg.Method == "tasks/get"
 }
 
 // requestLine returns the line a fault addressed by request acts on (see
 // Fault): the request's own for FaultStatus; for the others its answer,
 // the answer to its last round.
-func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
+func requestLine(c *Cassette, infos []format.LineInfo, f Fault) (int, error) {
 	nth := max(f.Nth, 1)
 	seen := 0
 	for i := range infos {
-		m := &infos[i].msg
-		if infos[i].canon == nil || side(&c.Interactions[i]) != FromClient || m.kind != kindCall || m.method != f.Method {
+		m := &infos[i].Msg
+		if infos[i].Canon == nil || side(&c.Interactions[i]) != FromClient || m.Kind != format.MsgCall || m.Method != f.Method {
 			continue
 		}
-		name, cont := requestName(m.params)
+		name, cont := requestName(m.Params)
 		if cont || f.Name != "" && name != f.Name {
 			continue
 		}
@@ -380,7 +381,7 @@ func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
 		if f.Kind == FaultStatus {
 			return i, nil
 		}
-		return lastAnswer(c, infos, i, m.method, name)
+		return lastAnswer(c, infos, i, m.Method, name)
 	}
 	what := f.Method
 	if f.Name != "" {
@@ -392,20 +393,20 @@ func requestLine(c *Cassette, infos []lineInfo, f Fault) (int, error) {
 // lastAnswer returns the line of the answer to request line i's last
 // round: while an answer asks for input, the next request of the method
 // and name that continues it is the next round.
-func lastAnswer(c *Cassette, infos []lineInfo, i int, method, name string) (int, error) {
+func lastAnswer(c *Cassette, infos []format.LineInfo, i int, method, name string) (int, error) {
 	for {
-		a := infos[i].pair
+		a := infos[i].Pair
 		if a < 0 {
 			return 0, fmt.Errorf("the %s request at line %d has no recorded answer", method, c.Line(i))
 		}
-		if !asksForInput(infos[a].msg.result) {
+		if !asksForInput(infos[a].Msg.Result) {
 			return a, nil
 		}
 		next := -1
 		for j := a + 1; j < len(infos) && next < 0; j++ {
-			m := &infos[j].msg
-			if infos[j].canon != nil && side(&c.Interactions[j]) == FromClient && m.kind == kindCall && m.method == method {
-				if n, cont := requestName(m.params); cont && n == name {
+			m := &infos[j].Msg
+			if infos[j].Canon != nil && side(&c.Interactions[j]) == FromClient && m.Kind == format.MsgCall && m.Method == method {
+				if n, cont := requestName(m.Params); cont && n == name {
 					next = j
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette/internal/record"
 )
 
 // msgLines builds message lines from "c:" (client) and "s:" (server)
@@ -64,7 +65,7 @@ func TestFloatNotifications(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := msgLines(tc.in...)
-			floatNotifications(c)
+			record.FloatNotifications(c)
 			if diff := cmp.Diff(tc.want, shown(c)); diff != "" {
 				t.Errorf("floatNotifications mismatch (-want +got):\n%s", diff)
 			}

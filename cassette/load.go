@@ -2,15 +2,8 @@ package cassette
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
 
-	"github.com/looprig/mcp/internal/canonjson"
-	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // Load reads and checks the cassette at path. Every problem with the content
@@ -23,31 +16,6 @@ func Load(path string) (*Cassette, error) {
 	return parse(path, data)
 }
 
-// readFile reads at most MaxSize bytes of the file at path.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cassette: %w", err)
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		if fi.Size() > int64(maxSize) {
-			// Refused unread: reading it up to the bound would cost
-			// several times the bound as the buffer grows.
-			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
-		}
-		buf.Grow(int(fi.Size()) + 1)
-	}
-	if _, err := buf.ReadFrom(io.LimitReader(f, int64(maxSize)+1)); err != nil {
-		return nil, fmt.Errorf("cassette %s: %w", path, err)
-	}
-	if buf.Len() > maxSize {
-		return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
-	}
-	return buf.Bytes(), nil
-}
-
 // Parse decodes and checks a cassette from data; name is used in errors
 // and as the cassette's File.
 func Parse(name string, data []byte) (*Cassette, error) {
@@ -56,245 +24,18 @@ func Parse(name string, data []byte) (*Cassette, error) {
 	return parse(name, bytes.Clone(data))
 }
 
-// utf8BOM is the byte order mark an editor may put before UTF-8 text.
-var utf8BOM = []byte("\xef\xbb\xbf")
-
-// parse is Parse of data the cassette may keep. A byte order mark at the
-// start of the file, which some editors add, is skipped (RFC 8259 §8.1);
-// anywhere else it is an error saying what it is.
+// parse is Parse of data the cassette may keep: its lines, checked
+// together.
 func parse(name string, data []byte) (*Cassette, error) {
-	ferr := func(line int, err error) error { return &FormatError{File: name, Line: line, Err: err} }
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if len(data) == 0 {
-		return nil, &FormatError{File: name, Err: errors.New("empty file")}
+	c, err := format.Parse(name, data)
+	if err != nil {
+		return nil, err
 	}
-	if data[len(data)-1] != '\n' {
-		return nil, ferr(bytes.Count(data, []byte("\n"))+1, fmt.Errorf("%w (last line has no newline)", ErrTruncated))
-	}
-	c := &Cassette{File: name}
-	nl := bytes.IndexByte(data, '\n')
-	if err := parseHeader(data[:nl], &c.Header); err != nil {
-		return nil, ferr(1, err)
-	}
-	rest := data[nl+1:]
-	c.Interactions = make([]Interaction, 0, bytes.Count(rest, []byte("\n")))
-	ended := false
-	for n := 2; len(rest) > 0; n++ {
-		nl := bytes.IndexByte(rest, '\n')
-		line := rest[:nl]
-		rest = rest[nl+1:]
-		if ended {
-			return nil, ferr(n, errors.New("content after the end line"))
-		}
-		if bytes.HasPrefix(line, utf8BOM) {
-			return nil, ferr(n, errors.New("a UTF-8 byte order mark (EF BB BF) starts the line: only the file may start with one"))
-		}
-		in, end, err := parseLine(line)
-		if err != nil {
-			return nil, ferr(n, err)
-		}
-		if end {
-			ended = true
-			continue
-		}
-		c.Interactions = append(c.Interactions, in)
-	}
-	if !ended {
-		return nil, ferr(len(c.Interactions)+1, ErrTruncated)
-	}
-	if c.Header.Version == 1 {
-		if err := c.upgrade(); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := analyseLines(c, true); err != nil {
+	if _, err := format.AnalyseLines(c, true); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func parseHeader(line []byte, h *Header) error {
-	var hj struct {
-		Format    string   `json:"format"`
-		Version   int      `json:"version"`
-		Transport string   `json:"transport"`
-		Protocol  string   `json:"protocol"`
-		Server    string   `json:"server"`
-		Volatile  []string `json:"volatile"`
-		Redaction string   `json:"redaction"`
-	}
-	if err := strictUnmarshal(line, &hj); err != nil {
-		return fmt.Errorf("header: %v", err)
-	}
-	*h = Header{Format: hj.Format, Version: hj.Version, Transport: hj.Transport, Protocol: hj.Protocol, Server: hj.Server,
-		Redaction: hj.Redaction}
-	if len(hj.Volatile) > 0 {
-		h.Volatile = hj.Volatile // an empty list is none, as Marshal writes it
-	}
-	if h.Format != FormatName {
-		return fmt.Errorf("format %q, want %q", h.Format, FormatName)
-	}
-	if h.Version > Version {
-		return fmt.Errorf("%w %d: this package reads up to version %d; upgrade github.com/looprig/mcp", ErrVersion, h.Version, Version)
-	}
-	if h.Version < 1 {
-		return fmt.Errorf("%w %d", ErrVersion, h.Version)
-	}
-	return checkDeclared(h)
-}
-
-// The fast path reads message lines as Marshal writes them.
-var (
-	prefixClient = []byte(`{"kind":"message","from":"client","message":`)
-	prefixServer = []byte(`{"kind":"message","from":"server","message":`)
-)
-
-// parseLine decodes one line; end reports the end line.
-func parseLine(line []byte) (in Interaction, end bool, err error) {
-	for _, p := range [...]struct {
-		prefix []byte
-		from   string
-	}{{prefixClient, FromClient}, {prefixServer, FromServer}} {
-		if bytes.HasPrefix(line, p.prefix) && line[len(line)-1] == '}' {
-			msg, err := canonjson.CanonicalNested(line[len(p.prefix):len(line)-1], 1)
-			if err == nil {
-				return Interaction{Kind: KindMessage, From: p.from, Message: msg}, false, nil
-			}
-			if errors.Is(err, canonjson.ErrTooDeep) {
-				return in, false, ErrTooDeep
-			}
-			break // the slow path says what is wrong
-		}
-	}
-	var lj lineJSON
-	if err := strictUnmarshal(line, &lj); err != nil {
-		if _, cerr := canonjson.Canonical(line); errors.Is(cerr, canonjson.ErrTooDeep) {
-			return in, false, ErrTooDeep
-		}
-		return in, false, err
-	}
-	if lj.Kind == kindEnd {
-		if !lj.isEmpty() {
-			return in, false, errors.New("end line with content")
-		}
-		return in, true, nil
-	}
-	in, err = lj.interaction()
-	return in, false, err
-}
-
-// lineJSON is a line as JSON has it.
-type lineJSON struct {
-	Kind    string            `json:"kind"`
-	From    string            `json:"from,omitempty"`
-	Stream  int               `json:"stream,omitempty"`
-	Method  string            `json:"method,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Status  int               `json:"status,omitempty"`
-	Headers http.Header       `json:"headers,omitempty"`
-	Event   string            `json:"event,omitempty"`
-	ID      string            `json:"id,omitempty"`
-	Retry   string            `json:"retry,omitempty"`
-	End     string            `json:"end,omitempty"`
-	Error   string            `json:"error,omitempty"`
-	Class   string            `json:"class,omitempty"`
-	Written bool              `json:"written,omitempty"`
-	Exit    *exitJSON         `json:"exit,omitempty"`
-	Stderr  string            `json:"stderr,omitempty"`
-	Pending []json.RawMessage `json:"pending,omitempty"`
-	Message json.RawMessage   `json:"message,omitempty"`
-	Text    string            `json:"text,omitempty"`
-}
-
-type exitJSON struct {
-	Code   int    `json:"code"`
-	Signal string `json:"signal,omitempty"`
-}
-
-func (l *lineJSON) isEmpty() bool {
-	e := lineJSON{Kind: l.Kind}
-	return l.From == e.From && l.Stream == 0 && l.Method == "" && l.URL == "" && l.Status == 0 && l.Headers == nil &&
-		l.Event == "" && l.ID == "" && l.Retry == "" && !l.hasEnding() && l.Message == nil && l.Text == ""
-}
-
-func (l *lineJSON) hasHTTP() bool {
-	return l.Stream != 0 || l.Method != "" || l.URL != "" || l.Status != 0 || l.Headers != nil || l.Event != "" || l.ID != "" || l.Retry != ""
-}
-
-func (l *lineJSON) hasEnding() bool {
-	return l.End != "" || l.Error != "" || l.Class != "" || l.Written || l.Exit != nil || l.Stderr != "" || l.Pending != nil
-}
-
-// interaction returns the line as an Interaction, its message canonical.
-// What the fields mean together is analyse's business.
-func (l *lineJSON) interaction() (Interaction, error) {
-	in := Interaction{Kind: l.Kind, From: l.From, Text: l.Text}
-	if l.Message != nil {
-		msg, err := canonjson.CanonicalNested(l.Message, 1)
-		if err != nil {
-			return in, fmt.Errorf("message: %v", err)
-		}
-		in.Message = msg
-	}
-	if l.hasHTTP() {
-		in.HTTP = &HTTP{Stream: l.Stream, Method: l.Method, URL: l.URL, Status: l.Status, Headers: l.Headers,
-			Event: l.Event, ID: l.ID, Retry: l.Retry}
-		if l.Headers != nil {
-			in.HTTP.Headers = canonicalHeader(l.Headers)
-		}
-	}
-	if l.hasEnding() {
-		class, err := transport.ParseClass(l.Class)
-		if err != nil {
-			return in, fmt.Errorf("class: %v", err)
-		}
-		in.Ending = &Ending{End: l.End, Error: l.Error, Class: class, Written: l.Written, Stderr: l.Stderr}
-		if l.Exit != nil {
-			in.Ending.Exit = &Exit{Code: l.Exit.Code, Signal: l.Exit.Signal}
-		}
-		for _, id := range l.Pending {
-			canon, err := canonjson.CanonicalNested(id, 2)
-			if err != nil {
-				return in, fmt.Errorf("pending: %v", err)
-			}
-			in.Ending.Pending = append(in.Ending.Pending, canon)
-		}
-	}
-	return in, nil
-}
-
-// upgrade turns a version-1 cassette into the version-2 cassette it stands
-// for: version 1 has no endings, so its session ended with the client's
-// close, after its last line; the stderr tail a version-1 stderr line held
-// is that ending's.
-func (c *Cassette) upgrade() error {
-	end := &Ending{End: EndClient}
-	ins := c.Interactions[:0]
-	for _, in := range c.Interactions {
-		if in.Kind == KindStderr {
-			if in.From != "" || in.Message != nil || in.HTTP != nil || in.Ending != nil {
-				return &FormatError{File: c.File, Line: len(ins) + 2, Err: errors.New("stderr line with a message or HTTP fields")}
-			}
-			end.Stderr += in.Text
-			continue
-		}
-		ins = append(ins, in)
-	}
-	c.Interactions = append(ins, Interaction{Kind: KindClose, Ending: end})
-	c.Header.Version = Version
-	return nil
-}
-
-// strictUnmarshal decodes exactly one JSON value into v, refusing unknown
-// fields.
-func strictUnmarshal(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+// readFile reads at most MaxSize bytes of the file at path.
+func readFile(path string) ([]byte, error) { return format.ReadFile(path) }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/internal/jsondiff"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -20,10 +22,10 @@ import (
 // the same method: replay voids it (see scheduler.void), so that nothing
 // waits for its answer; else -1.
 func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchError, int) {
-	info, _ := scanMessage(live)
-	e := &MismatchError{Cassette: p.c.File, Method: info.method}
-	if kind == kindResponse {
-		e.Method = p.requestMethod(info.id)
+	info, _ := format.ScanMessage(live)
+	e := &MismatchError{Cassette: p.c.File, Method: info.Method}
+	if kind == format.MsgResponse {
+		e.Method = p.requestMethod(info.ID)
 	}
 	nearest, void := -1, -1
 	if cands := p.index[string(key)]; len(cands) > 0 {
@@ -37,9 +39,9 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchE
 		if nearest >= 0 {
 			break
 		}
-		if m, _ := scanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.kind == kind && m.method == info.method {
+		if m, _ := format.ScanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.Kind == kind && m.Method == info.Method {
 			nearest = int(i)
-			if kind == kindCall {
+			if kind == format.MsgCall {
 				void = nearest
 			}
 			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
@@ -59,8 +61,8 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchE
 	if nearest >= 0 {
 		e.Position = p.c.Line(nearest)
 		if c := p.canon[nearest]; c != nil {
-			m, _ := scanMessage(c)
-			want = p.mt.key(m.kind, c)[1:]
+			m, _ := format.ScanMessage(c)
+			want = p.mt.key(m.Kind, c)[1:]
 		}
 	}
 	if live != nil {
@@ -74,8 +76,8 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchE
 func (p *player) requestMethod(id string) string {
 	for j := range p.canon {
 		if p.canon[j] != nil && side(&p.c.Interactions[j]) == FromServer {
-			if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == id {
-				return q.method
+			if q, _ := format.ScanMessage(p.canon[j]); q.Kind == format.MsgCall && q.ID == id {
+				return q.Method
 			}
 		}
 	}
@@ -106,7 +108,7 @@ func (p *player) httpMismatch(s *scheduler, live *liveReq) (*MismatchError, int)
 		if in := &p.c.Interactions[i]; !s.served[i] && in.HTTP.Method == live.method && p.method(int(i)) == liveMethod {
 			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
 			if isCall && p.canon[i] != nil {
-				if m, _ := scanMessage(p.canon[i]); m.kind == kindCall {
+				if m, _ := format.ScanMessage(p.canon[i]); m.Kind == format.MsgCall {
 					void = nearest
 				}
 			}
@@ -139,13 +141,20 @@ func shape(method, url string, h http.Header, canon []byte, text string, mt *mat
 		}
 	}
 	if canon != nil {
-		if info, err := scanMessage(canon); err == nil {
-			if t, err := decodeTree(mt.key(info.kind, canon)[1:]); err == nil {
+		if info, err := format.ScanMessage(canon); err == nil {
+			if t, err := format.DecodeTree(mt.key(info.Kind, canon)[1:]); err == nil {
 				m["message"] = t
 			}
 		}
 	} else if text != "" {
 		m["text"] = text
 	}
-	return encodeTree(m)
+	return format.EncodeTree(m)
+}
+
+// diff shows how a live message differs from a recorded one: a unified
+// line diff (-recorded +live) of their indented JSON, both canonical JSON
+// (nil for none), the same text every time.
+func diff(recorded, live []byte) string {
+	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

@@ -8,12 +8,13 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
 // An HTTPFactory is a transport.Factory whose requests go through an
@@ -47,7 +48,7 @@ type Factory struct {
 	mode Mode
 	kind transport.Kind
 	live transport.Factory
-	fs   vcr.FS
+	fs   hook.FS
 
 	p       *player           // replay
 	hrec    *httpRecorder     // recording at the HTTP level
@@ -90,14 +91,17 @@ var _ transport.Classifier = (*Factory)(nil)
 // an option the cassette's transport cannot use or a missing live factory.
 func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
 	o := opts.withLive(live)
-	f := &Factory{path: path, o: o, live: live, fs: o.vcr.FS}
+	f := &Factory{path: path, o: o, live: live}
+	if o.VCR != nil {
+		f.fs = o.VCR.FS
+	}
 	if f.fs == nil {
 		f.fs = diskFS{}
 	}
 	if path == "" {
 		return nil, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
 	}
-	if fi, err := os.Stat(path); o.vcr.FS == nil && err == nil && fi.IsDir() {
+	if fi, err := os.Stat(path); (o.VCR == nil || o.VCR.FS == nil) && err == nil && fi.IsDir() {
 		return nil, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
 	}
 	f.mode = o.Mode
@@ -123,8 +127,8 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			return nil, err
 		case err != nil:
 			return nil, fmt.Errorf("cassette %s: %w", path, err)
-		case len(data) > maxSize:
-			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", maxSize)}
+		case len(data) > format.Limit:
+			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", format.Limit)}
 		}
 		c, err := parse(path, data)
 		if err != nil {
@@ -225,7 +229,7 @@ func (p *player) endpointPath() string {
 // hasStandalone reports whether the recording opened the standalone stream.
 func (p *player) hasStandalone() bool {
 	for i := range p.c.Interactions {
-		if standalone(&p.c.Interactions[i]) {
+		if format.Standalone(&p.c.Interactions[i]) {
 			return true
 		}
 	}
@@ -341,7 +345,7 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 	c, first := f.p.c, -1
 	var hs headerScan
 	for i := range c.Interactions {
-		m, err := scanMessage(f.p.canon[i])
+		m, err := format.ScanMessage(f.p.canon[i])
 		if f.p.canon[i] == nil || err != nil {
 			continue
 		}
@@ -361,7 +365,7 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 // discovers reports whether the recorded client sent server/discover.
 func (p *player) discovers() bool {
 	for _, i := range p.pl.clients {
-		if m, err := scanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.method == "server/discover" {
+		if m, err := format.ScanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.Method == "server/discover" {
 			return true
 		}
 	}
@@ -409,7 +413,7 @@ func (f *Factory) unusedRequests() []Unused {
 			continue // a fault answered it, or ended the session before it
 		}
 		if c := f.p.canon[i]; c != nil {
-			if m, err := scanMessage(c); err == nil && m.kind == kindCall {
+			if m, err := format.ScanMessage(c); err == nil && m.Kind == format.MsgCall {
 				out = append(out, u)
 			}
 		}
@@ -495,14 +499,14 @@ func (f *Factory) save() error {
 		return err
 	}
 	c.File = f.path
-	if _, err := analyse(c); err != nil {
+	if _, err := format.Analyse(c); err != nil {
 		return fmt.Errorf("recorded session would not load: %w", err)
 	}
 	data, err := c.Marshal()
 	if err != nil {
 		return err
 	}
-	if len(data) > maxSize {
+	if len(data) > format.Limit {
 		return ErrTooLarge
 	}
 	return f.fs.WriteFile(f.path, data)

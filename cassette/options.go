@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/looprig/mcp/cassette/internal/vcrext"
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -60,8 +61,7 @@ type Options struct {
 	IgnorePaths []string
 	// Wait bounds how long replay holds the answer to a matched request (or
 	// the session's end it died with) for the recorded requests it was
-	// ordered after (see the package
-	// documentation, "Order"): past it, the request fails with a
+	// ordered after (see FORMAT.md, "Order"): past it, the request fails with a
 	// *MismatchError naming them. If zero, DefaultWait.
 	Wait time.Duration
 	// AllowUnused lets a replayed session leave recorded requests unmade.
@@ -92,9 +92,10 @@ type Options struct {
 	// Cookie, Set-Cookie and DPoP, which always are. A value "Scheme
 	// credential" keeps its scheme ("Bearer REDACTED-1").
 	RedactHeaders []string
-	// vcr holds the go-vcr hooks and storage that package cassette/vcr
-	// sets (vcr.Apply): none, and files on disk, by default.
-	vcr vcrext.Ext
+	// VCR holds the go-vcr hooks and storage that package cassette/vcr
+	// sets (vcr.Apply). Its type is internal: only vcr.Apply sets it. If
+	// nil, no hook runs and files are on disk.
+	VCR *hook.Set
 
 	// auto are the secrets the recorder learnt from the live factory
 	// (transport.SecretHolder: a stdio child's Env), after Revealers; Open,
@@ -229,7 +230,7 @@ var ErrInvalidOptions = errors.New("cassette: invalid options")
 var (
 	// ErrEmptySegment is returned (inside an *OptionsError) when a
 	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
-	ErrEmptySegment = errors.New("path has an empty segment")
+	ErrEmptySegment = format.ErrEmptySegment
 	// ErrTooManyPaths is returned (inside an *OptionsError) when
 	// IgnorePaths has more than 256 paths, the most a cassette's header
 	// declares.
@@ -294,13 +295,13 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		paths []string
 	}{{"RedactPaths", o.RedactPaths}, {"IgnorePaths", o.IgnorePaths}} {
 		for i, s := range f.paths {
-			if _, err := parsePath(s); err != nil {
+			if _, err := format.ParsePath(s); err != nil {
 				return &OptionsError{Option: f.name + "[" + strconv.Itoa(i) + "]", Value: s, Err: err}
 			}
 		}
 	}
-	if len(o.IgnorePaths) > maxVolatile {
-		return &OptionsError{Option: "IgnorePaths", Err: fmt.Errorf("%w: %d paths, more than %d", ErrTooManyPaths, len(o.IgnorePaths), maxVolatile)}
+	if len(o.IgnorePaths) > format.MaxVolatile {
+		return &OptionsError{Option: "IgnorePaths", Err: fmt.Errorf("%w: %d paths, more than %d", ErrTooManyPaths, len(o.IgnorePaths), format.MaxVolatile)}
 	}
 	for i, re := range o.Patterns {
 		if re == nil {
@@ -316,7 +317,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		set  bool
 		ok   bool
 	}{
-		{"Hooks", len(o.vcr.Hooks) > 0, http},
+		{"Hooks", len(o.hooks()) > 0, http},
 		{"RedactHeaders", len(o.RedactHeaders) > 0, http},
 		{"Stderr", o.Stderr, kind == transport.KindStdio},
 	} {
@@ -324,8 +325,8 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", ErrNotForTransport, kind)}
 		}
 	}
-	for i, h := range o.vcr.Hooks {
-		if h == nil || h.Handler == nil {
+	for i, h := range o.hooks() {
+		if h.Run == nil {
 			return &OptionsError{Option: "Hooks[" + strconv.Itoa(i) + "]", Err: errors.New("nil hook")}
 		}
 	}
@@ -339,4 +340,12 @@ func checkOptions(fn string, o *Options, kind transport.Kind) error {
 		return err
 	}
 	return nil
+}
+
+// hooks returns the go-vcr hooks of o, adapted by package cassette/vcr.
+func (o *Options) hooks() []hook.Hook {
+	if o.VCR == nil {
+		return nil
+	}
+	return o.VCR.Hooks
 }

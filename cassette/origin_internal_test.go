@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/testkit"
 )
 
@@ -32,8 +33,8 @@ func TestRenameOrigin(t *testing.T) {
 		{web, "https://mcp.example.com.evil/x https://mcp.example.com:8443/x", "https://mcp.example.com.evil/x https://mcp.example.com:8443/x"},
 		{auth.Origin{}, "http://127.0.0.1:3422", "http://127.0.0.1:3422"},
 	} {
-		if got := renameOrigin(tc.o, tc.in); got != tc.want {
-			t.Errorf("renameOrigin(%v, %q) mismatch (-want +got):\n%s", tc.o, tc.in, cmp.Diff(tc.want, got))
+		if got := redact.RenameOrigin(tc.o, tc.in); got != tc.want {
+			t.Errorf("redact.RenameOrigin(%v, %q) mismatch (-want +got):\n%s", tc.o, tc.in, cmp.Diff(tc.want, got))
 		}
 	}
 	for in, want := range map[string]string{
@@ -41,8 +42,8 @@ func TestRenameOrigin(t *testing.T) {
 		"https://ORIGIN/mcp and http://ORIGIN":            "http://cassette.localhost/mcp and http://cassette.localhost",
 		"http://ORIGINAL/x dial tcp ORIGIN: refused":      "http://ORIGINAL/x dial tcp ORIGIN: refused",
 	} {
-		if got := restoreOrigin(in, ReplayOrigin); got != want {
-			t.Errorf("restoreOrigin(%q) mismatch (-want +got):\n%s", in, cmp.Diff(want, got))
+		if got := redact.RestoreOrigin(in, ReplayOrigin); got != want {
+			t.Errorf("redact.RestoreOrigin(%q) mismatch (-want +got):\n%s", in, cmp.Diff(want, got))
 		}
 	}
 }

@@ -1,19 +1,20 @@
 package cassette
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // buildPlan computes the scheduler's steps of c (which analyse accepted,
 // with what it learnt in infos), at the message level or the HTTP level.
-func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
+func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*format.StreamLines) {
 	n := len(c.Interactions)
 	pl := &plan{steps: make([]step, n)}
 	for i := range pl.steps {
 		pl.steps[i].after, pl.steps[i].call, pl.steps[i].answerAt, pl.steps[i].endsAt = -1, -1, -1, -1
 	}
-	var streams map[int]*streamLines
+	var streams map[int]*format.StreamLines
 	if c.Kind().String() == "streamablehttp" {
 		streams = planHTTP(c, infos, pl)
 	} else {
@@ -35,7 +36,7 @@ func buildPlan(c *Cassette, infos []lineInfo) (*plan, map[int]*streamLines) {
 // planMessages plans a message-level session: a client message is a client
 // line; a server response answers its call; any other server message, and
 // an ending the server caused, keeps its place.
-func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
+func planMessages(c *Cassette, infos []format.LineInfo, pl *plan) {
 	gaveUp := map[string]bool{} // ids of calls the client cancelled or left pending at its close
 	endAt := int32(-1)          // the last session ending the server caused, scanning backwards
 	for i := len(c.Interactions) - 1; i >= 0; i-- {
@@ -44,7 +45,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		case in.Kind == KindClose:
 			if in.Ending.End == EndClient {
 				for _, id := range in.Ending.Pending {
-					k, _ := idKey(id)
+					k, _ := format.IDKey(id)
 					gaveUp[k] = true
 				}
 				continue
@@ -54,29 +55,29 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 		case in.Kind != KindMessage:
 		case in.From == FromClient:
 			st.client = true
-			switch info.msg.kind {
-			case kindNote:
+			switch info.Msg.Kind {
+			case format.MsgNote:
 				st.skippable = true
-				if info.msg.method == "notifications/cancelled" {
+				if info.Msg.Method == "notifications/cancelled" {
 					st.optional = true
-					if id := cancelledID(info.msg.params); id != "" {
+					if id := format.CancelledID(info.Msg.Params); id != "" {
 						gaveUp[id] = true
 					}
 				}
-			case kindResponse:
+			case format.MsgResponse:
 				st.reply = true
-			case kindCall:
-				st.answerAt = int32(info.pair)
-				if info.pair < 0 {
-					st.giveUp = gaveUp[info.msg.id]
+			case format.MsgCall:
+				st.answerAt = int32(info.Pair)
+				if info.Pair < 0 {
+					st.giveUp = gaveUp[info.Msg.ID]
 					st.endsAt = endAt
 				}
 			}
 		default:
 			st.server = true
-			if info.msg.kind == kindResponse {
+			if info.Msg.Kind == format.MsgResponse {
 				st.answer = true
-				st.after = int32(info.pair)
+				st.after = int32(info.Pair)
 			}
 		}
 	}
@@ -88,7 +89,7 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 			continue
 		}
 		for j := st.after + 1; j < int32(i); j++ {
-			if pl.steps[j].client && infos[j].msg.kind == kindResponse {
+			if pl.steps[j].client && infos[j].Msg.Kind == format.MsgResponse {
 				st.needs = append(st.needs, j)
 			}
 		}
@@ -100,11 +101,11 @@ func planMessages(c *Cassette, infos []lineInfo, pl *plan) {
 // the server answered because the client gave the call up (its handler
 // returned when cancelled), so the live client gets the answer only once it
 // has given the call up too, or passed the cancellation by. Both levels.
-func afterCancellations(infos []lineInfo, pl *plan) {
+func afterCancellations(infos []format.LineInfo, pl *plan) {
 	cancels := map[string][]int32{}
 	for j := range pl.steps {
-		if m := &infos[j].msg; pl.steps[j].client && infos[j].canon != nil && m.kind == kindNote && m.method == "notifications/cancelled" {
-			id := cancelledID(m.params)
+		if m := &infos[j].Msg; pl.steps[j].client && infos[j].Canon != nil && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
+			id := format.CancelledID(m.Params)
 			cancels[id] = append(cancels[id], int32(j))
 		}
 	}
@@ -121,74 +122,12 @@ func afterCancellations(infos []lineInfo, pl *plan) {
 		if st.call >= 0 {
 			call = st.call
 		}
-		for _, j := range cancels[infos[call].msg.id] {
+		for _, j := range cancels[infos[call].Msg.ID] {
 			if call < j && j < int32(i) {
 				st.needs = append(st.needs[:len(st.needs):len(st.needs)], j)
 			}
 		}
 	}
-}
-
-// cancelledID returns the key of the request a notifications/cancelled
-// names, or "".
-func cancelledID(params []byte) string {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return ""
-	}
-	k, _ := idKey(p.RequestID)
-	return k
-}
-
-// streamLines indexes the lines of one HTTP stream.
-type streamLines struct {
-	req, resp, close int // -1 when absent
-	events           []int
-}
-
-// lines returns the stream's lines after its request, in order: the
-// response, the events, the close.
-func (sl *streamLines) lines() []int {
-	out := make([]int, 0, len(sl.events)+2)
-	if sl.resp >= 0 {
-		out = append(out, sl.resp)
-	}
-	out = append(out, sl.events...)
-	if sl.close >= 0 {
-		out = append(out, sl.close)
-	}
-	return out
-}
-
-// streamIndex indexes the HTTP lines of ins by stream.
-func streamIndex(ins []Interaction) map[int]*streamLines {
-	idx := map[int]*streamLines{}
-	for i := range ins {
-		in := &ins[i]
-		if in.HTTP == nil {
-			continue
-		}
-		s := idx[in.HTTP.Stream]
-		switch in.Kind {
-		case KindRequest:
-			idx[in.HTTP.Stream] = &streamLines{req: i, resp: -1, close: -1}
-		case KindResponse:
-			s.resp = i
-		case KindEvent:
-			s.events = append(s.events, i)
-		case KindClose:
-			s.close = i
-		}
-	}
-	return idx
-}
-
-// standalone reports whether a request opens the standalone GET stream,
-// whose messages relate to no request.
-func standalone(in *Interaction) bool {
-	return in.Kind == KindRequest && in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
 }
 
 // keepsPlaceOnListen reports whether line in, of the stream of req, is a
@@ -198,15 +137,15 @@ func standalone(in *Interaction) bool {
 // otherwise all go out as soon as the listen is served (at Connect, for the
 // listen of list changes). Its acknowledgement answers the listen, and
 // stays attached to it.
-func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
-	if reqInfo.canon == nil || reqInfo.msg.kind != kindCall || reqInfo.msg.method != "subscriptions/listen" {
+func keepsPlaceOnListen(in, req *Interaction, info, reqInfo format.LineInfo) bool {
+	if reqInfo.Canon == nil || reqInfo.Msg.Kind != format.MsgCall || reqInfo.Msg.Method != "subscriptions/listen" {
 		return false
 	}
 	switch in.Kind {
 	case KindClose:
 		return true
 	case KindEvent:
-		return info.canon != nil && info.msg.kind == kindNote && info.msg.method != "notifications/subscriptions/acknowledged"
+		return info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method != "notifications/subscriptions/acknowledged"
 	}
 	return false
 }
@@ -216,9 +155,9 @@ func keepsPlaceOnListen(in, req *Interaction, info, reqInfo lineInfo) bool {
 // the standalone GET stream and the notifications of a subscriptions/listen
 // stream, which keep their place; an answer on a resumed stream waits for
 // its call as well.
-func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
+func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.StreamLines {
 	ins := c.Interactions
-	idx := streamIndex(ins)
+	idx := format.StreamIndex(ins)
 	for i := range ins {
 		in, st, info := &ins[i], &pl.steps[i], &infos[i]
 		if in.HTTP == nil {
@@ -227,23 +166,23 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 		sl := idx[in.HTTP.Stream]
 		if in.Kind == KindRequest {
 			st.client = true
-			st.skippable = standalone(in) || info.canon != nil && info.msg.kind == kindNote
-			st.optional = info.canon != nil && info.msg.kind == kindNote && info.msg.method == "notifications/cancelled"
-			st.reply = info.canon != nil && info.msg.kind == kindResponse
-			st.answerAt = int32(info.pair)
+			st.skippable = format.Standalone(in) || info.Canon != nil && info.Msg.Kind == format.MsgNote
+			st.optional = info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method == "notifications/cancelled"
+			st.reply = info.Canon != nil && info.Msg.Kind == format.MsgResponse
+			st.answerAt = int32(info.Pair)
 			continue
 		}
 		st.server = true
-		req := &ins[sl.req]
-		st.after = int32(sl.req)
-		if standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.req]) {
+		req := &ins[sl.Req]
+		st.after = int32(sl.Req)
+		if format.Standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.Req]) {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete
-		if info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 && side(in) == FromServer {
+		if info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 && side(in) == FromServer {
 			st.answer = true
-			if int(info.pair) != sl.req {
-				st.call = int32(info.pair)
+			if int(info.Pair) != sl.Req {
+				st.call = int32(info.Pair)
 			}
 		}
 	}
@@ -252,15 +191,15 @@ func planHTTP(c *Cassette, infos []lineInfo, pl *plan) map[int]*streamLines {
 	answersTo := map[int][]int32{} // stream → client answers to its server requests, in order
 	for j := range ins {
 		in, info := &ins[j], &infos[j]
-		if in.Kind == KindRequest && info.canon != nil && info.msg.kind == kindResponse && info.pair >= 0 {
-			if q := &ins[info.pair]; q.HTTP != nil {
+		if in.Kind == KindRequest && info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 {
+			if q := &ins[info.Pair]; q.HTTP != nil {
 				answersTo[q.HTTP.Stream] = append(answersTo[q.HTTP.Stream], int32(j))
 			}
 		}
 	}
 	for stream, js := range answersTo {
 		k := 0
-		for _, l := range idx[stream].lines() {
+		for _, l := range idx[stream].Lines() {
 			for k < len(js) && int(js[k]) < l {
 				k++
 			}

@@ -1,12 +1,11 @@
 package cassette
 
 import (
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // A player is what replay needs of one cassette, computed once from its
@@ -19,14 +18,14 @@ type player struct {
 	pl      *plan
 	canon   [][]byte           // each line's message, canonical; nil without one
 	index   map[string][]int32 // match key → the client lines with it, in order
-	streams map[int]*streamLines
+	streams map[int]*format.StreamLines
 	faults  *faults
 }
 
 // newPlayer checks c as Parse does and indexes it. HTTP hooks
 // (BeforeResponseReplayHook) run later, as each response is served.
 func newPlayer(c *Cassette, o *Options) (*player, error) {
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
@@ -38,89 +37,14 @@ func newPlayer(c *Cassette, o *Options) (*player, error) {
 	}
 	p := &player{c: c, o: o, mt: newMatcher(o, c), pl: pl, canon: make([][]byte, len(infos)), index: map[string][]int32{}, streams: streams, faults: fs}
 	for i := range infos {
-		p.canon[i] = infos[i].canon
+		p.canon[i] = infos[i].Canon
 	}
-	for _, i := range pl.clients {
-		k := p.recordedKey(int(i), infos[i].msg.kind)
-		p.index[k] = append(p.index[k], i)
-	}
+	p.indexClients(infos)
 	collapsePolls(pl, infos, p.index)
 	if err := fs.checkPolls(c, infos, pl); err != nil {
 		return nil, err
 	}
 	return p, nil
-}
-
-// cancelFor returns the recorded client line a live message m stands for
-// when m is a notifications/cancelled naming a call the live session made
-// (liveID: served recorded call line → its live id): the first unserved
-// recorded cancellation of that call, found by the call and not by the
-// number, which live ids need not share with the recording. named is false
-// when m names no such call (it is matched by its key, as any message is).
-func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
-	r, isReq := m.(*jsonrpc.Request)
-	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
-		return 0, false, false
-	}
-	id := cancelledID(r.Params)
-	for line, live := range liveID {
-		if liveIDKey(live) == id {
-			m, err := scanMessage(p.canon[line])
-			if err != nil {
-				return 0, false, false
-			}
-			i, ok = s.match(p.pl.cancels[m.id])
-			return i, ok, true
-		}
-	}
-	return 0, false, false
-}
-
-// recordedKey returns the match key of client line i.
-func (p *player) recordedKey(i int, kind byte) string {
-	in := &p.c.Interactions[i]
-	var body []byte
-	if p.canon[i] != nil {
-		body = p.mt.key(kind, p.canon[i])
-	}
-	if in.Kind == KindMessage {
-		return string(body)
-	}
-	h := in.HTTP
-	return httpKey(h.Method, h.URL, h.Headers, body, in.Text)
-}
-
-// httpKey is the match key of an HTTP request: its method, URL and Mcp-*
-// headers (Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
-// Mcp-Param-…) and Last-Event-ID, placeholders spelled alike, and its
-// body's key (a message's, or its text).
-func httpKey(method, url string, h http.Header, body []byte, text string) string {
-	var b strings.Builder
-	b.WriteString(method)
-	b.WriteByte(0)
-	b.WriteString(normaliseString(url))
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.WriteByte(0)
-		b.WriteString(http.CanonicalHeaderKey(k))
-		for _, v := range h[k] {
-			b.WriteByte(1)
-			b.WriteString(normaliseString(v))
-		}
-	}
-	b.WriteByte(0)
-	if body != nil {
-		b.Write(body)
-	} else {
-		b.WriteString(strconv.Quote(normaliseString(text)))
-	}
-	return b.String()
 }
 
 func cloneInteractions(ins []Interaction) []Interaction {
@@ -154,17 +78,17 @@ func (p *player) method(i int) string {
 	if p.canon[i] == nil {
 		return ""
 	}
-	m, _ := scanMessage(p.canon[i])
-	if m.kind == kindResponse {
+	m, _ := format.ScanMessage(p.canon[i])
+	if m.Kind == format.MsgResponse {
 		for j := range p.canon {
 			if p.canon[j] != nil && j != i {
-				if q, _ := scanMessage(p.canon[j]); q.kind == kindCall && q.id == m.id && side(&p.c.Interactions[j]) != side(&p.c.Interactions[i]) {
-					return q.method
+				if q, _ := format.ScanMessage(p.canon[j]); q.Kind == format.MsgCall && q.ID == m.ID && side(&p.c.Interactions[j]) != side(&p.c.Interactions[i]) {
+					return q.Method
 				}
 			}
 		}
 	}
-	return m.method
+	return m.Method
 }
 
 // describeAll names the recorded client lines in is.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +31,7 @@ type playConn struct {
 
 	mu       sync.Mutex // guards the fields below
 	d        *decider
-	red      *redactor
+	red      *redact.Redactor
 	timers   map[int]*time.Timer // held answers → their bound, while they wait for requests the client has not made
 	extra    []jsonrpc.Message   // error responses (mismatches, expired holds) and delayed lines, delivered first
 	ending   error               // the recorded ending, once delivered: Read returns it
@@ -52,7 +54,7 @@ func (c *playConn) signal() {
 }
 
 func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	canon, err := canonicalMessage(m)
+	canon, err := format.CanonicalMessage(m)
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if c.isClosed || c.ending != nil {
 		return transport.ErrClosed
 	}
-	live, err := c.red.message(canon)
+	live, err := c.red.Message(canon)
 	if err != nil {
 		return err
 	}
@@ -192,8 +194,8 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 		}
 		return nil, c.ending
 	}
-	info, _ := scanMessage(c.p.answer(i))
-	m := info.toMessage()
+	info, _ := format.ScanMessage(c.p.answer(i))
+	m := info.ToMessage()
 	if st.answer {
 		if id, ok := c.d.liveID[int(st.after)]; ok {
 			m.(*jsonrpc.Response).ID = id
@@ -281,11 +283,11 @@ func (c *playConn) unused() []int {
 func liveKind(m jsonrpc.Message) byte {
 	if r, ok := m.(*jsonrpc.Request); ok {
 		if r.IsCall() {
-			return kindCall
+			return format.MsgCall
 		}
-		return kindNote
+		return format.MsgNote
 	}
-	return kindResponse
+	return format.MsgResponse
 }
 
 // faultEnding is the error of the calls FaultEnd cut off: the connection

@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // ReplayOrigin is the origin a replayed HTTP session is addressed to when
@@ -36,12 +38,12 @@ type playHTTP struct {
 	// hooks are the BeforeResponseReplayHook hooks; view is a copy of the
 	// lines they rewrite, stream by stream, as each is first served. Both
 	// are nil without such hooks.
-	hooks []*recorder.Hook
+	hooks []hook.Hook
 	view  []Interaction
 
 	mu     sync.Mutex // guards the fields below
 	d      *decider
-	red    *redactor
+	red    *redact.Redactor
 	secret map[string]bool // the headers whose values are credentials
 	wake   chan struct{}
 	hooked map[int]bool // streams whose lines the hooks have seen
@@ -49,8 +51,8 @@ type playHTTP struct {
 
 func newPlayHTTP(p *player, rep *report) *playHTTP {
 	h := &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
-	for _, hk := range p.o.vcr.Hooks {
-		if hk != nil && hk.Kind == beforeReplay {
+	for _, hk := range p.o.hooks() {
+		if hk.Kind == hook.BeforeReplay {
 			h.hooks = append(h.hooks, hk)
 		}
 	}
@@ -63,26 +65,26 @@ func newPlayHTTP(p *player, rep *report) *playHTTP {
 // lines returns the lines to serve stream sl from: the recorded ones, or,
 // with replay hooks, their copy, which the hooks see just before the
 // stream's response is first served, as go-vcr runs them.
-func (h *playHTTP) lines(sl *streamLines) ([]Interaction, error) {
+func (h *playHTTP) lines(sl *format.StreamLines) ([]Interaction, error) {
 	if h.view == nil {
 		return h.p.c.Interactions, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.view[sl.req].HTTP.Stream
+	s := h.view[sl.Req].HTTP.Stream
 	if h.hooked[s] {
 		return h.view, nil
 	}
 	h.hooked[s] = true
-	vi := toVCR(h.view, sl)
+	vi := hook.ToExchange(h.view, sl)
 	vi.ID = s - 1
 	for _, hk := range h.hooks {
-		if err := hk.Handler(vi); err != nil {
+		if err := hk.Run(vi); err != nil {
 			return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hk.Kind, s, err)
 		}
 	}
-	if err := fromVCR(h.view, sl, vi); err != nil {
-		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", beforeReplay, s, err)
+	if err := hook.FromExchange(h.view, sl, vi); err != nil {
+		return nil, fmt.Errorf("cassette: %s hook on stream %d: %w", hook.BeforeReplay, s, err)
 	}
 	return h.view, nil
 }
@@ -141,8 +143,8 @@ func (h *playHTTP) request(req *http.Request, body []byte) (*liveReq, decision) 
 
 // serve answers a served request with its recorded stream sl, once the
 // decider releases its first line.
-func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *streamLines) (*http.Response, error) {
-	if err := h.await(req.Context(), sl.first(), nil); err != nil {
+func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLines) (*http.Response, error) {
+	if err := h.await(req.Context(), sl.First(), nil); err != nil {
 		var merr *MismatchError
 		if errors.As(err, &merr) {
 			return refuse(req, live, merr), nil
@@ -175,7 +177,7 @@ func (h *playHTTP) decide(f func(*decider) decision) decision {
 }
 
 // requestOrigin returns the serialised origin req is addressed to, which
-// replay puts back where the recording renamed its own (originName).
+// replay puts back where the recording renamed its own (redact.OriginName).
 func requestOrigin(req *http.Request) string {
 	o, err := auth.OriginOf(req.URL)
 	if err != nil {
@@ -237,13 +239,13 @@ func (h *playHTTP) excused(i int) bool {
 
 // live reads a request as the replayer compares it. h.mu is held.
 func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
-	h.red.learnHeaders(h.secret, req.Header) // the credentials the recording redacted
+	h.red.LearnHeaders(h.secret, req.Header) // the credentials the recording redacted
 	o, _ := auth.OriginOf(req.URL)           // renamed as the recording renamed its own
-	l := &liveReq{method: req.Method, url: h.red.text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
+	l := &liveReq{method: req.Method, url: h.red.Text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
 	for k, vs := range req.Header {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
 			for _, v := range vs {
-				l.headers.Add(ck, renameOrigin(o, h.red.text(v)))
+				l.headers.Add(ck, redact.RenameOrigin(o, h.red.Text(v)))
 			}
 		}
 	}
@@ -251,16 +253,16 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	text := ""
 	if len(body) > 0 {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-			if canon, err := canonicalMessage(msg); err == nil {
-				if red, err := h.red.message(canon); err == nil {
-					red = renameOriginMessage(o, red)
+			if canon, err := format.CanonicalMessage(msg); err == nil {
+				if red, err := h.red.Message(canon); err == nil {
+					red = redact.RenameOriginMessage(o, red)
 					l.msg, l.body = msg, red
 					key = h.p.mt.key(liveKind(msg), red)
 				}
 			}
 		}
 		if l.msg == nil {
-			l.body = []byte(renameOrigin(o, h.red.text(string(body))))
+			l.body = []byte(redact.RenameOrigin(o, h.red.Text(string(body))))
 			text = string(l.body)
 		}
 	}
@@ -348,12 +350,12 @@ var errBodyClosed = errors.New("cassette: body closed")
 
 // response builds the recorded response of stream sl, as the replay hooks
 // leave it.
-func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response, error) {
+func (h *playHTTP) response(req *http.Request, sl *format.StreamLines) (*http.Response, error) {
 	ins, err := h.lines(sl)
 	if err != nil {
 		return nil, err
 	}
-	in := &ins[sl.resp]
+	in := &ins[sl.Resp]
 	origin := requestOrigin(req)
 	resp := &http.Response{
 		StatusCode: in.HTTP.Status,
@@ -364,15 +366,15 @@ func (h *playHTTP) response(req *http.Request, sl *streamLines) (*http.Response,
 	}
 	for k, vs := range in.HTTP.Headers {
 		for _, v := range vs {
-			resp.Header.Add(k, restoreOrigin(v, origin))
+			resp.Header.Add(k, redact.RestoreOrigin(v, origin))
 		}
 	}
-	if isSSE(in.HTTP.Headers) {
+	if format.IsSSE(in.HTTP.Headers) {
 		resp.ContentLength = -1
 		resp.Body = &playBody{h: h, sl: sl, ctx: req.Context(), closed: make(chan struct{}), ins: ins, origin: origin}
 		return resp, nil
 	}
-	data := h.payload(ins, sl.resp, origin)
+	data := h.payload(ins, sl.Resp, origin)
 	resp.ContentLength = int64(len(data))
 	if len(data) == 0 {
 		resp.Body = http.NoBody
@@ -393,10 +395,10 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 		canon = in.Message
 	}
 	if canon == nil {
-		return []byte(restoreOrigin(in.Text, origin))
+		return []byte(redact.RestoreOrigin(in.Text, origin))
 	}
-	if bytes.Contains(canon, []byte("://"+originName)) {
-		canon = []byte(restoreOrigin(string(canon), origin))
+	if bytes.Contains(canon, []byte("://"+redact.OriginName)) {
+		canon = []byte(redact.RestoreOrigin(string(canon), origin))
 	}
 	st := &h.p.pl.steps[i]
 	if !st.answer {
@@ -410,8 +412,8 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 	if !ok {
 		return canon
 	}
-	info, _ := scanMessage(canon)
-	r := info.toMessage().(*jsonrpc.Response)
+	info, _ := format.ScanMessage(canon)
+	r := info.ToMessage().(*jsonrpc.Response)
 	r.ID = id
 	if data, err := jsonrpc.EncodeMessage(r); err == nil {
 		return data
@@ -453,7 +455,7 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 // scheduler releases it, then ends it as recorded.
 type playBody struct {
 	h      *playHTTP
-	sl     *streamLines
+	sl     *format.StreamLines
 	ins    []Interaction // the lines it is served from (playHTTP.lines)
 	origin string        // the request's origin, put back in its events
 	ctx    context.Context
@@ -469,11 +471,11 @@ func (b *playBody) Read(p []byte) (int, error) {
 		if b.done != nil {
 			return 0, b.done
 		}
-		if b.next == len(b.sl.events) {
+		if b.next == len(b.sl.Events) {
 			b.done = b.end()
 			continue
 		}
-		i := b.sl.events[b.next]
+		i := b.sl.Events[b.next]
 		dec := b.h.decide(func(d *decider) decision { return d.due(i, b.sl, b.next) })
 		if dec.act == actEnd || dec.act == actDrop {
 			b.done = dec.err
@@ -522,7 +524,7 @@ func (b *playBody) end() error {
 		dec := b.h.decide(func(d *decider) decision { return d.streamEnd(b.sl, awaited) })
 		switch dec.act {
 		case actAwait:
-			if err := b.h.await(b.ctx, b.sl.close, b.closed); err != nil {
+			if err := b.h.await(b.ctx, b.sl.Close, b.closed); err != nil {
 				return err
 			}
 			continue
@@ -577,8 +579,8 @@ func requestBody(req *http.Request) ([]byte, error) {
 // readSized reads r to its end, at most MaxSize bytes, into a buffer of
 // size bytes when size is known (positive).
 func readSized(r io.Reader, size int64) ([]byte, error) {
-	r = io.LimitReader(r, int64(maxSize))
-	if size <= 0 || size > int64(maxSize) {
+	r = io.LimitReader(r, int64(format.Limit))
+	if size <= 0 || size > int64(format.Limit) {
 		return io.ReadAll(r)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))

@@ -3,6 +3,8 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // Polling is not part of what must match (the tasks extension, SEP-2663):
@@ -20,7 +22,7 @@ import (
 
 // collapsePolls records in pl the runs of equal polls among the client
 // lines of each match key of index.
-func collapsePolls(pl *plan, infos []lineInfo, index map[string][]int32) {
+func collapsePolls(pl *plan, infos []format.LineInfo, index map[string][]int32) {
 	for _, cands := range index {
 		if len(cands) < 2 || !isPoll(infos[cands[0]]) {
 			continue
@@ -40,31 +42,31 @@ func collapsePolls(pl *plan, infos []lineInfo, index map[string][]int32) {
 	}
 }
 
-func isPoll(info lineInfo) bool {
-	return info.canon != nil && info.msg.kind == kindCall && info.msg.method == "tasks/get"
+func isPoll(info format.LineInfo) bool {
+	return info.Canon != nil && info.Msg.Kind == format.MsgCall && info.Msg.Method == "tasks/get"
 }
 
 // samePollState reports whether polls a and b were answered with the same
 // state of their task.
-func samePollState(infos []lineInfo, pl *plan, a, b int32) bool {
+func samePollState(infos []format.LineInfo, pl *plan, a, b int32) bool {
 	ra, rb := pl.steps[a].answerAt, pl.steps[b].answerAt
 	if ra < 0 || rb < 0 {
 		return false
 	}
-	sa, oka := pollState(infos[ra].msg)
-	sb, okb := pollState(infos[rb].msg)
+	sa, oka := pollState(infos[ra].Msg)
+	sb, okb := pollState(infos[rb].Msg)
 	return oka && okb && bytes.Equal(sa, sb)
 }
 
 // pollState is a tasks/get answer without what changes from poll to poll
 // of one state: canonical JSON of the result (or error) without
 // lastUpdatedAt, pollIntervalMs and _meta.
-func pollState(m msgInfo) ([]byte, bool) {
-	if m.error != nil {
-		return append([]byte("error:"), m.error...), true
+func pollState(m format.MsgInfo) ([]byte, bool) {
+	if m.Error != nil {
+		return append([]byte("error:"), m.Error...), true
 	}
 	var r map[string]any
-	if json.Unmarshal(m.result, &r) != nil || r == nil {
+	if json.Unmarshal(m.Result, &r) != nil || r == nil {
 		return nil, false
 	}
 	delete(r, "lastUpdatedAt")
@@ -76,9 +78,9 @@ func pollState(m msgInfo) ([]byte, bool) {
 
 // taskWritesBetween reports whether a client line between a and b sends
 // tasks/update or tasks/cancel.
-func taskWritesBetween(infos []lineInfo, pl *plan, a, b int32) bool {
+func taskWritesBetween(infos []format.LineInfo, pl *plan, a, b int32) bool {
 	for j := a + 1; j < b; j++ {
-		if pl.steps[j].client && infos[j].canon != nil && (infos[j].msg.method == "tasks/update" || infos[j].msg.method == "tasks/cancel") {
+		if pl.steps[j].client && infos[j].Canon != nil && (infos[j].Msg.Method == "tasks/update" || infos[j].Msg.Method == "tasks/cancel") {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,7 +79,7 @@ func (c *recordConn) add(e recorded) int {
 	if c.closing || c.tooLarge {
 		return -1
 	}
-	if c.size += msgSize(e.msg); c.size > maxSize {
+	if c.size += msgSize(e.msg); c.size > format.Limit {
 		c.tooLarge, c.entries = true, nil
 		return -1
 	}

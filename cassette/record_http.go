@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/transport"
 )
@@ -126,7 +127,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
 	defer close(s.settled)
-	if _, m, ok := asMessage(body); ok && m.kind != kindCall {
+	if _, m, ok := format.AsMessage(body); ok && m.Kind != format.MsgCall {
 		s.noCall = true
 	}
 	r.streams = append(r.streams, s)
@@ -152,12 +153,12 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.mu.Unlock()
 		return resp, nil
 	}
-	s.sse = isSSE(resp.Header)
+	s.sse = format.IsSSE(resp.Header)
 	s.resp = r.add(hEntry{after: s.req, in: Interaction{Kind: KindResponse, HTTP: &HTTP{Stream: s.n, Status: resp.StatusCode, Headers: resp.Header.Clone()}}})
 	s.last = s.resp
 	r.mu.Unlock()
 	if s.sse {
-		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: maxSize}}
+		resp.Body = &teeSSE{r: r, s: s, req: req, rc: resp.Body, ps: sse.Parser{Max: format.Limit}}
 	} else {
 		tb := &teeBody{r: r, s: s, rc: resp.Body}
 		if req.Method == http.MethodDelete {
@@ -176,7 +177,7 @@ func (r *httpRecorder) add(e hEntry) int {
 	}
 	r.entries = append(r.entries, e)
 	r.size += len(e.raw) + 128
-	if r.size > maxSize {
+	if r.size > format.Limit {
 		r.tooLarge()
 		return -1
 	}
@@ -334,7 +335,7 @@ func (r *httpRecorder) appendBody(s *recStream, p []byte) {
 		return
 	}
 	r.size += len(p)
-	if r.size > maxSize {
+	if r.size > format.Limit {
 		r.tooLarge()
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // slowAccept answers a POST with 202 once release is closed, and a DELETE
@@ -97,7 +98,7 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 		}
 		c, err := buildHTTP(entries, origin, &Options{})
 		if err == nil {
-			_, err = analyse(c)
+			_, err = format.Analyse(c)
 		}
 		if err != nil && !strings.Contains(err.Error(), "incomplete") && err != ErrIncomplete {
 			t.Errorf("a request whose response never came: %v; want it closed with the session", err)

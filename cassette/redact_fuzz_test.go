@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 )
 
 // tokenRE is what a secret this fuzz target tries looks like: the
@@ -39,27 +42,27 @@ func FuzzRedaction(f *testing.F) {
 		if !tokenRE.MatchString(secret) || inPlaceholder(secret) {
 			t.Skip()
 		}
-		tree, err := decodeTree(msg)
+		tree, err := format.DecodeTree(msg)
 		if err != nil {
 			return
 		}
 		red := newRedactor(&Options{Secrets: []string{secret}})
-		out := encodeTree(red.tree(tree))
+		out := format.EncodeTree(red.Tree(tree))
 		if bytes.Contains(out, []byte(secret)) {
 			t.Fatalf("redacted line holds the secret %q:\n%s", secret, out)
 		}
-		back, err := decodeTree(out)
+		back, err := format.DecodeTree(out)
 		if err != nil {
 			t.Fatalf("redacted line does not decode: %v\n%s", err, out)
 		}
 		if where := holds(back, secret); where != "" {
 			t.Fatalf("redacted message holds the secret %q in %s:\n%s", secret, where, out)
 		}
-		if again := encodeTree(newRedactor(&Options{Secrets: []string{secret}}).tree(back)); !bytes.Equal(again, out) {
+		if again := format.EncodeTree(newRedactor(&Options{Secrets: []string{secret}}).Tree(back)); !bytes.Equal(again, out) {
 			t.Fatalf("redacting twice changed the line:\n%s\n%s", out, again)
 		}
 		// Text (stderr, URLs, headers) is redacted as a string.
-		if text := red.text(string(msg)); strings.Contains(text, secret) {
+		if text := red.Text(string(msg)); strings.Contains(text, secret) {
 			t.Fatalf("redacted text holds the secret %q: %q", secret, text)
 		}
 	})
@@ -69,7 +72,7 @@ func FuzzRedaction(f *testing.F) {
 // for the first thousand placeholders.
 func inPlaceholder(secret string) bool {
 	for n := 1; n <= 1000; n++ {
-		if strings.Contains(placeholderPrefix+strconv.Itoa(n), secret) {
+		if strings.Contains(redact.PlaceholderPrefix+strconv.Itoa(n), secret) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette/internal/redact"
 )
 
 // redactOrderRuns is how many times the order tests redact one input: map
@@ -21,8 +22,8 @@ func TestPlaceholdersByHeaderName(t *testing.T) {
 	for run := range redactOrderRuns {
 		h := http.Header{"Mcp-Method": {"tools/call"}, "Dpop": {"eyJproof.claims.signature"}, "Authorization": {"DPoP token-abcdefgh"}}
 		red := newRedactor(&Options{})
-		red.learnHeaders(secret, h)
-		if diff := cmp.Diff(want, redactHeaders(red, secret, h)); diff != "" {
+		red.LearnHeaders(secret, h)
+		if diff := cmp.Diff(want, redact.Headers(red, secret, h)); diff != "" {
 			t.Fatalf("run %d: redacted headers mismatch (-want +got):\n%s", run, diff)
 		}
 	}
@@ -35,7 +36,7 @@ func TestPlaceholdersByKey(t *testing.T) {
 	want := `{"a":"REDACTED-1","b":{"REDACTED-2":"REDACTED-3"},"c":"REDACTED-4"}`
 	for run := range redactOrderRuns {
 		red := newRedactor(o)
-		got, err := red.message([]byte(`{"c":"sk-cat","b":{"sk-bkey":"sk-bval"},"a":"sk-ant"}`))
+		got, err := red.Message([]byte(`{"c":"sk-cat","b":{"sk-bkey":"sk-bval"},"a":"sk-ant"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +53,7 @@ func TestPlaceholdersByPathKey(t *testing.T) {
 	want := `{"params":{"a":"REDACTED-1","b":"REDACTED-2","c":"REDACTED-3"}}`
 	for run := range redactOrderRuns {
 		red := newRedactor(o)
-		got, err := red.message([]byte(`{"params":{"c":"x3","b":"x2","a":"x1"}}`))
+		got, err := red.Message([]byte(`{"params":{"c":"x3","b":"x2","a":"x1"}}`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,10 @@
 package cassette
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+)
 
 // A recording of a protected server may hold a request refused with 401
 // or 403 outside JSON-RPC and then sent again, message and id unchanged:
@@ -20,22 +24,22 @@ import "bytes"
 
 // recoveredRefusals returns the HTTP request lines of c refused with 401
 // or 403 outside JSON-RPC whose message was sent again later.
-func recoveredRefusals(c *Cassette, infos []lineInfo) []int32 {
+func recoveredRefusals(c *Cassette, infos []format.LineInfo) []int32 {
 	ins := c.Interactions
 	refused := map[int]bool{} // streams refused 401 or 403 with no message
 	for i := range ins {
-		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindResponse && infos[i].canon == nil && (h.Status == 401 || h.Status == 403) {
+		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindResponse && infos[i].Canon == nil && (h.Status == 401 || h.Status == 403) {
 			refused[h.Stream] = true
 		}
 	}
 	var out []int32
 	for r := range ins {
 		h := ins[r].HTTP
-		if h == nil || ins[r].Kind != KindRequest || infos[r].canon == nil || !refused[h.Stream] {
+		if h == nil || ins[r].Kind != KindRequest || infos[r].Canon == nil || !refused[h.Stream] {
 			continue
 		}
 		for j := r + 1; j < len(ins); j++ {
-			if ins[j].HTTP != nil && ins[j].Kind == KindRequest && bytes.Equal(infos[j].canon, infos[r].canon) {
+			if ins[j].HTTP != nil && ins[j].Kind == KindRequest && bytes.Equal(infos[j].Canon, infos[r].Canon) {
 				out = append(out, int32(r))
 				break
 			}

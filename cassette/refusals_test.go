@@ -3,6 +3,8 @@ package cassette
 import (
 	"fmt"
 	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // TestReplayPassesOverARecoveredRefusal: a request refused with 401 or
@@ -39,7 +41,7 @@ func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := newScheduler(p.pl)
-			i, ok := s.match(p.index[p.recordedKey(0, kindCall)])
+			i, ok := s.match(p.index[p.recordedKey(0, format.MsgCall)])
 			if !ok || i != tc.matched {
 				t.Fatalf("the live request matches line %d (%v), want %d", i, ok, tc.matched)
 			}

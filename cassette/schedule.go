@@ -67,17 +67,6 @@ func newScheduler(pl *plan) *scheduler {
 	return s
 }
 
-// match returns the first unserved line of candidates, which are client
-// lines in recorded order.
-func (s *scheduler) match(cands []int32) (int, bool) {
-	for _, i := range cands {
-		if !s.served[i] {
-			return int(i), true
-		}
-	}
-	return 0, false
-}
-
 // serve records that a live client message matched client line i.
 func (s *scheduler) serve(i int) {
 	s.served[i], s.passed[i] = true, true
@@ -252,19 +241,6 @@ func (s *scheduler) void(i int) {
 		}
 	}
 	s.advance()
-}
-
-// reclaim returns the first voided line of candidates (client lines with
-// a live message's key, in recorded order): the live message is that line
-// after all, and its server lines may go out (revive).
-func (s *scheduler) reclaim(cands []int32) (int, bool) {
-	for _, i := range cands {
-		if s.voided[i] {
-			s.revive(int(i))
-			return int(i), true
-		}
-	}
-	return 0, false
 }
 
 // revive undoes void for client line i, sent again: its server lines may

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want sections of testdata/schedule and testdata/decide")
@@ -94,7 +96,7 @@ func runSchedule(transcript, script string) (string, error) {
 			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == KindMessage {
 				if a := h.s.awaits(i); a >= 0 {
 					h.held[a] = true
-				} else if m, _ := scanMessage(p.canon[i]); m.kind == kindCall && !h.s.verdict(i) {
+				} else if m, _ := format.ScanMessage(p.canon[i]); m.Kind == format.MsgCall && !h.s.verdict(i) {
 					fmt.Fprintf(&out, "no answer for %d\n", c.Line(i))
 				}
 			}
@@ -166,7 +168,7 @@ func (h *harness) drain() {
 		progress = false
 		for _, stream := range h.streamsServed() {
 			sl := h.p.streams[stream]
-			ls := sl.lines()
+			ls := sl.Lines()
 			for h.read[stream] < len(ls) && h.s.ready(ls[h.read[stream]]) {
 				if l := ls[h.read[stream]]; !h.s.failed[l] { // a failed line's reader got the error
 					fmt.Fprintf(h.out, "stream %d: %d\n", stream, h.p.c.Line(l))
@@ -182,7 +184,7 @@ func (h *harness) drain() {
 func (h *harness) streamsServed() []int {
 	var out []int
 	for stream, sl := range h.p.streams {
-		if h.s.served[sl.req] {
+		if h.s.served[sl.Req] {
 			out = append(out, stream)
 		}
 	}
@@ -201,7 +203,7 @@ func (h *harness) awaited() []int {
 		}
 	} else {
 		for _, stream := range h.streamsServed() {
-			ls := h.p.streams[stream].lines()
+			ls := h.p.streams[stream].Lines()
 			if k := h.read[stream]; k < len(ls) && !h.s.ready(ls[k]) {
 				out = append(out, ls[k])
 			}
@@ -219,11 +221,11 @@ func (h *harness) liveKey(f []string) (string, error) {
 	}
 	var key []byte
 	if in.Message != nil {
-		m, err := scanMessage(in.Message)
+		m, err := format.ScanMessage(in.Message)
 		if err != nil {
 			return "", err
 		}
-		key = h.p.mt.key(m.kind, in.Message)
+		key = h.p.mt.key(m.Kind, in.Message)
 	}
 	if !h.http() {
 		return string(key), nil

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
@@ -93,7 +95,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
 	}
 	o := opts.withLive(live)
-	infos, err := analyse(c)
+	infos, err := format.Analyse(c)
 	if err != nil {
 		return err
 	}
@@ -134,7 +136,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 	}()
 	passed := lineSet(recoveredRefusals(c, infos))
 	for i := range c.Interactions {
-		if infos[i].canon == nil || passed[i] {
+		if infos[i].Canon == nil || passed[i] {
 			continue // no message, or a refused copy the live client recovers from itself
 		}
 		if err := v.step(ctx, conn, i); err != nil {
@@ -239,7 +241,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 
 type verifier struct {
 	c           *Cassette
-	infos       []lineInfo
+	infos       []format.LineInfo
 	msgs        chan jsonrpc.Message
 	readErr     error // set when msgs is closed
 	buf         []jsonrpc.Message
@@ -247,8 +249,8 @@ type verifier struct {
 	outstanding map[jsonrpc.ID]bool // client request ids not yet answered
 	refused     map[jsonrpc.ID]bool // client requests the live transport refused to carry (an HTTP 400): no answer is awaited
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
-	states      stateNames          // the recorded request states (renamed) → the live server's
-	tasks       stateNames          // the recorded task ids (renamed) → the live server's
+	states      redact.Names        // the recorded request states (renamed) → the live server's
+	tasks       redact.Names        // the recorded task ids (renamed) → the live server's
 	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
 	origin      string              // the live server's origin, over HTTP: sent where the recording renamed its own
 }
@@ -259,7 +261,7 @@ func (v *verifier) toLive(raw json.RawMessage) json.RawMessage {
 	if v.origin == "" || raw == nil {
 		return raw
 	}
-	if s := restoreOrigin(string(raw), v.origin); s != string(raw) {
+	if s := redact.RestoreOrigin(string(raw), v.origin); s != string(raw) {
 		return json.RawMessage(s)
 	}
 	return raw
@@ -311,7 +313,7 @@ type msgWriter interface {
 func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 	info := &v.infos[i]
 	from := side(&v.c.Interactions[i])
-	switch m := info.msg.toMessage().(type) {
+	switch m := info.Msg.ToMessage().(type) {
 	case *jsonrpc.Request:
 		if from == FromClient {
 			return v.sendRequest(ctx, conn, m)
@@ -333,7 +335,7 @@ func (v *verifier) step(ctx context.Context, conn msgWriter, i int) error {
 		return nil
 	case *jsonrpc.Response:
 		if from == FromClient {
-			id, ok := v.serverIDs[info.pair]
+			id, ok := v.serverIDs[info.Pair]
 			if !ok {
 				return nil // its request drifted already
 			}
@@ -354,16 +356,16 @@ func (v *verifier) sendRequest(ctx context.Context, conn msgWriter, m *jsonrpc.R
 	if m.Method == "notifications/cancelled" {
 		// The call is given up: its answer, if the live server still
 		// gives one, is awaited no more.
-		key := cancelledID(m.Params)
+		key := format.CancelledID(m.Params)
 		v.cancelled[key] = true
 		for id := range v.outstanding {
-			if liveIDKey(id) == key {
+			if format.LiveIDKey(id) == key {
 				delete(v.outstanding, id)
 			}
 		}
 	}
 	cp := *m
-	cp.Params = v.toLive(v.tasks.rename(v.states.rename(cp.Params))) // a continuation carries the live server's state, a poll its task
+	cp.Params = v.toLive(v.tasks.Rename(v.states.Rename(cp.Params))) // a continuation carries the live server's state, a poll its task
 	err := conn.Write(ctx, &cp)
 	if err != nil && ctx.Err() == nil && m.IsCall() && !unreachable(err) {
 		// The live server refused the request outside JSON-RPC (an HTTP
@@ -388,13 +390,13 @@ func unreachable(err error) bool {
 
 // awaitAnswer awaits the live server's answer to the request recorded
 // answer m (of line info) answers.
-func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineInfo, m *jsonrpc.Response) error {
+func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *format.LineInfo, m *jsonrpc.Response) error {
 	if v.refused[m.ID] {
 		return nil // the live transport refused its request
 	}
 	method := ""
-	if p := info.pair; p >= 0 {
-		method = v.infos[p].msg.method
+	if p := info.Pair; p >= 0 {
+		method = v.infos[p].Msg.Method
 	}
 	if err := v.endListen(ctx, conn, method, m.ID); err != nil {
 		return err
@@ -410,13 +412,13 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 	if err != nil {
 		return err
 	}
-	if method == "tasks/get" && info.pair >= 0 {
-		if got, err = v.settlePoll(ctx, conn, info.pair, info.canon, got); err != nil {
+	if method == "tasks/get" && info.Pair >= 0 {
+		if got, err = v.settlePoll(ctx, conn, info.Pair, info.Canon, got); err != nil {
 			return err
 		}
 	}
-	v.learnState(info.canon, got)
-	v.learnTask(info.canon, got)
+	v.learnState(info.Canon, got)
+	v.learnTask(info.Canon, got)
 	delete(v.outstanding, m.ID)
 	return nil
 }
@@ -426,12 +428,12 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *lineIn
 // was sent already: a server answers a listen only once the client ends
 // it, and a recording made as the client closed the session holds the
 // answer without the cancellation (it is the session's close; see
-// "Re-recording" in the package documentation).
+// "Re-recording" in FORMAT.md).
 func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string, id jsonrpc.ID) error {
-	if method != "subscriptions/listen" || v.cancelled[liveIDKey(id)] {
+	if method != "subscriptions/listen" || v.cancelled[format.LiveIDKey(id)] {
 		return nil
 	}
-	v.cancelled[liveIDKey(id)] = true
+	v.cancelled[format.LiveIDKey(id)] = true
 	params := map[string]any{"requestId": id.Raw()}
 	if v.c.Header.Protocol == "2026-07-28" {
 		// Every message of 2026-07-28 names its revision in _meta; a
@@ -489,7 +491,7 @@ var errEnded = errors.New("connection closed")
 // rec carries: the recorded continuation that hands it back is sent with
 // the live one.
 func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
-	learn(rec, got, issuedState, &v.states)
+	learn(rec, got, redact.IssuedState, &v.states)
 }
 
 // learnTask notes the task id the live server issued in got, the live
@@ -497,19 +499,19 @@ func (v *verifier) learnState(rec json.RawMessage, got jsonrpc.Message) {
 // carries: the recorded requests that name the task are sent with the
 // live id.
 func (v *verifier) learnTask(rec json.RawMessage, got jsonrpc.Message) {
-	learn(rec, got, issuedTask, &v.tasks)
+	learn(rec, got, redact.IssuedTask, &v.tasks)
 }
 
 // learn names what issued finds in the live answer got by what it finds
 // in the recorded answer rec.
-func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *stateNames) {
+func learn(rec json.RawMessage, got jsonrpc.Message, issued func(json.RawMessage) []byte, names *redact.Names) {
 	recorded := issued(rec)
 	if recorded == nil {
 		return
 	}
 	if live := liveAnswer(got); live != nil {
 		if x := issued(live); x != nil {
-			names.learn(recorded, x)
+			names.Learn(recorded, x)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -37,12 +38,12 @@ func (v *verifier) settlePoll(ctx context.Context, conn interface {
 	if want == "" || want == "working" {
 		return got, nil
 	}
-	req, ok := v.infos[i].msg.toMessage().(*jsonrpc.Request)
+	req, ok := v.infos[i].Msg.ToMessage().(*jsonrpc.Request)
 	if !ok {
 		return got, nil
 	}
 	deadline := time.Now().Add(maxSettleWait)
-	sent := liveIDKey(req.ID) // the last poll sent
+	sent := format.LiveIDKey(req.ID) // the last poll sent
 	for n := 1; n <= maxSettlePolls && time.Now().Before(deadline); n++ {
 		status, hint := liveTaskStatus(got)
 		if status != "working" {
@@ -57,11 +58,11 @@ func (v *verifier) settlePoll(ctx context.Context, conn interface {
 		}
 		cp := *req
 		cp.ID = id
-		cp.Params = v.tasks.rename(v.states.rename(cp.Params))
+		cp.Params = v.tasks.Rename(v.states.Rename(cp.Params))
 		if v.superseded == nil {
 			v.superseded = map[string]bool{}
 		}
-		v.superseded[sent], sent = true, liveIDKey(id)
+		v.superseded[sent], sent = true, format.LiveIDKey(id)
 		v.outstanding[id] = true
 		if err := conn.Write(ctx, &cp); err != nil {
 			delete(v.outstanding, id)
@@ -132,7 +133,7 @@ func foldPolls(lc *Cassette, superseded map[string]bool) {
 		if len(in.Message) == 0 || json.Unmarshal(in.Message, &m) != nil || m.ID == nil {
 			continue
 		}
-		if k, err := idKey(m.ID); err == nil && superseded[k] {
+		if k, err := format.IDKey(m.ID); err == nil && superseded[k] {
 			drop[i] = true
 			if in.HTTP != nil {
 				streams[in.HTTP.Stream] = true

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/looprig/mcp/cassette"
-	"github.com/looprig/mcp/cassette/internal/vcrext"
+	"github.com/looprig/mcp/cassette/internal/hook"
 	govcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
@@ -39,12 +39,43 @@ func Apply(o *cassette.Options, v *Options) *cassette.Options {
 	if o != nil {
 		cp = *o
 	}
-	var e vcrext.Ext
+	cp.VCR = nil
 	if v != nil {
-		e = vcrext.Ext{Hooks: append([]*recorder.Hook(nil), v.Hooks...), FS: v.FS}
+		set := &hook.Set{FS: v.FS}
+		for _, h := range v.Hooks {
+			set.Hooks = append(set.Hooks, adapt(h))
+		}
+		cp.VCR = set
 	}
-	vcrext.Set(&cp, e)
 	return &cp
+}
+
+// kinds maps go-vcr's hook kinds to the stages a cassette runs.
+var kinds = map[recorder.HookKind]hook.Kind{
+	recorder.AfterCaptureHook:         hook.AfterCapture,
+	recorder.BeforeSaveHook:           hook.BeforeSave,
+	recorder.BeforeResponseReplayHook: hook.BeforeReplay,
+}
+
+// adapt returns h as a cassette runs it: on a hook.Exchange, shown to h as
+// a go-vcr Interaction. A nil h (or handler) has a nil Run.
+func adapt(h *recorder.Hook) hook.Hook {
+	if h == nil || h.Handler == nil {
+		return hook.Hook{}
+	}
+	return hook.Hook{Kind: kinds[h.Kind], Run: func(e *hook.Exchange) error {
+		vi := &govcr.Interaction{
+			ID:            e.ID,
+			Request:       govcr.Request{Method: e.Method, URL: e.URL, Headers: e.ReqHeaders, Body: e.ReqBody},
+			Response:      govcr.Response{Code: e.Code, Status: e.Status, Headers: e.RespHeaders, Body: e.RespBody},
+			DiscardOnSave: e.Discard,
+		}
+		err := h.Handler(vi)
+		e.Method, e.URL, e.ReqHeaders, e.ReqBody = vi.Request.Method, vi.Request.URL, vi.Request.Headers, vi.Request.Body
+		e.Code, e.Status, e.RespHeaders, e.RespBody = vi.Response.Code, vi.Response.Status, vi.Response.Headers, vi.Response.Body
+		e.Discard = vi.DiscardOnSave
+		return err
+	}}
 }
 
 // Mode returns the go-vcr recorder mode that corresponds to m:

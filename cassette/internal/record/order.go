@@ -1,9 +1,11 @@
-package cassette
+package record
 
 import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // readOnly are the requests that change nothing at the server and so cause
@@ -13,7 +15,7 @@ var readOnly = map[string]bool{
 	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "skills/list": true, "ping": true,
 }
 
-// floatNotifications writes each server notification that the server sent
+// FloatNotifications writes each server notification that the server sent
 // of its own accord (at the message level, any; at the HTTP level, those
 // of the standalone GET stream and of a 2026-07-28 subscriptions/listen
 // stream) before the read-only exchanges (listings,
@@ -25,7 +27,7 @@ var readOnly = map[string]bool{
 // Replay is only freed by it: a notification goes out once the client
 // messages recorded before it are served. Nothing else moves, and
 // notifications keep their order.
-func floatNotifications(c *Cassette) {
+func FloatNotifications(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
 	floatable := make([]bool, n)  // a line of a read-only exchange
@@ -35,36 +37,36 @@ func floatNotifications(c *Cassette) {
 	standaloneStream := map[int]bool{}
 	for i := range ins {
 		in := &ins[i]
-		var m msgInfo
+		var m format.MsgInfo
 		if in.Message != nil {
-			m, _ = scanMessage(in.Message)
+			m, _ = format.ScanMessage(in.Message)
 		}
 		if in.HTTP != nil {
 			st := in.HTTP.Stream
-			if in.Kind == KindRequest {
-				if in.Message != nil && m.kind == kindCall {
-					reqMethod[st] = m.method
+			if in.Kind == format.KindRequest {
+				if in.Message != nil && m.Kind == format.MsgCall {
+					reqMethod[st] = m.Method
 				}
 				standaloneStream[st] = in.HTTP.Method == http.MethodGet && in.HTTP.Headers.Get("Last-Event-ID") == ""
 			}
 			switch {
 			case readOnly[reqMethod[st]]:
 				floatable[i] = true
-			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == KindEvent && in.Message != nil && m.kind == kindNote:
+			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == format.KindEvent && in.Message != nil && m.Kind == format.MsgNote:
 				movable[i] = true
 			}
 			continue
 		}
-		if in.Kind != KindMessage {
+		if in.Kind != format.KindMessage {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.kind == kindCall:
-			calls[m.id] = m.method
-			floatable[i] = readOnly[m.method]
-		case in.From == FromServer && m.kind == kindResponse:
-			floatable[i] = readOnly[calls[m.id]]
-		case in.From == FromServer && m.kind == kindNote:
+		case in.From == format.FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = m.Method
+			floatable[i] = readOnly[m.Method]
+		case in.From == format.FromServer && m.Kind == format.MsgResponse:
+			floatable[i] = readOnly[calls[m.ID]]
+		case in.From == format.FromServer && m.Kind == format.MsgNote:
 			movable[i] = true
 		}
 	}
@@ -90,7 +92,7 @@ func floatNotifications(c *Cassette) {
 		}
 		// The close lines that follow the event on its stream go with it.
 		k := i + 1
-		for k < n && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[i].HTTP != nil && ins[k].HTTP.Stream == ins[i].HTTP.Stream {
+		for k < n && ins[k].Kind == format.KindClose && ins[k].HTTP != nil && ins[i].HTTP != nil && ins[k].HTTP.Stream == ins[i].HTTP.Stream {
 			k++
 		}
 		rotate(ins[j:k], i-j)
@@ -113,23 +115,23 @@ func rotate[T any](s []T, m int) {
 // ackOf reports whether line i is a notifications/subscriptions/acknowledged
 // and returns the line of the subscriptions/listen request it acknowledges
 // (at HTTP, its stream's request).
-func ackOf(ins []Interaction, i int) (int, bool) {
-	m, err := scanMessage(ins[i].Message)
-	if err != nil || m.method != "notifications/subscriptions/acknowledged" {
+func ackOf(ins []format.Interaction, i int) (int, bool) {
+	m, err := format.ScanMessage(ins[i].Message)
+	if err != nil || m.Method != "notifications/subscriptions/acknowledged" {
 		return 0, false
 	}
 	if h := ins[i].HTTP; h != nil {
 		for k := i - 1; k >= 0; k-- {
-			if ins[k].Kind == KindRequest && ins[k].HTTP.Stream == h.Stream {
+			if ins[k].Kind == format.KindRequest && ins[k].HTTP.Stream == h.Stream {
 				return k, true
 			}
 		}
 		return 0, false
 	}
-	id := subscriptionID(m.params)
+	id := subscriptionID(m.Params)
 	for k := i - 1; k >= 0 && id != ""; k-- {
-		if in := &ins[k]; in.Kind == KindMessage && in.From == FromClient {
-			if q, err := scanMessage(in.Message); err == nil && q.kind == kindCall && q.method == "subscriptions/listen" && q.id == id {
+		if in := &ins[k]; in.Kind == format.KindMessage && in.From == format.FromClient {
+			if q, err := format.ScanMessage(in.Message); err == nil && q.Kind == format.MsgCall && q.Method == "subscriptions/listen" && q.ID == id {
 				return k, true
 			}
 		}
@@ -148,11 +150,11 @@ func subscriptionID(params []byte) string {
 	if json.Unmarshal(params, &p) != nil || p.Meta.ID == nil {
 		return ""
 	}
-	k, _ := idKey(p.Meta.ID)
+	k, _ := format.IDKey(p.Meta.ID)
 	return k
 }
 
-func sameStream(a, b *Interaction) bool {
+func sameStream(a, b *format.Interaction) bool {
 	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
 }
 
@@ -165,34 +167,34 @@ func sameStream(a, b *Interaction) bool {
 // in either order; the notification may well be the call's doing, and goes
 // after its answer. It passes no request, so replay keeps it where it was:
 // it goes out once the client messages recorded before it are served.
-func sinkNotifications(c *Cassette) {
+func sinkNotifications(c *format.Cassette) {
 	liftSideCloses(c)
 	ins := c.Interactions
 	reqAt := map[int]int{} // stream → the line of its request
 	side := map[int]bool{} // streams whose notifications relate to no request
 	for i := range ins {
 		h := ins[i].HTTP
-		if h == nil || ins[i].Kind != KindRequest {
+		if h == nil || ins[i].Kind != format.KindRequest {
 			continue
 		}
 		reqAt[h.Stream] = i
-		m, _ := scanMessage(ins[i].Message)
-		side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+		m, _ := format.ScanMessage(ins[i].Message)
+		side[h.Stream] = format.Standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 	}
 	for i := 0; i < len(ins); i++ {
 		h := ins[i].HTTP
-		m, _ := scanMessage(ins[i].Message)
-		if h == nil || ins[i].Kind != KindEvent || !side[h.Stream] || ins[i].Message == nil || m.kind != kindNote || m.method == "notifications/subscriptions/acknowledged" {
+		m, _ := format.ScanMessage(ins[i].Message)
+		if h == nil || ins[i].Kind != format.KindEvent || !side[h.Stream] || ins[i].Message == nil || m.Kind != format.MsgNote || m.Method == "notifications/subscriptions/acknowledged" {
 			continue
 		}
 		k := i + 1 // the notification and the close lines of its stream after it
-		for k < len(ins) && ins[k].Kind == KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
+		for k < len(ins) && ins[k].Kind == format.KindClose && ins[k].HTTP != nil && ins[k].HTTP.Stream == h.Stream {
 			k++
 		}
 		j := k
 		for j < len(ins) {
 			o := ins[j].HTTP
-			if o == nil || ins[j].Kind == KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
+			if o == nil || ins[j].Kind == format.KindRequest || o.Stream == h.Stream || side[o.Stream] || reqAt[o.Stream] > i {
 				break
 			}
 			j++
@@ -220,7 +222,7 @@ func sinkNotifications(c *Cassette) {
 // the end of a listen or standalone stream. The answer passes nothing else: a
 // progress or log notification, a server request, any other client message
 // (a cancellation, an input response) keeps its place before it.
-func floatAnswers(c *Cassette) {
+func floatAnswers(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
 	calls := map[string]string{}  // client call id → method (message level)
@@ -230,39 +232,39 @@ func floatAnswers(c *Cassette) {
 	answer := make([]bool, n)     // the answer to a call that is not a listing
 	for i := range ins {
 		in := &ins[i]
-		var m msgInfo
+		var m format.MsgInfo
 		if in.Message != nil {
-			m, _ = scanMessage(in.Message)
+			m, _ = format.ScanMessage(in.Message)
 		}
-		listChange := in.Message != nil && m.kind == kindNote && strings.HasSuffix(m.method, "/list_changed")
+		listChange := in.Message != nil && m.Kind == format.MsgNote && strings.HasSuffix(m.Method, "/list_changed")
 		if h := in.HTTP; h != nil {
-			if in.Kind == KindRequest {
-				if in.Message != nil && m.kind == kindCall {
-					reqMethod[h.Stream] = m.method
+			if in.Kind == format.KindRequest {
+				if in.Message != nil && m.Kind == format.MsgCall {
+					reqMethod[h.Stream] = m.Method
 				}
-				side[h.Stream] = standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
+				side[h.Stream] = format.Standalone(in) || reqMethod[h.Stream] == "subscriptions/listen"
 			}
 			switch method := reqMethod[h.Stream]; {
 			case readOnly[method]:
 				passable[i] = true
 			case side[h.Stream]:
-				passable[i] = in.Kind == KindEvent && listChange || in.Kind == KindClose
-			case method != "" && in.Message != nil && m.kind == kindResponse && (in.Kind == KindEvent || in.Kind == KindResponse):
+				passable[i] = in.Kind == format.KindEvent && listChange || in.Kind == format.KindClose
+			case method != "" && in.Message != nil && m.Kind == format.MsgResponse && (in.Kind == format.KindEvent || in.Kind == format.KindResponse):
 				answer[i] = true
 			}
 			continue
 		}
-		if in.Kind != KindMessage {
+		if in.Kind != format.KindMessage {
 			continue
 		}
 		switch {
-		case in.From == FromClient && m.kind == kindCall:
-			calls[m.id] = m.method
-			passable[i] = readOnly[m.method]
-		case in.From == FromServer && m.kind == kindResponse:
-			passable[i] = readOnly[calls[m.id]]
-			answer[i] = calls[m.id] != "" && !readOnly[calls[m.id]]
-		case in.From == FromServer:
+		case in.From == format.FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = m.Method
+			passable[i] = readOnly[m.Method]
+		case in.From == format.FromServer && m.Kind == format.MsgResponse:
+			passable[i] = readOnly[calls[m.ID]]
+			answer[i] = calls[m.ID] != "" && !readOnly[calls[m.ID]]
+		case in.From == format.FromServer:
 			passable[i] = listChange
 		}
 	}
@@ -279,7 +281,7 @@ func floatAnswers(c *Cassette) {
 			rotate(answer[r:i], 1)
 		}
 		from := i
-		if ins[i-1].Kind == KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
+		if ins[i-1].Kind == format.KindResponse && ins[i-1].Message == nil && sameStream(&ins[i-1], &ins[i]) {
 			from = i - 1
 		}
 		j := from
@@ -290,7 +292,7 @@ func floatAnswers(c *Cassette) {
 			continue
 		}
 		k := i + 1 // the close lines that follow the answer on its stream go with it
-		for k < n && ins[k].Kind == KindClose && sameStream(&ins[k], &ins[i]) {
+		for k < n && ins[k].Kind == format.KindClose && sameStream(&ins[k], &ins[i]) {
 			k++
 		}
 		rotate(ins[j:k], from-j)
@@ -303,11 +305,11 @@ func floatAnswers(c *Cassette) {
 // bareResponse returns the line of the response (headers, no message)
 // that began answer i's event stream, if only lines an answer may pass
 // (passable, on other streams) come between them; -1 if not.
-func bareResponse(ins []Interaction, passable []bool, i int) int {
+func bareResponse(ins []format.Interaction, passable []bool, i int) int {
 	for r := i - 1; r >= 0; r-- {
 		switch {
 		case sameStream(&ins[r], &ins[i]):
-			if ins[r].Kind == KindResponse && ins[r].Message == nil {
+			if ins[r].Kind == format.KindResponse && ins[r].Message == nil {
 				return r
 			}
 			return -1
@@ -319,13 +321,13 @@ func bareResponse(ins []Interaction, passable []bool, i int) int {
 }
 
 // liftSideCloses writes the close of every listen or standalone stream
-// that was open until the client let it go (EndSession) right after its
+// that was open until the client let it go (format.EndSession) right after its
 // stream's last line, as a close line is written: the client closes such a
 // stream (an unsubscribe, a listen it no longer needs) off its calls'
 // path, so whether the close reaches the recorder before or among the
 // requests that follow is timing, not behaviour. Replay keeps such a
 // stream open until the client closes it, wherever the line is.
-func liftSideCloses(c *Cassette) {
+func liftSideCloses(c *format.Cassette) {
 	ins := c.Interactions
 	side := map[int]bool{}
 	last := map[int]int{} // stream → the index of its last line so far
@@ -334,11 +336,11 @@ func liftSideCloses(c *Cassette) {
 		if h == nil {
 			continue
 		}
-		if ins[i].Kind == KindRequest {
-			m, _ := scanMessage(ins[i].Message)
-			side[h.Stream] = standalone(&ins[i]) || ins[i].Message != nil && m.kind == kindCall && m.method == "subscriptions/listen"
+		if ins[i].Kind == format.KindRequest {
+			m, _ := format.ScanMessage(ins[i].Message)
+			side[h.Stream] = format.Standalone(&ins[i]) || ins[i].Message != nil && m.Kind == format.MsgCall && m.Method == "subscriptions/listen"
 		}
-		if j, ok := last[h.Stream]; ok && ins[i].Kind == KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == EndSession && j < i-1 {
+		if j, ok := last[h.Stream]; ok && ins[i].Kind == format.KindClose && side[h.Stream] && ins[i].Ending != nil && ins[i].Ending.End == format.EndSession && j < i-1 {
 			rotate(ins[j+1:i+1], i-j-1)
 			for st, k := range last {
 				if k > j {

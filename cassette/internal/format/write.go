@@ -1,4 +1,4 @@
-package cassette
+package format
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func (c *Cassette) Marshal() ([]byte, error) {
 	b = field(b, "server", c.Header.Server, true)
 	if len(c.Header.Volatile) > 0 {
 		b = append(b, `,"volatile":`...)
-		b = appendStrings(b, c.Header.Volatile)
+		b = AppendStrings(b, c.Header.Volatile)
 	}
 	b = field(b, "redaction", c.Header.Redaction, false)
 	b = append(b, "}\n"...)

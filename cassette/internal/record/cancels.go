@@ -1,8 +1,10 @@
-package cassette
+package record
 
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/looprig/mcp/cassette/internal/format"
 )
 
 // settleCancels writes a client's cancellation of a call the same way
@@ -26,7 +28,7 @@ import (
 //     the cancellation or the session's next requests) or the client did
 //     is timing too. The stream ends, for the client, right before its
 //     cancellation; what the stream carried after it is left out.
-func settleCancels(c *Cassette) {
+func settleCancels(c *format.Cassette) {
 	ins := c.Interactions
 	type call struct {
 		line   int    // the request's line
@@ -34,7 +36,7 @@ func settleCancels(c *Cassette) {
 		token  string // its progress token, as JSON; "" for none
 	}
 	calls := map[string]*call{} // client call id key → the call
-	out := make([]Interaction, 0, len(ins))
+	out := make([]format.Interaction, 0, len(ins))
 	owner := make([]string, 0, len(ins)) // out's lines: the id key of the call each belongs to
 	cancelled := map[string]bool{}
 	streamOf := map[int]string{} // HTTP stream → the id key of the call it carries
@@ -42,39 +44,39 @@ func settleCancels(c *Cassette) {
 	closed := map[int]bool{}     // HTTP streams whose close is written
 	for i := 0; i < len(ins); i++ {
 		in := ins[i]
-		m, _ := scanMessage(in.Message)
+		m, _ := format.ScanMessage(in.Message)
 		id := ""
 		switch {
-		case in.Message != nil && side(&in) == FromClient && m.kind == kindCall:
-			calls[m.id] = &call{line: i, token: progressToken(m.params)}
+		case in.Message != nil && format.Side(&in) == format.FromClient && m.Kind == format.MsgCall:
+			calls[m.ID] = &call{line: i, token: ProgressToken(m.Params)}
 			if in.HTTP != nil {
-				calls[m.id].stream = in.HTTP.Stream
-				streamOf[in.HTTP.Stream] = m.id
+				calls[m.ID].stream = in.HTTP.Stream
+				streamOf[in.HTTP.Stream] = m.ID
 			}
-			id = m.id
-		case in.HTTP != nil && streamOf[in.HTTP.Stream] != "" && !(m.kind == kindNote && m.method == "notifications/cancelled"):
+			id = m.ID
+		case in.HTTP != nil && streamOf[in.HTTP.Stream] != "" && !(m.Kind == format.MsgNote && m.Method == "notifications/cancelled"):
 			id = streamOf[in.HTTP.Stream]
-		case in.Message != nil && m.kind == kindNote && m.method == "notifications/progress":
-			tok := progressToken(m.params)
+		case in.Message != nil && m.Kind == format.MsgNote && m.Method == "notifications/progress":
+			tok := ProgressToken(m.Params)
 			for k, cl := range calls {
 				if tok != "" && cl.token == tok {
 					id = k
 				}
 			}
 		}
-		if in.Message != nil && side(&in) == FromServer && m.kind == kindResponse && cancelled[m.id] {
+		if in.Message != nil && format.Side(&in) == format.FromServer && m.Kind == format.MsgResponse && cancelled[m.ID] {
 			continue // the answer to a call the client gave up
 		}
 		if in.HTTP != nil && givenUp[in.HTTP.Stream] {
 			continue // what a stream the client gave up carried after
 		}
-		if in.Message != nil && side(&in) == FromClient && m.kind == kindNote && m.method == "notifications/cancelled" {
-			target := cancelledID(m.params)
+		if in.Message != nil && format.Side(&in) == format.FromClient && m.Kind == format.MsgNote && m.Method == "notifications/cancelled" {
+			target := format.CancelledID(m.Params)
 			if _, known := calls[target]; known {
 				cancelled[target] = true
 				// The cancellation's own HTTP stream (its request, and the
 				// empty response and close that follow it) moves with it.
-				group := []Interaction{in}
+				group := []format.Interaction{in}
 				for i+1 < len(ins) && in.HTTP != nil && ins[i+1].HTTP != nil && ins[i+1].HTTP.Stream == in.HTTP.Stream {
 					i++
 					group = append(group, ins[i])
@@ -89,7 +91,7 @@ func settleCancels(c *Cassette) {
 				if st := calls[target].stream; st != 0 && !givenUp[st] {
 					givenUp[st] = true
 					if !closed[st] {
-						group = append([]Interaction{{Kind: KindClose, HTTP: &HTTP{Stream: st}, Ending: &Ending{End: EndClient}}}, group...)
+						group = append([]format.Interaction{{Kind: format.KindClose, HTTP: &format.HTTP{Stream: st}, Ending: &format.Ending{End: format.EndClient}}}, group...)
 					}
 				}
 				out = slices.Insert(out, at, group...)
@@ -97,7 +99,7 @@ func settleCancels(c *Cassette) {
 				continue
 			}
 		}
-		if in.HTTP != nil && in.Kind == KindClose {
+		if in.HTTP != nil && in.Kind == format.KindClose {
 			closed[in.HTTP.Stream] = true
 		}
 		out = append(out, in)
@@ -109,10 +111,10 @@ func settleCancels(c *Cassette) {
 
 // renumberStreams numbers HTTP streams from 1 in the order their requests
 // appear, as the format wants, once lines have moved.
-func renumberStreams(ins []Interaction) {
+func renumberStreams(ins []format.Interaction) {
 	numbers := map[int]int{}
 	for i := range ins {
-		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindRequest {
+		if h := ins[i].HTTP; h != nil && ins[i].Kind == format.KindRequest {
 			if _, ok := numbers[h.Stream]; !ok {
 				numbers[h.Stream] = len(numbers) + 1
 			}
@@ -129,14 +131,14 @@ func renumberStreams(ins []Interaction) {
 	}
 }
 
-// progressToken returns the progress token in a request's params._meta,
+// ProgressToken returns the progress token in a request's params._meta,
 // as JSON, or "".
-func progressToken(params []byte) string {
+func ProgressToken(params []byte) string {
 	var p struct {
 		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
+			Token json.RawMessage `json:"ProgressToken"`
 		} `json:"_meta"`
-		Token json.RawMessage `json:"progressToken"`
+		Token json.RawMessage `json:"ProgressToken"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return ""

@@ -1,4 +1,4 @@
-package cassette
+package format
 
 import (
 	"encoding/json"
@@ -12,32 +12,32 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// A lineInfo is what analyse learns of one line, for the player.
-type lineInfo struct {
-	canon []byte  // the line's message, canonical; nil without one
-	msg   msgInfo // the message's kind, id and method, when canon is set
-	pair  int     // a response: the line of the request it answers; a call: the line of its answer; -1
+// A LineInfo is what Analyse learns of one line, for the player.
+type LineInfo struct {
+	Canon []byte  // the line's message, canonical; nil without one
+	Msg   MsgInfo // the message's kind, id and method, when canon is set
+	Pair  int     // a response: the line of the request it answers; a call: the line of its answer; -1
 }
 
-// analyse checks that c is a cassette a player can serve, the same whether
+// Analyse checks that c is a cassette a player can serve, the same whether
 // it was parsed or built in code, and returns what it learnt of each line.
 // Every problem is a *FormatError naming the line.
-func analyse(c *Cassette) ([]lineInfo, error) { return analyseLines(c, false) }
+func Analyse(c *Cassette) ([]LineInfo, error) { return AnalyseLines(c, false) }
 
-// analyseLines is analyse; canonical says c's messages are canonical
+// AnalyseLines is analyse; canonical says c's messages are canonical
 // already (Parse made them so).
-func analyseLines(c *Cassette, canonical bool) ([]lineInfo, error) {
+func AnalyseLines(c *Cassette, canonical bool) ([]LineInfo, error) {
 	kind, err := checkHeader(c)
 	if err != nil {
 		return nil, err
 	}
 	isHTTP := kind == transport.KindStreamableHTTP
-	infos := make([]lineInfo, len(c.Interactions))
+	infos := make([]LineInfo, len(c.Interactions))
 	streams := newStreamCheck()
 	sessionEnded := -1
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
-		infos[i].pair = -1
+		infos[i].Pair = -1
 		err := lineMessage(in, canonical, &infos[i])
 		if err == nil && sessionEnded >= 0 && (isHTTP || in.Kind != KindMessage) {
 			err = fmt.Errorf("%s line after the session's end at line %d", in.Kind, c.Line(sessionEnded))
@@ -71,7 +71,7 @@ func checkHeader(c *Cassette) (transport.Kind, error) {
 	if err != nil {
 		return 0, &FormatError{File: c.File, Line: 1, Err: err}
 	}
-	if err := checkDeclared(h); err != nil {
+	if err := CheckDeclared(h); err != nil {
 		return 0, &FormatError{File: c.File, Line: 1, Err: err}
 	}
 	if h.Protocol == "" || h.Server == "" {
@@ -82,7 +82,7 @@ func checkHeader(c *Cassette) (transport.Kind, error) {
 
 // lineMessage reads in's message, if it has one, into info: canonical (made
 // so unless canonical says it is) and scanned.
-func lineMessage(in *Interaction, canonical bool, info *lineInfo) error {
+func lineMessage(in *Interaction, canonical bool, info *LineInfo) error {
 	if in.Message == nil {
 		return nil
 	}
@@ -96,11 +96,11 @@ func lineMessage(in *Interaction, canonical bool, info *lineInfo) error {
 			return fmt.Errorf("message: %v", err)
 		}
 	}
-	m, err := scanMessage(canon)
+	m, err := ScanMessage(canon)
 	if err != nil {
 		return fmt.Errorf("message: %v", err)
 	}
-	info.canon, info.msg = canon, m
+	info.Canon, info.Msg = canon, m
 	return nil
 }
 
@@ -152,7 +152,7 @@ func checkLine(c *Cassette, i int, kind transport.Kind, sessionEnded int, stream
 // checkEnding checks an ending's fields against where it is.
 func checkEnding(in *Interaction, isHTTP bool) error {
 	e := in.Ending
-	if e.Class != 0 && !slices.Contains(recordable, e.Class) {
+	if e.Class != 0 && !slices.Contains(Recordable, e.Class) {
 		return fmt.Errorf("ending class %q, want start, policy, auth, protocol, timeout or transport", e.Class)
 	}
 	session := in.HTTP == nil
@@ -169,7 +169,7 @@ func checkEnding(in *Interaction, isHTTP bool) error {
 		return errors.New("written in an ending other than a failed request's")
 	}
 	for _, id := range e.Pending {
-		if _, err := idKey(id); err != nil {
+		if _, err := IDKey(id); err != nil {
 			return fmt.Errorf("pending: %v", err)
 		}
 	}
@@ -178,15 +178,15 @@ func checkEnding(in *Interaction, isHTTP bool) error {
 
 // link pairs every response with the request it answers, and checks that the
 // header agrees with the initialize exchange.
-func link(c *Cassette, infos []lineInfo) error {
+func link(c *Cassette, infos []LineInfo) error {
 	type key struct {
 		from string
 		id   string
 	}
 	pending := map[key]int{}
 	for i := range c.Interactions {
-		m := &infos[i].msg
-		if refusedStream(&c.Interactions[i], infos[i].canon) {
+		m := &infos[i].Msg
+		if refusedStream(&c.Interactions[i], infos[i].Canon) {
 			// Refused outside JSON-RPC (a 401 asking for credentials or
 			// a DPoP nonce, a 403, a 5xx): the calls it carried were
 			// never answered, and the client may send them again with
@@ -197,31 +197,31 @@ func link(c *Cassette, infos []lineInfo) error {
 				}
 			}
 		}
-		if infos[i].canon == nil {
+		if infos[i].Canon == nil {
 			continue
 		}
-		from := side(&c.Interactions[i])
-		switch m.kind {
-		case kindCall:
-			k := key{from, m.id}
+		from := Side(&c.Interactions[i])
+		switch m.Kind {
+		case MsgCall:
+			k := key{from, m.ID}
 			if j, dup := pending[k]; dup {
-				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("request id %s is already pending since line %d", m.rawID, c.Line(j))}
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("request id %s is already pending since line %d", m.RawID, c.Line(j))}
 			}
 			pending[k] = i
-		case kindResponse:
+		case MsgResponse:
 			other := FromClient
 			if from == FromClient {
 				other = FromServer
 			}
-			k := key{other, m.id}
+			k := key{other, m.ID}
 			j, ok := pending[k]
 			if !ok {
-				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("response id %s answers no pending %s request", m.rawID, other)}
+				return &FormatError{File: c.File, Line: c.Line(i), Err: fmt.Errorf("response id %s answers no pending %s request", m.RawID, other)}
 			}
 			delete(pending, k)
-			infos[i].pair, infos[j].pair = j, i
-			if infos[j].msg.method == "initialize" && m.error == nil {
-				if err := checkInit(c, i, m.result); err != nil {
+			infos[i].Pair, infos[j].Pair = j, i
+			if infos[j].Msg.Method == "initialize" && m.Error == nil {
+				if err := checkInit(c, i, m.Result); err != nil {
 					return err
 				}
 			}
@@ -238,15 +238,6 @@ func refusedStream(in *Interaction, canon []byte) bool {
 }
 
 // side returns who sent a line's message.
-func side(in *Interaction) string {
-	switch in.Kind {
-	case KindRequest:
-		return FromClient
-	case KindResponse, KindEvent:
-		return FromServer
-	}
-	return in.From
-}
 
 func checkInit(c *Cassette, i int, result []byte) error {
 	var r struct {
@@ -333,7 +324,7 @@ func (sc *streamCheck) request(i int, in *Interaction) error {
 	if h.Stream <= sc.last {
 		return fmt.Errorf("request for stream %d after stream %d: streams are numbered in order", h.Stream, sc.last)
 	}
-	if !isToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
+	if !IsToken(h.Method) || h.URL == "" || h.URL[0] != '/' {
 		return fmt.Errorf("request with method %q and url %q, want a method and a path", h.Method, h.URL)
 	}
 	if err := only(in, h.Status == 0 && h.Event == "" && h.ID == "" && h.Retry == "", "response or event fields"); err != nil {
@@ -356,7 +347,7 @@ func (s *streamState) response(in *Interaction) error {
 	if err := only(in, h.Event == "" && h.ID == "" && h.Retry == "", "event fields"); err != nil {
 		return err
 	}
-	s.answered, s.sse = true, isSSE(h.Headers)
+	s.answered, s.sse = true, IsSSE(h.Headers)
 	if s.sse && (in.Message != nil || in.Text != "") {
 		return errors.New("event-stream response with a body: its events are lines of their own")
 	}
@@ -406,44 +397,8 @@ func (sc *streamCheck) done() (int, error) {
 	return 0, nil
 }
 
-// isSSE reports whether h declares a text/event-stream body.
-func isSSE(h http.Header) bool {
+// IsSSE reports whether h declares a text/event-stream body.
+func IsSSE(h http.Header) bool {
 	ct, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	return ct == "text/event-stream"
-}
-
-// canonicalHeader returns h with canonical keys, values of keys that
-// canonicalise alike joined in sorted key order.
-func canonicalHeader(h http.Header) http.Header {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make(http.Header, len(h))
-	for _, k := range keys {
-		ck := http.CanonicalHeaderKey(k)
-		if h[k] == nil {
-			if _, ok := out[ck]; !ok {
-				out[ck] = nil
-			}
-			continue
-		}
-		out[ck] = append(out[ck], h[k]...)
-	}
-	return out
-}
-
-// isToken reports whether s is an HTTP token (a method or header name).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f || r == '(' || r == ')' || r == '<' || r == '>' || r == '@' || r == ',' || r == ';' ||
-			r == ':' || r == '\\' || r == '"' || r == '/' || r == '[' || r == ']' || r == '?' || r == '=' || r == '{' || r == '}' {
-			return false
-		}
-	}
-	return true
 }

@@ -1,4 +1,4 @@
-package cassette
+package redact
 
 import (
 	"bytes"
@@ -11,34 +11,34 @@ import (
 	"github.com/looprig/mcp/internal/canonjson"
 )
 
-// originName stands for the recorded server's host and port wherever they
+// OriginName stands for the recorded server's host and port wherever they
 // appear, as a request's URL keeps only its path: a loopback port would
 // make every recording differ. "http://127.0.0.1:34223/x" is recorded as
 // "http://ORIGIN/x", and "127.0.0.1:34223" alone as "ORIGIN". Replay puts
 // the origin of the request it answers back in place of "http://ORIGIN" and
 // "https://ORIGIN".
-const originName = "ORIGIN"
+const OriginName = "ORIGIN"
 
-// renameOrigin returns s with origin o renamed (see originName).
-func renameOrigin(o auth.Origin, s string) string {
+// renameOrigin returns s with origin o renamed (see OriginName).
+func RenameOrigin(o auth.Origin, s string) string {
 	if o == (auth.Origin{}) || !strings.Contains(s, o.Host) {
 		return s
 	}
 	hostPort := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	for _, form := range []string{o.Scheme + "://" + hostPort, o.String()} {
-		s = replaceWhole(s, form, o.Scheme+"://"+originName, true)
+		s = replaceWhole(s, form, o.Scheme+"://"+OriginName, true)
 	}
-	return replaceWhole(s, hostPort, originName, false)
+	return replaceWhole(s, hostPort, OriginName, false)
 }
 
 // restoreOrigin returns s with "http://ORIGIN" and "https://ORIGIN" put
 // back as origin, the serialised origin of the request replay answers.
-func restoreOrigin(s, origin string) string {
-	if !strings.Contains(s, "://"+originName) {
+func RestoreOrigin(s, origin string) string {
+	if !strings.Contains(s, "://"+OriginName) {
 		return s
 	}
 	for _, scheme := range []string{"http", "https"} {
-		s = replaceWhole(s, scheme+"://"+originName, origin, true)
+		s = replaceWhole(s, scheme+"://"+OriginName, origin, true)
 	}
 	return s
 }
@@ -80,11 +80,11 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // renameOriginHeaders returns h with origin o renamed in every value; h
 // itself is not changed.
-func renameOriginHeaders(o auth.Origin, h http.Header) http.Header {
+func RenameOriginHeaders(o auth.Origin, h http.Header) http.Header {
 	var out http.Header
 	for k, vs := range h {
 		for i, v := range vs {
-			nv := renameOrigin(o, v)
+			nv := RenameOrigin(o, v)
 			if nv == v {
 				continue
 			}
@@ -102,11 +102,11 @@ func renameOriginHeaders(o auth.Origin, h http.Header) http.Header {
 
 // renameOriginMessage returns canon, a canonical message, with origin o
 // renamed, canonical still (a renamed object key may sort elsewhere).
-func renameOriginMessage(o auth.Origin, canon []byte) []byte {
+func RenameOriginMessage(o auth.Origin, canon []byte) []byte {
 	if o.Host == "" || !bytes.Contains(canon, []byte(o.Host)) {
 		return canon
 	}
-	renamed := []byte(renameOrigin(o, string(canon)))
+	renamed := []byte(RenameOrigin(o, string(canon)))
 	if out, err := canonjson.Canonical(renamed); err == nil {
 		return out
 	}

@@ -1,19 +1,19 @@
-package cassette
+package format
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/looprig/mcp/internal/canonjson"
-	"github.com/looprig/mcp/internal/jsondiff"
 )
 
-// decodeTree decodes JSON into a tree of map[string]any, []any, string,
+// DecodeTree decodes JSON into a tree of map[string]any, []any, string,
 // json.Number, bool and nil. Numbers keep their literal text.
-func decodeTree(data []byte) (any, error) {
+func DecodeTree(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -23,8 +23,8 @@ func decodeTree(data []byte) (any, error) {
 	return v, nil
 }
 
-// encodeTree encodes a decoded tree canonically.
-func encodeTree(v any) []byte {
+// EncodeTree encodes a decoded tree canonically.
+func EncodeTree(v any) []byte {
 	out, err := canonjson.Marshal(v)
 	if err != nil {
 		panic("cassette: encoding a decoded tree: " + err.Error()) // trees hold only JSON values
@@ -32,16 +32,19 @@ func encodeTree(v any) []byte {
 	return out
 }
 
-// A path names values inside a JSON-RPC message, as dot-separated object
+// ErrEmptySegment is returned when a path has an empty segment.
+var ErrEmptySegment = errors.New("path has an empty segment")
+
+// A Path names values inside a JSON-RPC message, as dot-separated object
 // keys from the message object down ("params.arguments.token"). A segment
 // "*" matches every key of an object and every element of an array.
-type path []string
+type Path []string
 
-// parsePaths parses paths that Options.validate has accepted.
-func parsePaths(ss []string) []path {
-	ps := make([]path, 0, len(ss))
+// ParsePaths parses paths that Options.validate has accepted.
+func ParsePaths(ss []string) []Path {
+	ps := make([]Path, 0, len(ss))
 	for _, s := range ss {
-		p, err := parsePath(s)
+		p, err := ParsePath(s)
 		if err != nil {
 			panic("cassette: unvalidated path: " + err.Error()) // constructors validate options first
 		}
@@ -50,9 +53,9 @@ func parsePaths(ss []string) []path {
 	return ps
 }
 
-// parsePath parses one dot-separated path.
-func parsePath(s string) (path, error) {
-	p := path(strings.Split(s, "."))
+// ParsePath parses one dot-separated path.
+func ParsePath(s string) (Path, error) {
+	p := Path(strings.Split(s, "."))
 	for _, seg := range p {
 		if seg == "" {
 			return nil, ErrEmptySegment
@@ -61,9 +64,9 @@ func parsePath(s string) (path, error) {
 	return p, nil
 }
 
-// walkPath calls f for every value at p under v; f returns the replacement
+// WalkPath calls f for every value at p under v; f returns the replacement
 // and whether to delete the value (objects only).
-func walkPath(v any, p path, f func(any) (any, bool)) {
+func WalkPath(v any, p Path, f func(any) (any, bool)) {
 	if len(p) == 0 {
 		return
 	}
@@ -76,7 +79,7 @@ func walkPath(v any, p path, f func(any) (any, bool)) {
 				return
 			}
 			if !last {
-				walkPath(child, p[1:], f)
+				WalkPath(child, p[1:], f)
 				return
 			}
 			if nv, del := f(child); del {
@@ -98,7 +101,7 @@ func walkPath(v any, p path, f func(any) (any, bool)) {
 		}
 		for i, child := range v {
 			if !last {
-				walkPath(child, p[1:], f)
+				WalkPath(child, p[1:], f)
 			} else if nv, del := f(child); del {
 				v[i] = nil // arrays keep their length
 			} else {
@@ -108,9 +111,9 @@ func walkPath(v any, p path, f func(any) (any, bool)) {
 	}
 }
 
-// mapStrings replaces every string in v (object keys included) by f of it,
+// MapStrings replaces every string in v (object keys included) by f of it,
 // the keys of an object in sorted order, each before its value.
-func mapStrings(v any, f func(string) string) any {
+func MapStrings(v any, f func(string) string) any {
 	switch v := v.(type) {
 	case string:
 		return f(v)
@@ -121,21 +124,14 @@ func mapStrings(v any, f func(string) string) any {
 			if nk != k {
 				delete(v, k)
 			}
-			v[nk] = mapStrings(child, f)
+			v[nk] = MapStrings(child, f)
 		}
 		return v
 	case []any:
 		for i, child := range v {
-			v[i] = mapStrings(child, f)
+			v[i] = MapStrings(child, f)
 		}
 		return v
 	}
 	return v
-}
-
-// diff shows how a live message differs from a recorded one: a unified
-// line diff (-recorded +live) of their indented JSON, both canonical JSON
-// (nil for none), the same text every time.
-func diff(recorded, live []byte) string {
-	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

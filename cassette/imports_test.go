@@ -1,0 +1,146 @@
+package cassette_test
+
+import (
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
+)
+
+const self = "github.com/looprig/mcp/cassette"
+
+// flow lists package cassette's internal packages in the order data flows
+// through them: bytes → lines → model → plan → players. format reads and
+// writes the model; redact takes secrets, origins and made-up ids out of
+// it; hook runs go-vcr's hooks (adapted by package cassette/vcr) on a
+// cassette's exchanges, for recording and replay; record orders what
+// timing decides in a recording.
+var flow = []string{"format", "redact", "hook", "record"}
+
+// deps returns the packages that package cassette links, each with the
+// packages it imports, as go list reports them.
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.CommandContext(testkit.Context(t), "go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", self)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	graph := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) > 0 {
+			graph[f[0]] = f[1:]
+		}
+	}
+	return graph
+}
+
+// TestImportsNoVCR checks that package cassette does not link go-vcr:
+// only users of package cassette/vcr do.
+func TestImportsNoVCR(t *testing.T) {
+	leakcheck.Check(t)
+	for p := range deps(t) {
+		if strings.Contains(p, "go-vcr") {
+			t.Errorf("package cassette links %s", p)
+		}
+	}
+}
+
+// TestImportsFlow checks that no internal package of cassette imports one
+// that comes later in the flow, and that each one has its place in it.
+func TestImportsFlow(t *testing.T) {
+	leakcheck.Check(t)
+	for p, imps := range deps(t) {
+		name, ok := strings.CutPrefix(p, self+"/internal/")
+		if !ok {
+			continue
+		}
+		at := slices.Index(flow, name)
+		if at < 0 {
+			t.Errorf("%s has no place in the flow", p)
+			continue
+		}
+		for _, imp := range imps {
+			dep, ok := strings.CutPrefix(imp, self+"/internal/")
+			if ok && slices.Index(flow, dep) >= at {
+				t.Errorf("%s imports %s, which comes after it in the flow", name, dep)
+			}
+		}
+	}
+}
+
+// maxPart bounds the lines of an internal package's source, tests left out.
+const maxPart = 3000
+
+// TestImportsPartSize checks that no internal package of cassette is
+// larger than maxPart lines.
+func TestImportsPartSize(t *testing.T) {
+	leakcheck.Check(t)
+	dirs, err := filepath.Glob("internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += strings.Count(string(src), "\n")
+		}
+		if n > maxPart {
+			t.Errorf("%s has %d lines, more than %d", dir, n, maxPart)
+		}
+	}
+}
+
+// TestImportsNoInit checks that package cassette and its internal packages
+// declare no init function: no part is installed behind the user's back.
+func TestImportsNoInit(t *testing.T) {
+	leakcheck.Check(t)
+	dirs, err := filepath.Glob("internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range append(dirs, ".", "vcr") {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parser.ParseFile(gotoken.NewFileSet(), name, src, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					t.Errorf("%s declares func init", name)
+				}
+			}
+		}
+	}
+}
