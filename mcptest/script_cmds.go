@@ -16,6 +16,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -330,11 +331,11 @@ func cmdDiagnose(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprintf(w, "exited: %v\nexit-code: %d\nsignal: %s\n", d.Exited, d.ExitCode, d.Signal)
 	if d.Err != nil {
-		fmt.Fprintf(w, "error: %v\n", d.Err)
+		fmt.Fprintf(w, "error: %s\n", safetext.Text(d.Err.Error()))
 	}
 	fmt.Fprintf(w, "stderr-bytes: %d\n", len(d.Stderr))
 	if len(d.Stderr) > 0 {
-		fmt.Fprintf(w, "stderr-tail:\n%s\n", d.Stderr)
+		fmt.Fprintf(w, "stderr-tail:\n%s\n", safetext.Text(string(d.Stderr)))
 	}
 }
 
