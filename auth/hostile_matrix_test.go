@@ -188,8 +188,12 @@ func redirectCase(t *testing.T, ck clientKind, kind credKind, status int, where 
 	if !errors.Is(err, transport.ErrRedirectedPOST) {
 		return fmt.Sprintf("error = %v, want one wrapping transport.ErrRedirectedPOST", err)
 	}
+	// A base over the caller's client follows the redirect itself: the
+	// transport refuses the second request before it is written, without
+	// seeing the status (0).
+	baseFollows := kind.mcp && ck.name == "caller's client"
 	var re *transport.RedirectError
-	if !errors.As(err, &re) || re.Status != status {
+	if !errors.As(err, &re) || re.Status != status && !(baseFollows && re.Status == 0) {
 		return fmt.Sprintf("error = %v, want a *transport.RedirectError of status %d", err, status)
 	}
 	return ""

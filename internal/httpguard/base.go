@@ -23,8 +23,11 @@ import (
 //   - A request body's GetBody is removed, so an http.Client does not send
 //     the body and credential again on a 307 or 308.
 //   - A second connection within one request, to another address than the
-//     first, is a redirect followed by the base: the request is cancelled
-//     before it is written (httptrace's GetConn).
+//     first, or any second one within a request other than GET, HEAD or
+//     DELETE (whose body, without GetBody, is never sent again), is a
+//     redirect followed by the base: the request is cancelled before it is
+//     written (httptrace's GetConn). The refusal's Status is 0: the base
+//     saw the redirect, not this package.
 //   - A response to another request than the one sent (an http.Client's
 //     resp.Request after a redirect) is checked by auth.CheckRedirect.
 //
@@ -67,20 +70,21 @@ func (g *guardedBase) refuse(err error) error {
 type guardedCall struct {
 	io.ReadCloser
 	cancel context.CancelFunc
+	once   bool // a request that is never sent twice (not GET, HEAD or DELETE)
 
 	mu          sync.Mutex
 	first, away string
 }
 
 // getConn notes each address the request connects to, and cancels it on
-// the first other than the first one.
+// the first other than the first one, or on any second one when once.
 func (c *guardedCall) getConn(hostPort string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.first == "":
 		c.first = hostPort
-	case hostPort != c.first && c.away == "":
+	case (hostPort != c.first || c.once) && c.away == "":
 		c.away = hostPort
 		c.cancel()
 	}
@@ -103,7 +107,7 @@ func (g *guardedBase) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	c := &guardedCall{}
+	c := &guardedCall{once: req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodDelete}
 	ctx, cancel := context.WithCancel(req.Context())
 	c.cancel = cancel
 	r := req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: c.getConn}))
@@ -114,7 +118,11 @@ func (g *guardedBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	if to := c.movedTo(); to != "" {
 		drainClose(resp)
 		cancel()
-		return nil, g.refuse(&transport.RedirectError{Transport: g.pkg, Method: req.Method, To: to, Err: transport.ErrCrossOriginRedirect})
+		e := &transport.RedirectError{Transport: g.pkg, Method: req.Method, To: to, Err: transport.ErrCrossOriginRedirect}
+		if c.once {
+			e.Err = transport.ErrRedirectedPOST
+		}
+		return nil, g.refuse(e)
 	}
 	if err != nil {
 		cancel()
