@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,5 +27,17 @@ func TestPrintedResultsShowControlsAsEscapes(t *testing.T) {
 	printError(&out, errors.New(hostile))
 	if diff := cmp.Diff("error: "+want, out.String()); diff != "" {
 		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+// diagnose shows a child's stderr, untrusted, with its control characters
+// as escapes and its lines kept.
+func TestDiagnoseShowsStderrControlsAsEscapes(t *testing.T) {
+	leakcheck.Check(t)
+	var out strings.Builder
+	writeDiagnosis(&out, &transport.Diagnosis{Exited: true, ExitCode: 3, Stderr: []byte("panic: \x1b]0;pwned\x07\nline two\x1b[2J\n")})
+	want := "exited: true\nexit-code: 3\nsignal: \nstderr-bytes: 31\nstderr-tail:\n" + `panic: \x1b]0;pwned\x07` + "\n" + `line two\x1b[2J` + "\n\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("diagnose (-want +got):\n%s", diff)
 	}
 }

@@ -323,8 +323,12 @@ func cmdDiagnose(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: diagnose CLIENT")
 	}
-	d := stateOf(ts).client(ts, args[0]).c.Diagnose()
-	w := ts.Stdout()
+	writeDiagnosis(ts.Stdout(), stateOf(ts).client(ts, args[0]).c.Diagnose())
+}
+
+// writeDiagnosis writes d as diagnose shows it, the child's stderr and
+// error with their control characters as escapes.
+func writeDiagnosis(w io.Writer, d *transport.Diagnosis) {
 	if d == nil {
 		fmt.Fprintln(w, "running")
 		return
