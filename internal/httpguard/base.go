@@ -26,8 +26,10 @@ import (
 //     first, or any second one within a request other than GET, HEAD or
 //     DELETE (whose body, without GetBody, is never sent again), is a
 //     redirect followed by the base: the request is cancelled before it is
-//     written (httptrace's GetConn). The refusal's Status is 0: the base
-//     saw the redirect, not this package.
+//     written (httptrace's GetConn). A dial the cancelled request started
+//     waits (httptrace's ConnectStart) until the base has returned, so
+//     that no connection can win the race against the cancel. The
+//     refusal's Status is 0: the base saw the redirect, not this package.
 //   - A response to another request than the one sent (an http.Client's
 //     resp.Request after a redirect) is checked by auth.CheckRedirect.
 //
@@ -74,6 +76,8 @@ type guardedCall struct {
 
 	mu          sync.Mutex
 	first, away string
+	finished    bool          // the base has returned
+	returned    chan struct{} // made by a dial that waits for the base to return
 }
 
 // getConn notes each address the request connects to, and cancels it on
@@ -87,6 +91,33 @@ func (c *guardedCall) getConn(hostPort string) {
 	case (hostPort != c.first || c.once) && c.away == "":
 		c.away = hostPort
 		c.cancel()
+	}
+}
+
+// connectStart holds a dial started after the request was cancelled until
+// the base has returned: the transport then sees the cancel, not a
+// connection, whatever the scheduler does.
+func (c *guardedCall) connectStart(_, _ string) {
+	c.mu.Lock()
+	if c.away == "" || c.finished {
+		c.mu.Unlock()
+		return
+	}
+	if c.returned == nil {
+		c.returned = make(chan struct{})
+	}
+	ch := c.returned
+	c.mu.Unlock()
+	<-ch
+}
+
+// finish records that the base has returned, and lets a held dial go on.
+func (c *guardedCall) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finished = true
+	if c.returned != nil {
+		close(c.returned)
 	}
 }
 
@@ -110,11 +141,11 @@ func (g *guardedBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := &guardedCall{once: req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodDelete}
 	ctx, cancel := context.WithCancel(req.Context())
 	c.cancel = cancel
-	r := req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: c.getConn}))
+	r := req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: c.getConn, ConnectStart: c.connectStart}))
 	if r.Body != nil && r.Body != http.NoBody {
 		r.GetBody = nil
 	}
-	resp, err := g.base.RoundTrip(r)
+	resp, err := g.send(c, r)
 	if to := c.movedTo(); to != "" {
 		drainClose(resp)
 		cancel()
@@ -136,6 +167,12 @@ func (g *guardedBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.ReadCloser = resp.Body
 	resp.Body = c
 	return resp, nil
+}
+
+// send sends r through the base; a dial held for c goes on when it returns.
+func (g *guardedBase) send(c *guardedCall, r *http.Request) (*http.Response, error) {
+	defer c.finish()
+	return g.base.RoundTrip(r)
 }
 
 // followed applies auth.CheckRedirect to the chain of requests the base

@@ -86,10 +86,11 @@ func TestCallPolicyAllocations(t *testing.T) {
 }
 
 // guardAllocs is what httpguard.GuardBase adds to a call through a
-// caller's Options.Base: the request's context, cancel and GetConn trace,
-// and what the call holds (the addresses it connected to, its body). It
-// is the edge: TestGuardedBaseAllocations fails at one more.
-const guardAllocs = 7
+// caller's Options.Base: the request's context, cancel, and GetConn and
+// ConnectStart trace (with the dialer's), and what the call holds (the
+// addresses it connected to, its body). It is the edge:
+// TestGuardedBaseAllocations fails at one more.
+const guardAllocs = 10
 
 // TestGuardedBaseAllocations counts what guarding a caller's base against
 // redirects adds to a call's round trip.
