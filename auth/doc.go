@@ -64,7 +64,8 @@
 // A token's token_type must be Bearer (in any case; none is Bearer) or,
 // for a client holding a DPoP key, DPoP; any other is refused with
 // [ErrTokenType] and the token is sent nowhere. The scopes a source
-// without a user asks for are bounded by [MaxScopes].
+// without a user asks for are bounded by [MaxScopes], and so are those the
+// challenges given to an [OAuth] (the go-sdk's step-up) ask for.
 //
 // TestHostileAuthorizationServerMatrix attacks the door: every redirect
 // status, to the same origin and to others, of every kind of credential,

@@ -148,6 +148,53 @@ func TestStepUpScopesBounded(t *testing.T) {
 	})
 }
 
+// The go-sdk's AuthorizationCodeHandler unions the scopes of each step-up
+// with those granted before, without a bound. Through auth.OAuth the
+// scopes its challenges ask for are counted: a challenge that brings them
+// to exactly MaxScopes reaches the handler; one more scope is refused with
+// ErrTooManyScopes before the handler runs. Forty challenges of two new
+// scopes each reach the handler 32 times.
+func TestOAuthStepUpScopesBounded(t *testing.T) {
+	leakcheck.Check(t)
+	scopes := func(from, n int) []string {
+		var s []string
+		for i := range n {
+			s = append(s, fmt.Sprintf("s%d", from+i))
+		}
+		return s
+	}
+	ctx := testkit.Context(t)
+	req := httptest.NewRequest("POST", "http://mcp.example/mcp", nil)
+	ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"})
+	t.Run("N and N+1", func(t *testing.T) {
+		h := &fakeHandler{ts: ts, next: ts}
+		src := auth.NewOAuth(h)
+		if err := src.Authorize(ctx, req, insufficientScope(scopes(0, auth.MaxScopes))); err != nil {
+			t.Fatalf("a challenge for %d scopes: %v", auth.MaxScopes, err)
+		}
+		err := src.Authorize(ctx, req, insufficientScope([]string{"one-more"}))
+		if !errors.Is(err, auth.ErrTooManyScopes) {
+			t.Errorf("a challenge for scope %d: error = %v, want ErrTooManyScopes", auth.MaxScopes+1, err)
+		}
+		if h.authorized != 1 {
+			t.Errorf("the handler ran %d times, want 1 (not for the refused step-up)", h.authorized)
+		}
+	})
+	t.Run("forty challenges", func(t *testing.T) {
+		h := &fakeHandler{ts: ts, next: ts}
+		src := auth.NewOAuth(h)
+		refused := 0
+		for i := range 40 {
+			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); errors.Is(err, auth.ErrTooManyScopes) {
+				refused++
+			}
+		}
+		if h.authorized != auth.MaxScopes/2 || refused != 40-auth.MaxScopes/2 {
+			t.Errorf("the handler ran %d times, %d step-ups refused; want %d and %d", h.authorized, refused, auth.MaxScopes/2, 40-auth.MaxScopes/2)
+		}
+	})
+}
+
 // typedSource is a go-sdk handler whose token has type typ.
 func typedSource(typ string) *auth.OAuth {
 	return auth.NewOAuth(&fakeHandler{ts: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at", TokenType: typ})})

@@ -123,7 +123,9 @@ func mcpConnect(ctx context.Context, t *testing.T, r *asRig, ck string, hc *http
 	opts := &streamablehttp.Options{Credentials: auth.Bearer(auth.NewToken("good-static"))}
 	switch ck {
 	case "caller's client":
-		opts.Base = hc.Transport
+		// A base over the caller's client, which follows every redirect
+		// itself (Options.Base): the transport's rule never sees them.
+		opts.Base = roundTripFunc(func(req *http.Request) (*http.Response, error) { return hc.Do(req) })
 	case "DPoP client":
 		src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret),
 			TokenURL: r.as.srv.URL + "/issue", HTTPClient: hc})

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
 
@@ -79,11 +82,24 @@ func (s invalidSource) Credential(context.Context, *http.Request) (Token, error)
 // The handler's own HTTP client (AuthorizationCodeHandlerConfig.Client) is
 // used for metadata discovery, registration and token requests; give it the
 // SSRF protections your deployment needs. [NewAuthorizationCode] gives the
-// handler a copy of it whose CheckRedirect is [CheckRedirect]; a handler
-// given to NewOAuth keeps its client as it is.
+// handler a copy of it whose CheckRedirect is [CheckRedirect]. A handler
+// given to NewOAuth keeps its client as it is: the go-sdk's handlers keep
+// their client in a field this package cannot reach: only the client given
+// to [NewAuthorizationCode] is held to the rule by this package. For another
+// handler, set its client's CheckRedirect to [CheckRedirect] yourself.
+//
+// The scopes the server's challenges ask for (401, and 403
+// insufficient_scope step-ups, which the go-sdk's handler adds to those it
+// was granted) are counted across Authorize calls: a challenge that would
+// bring them past [MaxScopes] is refused with [ErrTooManyScopes] before
+// the handler runs. Scopes the handler adds by itself (scopes_supported of
+// the metadata when a challenge names none, offline_access) are its own.
 type OAuth struct {
 	h   sdkauth.OAuthHandler
 	key *dpopKey // the DPoP key of the handler's client (NewAuthorizationCode), or nil
+
+	mu     sync.Mutex
+	scopes []string // every scope a challenge asked for, in order of first appearance
 }
 
 // errNoHandler is the error of an OAuth without a handler.
@@ -200,8 +216,40 @@ func (o *OAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Res
 	if err := nonceRefused(req, resp); err != nil {
 		return err
 	}
+	scopes, err := o.stepUp(resp)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			drain(resp)
+		}
+		return err
+	}
 	if err := o.h.Authorize(ctx, req, resp); err != nil {
 		return fmt.Errorf("auth: authorization: %w", err)
 	}
+	o.mu.Lock()
+	o.scopes = scopes
+	o.mu.Unlock()
 	return nil
+}
+
+// stepUp returns the scopes asked for so far with those of resp's
+// challenge, or an error wrapping ErrTooManyScopes past MaxScopes.
+func (o *OAuth) stepUp(resp *http.Response) ([]string, error) {
+	var add []string
+	if resp != nil {
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		add = challengeScopes(challenges)
+	}
+	o.mu.Lock()
+	scopes := slices.Clone(o.scopes)
+	o.mu.Unlock()
+	for _, sc := range add {
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	if len(scopes) > MaxScopes {
+		return nil, fmt.Errorf("auth: authorization: %w: the server asks for %d scopes, more than %d", ErrTooManyScopes, len(scopes), MaxScopes)
+	}
+	return scopes, nil
 }

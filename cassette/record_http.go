@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/internal/sse"
+	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -127,7 +128,9 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
 	defer close(s.settled)
-	if _, m, ok := format.AsMessage(body); ok && m.Kind != format.MsgCall {
+	// Only the envelope is read (wire.DecodeHeader): canonicalising a large
+	// body to tell whether it is a call would cost a copy of it.
+	if h, err := wire.DecodeHeader(body); err == nil && !h.IsCall() {
 		s.noCall = true
 	}
 	r.streams = append(r.streams, s)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -82,25 +83,29 @@ func mcpcall(args []string, stdout, stderr io.Writer) int {
 }
 
 // printResult writes the text of each text content of res, one per line.
+// The server is untrusted: its control characters are shown as escapes
+// (safetext.Text), since go test -v copies a script's output to a terminal.
 func printResult(w io.Writer, res *mcp.CallToolResult) {
 	if res == nil {
 		return
 	}
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
-			io.WriteString(w, tc.Text)
-			if len(tc.Text) == 0 || tc.Text[len(tc.Text)-1] != '\n' {
+			text := safetext.Text(tc.Text)
+			io.WriteString(w, text)
+			if len(text) == 0 || text[len(text)-1] != '\n' {
 				io.WriteString(w, "\n")
 			}
 		}
 	}
 }
 
-// printError writes err's failure class on a line of its own, then err.
+// printError writes err's failure class on a line of its own, then err,
+// its control characters shown as escapes: it may quote the server.
 func printError(w io.Writer, err error) {
 	var e *client.Error
 	if errors.As(err, &e) {
 		fmt.Fprintf(w, "class: %s\n", e.Class)
 	}
-	fmt.Fprintf(w, "error: %v\n", err)
+	fmt.Fprintf(w, "error: %s\n", safetext.Text(err.Error()))
 }

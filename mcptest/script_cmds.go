@@ -16,6 +16,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -322,19 +323,23 @@ func cmdDiagnose(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: diagnose CLIENT")
 	}
-	d := stateOf(ts).client(ts, args[0]).c.Diagnose()
-	w := ts.Stdout()
+	writeDiagnosis(ts.Stdout(), stateOf(ts).client(ts, args[0]).c.Diagnose())
+}
+
+// writeDiagnosis writes d as diagnose shows it, the child's stderr and
+// error with their control characters as escapes.
+func writeDiagnosis(w io.Writer, d *transport.Diagnosis) {
 	if d == nil {
 		fmt.Fprintln(w, "running")
 		return
 	}
 	fmt.Fprintf(w, "exited: %v\nexit-code: %d\nsignal: %s\n", d.Exited, d.ExitCode, d.Signal)
 	if d.Err != nil {
-		fmt.Fprintf(w, "error: %v\n", d.Err)
+		fmt.Fprintf(w, "error: %s\n", safetext.Text(d.Err.Error()))
 	}
 	fmt.Fprintf(w, "stderr-bytes: %d\n", len(d.Stderr))
 	if len(d.Stderr) > 0 {
-		fmt.Fprintf(w, "stderr-tail:\n%s\n", d.Stderr)
+		fmt.Fprintf(w, "stderr-tail:\n%s\n", safetext.Text(string(d.Stderr)))
 	}
 }
 

@@ -47,7 +47,8 @@ func heapPeak(stop <-chan struct{}) <-chan uint64 {
 // TestRecordProxyMemoryNearBodySize: the recording proxy forwards a
 // large body whole, and the heap it takes for it stays near the body's
 // size: the proxy's copy and the recording's, each read into a buffer of
-// the body's length.
+// the body's length, and nothing more (whether it is a call is read from
+// its envelope, not from a canonical copy).
 func TestRecordProxyMemoryNearBodySize(t *testing.T) {
 	leakcheck.Check(t)
 	if testkit.RaceEnabled {
@@ -105,7 +106,10 @@ func TestRecordProxyMemoryNearBodySize(t *testing.T) {
 	grown := peak - min(peak, before.HeapAlloc)
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("body %s: peak heap +%s, allocated %s", mib(size), mib(grown), mib(alloc))
-	if grown > 5*size || alloc > 5*size {
-		t.Errorf("a %s body took +%s of heap at its peak and %s allocated; want at most 5 times the body", mib(size), mib(grown), mib(alloc))
+	// Two copies (64 MiB for 32) and a margin; canonicalising the body to
+	// tell whether it is a call took two more (128 MiB).
+	const limit = 5 * size / 2
+	if grown > limit || alloc > limit {
+		t.Errorf("a %s body took +%s of heap at its peak and %s allocated; want at most %s", mib(size), mib(grown), mib(alloc), mib(limit))
 	}
 }

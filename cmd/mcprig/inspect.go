@@ -127,12 +127,14 @@ func readCassette(c *cassette.Cassette) *transcript.Session {
 	return s
 }
 
-// writeText writes the readable summary.
+// writeText writes the readable summary. Each field of one line is kept
+// on its line: a recorded newline in it is shown as \n (safetext.Line), so
+// that it cannot start a line that looks like inspect's own.
 func writeText(w *bufio.Writer, c *cassette.Cassette) {
 	s := readCassette(c)
-	fmt.Fprintf(w, "cassette:  %s\n", c.File)
-	fmt.Fprintf(w, "transport: %s\n", c.Header.Transport)
-	fmt.Fprintf(w, "protocol:  %s\n", c.Header.Protocol)
+	fmt.Fprintf(w, "cassette:  %s\n", safetext.Line(c.File))
+	fmt.Fprintf(w, "transport: %s\n", safetext.Line(c.Header.Transport))
+	fmt.Fprintf(w, "protocol:  %s\n", safetext.Line(c.Header.Protocol))
 	if len(c.Header.Volatile) > 0 {
 		quoted := make([]string, len(c.Header.Volatile))
 		for i, p := range c.Header.Volatile {
@@ -141,14 +143,14 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 		fmt.Fprintf(w, "volatile:  %s\n", strings.Join(quoted, ", "))
 	}
 	if c.Header.Redaction != "" {
-		fmt.Fprintf(w, "redaction: %s\n", c.Header.Redaction) // checked: sha256: and hex
+		fmt.Fprintf(w, "redaction: %s\n", safetext.Line(c.Header.Redaction)) // checked: sha256: and hex
 	}
-	fmt.Fprintf(w, "server:    %s\n", strings.TrimSpace(s.ServerName+" "+s.ServerVersion))
+	fmt.Fprintf(w, "server:    %s\n", safetext.Line(strings.TrimSpace(s.ServerName+" "+s.ServerVersion)))
 	if s.ClientName != "" {
-		fmt.Fprintf(w, "client:    %s\n", strings.TrimSpace(s.ClientName+" "+s.ClientVersion))
+		fmt.Fprintf(w, "client:    %s\n", safetext.Line(strings.TrimSpace(s.ClientName+" "+s.ClientVersion)))
 	}
 	if len(s.Capabilities) > 0 {
-		fmt.Fprintf(w, "capabilities: %s\n", strings.Join(s.Capabilities, ", "))
+		fmt.Fprintf(w, "capabilities: %s\n", safetext.Line(strings.Join(s.Capabilities, ", ")))
 	}
 	fmt.Fprintf(w, "messages:  %d\n", s.Messages)
 	for _, k := range transcript.Kinds {
@@ -158,7 +160,7 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 		}
 		fmt.Fprintf(w, "\n%s (%d):\n", k, len(items))
 		for _, it := range items {
-			line := "  " + it.Key
+			line := "  " + safetext.Line(it.Key)
 			d, _ := it.Tree["description"].(string)
 			if fm, ok := it.Tree["frontmatter"].(map[string]any); ok && d == "" { // a skill's
 				d, _ = fm["description"].(string)
@@ -181,14 +183,14 @@ func writeText(w *bufio.Writer, c *cassette.Cassette) {
 		fmt.Fprintf(w, "\nnotifications (%d):\n", n)
 		for _, k := range keys {
 			from, method, _ := strings.Cut(k, " ")
-			fmt.Fprintf(w, "  %-6s %s: %d\n", from, method, s.Notifications[k])
+			fmt.Fprintf(w, "  %-6s %s: %d\n", safetext.Line(from), safetext.Line(method), s.Notifications[k])
 		}
 	}
 	if h := readHTTP(c); h != nil {
 		h.write(w)
 	}
 	if e, line := sessionEnding(c); e != nil {
-		fmt.Fprintf(w, "\nending (line %d): %s\n", line, describeEnding(e, listens(c)))
+		fmt.Fprintf(w, "\nending (line %d): %s\n", line, safetext.Line(describeEnding(e, listens(c))))
 		if e.Stderr != "" {
 			fmt.Fprintf(w, "\nstderr (%d bytes), last lines:\n", len(e.Stderr))
 			lines := strings.Split(strings.TrimRight(e.Stderr, "\n"), "\n")
@@ -330,9 +332,9 @@ func (h *httpStats) write(w *bufio.Writer) {
 		statuses = append(statuses, fmt.Sprintf("%d: %d", s, n))
 	}
 	sort.Strings(statuses)
-	fmt.Fprintf(w, "\nhttp: %d streams (%s); statuses %s\n", h.streams, strings.Join(methods, ", "), strings.Join(statuses, ", "))
+	fmt.Fprintf(w, "\nhttp: %d streams (%s); statuses %s\n", h.streams, safetext.Line(strings.Join(methods, ", ")), strings.Join(statuses, ", "))
 	if len(h.sessions) > 0 {
-		fmt.Fprintf(w, "  session: %s\n", strings.Join(h.sessions, ", "))
+		fmt.Fprintf(w, "  session: %s\n", safetext.Line(strings.Join(h.sessions, ", ")))
 	}
 	for _, f := range []struct {
 		name  string

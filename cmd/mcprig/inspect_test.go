@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -108,5 +110,44 @@ func TestReplayFaultByRequest(t *testing.T) {
 	_, err := c.CallTool(ctx, "lookup", map[string]any{"query": "close"})
 	if !errors.Is(err, client.ErrOutcomeUnknown) {
 		t.Errorf("CallTool = %v, want the session ended under it, its outcome unknown", err)
+	}
+}
+
+// A recorded newline in a field inspect shows on one line (a name, a
+// method, an id, a session id, an error) stays in that line as \n: no
+// recorded string starts a line of inspect's text, where it could pass
+// for one of inspect's own.
+func TestInspectTextFieldsStayOnTheirLine(t *testing.T) {
+	leakcheck.Check(t)
+	ctx := testkit.Context(t)
+	const fake = `\nFAKE: `
+	http, err := os.ReadFile(filepath.Join("testdata", "http.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"stdio": strings.ReplaceAll(hostileSession(""), esc, fake),
+		"streamable HTTP": strings.NewReplacer(`"session-1"`, `"session-1`+fake+`"`, `"s1_1"`, `"s1_1`+fake+`"`,
+			`"2025-11-25"`, `"2025-11-25`+fake+`"`).Replace(string(http)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.jsonl")
+			if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := runInspect(ctx, []string{path}, &stdout, &stderr); code != 0 {
+				t.Fatalf("inspect exited %d: %s", code, stderr.String())
+			}
+			n := strings.Count(stdout.String(), `\nFAKE: `)
+			if n == 0 {
+				t.Errorf("inspect shows no recorded field:\n%s", stdout.String())
+			}
+			for _, l := range strings.Split(stdout.String(), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "FAKE: ") {
+					t.Errorf("a recorded string starts the line %q", l)
+				}
+			}
+		})
 	}
 }

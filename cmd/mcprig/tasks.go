@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 
+	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 )
 
@@ -93,7 +94,7 @@ func writeCalls(w *bufio.Writer, s *transcript.Session) {
 	var run *pollRun
 	flush := func() {
 		if run != nil {
-			fmt.Fprintf(w, "  %s\n", run.label())
+			fmt.Fprintf(w, "  %s\n", safetext.Line(run.label()))
 			run = nil
 		}
 	}
@@ -108,12 +109,12 @@ func writeCalls(w *bufio.Writer, s *transcript.Session) {
 			continue
 		}
 		flush()
-		fmt.Fprintf(w, "  #%d line %d: %s\n", call.Number, call.Line, call.Describe())
+		fmt.Fprintf(w, "  #%d line %d: %s\n", call.Number, call.Line, safetext.Line(call.Describe()))
 		answer := call.Summary()
 		if call.Answered {
 			answer = fmt.Sprintf("#%d %s", call.AnswerNumber, answer)
 		}
-		fmt.Fprintf(w, "    -> %s\n", answer)
+		fmt.Fprintf(w, "    -> %s\n", safetext.Line(answer))
 	}
 	flush()
 }

@@ -1,11 +1,16 @@
 package httpguard_test
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/looprig/mcp/auth"
@@ -158,5 +163,116 @@ func TestNewValidates(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A base the caller supplies may follow redirects itself: here a round
+// tripper over an http.Client whose CheckRedirect allows everything. The
+// MCP server answers every request with a redirect to an evil origin on
+// the same host name and another port, where Go keeps Authorization (and
+// re-sends a 307 or 308 body anywhere). The evil origin counts what
+// reaches it: no request and no credential, for each status, on each
+// transport; the refusal is a *transport.RedirectError; and a second
+// connection through the same factory sends the credential nowhere.
+func TestBaseThatFollowsRedirectsCarriesNoCredential(t *testing.T) {
+	leakcheck.Check(t)
+	const secret = "the-bearer-token"
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, kind := range []string{"sse", "streamablehttp"} {
+			t.Run(fmt.Sprintf("%s/%d", kind, status), func(t *testing.T) {
+				var evilRequests, evilCreds, homeCreds atomic.Int64
+				evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					evilRequests.Add(1)
+					body, _ := io.ReadAll(r.Body)
+					if strings.Contains(r.Header.Get("Authorization"), secret) || strings.Contains(string(body), secret) {
+						evilCreds.Add(1)
+					}
+					w.WriteHeader(http.StatusNotFound)
+				}))
+				defer evil.Close()
+				_, evilPort, _ := net.SplitHostPort(strings.TrimPrefix(evil.URL, "http://"))
+				home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.Contains(r.Header.Get("Authorization"), secret) {
+						homeCreds.Add(1)
+					}
+					http.Redirect(w, r, "http://127.0.0.1:"+evilPort+r.URL.Path, status)
+				}))
+				defer home.Close()
+				permissive := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+				defer permissive.CloseIdleConnections()
+				base := baseFunc(func(r *http.Request) (*http.Response, error) { return permissive.Do(r) })
+				creds := auth.Bearer(auth.NewToken(secret))
+				var f transport.Factory
+				var err error
+				version := ""
+				if kind == "sse" {
+					f, err = sse.New(home.URL+"/sse", &sse.Options{Base: base, Credentials: creds})
+					version = sse.ProtocolVersion
+				} else {
+					f, err = streamablehttp.New(home.URL+"/mcp", &streamablehttp.Options{Base: base, Credentials: creds, DisableStandaloneSSE: true})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for attempt := 1; attempt <= 2; attempt++ {
+					err := connect(t, f, version)
+					var re *transport.RedirectError
+					if !errors.As(err, &re) {
+						t.Errorf("attempt %d: Connect error = %v, want a *transport.RedirectError", attempt, err)
+					}
+				}
+				if n, c := evilRequests.Load(), evilCreds.Load(); n != 0 || c != 0 {
+					t.Errorf("the evil origin received %d requests, %d with the credential; want none", n, c)
+				}
+				if homeCreds.Load() == 0 {
+					t.Error("the MCP server received no credential: the case proves nothing")
+				}
+			})
+		}
+	}
+}
+
+type baseFunc func(*http.Request) (*http.Response, error)
+
+func (f baseFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A base that fetches from another origin by a way no trace sees (here it
+// copies the request to the evil origin by hand) is refused by what it
+// hands back: a response to another origin's request. The base is then
+// never used again: the second connection sends nothing.
+func TestBaseAnsweringForAnotherOriginIsRefusedForGood(t *testing.T) {
+	leakcheck.Check(t)
+	const secret = "the-bearer-token"
+	var evilCreds, homeRequests atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Authorization"), secret) {
+			evilCreds.Add(1)
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer evil.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { homeRequests.Add(1) }))
+	defer home.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	base := baseFunc(func(r *http.Request) (*http.Response, error) {
+		to := r.Clone(context.Background())
+		to.URL.Host, to.Host = strings.TrimPrefix(evil.URL, "http://"), ""
+		return tr.RoundTrip(to)
+	})
+	f, err := streamablehttp.New(home.URL+"/mcp", &streamablehttp.Options{Base: base, Credentials: auth.Bearer(auth.NewToken(secret)), DisableStandaloneSSE: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		if err := connect(t, f, ""); !errors.Is(err, transport.ErrRedirectedPOST) {
+			t.Errorf("attempt %d: Connect error = %v, want one wrapping transport.ErrRedirectedPOST", attempt, err)
+		}
+	}
+	if n := evilCreds.Load(); n != 1 {
+		t.Errorf("the evil origin received the credential %d times; want once, from the base itself, and never again", n)
+	}
+	if n := homeRequests.Load(); n != 0 {
+		t.Errorf("the MCP server received %d requests; the base sends elsewhere", n)
 	}
 }

@@ -2,9 +2,11 @@ package streamablehttp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"testing"
 
 	"github.com/looprig/mcp/internal/testkit"
@@ -41,10 +43,12 @@ func TestCallPolicyAllocations(t *testing.T) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
 			Body: &netBody{pieces: pieces{streams[next-1]}}, Request: r}
 	}
-	f, err := New("http://127.0.0.1:1/mcp", &Options{Base: baseFunc(func(r *http.Request) (*http.Response, error) { return respond(r), nil })})
+	network := baseFunc(func(r *http.Request) (*http.Response, error) { return respond(r), nil })
+	f, err := New("http://127.0.0.1:1/mcp", &Options{Base: network})
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.opts.Base = network // the network's stand-in, not a caller's base: no guard (httpguard.GuardBase)
 	st := newConnState(f)
 	t.Cleanup(st.shutdown)
 	request := func() *http.Request {
@@ -78,5 +82,46 @@ func TestCallPolicyAllocations(t *testing.T) {
 		t.Errorf("the policy allocates %v times per call (%v with it, %v without), want at most %d", got, policy, bare, callPolicyAllocs)
 	} else {
 		t.Logf("the policy allocates %v times per call (%v with it, %v without)", got, policy, bare)
+	}
+}
+
+// guardAllocs is what httpguard.GuardBase adds to a call through a
+// caller's Options.Base: the request's context, cancel, and GetConn and
+// ConnectStart trace (with the dialer's), and what the call holds (the
+// addresses it connected to, its body). It is the edge:
+// TestGuardedBaseAllocations fails at one more.
+const guardAllocs = 10
+
+// TestGuardedBaseAllocations counts what guarding a caller's base against
+// redirects adds to a call's round trip.
+func TestGuardedBaseAllocations(t *testing.T) {
+	if testkit.RaceEnabled {
+		t.Skip("the race detector changes what allocates")
+	}
+	const runs = 200
+	respond := func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	}
+	f, err := New("http://127.0.0.1:1/mcp", &Options{Base: baseFunc(respond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The request carries a trace, as the transport's own do (its write).
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", http.NoBody)
+	count := func(rt http.RoundTripper) float64 {
+		return testing.AllocsPerRun(runs, func() {
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		})
+	}
+	bare, guarded := count(baseFunc(respond)), count(f.opts.Base)
+	if got := guarded - bare; got > guardAllocs {
+		t.Errorf("the guard allocates %v times per call (%v with it, %v without), want at most %d", got, guarded, bare, guardAllocs)
+	} else {
+		t.Logf("the guard allocates %v times per call (%v with it, %v without)", got, guarded, bare)
 	}
 }

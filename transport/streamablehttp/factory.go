@@ -38,6 +38,7 @@ func New(endpoint string, opts *Options) (*Factory, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
+		o.Base = httpguard.GuardBase("streamablehttp", o.Base) // see Options.Base
 	}
 	ep, err := httpguard.ParseEndpoint(pkg, endpoint, httpguard.Config{
 		TLSConfig:         o.TLSConfig,

@@ -56,10 +56,14 @@ type Options struct {
 	// package, instead of the package's own http.Transport (a cassette
 	// recorder or replayer goes here). It sees the Authorization header.
 	// TLSConfig, RootCAs and the dial, TLS and response header timeouts are
-	// then its business. It must hand back a redirect as it came, not
-	// follow it (as a round tripper over an http.Client would): this
-	// package's redirect rule (auth.CheckRedirect) sees only what it
-	// returns.
+	// then its business. It should hand back a redirect as it came, for
+	// this package's redirect rule (auth.CheckRedirect) to judge. One that
+	// follows redirects itself (a round tripper over an http.Client) is
+	// held to the rule anyway: a body is not given to it to send again, a
+	// connection it opens to another address within a request cancels the
+	// request before it is written, and a response to another request
+	// than the one sent is refused with a *transport.RedirectError. After
+	// one refusal, the factory sends nothing more through Base.
 	Base http.RoundTripper
 }
 
