@@ -21,11 +21,3 @@ func SetLeakTimeout(t testing.TB, d time.Duration) {
 	leakcheck.Timeout = d
 	t.Cleanup(func() { leakcheck.Timeout = old })
 }
-
-// SetAuthClock sets the clock a fake authorization server checks DPoP
-// proofs' iat and JWTs' expiry with.
-func SetAuthClock(a *AuthServer, now func() time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.now = now
-}

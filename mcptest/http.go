@@ -33,10 +33,14 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *F
 	t.Helper()
 	ho := &fakeserver.HTTPOptions{Stateless: o.stateless}
 	if p := o.auth; p != nil {
-		if p.Server == nil {
-			t.Fatalf("%s: Auth has no Server", what)
+		// Check the configuration now, so a bad one fails here, not per request.
+		if _, err := p.Protect(http.NotFoundHandler()); err != nil {
+			t.Fatalf("%s: Auth: %v", what, err)
 		}
-		ho.Wrap = func(next http.Handler) http.Handler { return p.Server.Protect(next, p) }
+		ho.Wrap = func(next http.Handler) http.Handler {
+			h, _ := p.Protect(next) // checked above
+			return h
+		}
 	}
 	hs, err := srv.StartHTTP("", ho)
 	if err != nil {

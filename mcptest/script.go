@@ -3,6 +3,7 @@ package mcptest
 import (
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"maps"
 	"slices"
 	"strings"
@@ -112,7 +113,7 @@ type state struct {
 	clients map[string]*scriptClient
 	servers map[string]*fakeserver.Server
 	https   map[string]*fakeserver.HTTPServer // the servers started by serve -http or -sse
-	auths   map[string]*AuthServer            // the servers started by authserver
+	auths   map[string]*oauthtest.AuthServer  // the servers started by authserver
 }
 
 // A scriptClient is a client a script connected.
@@ -144,7 +145,7 @@ func (sc *scriptClient) close() error {
 
 // setup prepares a script for the commands (see [Params]).
 func setup(env *testscript.Env) error {
-	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*AuthServer{}}
+	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*oauthtest.AuthServer{}}
 	env.Values[stateKey{}] = st
 	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
 		env.Setenv("GORACE", strings.TrimSpace(g+" "+noExitSleep))

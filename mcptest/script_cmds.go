@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"io"
 	"net/http"
 	"strconv"
@@ -419,7 +420,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs.BoolVar(&ho.SSE, "sse", false, "")
 	fs.BoolVar(&ho.Stateless, "stateless", false, "")
 	authName := fs.String("auth", "", "")
-	var prot Protection
+	var prot oauthtest.Protection
 	fs.Func("auth-scope", "", func(s string) error { prot.Scopes = append(prot.Scopes, s); return nil })
 	fs.Func("tool-scope", "", func(s string) error {
 		tool, scope, ok := strings.Cut(s, "=")

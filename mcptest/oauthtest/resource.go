@@ -1,4 +1,4 @@
-package mcptest
+package oauthtest
 
 import (
 	"bytes"
@@ -19,8 +19,8 @@ import (
 )
 
 // A Protection makes a fake served over HTTP a protected resource of a
-// fake authorization server ([HTTPOptions].Auth, [WrapHTTPOptions].Auth,
-// [AuthServer.Protect]).
+// fake authorization server. Give it as mcptest.HTTPOptions.Auth or
+// mcptest.WrapHTTPOptions.Auth; see [AuthServer.Protect].
 type Protection struct {
 	// Server issues the tokens the resource accepts. Required.
 	Server *AuthServer
@@ -32,6 +32,18 @@ type Protection struct {
 	// the call needs, for the client to step up.
 	ToolScopes map[string][]string
 }
+
+// Protect returns next behind p.Server's resource server ([AuthServer.Protect]).
+// It is how mcptest serves a fake behind p (mcptest.Protector).
+func (p *Protection) Protect(next http.Handler) (http.Handler, error) {
+	if p == nil || p.Server == nil {
+		return nil, errNoServer
+	}
+	return p.Server.Protect(next, p), nil
+}
+
+// errNoServer is a Protection without its Server.
+var errNoServer = errors.New("oauthtest: Protection has no Server")
 
 const prmPath = "/.well-known/oauth-protected-resource"
 
