@@ -3,11 +3,9 @@ package mcptest_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -62,12 +60,6 @@ func ExampleCheckServer() {
 	}
 	fmt.Println(mcptest.CheckServer(context.Background(), fake.Factory()))
 	// Output: <nil>
-}
-
-// The script commands, in testscript parameters ready for testscript.Run.
-func ExampleParams() {
-	fmt.Println(slices.Sorted(maps.Keys(mcptest.Params("testdata/script").Cmds)))
-	// Output: [authcounts authexpire authserver call catalog close cmpjson connect diagnose executions idtoken killchild procs requests rounds serve]
 }
 
 // A test of a client against a fake server run as a stdio child: the call
@@ -222,14 +214,4 @@ func ExampleCassette() {
 	// Output:
 	// replayed: docs: cassettes
 	// executions at the server: 1
-}
-
-// Scenario files, run as a test (under a *testing.T each is a parallel
-// subtest).
-func ExampleRunScripts() {
-	runTest(func(t testing.TB) {
-		mcptest.RunScripts(t, "testdata/example")
-		fmt.Println("scripts passed:", !t.Failed())
-	})
-	// Output: scripts passed: true
 }

@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"github.com/looprig/mcp/mcptest/internal/testmain"
 	"net/http"
 	"testing"
 
@@ -57,7 +58,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *F
 	fake := &Fake{t: t, name: srv.Name(), profile: o.clientProfile, faults: o.faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
-		if n := waitSessions(srv, nil, groupTimeout); n > 0 {
+		if n := waitSessions(srv, nil, testmain.GroupTimeout); n > 0 {
 			t.Errorf("mcptest: fake server %q over HTTP still has %d open session(s) at cleanup: close its clients", fake.name, n)
 		}
 		if err := hs.Close(); err != nil {

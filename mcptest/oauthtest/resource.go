@@ -226,7 +226,7 @@ func calledTool(r *http.Request) string {
 func FetchAuthorizationCode(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: %w", err)
+		return nil, fmt.Errorf("oauthtest: authorization: %w", err)
 	}
 	hc := &http.Client{
 		Timeout:       30 * time.Second,
@@ -234,19 +234,19 @@ func FetchAuthorizationCode(ctx context.Context, args *sdkauth.AuthorizationArgs
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: %w", err)
+		return nil, fmt.Errorf("oauthtest: authorization: %w", err)
 	}
 	resp.Body.Close()
 	loc, err := resp.Location()
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: status %d and no redirect", resp.StatusCode)
+		return nil, fmt.Errorf("oauthtest: authorization: status %d and no redirect", resp.StatusCode)
 	}
 	q := loc.Query()
 	if e := q.Get("error"); e != "" {
-		return nil, fmt.Errorf("mcptest: authorization refused: %s: %s", e, q.Get("error_description"))
+		return nil, fmt.Errorf("oauthtest: authorization refused: %s: %s", e, q.Get("error_description"))
 	}
 	if q.Get("code") == "" {
-		return nil, errors.New("mcptest: authorization: the redirect carries no code")
+		return nil, errors.New("oauthtest: authorization: the redirect carries no code")
 	}
 	return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 }
