@@ -20,7 +20,7 @@ func Connect(t testing.TB, def client.Definition, h *client.Handlers) *client.Cl
 		t.Fatalf("mcptest.Connect: %v", err) // the error carries the child's exit status and stderr tail
 	}
 	if sc, ok := c.Conn().(*stdio.Conn); ok {
-		trackerOf(t).add(sc)
+		trackerOf(t).Add(sc)
 	}
 	t.Cleanup(func() {
 		if err := c.Close(); err != nil {

@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"github.com/looprig/mcp/mcptest/internal/testmain"
 	"testing"
 	"time"
 
@@ -10,9 +11,9 @@ import (
 // SetGroupTimeout sets the leak checks' wait for the rest of t, as
 // MainOptions.GroupTimeout does for a whole binary.
 func SetGroupTimeout(t testing.TB, d time.Duration) {
-	old := groupTimeout
-	groupTimeout = d
-	t.Cleanup(func() { groupTimeout = old })
+	old := testmain.GroupTimeout
+	testmain.GroupTimeout = d
+	t.Cleanup(func() { testmain.GroupTimeout = old })
 }
 
 // SetLeakTimeout sets the goroutine leak check's wait for the rest of t.
@@ -20,12 +21,4 @@ func SetLeakTimeout(t testing.TB, d time.Duration) {
 	old := leakcheck.Timeout
 	leakcheck.Timeout = d
 	t.Cleanup(func() { leakcheck.Timeout = old })
-}
-
-// SetAuthClock sets the clock a fake authorization server checks DPoP
-// proofs' iat and JWTs' expiry with.
-func SetAuthClock(a *AuthServer, now func() time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.now = now
 }

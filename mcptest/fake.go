@@ -2,6 +2,8 @@ package mcptest
 
 import (
 	"errors"
+	"github.com/looprig/mcp/mcptest/internal/procgroup"
+	"github.com/looprig/mcp/mcptest/internal/testmain"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,10 +16,6 @@ import (
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 )
-
-// noExitSleep is the GORACE setting given to every child mcptest starts: a
-// race-enabled binary otherwise sleeps a second when it exits.
-const noExitSleep = "atexit_sleep_ms=0"
 
 // A Fake is a fake server, or a server under test wrapped with faults and
 // counters, started for one test: in-process, over HTTP, or a stdio child
@@ -55,7 +53,7 @@ func inProcess(t testing.TB, srv *fakeserver.Server, faults []fakeserver.Fault, 
 	f := &Fake{t: t, name: srv.Name(), profile: profile, faults: faults, factory: conns, srv: srv}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
-		if n := waitSessions(srv, conns, groupTimeout); n > 0 {
+		if n := waitSessions(srv, conns, testmain.GroupTimeout); n > 0 {
 			t.Errorf("mcptest: fake server %q still has %d open session(s) at cleanup: close its clients", f.name, n)
 		}
 	})
@@ -88,7 +86,7 @@ func waitSessions(srv *fakeserver.Server, conns *connCounter, timeout time.Durat
 // for a fault that acts on HTTP requests (use [HTTP]).
 func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	t.Helper()
-	if !mainCalled {
+	if !testmain.Called {
 		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m, …), so that the test binary can run as the fake server")
 	}
 	o := orZero(opts)
@@ -134,7 +132,7 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 		so.Env = map[string]string{}
 	}
 	so.Env[fakeserver.ChildEnv] = "1"
-	so.Env["GORACE"] = noExitSleep
+	so.Env["GORACE"] = procgroup.NoExitSleep
 	sf, err := stdio.New(exe, args, &so)
 	if err != nil {
 		t.Fatalf("mcptest.Stdio: %v", err)

@@ -14,13 +14,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/mcptest/internal/golden"
+	"github.com/looprig/mcp/mcptest/internal/testmain"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // UpdateFlag is the name of the boolean flag that makes [GoldenCatalog]
 // rewrite golden files. [Main] defines it unless the test package already
 // has a flag of that name, which is then used.
-const UpdateFlag = "update"
+const UpdateFlag = testmain.UpdateFlag
 
 // updating reports whether -update was given.
 func updating() bool {
@@ -34,19 +36,6 @@ func updating() bool {
 	}
 	b, _ := g.Get().(bool)
 	return b
-}
-
-// goldenCatalog is what a golden file holds of a catalog: everything but
-// the per-tool fingerprints, which the catalog's fingerprint covers.
-type goldenCatalog struct {
-	Tools             any `json:"tools"`
-	Resources         any `json:"resources"`
-	ResourceTemplates any `json:"resourceTemplates"`
-	Prompts           any `json:"prompts"`
-	// Skills are the catalog's skills (Definition.Skills), left out when
-	// there are none, so that the golden files of servers without skills
-	// stay as they were.
-	Skills any `json:"skills,omitempty"`
 }
 
 // GoldenCatalog compares cat with the golden file at path, a txtar archive
@@ -110,15 +99,6 @@ func encodeCatalog(cat *client.Catalog) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(newGoldenCatalog(cat))
+	err := enc.Encode(golden.New(cat))
 	return buf.Bytes(), err
-}
-
-// newGoldenCatalog is what a golden file holds of cat.
-func newGoldenCatalog(cat *client.Catalog) goldenCatalog {
-	g := goldenCatalog{Tools: cat.Tools, Resources: cat.Resources, ResourceTemplates: cat.ResourceTemplates, Prompts: cat.Prompts}
-	if len(cat.Skills) > 0 {
-		g.Skills = cat.Skills
-	}
-	return g
 }

@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"github.com/looprig/mcp/mcptest/internal/testmain"
 	"net/http"
 	"testing"
 
@@ -33,10 +34,14 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *F
 	t.Helper()
 	ho := &fakeserver.HTTPOptions{Stateless: o.stateless}
 	if p := o.auth; p != nil {
-		if p.Server == nil {
-			t.Fatalf("%s: Auth has no Server", what)
+		// Check the configuration now, so a bad one fails here, not per request.
+		if _, err := p.Protect(http.NotFoundHandler()); err != nil {
+			t.Fatalf("%s: Auth: %v", what, err)
 		}
-		ho.Wrap = func(next http.Handler) http.Handler { return p.Server.Protect(next, p) }
+		ho.Wrap = func(next http.Handler) http.Handler {
+			h, _ := p.Protect(next) // checked above
+			return h
+		}
 	}
 	hs, err := srv.StartHTTP("", ho)
 	if err != nil {
@@ -53,7 +58,7 @@ func serveHTTP(t testing.TB, what string, srv *fakeserver.Server, o httpSpec) *F
 	fake := &Fake{t: t, name: srv.Name(), profile: o.clientProfile, faults: o.faults, factory: f, srv: srv, http: hs}
 	t.Cleanup(func() {
 		srv.Close() // releases hung calls, whose sessions wait for them
-		if n := waitSessions(srv, nil, groupTimeout); n > 0 {
+		if n := waitSessions(srv, nil, testmain.GroupTimeout); n > 0 {
 			t.Errorf("mcptest: fake server %q over HTTP still has %d open session(s) at cleanup: close its clients", fake.name, n)
 		}
 		if err := hs.Close(); err != nil {

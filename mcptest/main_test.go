@@ -2,13 +2,10 @@ package mcptest_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
-	"github.com/looprig/mcp/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -46,37 +43,6 @@ var weather = &fakeserver.Definition{
 	Prompts:   []fakeserver.Prompt{{Name: "forecast", Text: "Forecast {{city}}."}},
 }
 
-// weatherServer is a user's own MCP server program, run by scripts as
-// `connect w stdio weather-server`.
-func weatherServer() int {
-	srv, err := server.New("weather-server", "v0", nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	err = server.RegisterToolFor(srv, &mcp.Tool{Name: "get_weather"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
-		City string `json:"city"`
-	}) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "cloudy in " + in.City}}}, nil, nil
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if len(os.Args) > 1 && os.Args[1] == "--fail" {
-		fmt.Fprintln(os.Stderr, "weather-server: refusing to start (--fail)")
-		return 3
-	}
-	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
-
 func TestMain(m *testing.M) {
-	mcptest.Main(m, &mcptest.MainOptions{
-		Definitions: []*fakeserver.Definition{weather},
-		Programs:    map[string]func() int{"weather-server": weatherServer},
-	})
+	mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}})
 }

@@ -1,6 +1,8 @@
 package mcptest
 
 import (
+	"net/http"
+
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/transport/stdio"
@@ -77,14 +79,13 @@ type HTTPOptions struct {
 	// (server.HTTPOptions.Stateless). If false, 2025-11-25 clients get
 	// sessions and 2026-07-28 requests are served statelessly.
 	Stateless bool
-	// Auth makes the fake a protected resource of a fake authorization
-	// server ([NewAuthServer]): requests need its tokens, with the scopes
-	// Auth asks for, and a DPoP-bound token with a valid proof of its key
-	// (never as Bearer; see [AuthServer.Protect]). Give the client a
-	// credential source in Transport (Transport.Credentials), such as
-	// auth.NewClientCredentials with the server's client. If nil, the fake
-	// is unprotected.
-	Auth *Protection
+	// Auth puts the fake behind an access check. An
+	// *oauthtest.Protection makes it a protected resource of a fake
+	// authorization server: requests need its tokens, with the scopes it
+	// asks for. Give the client a credential source in Transport
+	// (Transport.Credentials), such as auth.NewClientCredentials with the
+	// server's client. If nil, the fake is unprotected.
+	Auth Protector
 	// Transport configures the client side (the Definition's
 	// streamablehttp transport: credentials, limits, timeouts); nil means
 	// the package's defaults.
@@ -111,11 +112,20 @@ type WrapHTTPOptions struct {
 	// Stateless is as in [HTTPOptions].
 	Stateless bool
 	// Auth is as in [HTTPOptions].
-	Auth *Protection
+	Auth Protector
 	// Transport is as in [HTTPOptions].
 	Transport *streamablehttp.Options
 	// ClientProfile is as in [InProcessOptions].
 	ClientProfile client.Profile
+}
+
+// A Protector puts a fake served over HTTP behind an access check.
+// *oauthtest.Protection is one: it accepts a fake authorization server's
+// tokens.
+type Protector interface {
+	// Protect returns next behind the check, or an error if the check is
+	// not configured.
+	Protect(next http.Handler) (http.Handler, error)
 }
 
 // catalogSpec is what a fake serves, whichever way it is started.
@@ -135,7 +145,7 @@ func (c catalogSpec) server() (*fakeserver.Server, error) {
 type httpSpec struct {
 	faults        []fakeserver.Fault
 	stateless     bool
-	auth          *Protection
+	auth          Protector
 	transport     *streamablehttp.Options
 	clientProfile client.Profile
 }

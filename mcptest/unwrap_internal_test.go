@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"github.com/looprig/mcp/mcptest/internal/procgroup"
 	"reflect"
 	"testing"
 
@@ -26,8 +27,8 @@ func TestWrappersForwardNothingByHand(t *testing.T) {
 		reflect.TypeFor[transport.Diverter](),
 	}
 	for _, w := range []reflect.Type{
-		reflect.TypeFor[*connCounter](), reflect.TypeFor[tracked](),
-		reflect.TypeFor[countedTransport](), reflect.TypeFor[trackedTransport](),
+		reflect.TypeFor[*connCounter](), reflect.TypeFor[procgroup.Tracked](),
+		reflect.TypeFor[countedTransport](), reflect.TypeFor[procgroup.TrackedTransport](),
 		reflect.TypeFor[*countedConn](),
 	} {
 		for _, c := range capabilities {

@@ -10,6 +10,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -164,10 +165,10 @@ func TestBadOptionsRefused(t *testing.T) {
 			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDrop, Tool: "nope"}}})
 		}, `server "mine" has no tool "nope"`},
 		{"unknown revision", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.StdioOptions{Revision: "2025-11-26"}) }, `unknown protocol revision "2025-11-26"`},
-		{"protected by no server", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Auth: &mcptest.Protection{}}) }, "mcptest.HTTP: Auth has no Server"},
+		{"protected by no server", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Auth: &oauthtest.Protection{}}) }, "mcptest.HTTP: Auth: oauthtest: Protection has no Server"},
 		{"wrap protected by no server", func(tb testing.TB) {
-			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Auth: &mcptest.Protection{}})
-		}, "mcptest.WrapHTTP: Auth has no Server"},
+			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Auth: &oauthtest.Protection{}})
+		}, "mcptest.WrapHTTP: Auth: oauthtest: Protection has no Server"},
 		{"stdio, a catalog and a definition", func(tb testing.TB) {
 			mcptest.Stdio(tb, &mcptest.StdioOptions{Catalog: "rich", Definition: weather})
 		}, `set Catalog ("rich") or Definition ("weather"), not both`},

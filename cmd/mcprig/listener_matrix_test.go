@@ -18,7 +18,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
-	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -253,12 +253,12 @@ func inProcessListeners(t *testing.T) []*listener {
 	fakeHTTP.extra = startFake(t, fake, extra)
 	ls = append(ls, fakeHTTP)
 
-	as := mcptest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, nil)
 	u, _ := url.Parse(as.URL)
 	return append(ls, &listener{name: "fake OAuth AS /token", module: true, addr: u.Host, request: func() probe {
 		return probe{method: http.MethodPost, path: "/token", headers: []string{
 			"Content-Type: application/x-www-form-urlencoded",
-			"Authorization: Basic " + basic(mcptest.DefaultClientID, mcptest.DefaultClientSecret),
+			"Authorization: Basic " + basic(oauthtest.DefaultClientID, oauthtest.DefaultClientSecret),
 		}, body: "grant_type=client_credentials&scope=mcp"}
 	}, effects: func() int { return as.Counts().TokensIssued }})
 }

@@ -1,5 +1,5 @@
 // Command authserver serves the fake OAuth authorization server of
-// mcptest (mcptest.StartAuthServer) on a loopback port, so that the
+// mcptest/oauthtest (StartAuthServer) on a loopback port, so that the
 // official MCP conformance suite's authorization-server scenarios
 // (`conformance authorization`: the metadata endpoint, the authorization
 // code grant) can test it as they would a real one.
@@ -7,7 +7,7 @@
 //	authserver    # prints "listening at http://127.0.0.1:PORT", serves until SIGINT or SIGTERM
 //
 // It registers the fake's default confidential client
-// (mcptest.DefaultClientID, with mcptest.DefaultClientSecret) and a public
+// (oauthtest.DefaultClientID, with oauthtest.DefaultClientSecret) and a public
 // one, PublicClientID, without a secret; the redirect URIs of both may be
 // any loopback http URI, the suite's callback among them. The suite's
 // authorization-code-grant authenticates with "none" whenever the metadata
@@ -26,7 +26,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 )
 
 // PublicClientID is the public client the suite's runs use.
@@ -35,14 +35,14 @@ const PublicClientID = "conformance-public"
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("conformance authserver: ")
-	a, err := mcptest.StartAuthServer(&mcptest.AuthServerOptions{Clients: []mcptest.AuthClient{
-		{ID: mcptest.DefaultClientID, Secret: mcptest.DefaultClientSecret},
+	a, err := oauthtest.StartAuthServer(&oauthtest.AuthServerOptions{Clients: []oauthtest.AuthClient{
+		{ID: oauthtest.DefaultClientID, Secret: oauthtest.DefaultClientSecret},
 		{ID: PublicClientID},
 	}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("listening at %s (clients %s, %s)", a.URL, mcptest.DefaultClientID, PublicClientID)
+	log.Printf("listening at %s (clients %s, %s)", a.URL, oauthtest.DefaultClientID, PublicClientID)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 )
 
 // testTool is the suite's protected servers' tool, in a fake of this
@@ -15,9 +16,9 @@ var testTool = &fakeserver.Definition{Name: "conformance", Tools: []fakeserver.T
 
 // runAuth runs scenario against a fake protected by as, with the suite's
 // context cc, and returns the fake.
-func runAuth(t *testing.T, scenario string, as *mcptest.AuthServer, cc map[string]any) (*mcptest.Fake, error) {
+func runAuth(t *testing.T, scenario string, as *oauthtest.AuthServer, cc map[string]any) (*mcptest.Fake, error) {
 	t.Helper()
-	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: testTool, Auth: &mcptest.Protection{Server: as}})
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: testTool, Auth: &oauthtest.Protection{Server: as}})
 	vars := map[string]string{envScenario: scenario}
 	if cc != nil {
 		data, _ := json.Marshal(cc)
@@ -33,7 +34,7 @@ func runAuth(t *testing.T, scenario string, as *mcptest.AuthServer, cc map[strin
 func TestAuthExtensionScenarios(t *testing.T) {
 	t.Run("auth/dpop-nonce", func(t *testing.T) {
 		mcptest.LeakCheck(t)
-		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+		as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
 		fake, err := runAuth(t, "auth/dpop-nonce", as, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestAuthExtensionScenarios(t *testing.T) {
 	})
 	t.Run("auth/wif-jwt-bearer", func(t *testing.T) {
 		mcptest.LeakCheck(t)
-		as := mcptest.NewAuthServer(t, nil)
+		as := oauthtest.NewAuthServer(t, nil)
 		fake, err := runAuth(t, "auth/wif-jwt-bearer", as, map[string]any{"valid_jwt": as.IDToken("ci", as.URL, 0)})
 		if err != nil {
 			t.Fatal(err)
@@ -58,11 +59,11 @@ func TestAuthExtensionScenarios(t *testing.T) {
 		mcptest.LeakCheck(t)
 		// The IdP knows the client by the same ID, as a public client:
 		// the suite gives no secret for it.
-		idp := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Clients: []mcptest.AuthClient{{ID: mcptest.DefaultClientID}}})
-		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}})
+		idp := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Clients: []oauthtest.AuthClient{{ID: oauthtest.DefaultClientID}}})
+		as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}})
 		fake, err := runAuth(t, "auth/enterprise-managed-authorization", as, map[string]any{
-			"idp_id_token": idp.IDToken("alice", mcptest.DefaultClientID, 0), "idp_issuer": idp.URL, "idp_client_id": mcptest.DefaultClientID,
-			"client_id": mcptest.DefaultClientID, "client_secret": mcptest.DefaultClientSecret,
+			"idp_id_token": idp.IDToken("alice", oauthtest.DefaultClientID, 0), "idp_issuer": idp.URL, "idp_client_id": oauthtest.DefaultClientID,
+			"client_id": oauthtest.DefaultClientID, "client_secret": oauthtest.DefaultClientSecret,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,8 @@
 //   - a session with a real server, @modelcontextprotocol/server-everything,
 //     recorded once and replayed in CI with no server and no Node.js
 //     (cassette_test.go);
-//   - scenario files that run its own server program (testdata/script).
+//   - scenario files that run its own server program, with mcpscript
+//     (testdata/script).
 //
 // Its tests run from this directory, a module of its own, as CI runs them:
 //

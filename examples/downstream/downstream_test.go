@@ -6,13 +6,14 @@ import (
 	"example.com/downstream"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/mcpscript"
 )
 
 // TestMain makes the test binary the stdio children the tests need: the
 // fake weather server (registered by name) and the team's own server
 // program, for scenarios.
 func TestMain(m *testing.M) {
-	mcptest.Main(m, &mcptest.MainOptions{
+	mcpscript.Main(m, &mcpscript.MainOptions{
 		Definitions: []*fakeserver.Definition{weather},
 		Programs:    map[string]func() int{"units-server": downstream.ServeMain},
 	})
@@ -37,5 +38,5 @@ func TestLookup(t *testing.T) {
 
 // TestScripts runs the scenarios in testdata/script.
 func TestScripts(t *testing.T) {
-	mcptest.RunScripts(t, "testdata/script")
+	mcpscript.RunScripts(t, "testdata/script")
 }

@@ -1,4 +1,4 @@
-package mcptest
+package oauthtest
 
 import (
 	"context"
@@ -235,18 +235,18 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 		o.TokenTTL = DefaultTokenTTL
 	}
 	if o.TokenTTL < 0 || o.TokenDelay < 0 {
-		return nil, errors.New("mcptest: AuthServerOptions: negative TokenTTL or TokenDelay")
+		return nil, errors.New("oauthtest: AuthServerOptions: negative TokenTTL or TokenDelay")
 	}
 	if o.Clients == nil {
 		o.Clients = []AuthClient{{ID: DefaultClientID, Secret: DefaultClientSecret}}
 	}
 	if slices.Contains(o.Trust, nil) {
-		return nil, errors.New("mcptest: AuthServerOptions: nil server in Trust")
+		return nil, errors.New("oauthtest: AuthServerOptions: nil server in Trust")
 	}
 	o.DPoPNonce = o.DPoPNonce || o.StaleNonces
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: auth server key: %w", err)
+		return nil, fmt.Errorf("oauthtest: auth server key: %w", err)
 	}
 	a := &AuthServer{
 		opts: o, done: make(chan struct{}),
@@ -256,13 +256,13 @@ func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	}
 	for _, c := range o.Clients {
 		if c.ID == "" || a.clients[c.ID] != nil {
-			return nil, fmt.Errorf("mcptest: AuthServerOptions: client ID %q empty or registered twice", c.ID)
+			return nil, fmt.Errorf("oauthtest: AuthServerOptions: client ID %q empty or registered twice", c.ID)
 		}
 		a.clients[c.ID] = &c
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: auth server: %w", err)
+		return nil, fmt.Errorf("oauthtest: auth server: %w", err)
 	}
 	a.ln, a.URL = ln, "http://"+ln.Addr().String()
 	mux := http.NewServeMux()
@@ -282,11 +282,11 @@ func NewAuthServer(t testing.TB, opts *AuthServerOptions) *AuthServer {
 	t.Helper()
 	a, err := StartAuthServer(opts)
 	if err != nil {
-		t.Fatalf("mcptest.NewAuthServer: %v", err)
+		t.Fatalf("oauthtest.NewAuthServer: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := a.Close(); err != nil {
-			t.Errorf("mcptest: closing the auth server: %v", err)
+			t.Errorf("oauthtest: closing the auth server: %v", err)
 		}
 	})
 	return a

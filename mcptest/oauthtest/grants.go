@@ -1,4 +1,4 @@
-package mcptest
+package oauthtest
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (a *AuthServer) sign(typ string, claims jwt.MapClaims) string {
 	t.Header["typ"] = typ
 	s, err := t.SignedString(a.signer)
 	if err != nil {
-		panic("mcptest: signing a JWT: " + err.Error()) // an ECDSA key of its own: cannot fail
+		panic("oauthtest: signing a JWT: " + err.Error()) // an ECDSA key of its own: cannot fail
 	}
 	return s
 }

@@ -1,4 +1,4 @@
-package mcptest
+package mcpscript
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/looprig/mcp/mcptest/internal/golden"
+	"github.com/looprig/mcp/mcptest/internal/procgroup"
+	"github.com/looprig/mcp/mcptest/internal/testmain"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"io"
 	"net/http"
 	"strconv"
@@ -89,9 +93,9 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 	if cf, ok := f.(*cassette.Factory); ok {
 		after = cf.Close
 	}
-	groups := &tracker{}
+	groups := &procgroup.Tracker{}
 	if kind == "stdio" {
-		f = tracked{f, groups}
+		f = procgroup.Tracked{Factory: f, Tr: groups}
 	}
 	if *record != "" {
 		copts.Mode = cassette.ModeRecord
@@ -107,7 +111,7 @@ func cmdConnect(ts *testscript.TestScript, neg bool, args []string) {
 		if after != nil {
 			after()
 		}
-		if r := groups.leaked(groupTimeout); r != "" {
+		if r := groups.Leaked(testmain.GroupTimeout); r != "" {
 			ts.Fatalf("connect %s failed and left processes running:\n%s", name, r)
 		}
 	}
@@ -203,7 +207,7 @@ func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind 
 		}
 		so := sf.options(dir)
 		if _, ok := so.Env["GORACE"]; !ok {
-			so.Env["GORACE"] = noExitSleep // a race-enabled child would sleep a second at exit
+			so.Env["GORACE"] = procgroup.NoExitSleep // a race-enabled child would sleep a second at exit
 		}
 		f, err := stdio.New(prog, sfs.Args()[1:], so)
 		return f, none, err
@@ -269,8 +273,8 @@ func cmdCatalog(ts *testscript.TestScript, neg bool, args []string) {
 	cat := stateOf(ts).client(ts, args[0]).c.Catalog()
 	b, err := json.MarshalIndent(struct {
 		Fingerprint string `json:"fingerprint"`
-		goldenCatalog
-	}{cat.Fingerprint, newGoldenCatalog(cat)}, "", "  ")
+		golden.Catalog
+	}{cat.Fingerprint, golden.New(cat)}, "", "  ")
 	ts.Check(err)
 	ts.Stdout().Write(append(b, '\n'))
 }
@@ -388,14 +392,12 @@ func cmdKillChild(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 {
 		name = args[1]
 	}
-	sc.groups.mu.Lock()
-	groups := append([]int(nil), sc.groups.groups...)
-	sc.groups.mu.Unlock()
+	groups := sc.groups.Groups()
 	if len(groups) == 0 {
 		ts.Fatalf("killchild: client %s has no child process", args[0])
 	}
 	// The child leads its group: its pid is the group id.
-	if err := signalChild(groups[0], name); err != nil {
+	if err := procgroup.SignalChild(groups[0], name); err != nil {
 		ts.Fatalf("killchild: %v", err)
 	}
 }
@@ -405,11 +407,9 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: procs CLIENT")
 	}
 	sc := stateOf(ts).client(ts, args[0])
-	sc.groups.mu.Lock()
-	groups := append([]int(nil), sc.groups.groups...)
-	sc.groups.mu.Unlock()
+	groups := sc.groups.Groups()
 	for _, g := range groups {
-		for _, p := range groupProcs(g) {
+		for _, p := range procgroup.Procs(g) {
 			fmt.Fprintf(ts.Stdout(), "%s\n", p)
 		}
 	}
@@ -424,7 +424,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs.BoolVar(&ho.SSE, "sse", false, "")
 	fs.BoolVar(&ho.Stateless, "stateless", false, "")
 	authName := fs.String("auth", "", "")
-	var prot Protection
+	var prot oauthtest.Protection
 	fs.Func("auth-scope", "", func(s string) error { prot.Scopes = append(prot.Scopes, s); return nil })
 	fs.Func("tool-scope", "", func(s string) error {
 		tool, scope, ok := strings.Cut(s, "=")

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 )
 
 func workloadIdentity(t testing.TB, cfg *auth.WorkloadIdentityConfig) *auth.WorkloadIdentity {
@@ -34,7 +35,7 @@ func writeFile(t testing.TB, path, data string) {
 // and no secret: one jwt-bearer grant, one token, every call served.
 func TestWorkloadIdentity(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, nil)
 	file := filepath.Join(t.TempDir(), "token")
 	writeFile(t, file, as.IDToken("ci-job", as.URL, 0)+"\n")
 	fake := protectedFake(t, as, nil, workloadIdentity(t, &auth.WorkloadIdentityConfig{TokenFile: file}))
@@ -44,7 +45,7 @@ func TestWorkloadIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := mcptest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, JWTBearerGrants: 1}
+	want := oauthtest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, JWTBearerGrants: 1}
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
@@ -57,7 +58,7 @@ func TestWorkloadIdentity(t *testing.T) {
 // next rotation is.
 func TestWorkloadIdentityRotatedFile(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{TokenTTL: 5e9})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{TokenTTL: 5e9})
 	file := filepath.Join(t.TempDir(), "token")
 	writeFile(t, file, as.IDToken("job-1", as.URL, 0))
 	fake := protectedFake(t, as, nil, workloadIdentity(t, &auth.WorkloadIdentityConfig{TokenFile: file}))
@@ -118,7 +119,7 @@ func TestGrantRefusalsNotRetried(t *testing.T) {
 		code := tc.code
 		t.Run(fmt.Sprintf("%s/fresh=%v", code, tc.fresh), func(t *testing.T) {
 			mcptest.LeakCheck(t)
-			as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RefuseGrant: code})
+			as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RefuseGrant: code})
 			tok := as.IDToken("ci-job", as.URL, 0)
 			src := workloadIdentity(t, &auth.WorkloadIdentityConfig{Token: func(context.Context) (auth.Token, error) {
 				if tc.fresh {
@@ -135,7 +136,7 @@ func TestGrantRefusalsNotRetried(t *testing.T) {
 					t.Fatalf("Connect %d: %v, want a ClassAuth error wrapping a GrantError %s", attempt, err, code)
 				}
 			}
-			want := mcptest.AuthCounts{Refusals: 1, ResourceRefusals: 2, JWTBearerGrants: 1}
+			want := oauthtest.AuthCounts{Refusals: 1, ResourceRefusals: 2, JWTBearerGrants: 1}
 			if diff := cmp.Diff(want, as.Counts()); diff != "" {
 				t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 			}
@@ -148,14 +149,14 @@ func TestGrantRefusalsNotRetried(t *testing.T) {
 // server (trusting the IdP) takes with the JWT-bearer grant.
 func TestEnterprise(t *testing.T) {
 	mcptest.LeakCheck(t)
-	idp := mcptest.NewAuthServer(t, nil)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}})
+	idp := oauthtest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}})
 	src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
 		IDToken: func(context.Context) (auth.Token, error) {
-			return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+			return auth.NewToken(idp.IDToken("alice", oauthtest.DefaultClientID, 0)), nil
 		},
-		IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID, IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		IdPIssuer: idp.URL, IdPClientID: oauthtest.DefaultClientID, IdPClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +166,10 @@ func TestEnterprise(t *testing.T) {
 	if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(mcptest.AuthCounts{TokenExchanges: 1}, idp.Counts()); diff != "" {
+	if diff := cmp.Diff(oauthtest.AuthCounts{TokenExchanges: 1}, idp.Counts()); diff != "" {
 		t.Errorf("IdP AuthCounts mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(mcptest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, JWTBearerGrants: 1}, as.Counts()); diff != "" {
+	if diff := cmp.Diff(oauthtest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, JWTBearerGrants: 1}, as.Counts()); diff != "" {
 		t.Errorf("authorization server AuthCounts mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -178,24 +179,24 @@ func TestEnterprise(t *testing.T) {
 // exchange grant.
 func TestEnterpriseRefusals(t *testing.T) {
 	mcptest.LeakCheck(t)
-	idp := mcptest.NewAuthServer(t, nil)
+	idp := oauthtest.NewAuthServer(t, nil)
 	for _, tc := range []struct {
 		name  string
-		as    *mcptest.AuthServerOptions
-		idp   *mcptest.AuthServer
+		as    *oauthtest.AuthServerOptions
+		idp   *oauthtest.AuthServer
 		grant string
 	}{
-		{"untrusted IdP", &mcptest.AuthServerOptions{}, idp, "urn:ietf:params:oauth:grant-type:jwt-bearer"},
-		{"refused exchange", &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}}, mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RefuseGrant: "invalid_grant"}), "urn:ietf:params:oauth:grant-type:token-exchange"},
+		{"untrusted IdP", &oauthtest.AuthServerOptions{}, idp, "urn:ietf:params:oauth:grant-type:jwt-bearer"},
+		{"refused exchange", &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}}, oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RefuseGrant: "invalid_grant"}), "urn:ietf:params:oauth:grant-type:token-exchange"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as := mcptest.NewAuthServer(t, tc.as)
+			as := oauthtest.NewAuthServer(t, tc.as)
 			src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
 				IDToken: func(context.Context) (auth.Token, error) {
-					return auth.NewToken(tc.idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+					return auth.NewToken(tc.idp.IDToken("alice", oauthtest.DefaultClientID, 0)), nil
 				},
-				IdPIssuer: tc.idp.URL, IdPClientID: mcptest.DefaultClientID, IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
-				ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+				IdPIssuer: tc.idp.URL, IdPClientID: oauthtest.DefaultClientID, IdPClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
+				ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -219,21 +220,21 @@ func TestEnterpriseRefusals(t *testing.T) {
 // endpoint).
 func TestIssuerPinnedForEverySource(t *testing.T) {
 	const pinned = "https://login.example.com"
-	idp := mcptest.NewAuthServer(t, nil)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}})
+	idp := oauthtest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}})
 	idToken := func(context.Context) (auth.Token, error) {
-		return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+		return auth.NewToken(idp.IDToken("alice", oauthtest.DefaultClientID, 0)), nil
 	}
 	sources := map[string]func() (auth.Source, error){
 		"client credentials": func() (auth.Source, error) {
-			return auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret), Issuer: pinned})
+			return auth.NewClientCredentials(&auth.ClientCredentialsConfig{ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret), Issuer: pinned})
 		},
 		"workload identity": func() (auth.Source, error) {
 			return auth.NewWorkloadIdentity(&auth.WorkloadIdentityConfig{Token: idToken, Issuer: pinned})
 		},
 		"enterprise": func() (auth.Source, error) {
-			return auth.NewEnterprise(&auth.EnterpriseConfig{IDToken: idToken, IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID,
-				IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret), ClientID: mcptest.DefaultClientID, Issuer: pinned})
+			return auth.NewEnterprise(&auth.EnterpriseConfig{IDToken: idToken, IdPIssuer: idp.URL, IdPClientID: oauthtest.DefaultClientID,
+				IdPClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret), ClientID: oauthtest.DefaultClientID, Issuer: pinned})
 		},
 	}
 	for name, mk := range sources {
@@ -261,14 +262,14 @@ func TestIssuerPinnedForEverySource(t *testing.T) {
 // Tokens live under ten seconds, so every request needs a new one.
 func TestEnterpriseRenews(t *testing.T) {
 	mcptest.LeakCheck(t)
-	idp := mcptest.NewAuthServer(t, nil)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}, TokenTTL: 5e9})
+	idp := oauthtest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}, TokenTTL: 5e9})
 	src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
 		IDToken: func(context.Context) (auth.Token, error) {
-			return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+			return auth.NewToken(idp.IDToken("alice", oauthtest.DefaultClientID, 0)), nil
 		},
-		IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID, IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		IdPIssuer: idp.URL, IdPClientID: oauthtest.DefaultClientID, IdPClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 	})
 	if err != nil {
 		t.Fatal(err)

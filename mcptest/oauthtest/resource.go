@@ -1,4 +1,4 @@
-package mcptest
+package oauthtest
 
 import (
 	"bytes"
@@ -19,8 +19,8 @@ import (
 )
 
 // A Protection makes a fake served over HTTP a protected resource of a
-// fake authorization server ([HTTPOptions].Auth, [WrapHTTPOptions].Auth,
-// [AuthServer.Protect]).
+// fake authorization server. Give it as mcptest.HTTPOptions.Auth or
+// mcptest.WrapHTTPOptions.Auth; see [AuthServer.Protect].
 type Protection struct {
 	// Server issues the tokens the resource accepts. Required.
 	Server *AuthServer
@@ -32,6 +32,18 @@ type Protection struct {
 	// the call needs, for the client to step up.
 	ToolScopes map[string][]string
 }
+
+// Protect returns next behind p.Server's resource server ([AuthServer.Protect]).
+// It is how mcptest serves a fake behind p (mcptest.Protector).
+func (p *Protection) Protect(next http.Handler) (http.Handler, error) {
+	if p == nil || p.Server == nil {
+		return nil, errNoServer
+	}
+	return p.Server.Protect(next, p), nil
+}
+
+// errNoServer is a Protection without its Server.
+var errNoServer = errors.New("oauthtest: Protection has no Server")
 
 const prmPath = "/.well-known/oauth-protected-resource"
 
@@ -214,7 +226,7 @@ func calledTool(r *http.Request) string {
 func FetchAuthorizationCode(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: %w", err)
+		return nil, fmt.Errorf("oauthtest: authorization: %w", err)
 	}
 	hc := &http.Client{
 		Timeout:       30 * time.Second,
@@ -222,19 +234,19 @@ func FetchAuthorizationCode(ctx context.Context, args *sdkauth.AuthorizationArgs
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: %w", err)
+		return nil, fmt.Errorf("oauthtest: authorization: %w", err)
 	}
 	resp.Body.Close()
 	loc, err := resp.Location()
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: authorization: status %d and no redirect", resp.StatusCode)
+		return nil, fmt.Errorf("oauthtest: authorization: status %d and no redirect", resp.StatusCode)
 	}
 	q := loc.Query()
 	if e := q.Get("error"); e != "" {
-		return nil, fmt.Errorf("mcptest: authorization refused: %s: %s", e, q.Get("error_description"))
+		return nil, fmt.Errorf("oauthtest: authorization refused: %s: %s", e, q.Get("error_description"))
 	}
 	if q.Get("code") == "" {
-		return nil, errors.New("mcptest: authorization: the redirect carries no code")
+		return nil, errors.New("oauthtest: authorization: the redirect carries no code")
 	}
 	return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 }

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 )
 
 // noRedirect is an HTTP client that shows redirects instead of following
@@ -36,9 +37,9 @@ func postForm(t *testing.T, u string, form url.Values, basic ...string) (int, ma
 
 // authorizeCode runs the authorization endpoint for the default client and
 // returns the code.
-func authorizeCode(t *testing.T, as *mcptest.AuthServer, challenge, scope string) string {
+func authorizeCode(t *testing.T, as *oauthtest.AuthServer, challenge, scope string) string {
 	t.Helper()
-	q := url.Values{"response_type": {"code"}, "client_id": {mcptest.DefaultClientID}, "redirect_uri": {"http://127.0.0.1/cb"},
+	q := url.Values{"response_type": {"code"}, "client_id": {oauthtest.DefaultClientID}, "redirect_uri": {"http://127.0.0.1/cb"},
 		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "state": {"s1"}, "scope": {scope}}
 	resp, err := noRedirect.Get(as.URL + "/authorize?" + q.Encode())
 	if err != nil {
@@ -64,9 +65,9 @@ func challengeOf(verifier string) string {
 // nothing is issued for a refused request.
 func TestAuthServerEndpoints(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Scopes: []string{"mcp", "admin"}})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Scopes: []string{"mcp", "admin"}})
 	tokenURL := as.URL + "/token"
-	creds := []string{mcptest.DefaultClientID, mcptest.DefaultClientSecret}
+	creds := []string{oauthtest.DefaultClientID, oauthtest.DefaultClientSecret}
 	verifier := strings.Repeat("v", 43)
 
 	code := authorizeCode(t, as, challengeOf(verifier), "mcp")
@@ -87,7 +88,7 @@ func TestAuthServerEndpoints(t *testing.T) {
 		want answer
 	}{
 		{"wrong secret", func() answer {
-			return get(postForm(t, tokenURL, url.Values{"grant_type": {"client_credentials"}}, mcptest.DefaultClientID, "nope"))
+			return get(postForm(t, tokenURL, url.Values{"grant_type": {"client_credentials"}}, oauthtest.DefaultClientID, "nope"))
 		}, answer{401, "invalid_client"}},
 		{"unknown scope", func() answer {
 			return get(postForm(t, tokenURL, url.Values{"grant_type": {"client_credentials"}, "scope": {"root"}}, creds...))
@@ -109,7 +110,7 @@ func TestAuthServerEndpoints(t *testing.T) {
 			t.Errorf("%s mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	if diff := cmp.Diff(mcptest.AuthCounts{Authorizations: 1, Refusals: len(tests)}, as.Counts()); diff != "" {
+	if diff := cmp.Diff(oauthtest.AuthCounts{Authorizations: 1, Refusals: len(tests)}, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts after the refusals mismatch (-want +got):\n%s", diff)
 	}
 
@@ -124,18 +125,18 @@ func TestAuthServerEndpoints(t *testing.T) {
 	if status != 200 || body["access_token"] != "access-2" {
 		t.Fatalf("refresh = %d %v", status, body)
 	}
-	status, body = postForm(t, tokenURL, url.Values{"grant_type": {"client_credentials"}, "client_id": {mcptest.DefaultClientID}, "client_secret": {mcptest.DefaultClientSecret}})
+	status, body = postForm(t, tokenURL, url.Values{"grant_type": {"client_credentials"}, "client_id": {oauthtest.DefaultClientID}, "client_secret": {oauthtest.DefaultClientSecret}})
 	if status != 200 || body["access_token"] != "access-3" {
 		t.Fatalf("client credentials (client_secret_post) = %d %v", status, body)
 	}
-	want := mcptest.AuthCounts{Authorizations: 2, TokensIssued: 3, Refreshes: 1, Refusals: len(tests)}
+	want := oauthtest.AuthCounts{Authorizations: 2, TokensIssued: 3, Refreshes: 1, Refusals: len(tests)}
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
 
 	// The authorization endpoint never redirects to a URI the client does
 	// not own, and refuses a request without PKCE through the redirect.
-	q := url.Values{"response_type": {"code"}, "client_id": {mcptest.DefaultClientID}, "redirect_uri": {"https://evil.example/cb"}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}}
+	q := url.Values{"response_type": {"code"}, "client_id": {oauthtest.DefaultClientID}, "redirect_uri": {"https://evil.example/cb"}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}}
 	resp, err := noRedirect.Get(as.URL + "/authorize?" + q.Encode())
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestAuthServerEndpoints(t *testing.T) {
 	if resp.StatusCode != 400 || resp.Header.Get("Location") != "" {
 		t.Errorf("authorize to a foreign redirect URI = %d, Location %q; want 400 and no redirect", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	q = url.Values{"response_type": {"code"}, "client_id": {mcptest.DefaultClientID}, "redirect_uri": {"http://127.0.0.1/cb"}}
+	q = url.Values{"response_type": {"code"}, "client_id": {oauthtest.DefaultClientID}, "redirect_uri": {"http://127.0.0.1/cb"}}
 	resp, err = noRedirect.Get(as.URL + "/authorize?" + q.Encode())
 	if err != nil {
 		t.Fatal(err)

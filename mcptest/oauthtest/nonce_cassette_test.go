@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
@@ -25,17 +26,17 @@ import (
 // used.
 func TestDPoPNonceSessionRecordsAndReplays(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
 	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	key, _ := auth.NewDPoPKey(ec)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	src := clientCredentials(t, &auth.ClientCredentialsConfig{
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key.Client(nil),
 	})
 	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
-		Auth:      &mcptest.Protection{Server: as},
+		Auth:      &oauthtest.Protection{Server: as},
 		Transport: &streamablehttp.Options{Credentials: src, Base: tr},
 	})
 	path := filepath.Join(t.TempDir(), "dpop.jsonl")
@@ -66,7 +67,7 @@ func TestDPoPNonceSessionRecordsAndReplays(t *testing.T) {
 	ec2, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	key2, _ := auth.NewDPoPKey(ec2)
 	src2 := clientCredentials(t, &auth.ClientCredentialsConfig{
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key2.Client(nil),
 	})
 	live2, err := streamablehttp.New(fake.HTTP().URL, &streamablehttp.Options{Credentials: src2, Base: tr})

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
@@ -59,7 +60,7 @@ func (s *headerSpy) seen() (proofs, tokens []string) {
 // be encoded.
 func TestDPoPNeverInTheCassette(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true})
 	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	key, err := auth.NewDPoPKey(ec)
 	if err != nil {
@@ -72,11 +73,11 @@ func TestDPoPNeverInTheCassette(t *testing.T) {
 	// (TestDPoPNonceSessionRecordsAndReplays records one refused and
 	// sent again).
 	src := clientCredentials(t, &auth.ClientCredentialsConfig{
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 		TokenURL: as.URL + "/token", HTTPClient: key.Client(nil),
 	})
 	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{
-		Auth:      &mcptest.Protection{Server: as},
+		Auth:      &oauthtest.Protection{Server: as},
 		Transport: &streamablehttp.Options{Credentials: src, Base: spy},
 	})
 	path := filepath.Join(t.TempDir(), "dpop.jsonl")

@@ -1,7 +1,8 @@
-package mcptest
+package mcpscript
 
 import (
 	"fmt"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"os"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ const authserverUsage = "authserver [-scope S]... [-token-ttl D] [-token-delay D
 func cmdAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flags(ts, "authserver", authserverUsage)
 	st := stateOf(ts)
-	var o AuthServerOptions
+	var o oauthtest.AuthServerOptions
 	fs.Func("scope", "", func(s string) error { o.Scopes = append(o.Scopes, s); return nil })
 	fs.DurationVar(&o.TokenTTL, "token-ttl", 0, "")
 	fs.DurationVar(&o.TokenDelay, "token-delay", 0, "")
@@ -38,7 +39,7 @@ func cmdAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	if dup {
 		ts.Fatalf("authserver: %q exists", name)
 	}
-	a, err := StartAuthServer(&o)
+	a, err := oauthtest.StartAuthServer(&o)
 	if err != nil {
 		ts.Fatalf("authserver %s: %v", name, err)
 	}
@@ -49,7 +50,7 @@ func cmdAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintf(ts.Stdout(), "%s\n", a.URL)
 }
 
-func (st *state) auth(ts *testscript.TestScript, name string) *AuthServer {
+func (st *state) auth(ts *testscript.TestScript, name string) *oauthtest.AuthServer {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	a := st.auths[name]
@@ -63,7 +64,7 @@ func (st *state) auth(ts *testscript.TestScript, name string) *AuthServer {
 var authCountNames = []string{"registrations", "authorizations", "tokens", "refreshes", "refusals", "resource-refusals",
 	"jwt-bearer", "token-exchanges", "dpop-proofs", "dpop-refusals", "nonces"}
 
-func authCountValues(c AuthCounts) map[string]int {
+func authCountValues(c oauthtest.AuthCounts) map[string]int {
 	return map[string]int{
 		"registrations": c.Registrations, "authorizations": c.Authorizations, "tokens": c.TokensIssued,
 		"refreshes": c.Refreshes, "refusals": c.Refusals, "resource-refusals": c.ResourceRefusals,

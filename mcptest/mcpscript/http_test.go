@@ -1,10 +1,10 @@
-package mcptest_test
+package mcpscript_test
 
 import (
 	"testing"
 
 	"github.com/looprig/mcp/fakeserver"
-	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/mcpscript"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -21,7 +21,7 @@ func TestScriptConnectHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hs.Close() })
-	p := mcptest.Params("")
+	p := mcpscript.Params("")
 	p.Dir = ""
 	p.Files = []string{"testdata/http.txtar"}
 	mcpSetup := p.Setup

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -157,15 +158,15 @@ func rerecordCells() []rerecordCell {
 type authFlow struct {
 	name string
 	sse  bool // it needs no 401 to start (legacy SSE runs no authorization flow)
-	as   *mcptest.AuthServerOptions
+	as   *oauthtest.AuthServerOptions
 	// creds returns the client's credential source for a server protected
 	// by as (whose issuer trusts idp, when the flow has one).
-	creds func(t *testing.T, as, idp *mcptest.AuthServer) auth.Source
+	creds func(t *testing.T, as, idp *oauthtest.AuthServer) auth.Source
 }
 
 func authFlows() []authFlow {
-	cc := func(t *testing.T, as *mcptest.AuthServer, key *auth.DPoPKey) auth.Source { // key: nil for none
-		cfg := &auth.ClientCredentialsConfig{ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret), TokenURL: as.URL + "/token"}
+	cc := func(t *testing.T, as *oauthtest.AuthServer, key *auth.DPoPKey) auth.Source { // key: nil for none
+		cfg := &auth.ClientCredentialsConfig{ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret), TokenURL: as.URL + "/token"}
 		if key != nil {
 			cfg.HTTPClient = key.Client(nil)
 		}
@@ -173,7 +174,7 @@ func authFlows() []authFlow {
 	}
 	return []authFlow{
 		{name: "none", sse: true, creds: nil},
-		{name: "bearer", sse: true, creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "bearer", sse: true, creds: func(t *testing.T, as, _ *oauthtest.AuthServer) auth.Source {
 			req, _ := http.NewRequest(http.MethodPost, as.URL, nil)
 			tok, err := cc(t, as, nil).Credential(testkit.Context(t), req)
 			if err != nil {
@@ -181,27 +182,27 @@ func authFlows() []authFlow {
 			}
 			return auth.Bearer(tok)
 		}},
-		{name: "authorization-code", creds: func(t *testing.T, _, _ *mcptest.AuthServer) auth.Source {
+		{name: "authorization-code", creds: func(t *testing.T, _, _ *oauthtest.AuthServer) auth.Source {
 			src, err := auth.NewAuthorizationCode(&sdkauth.AuthorizationCodeHandlerConfig{
 				DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 					RedirectURIs: []string{"http://127.0.0.1/callback"},
 				}},
 				RedirectURL:              "http://127.0.0.1/callback",
-				AuthorizationCodeFetcher: mcptest.FetchAuthorizationCode,
+				AuthorizationCodeFetcher: oauthtest.FetchAuthorizationCode,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return src
 		}},
-		{name: "client-credentials", creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "client-credentials", creds: func(t *testing.T, as, _ *oauthtest.AuthServer) auth.Source {
 			return clientCredentials(t, nil)
 		}},
-		{name: "client-credentials-token-url", sse: true, creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "client-credentials-token-url", sse: true, creds: func(t *testing.T, as, _ *oauthtest.AuthServer) auth.Source {
 			return cc(t, as, nil)
 		}},
-		{name: "dpop-nonce", as: &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true},
-			creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "dpop-nonce", as: &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true},
+			creds: func(t *testing.T, as, _ *oauthtest.AuthServer) auth.Source {
 				ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 				if err != nil {
 					t.Fatal(err)
@@ -212,18 +213,18 @@ func authFlows() []authFlow {
 				}
 				return cc(t, as, &key)
 			}},
-		{name: "workload-identity", creds: func(t *testing.T, as, _ *mcptest.AuthServer) auth.Source {
+		{name: "workload-identity", creds: func(t *testing.T, as, _ *oauthtest.AuthServer) auth.Source {
 			return workloadIdentity(t, &auth.WorkloadIdentityConfig{
 				Token: func(context.Context) (auth.Token, error) { return auth.NewToken(as.IDToken("ci-job", as.URL, 0)), nil },
 			})
 		}},
-		{name: "enterprise-managed", creds: func(t *testing.T, as, idp *mcptest.AuthServer) auth.Source {
+		{name: "enterprise-managed", creds: func(t *testing.T, as, idp *oauthtest.AuthServer) auth.Source {
 			src, err := auth.NewEnterprise(&auth.EnterpriseConfig{
 				IDToken: func(context.Context) (auth.Token, error) {
-					return auth.NewToken(idp.IDToken("alice", mcptest.DefaultClientID, 0)), nil
+					return auth.NewToken(idp.IDToken("alice", oauthtest.DefaultClientID, 0)), nil
 				},
-				IdPIssuer: idp.URL, IdPClientID: mcptest.DefaultClientID, IdPClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
-				ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+				IdPIssuer: idp.URL, IdPClientID: oauthtest.DefaultClientID, IdPClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
+				ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -241,14 +242,14 @@ func protectedHTTP(t *testing.T, p client.Profile, fl authFlow) transport.Factor
 	t.Cleanup(tr.CloseIdleConnections)
 	o := &mcptest.HTTPOptions{ClientProfile: p, Transport: &streamablehttp.Options{Base: tr}}
 	if fl.creds != nil {
-		var idp *mcptest.AuthServer
+		var idp *oauthtest.AuthServer
 		aso := fl.as
 		if fl.name == "enterprise-managed" {
-			idp = mcptest.NewAuthServer(t, nil)
-			aso = &mcptest.AuthServerOptions{Trust: []*mcptest.AuthServer{idp}}
+			idp = oauthtest.NewAuthServer(t, nil)
+			aso = &oauthtest.AuthServerOptions{Trust: []*oauthtest.AuthServer{idp}}
 		}
-		as := mcptest.NewAuthServer(t, aso)
-		o.Auth = &mcptest.Protection{Server: as}
+		as := oauthtest.NewAuthServer(t, aso)
+		o.Auth = &oauthtest.Protection{Server: as}
 		o.Transport.Credentials = fl.creds(t, as, idp)
 	}
 	return mcptest.HTTP(t, o).Factory()
@@ -266,8 +267,8 @@ func sseLive(t *testing.T, fl authFlow) transport.Factory {
 	ho := &fakeserver.HTTPOptions{SSE: true}
 	so := &sse.Options{}
 	if fl.creds != nil {
-		as := mcptest.NewAuthServer(t, fl.as)
-		p := &mcptest.Protection{Server: as}
+		as := oauthtest.NewAuthServer(t, fl.as)
+		p := &oauthtest.Protection{Server: as}
 		ho.Wrap = func(next http.Handler) http.Handler { return as.Protect(next, p) }
 		so.Credentials = fl.creds(t, as, nil)
 	}

@@ -1,8 +1,11 @@
-package mcptest
+package mcpscript
 
 import (
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/mcptest/internal/procgroup"
+	"github.com/looprig/mcp/mcptest/internal/testmain"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"maps"
 	"slices"
 	"strings"
@@ -53,7 +56,7 @@ func scriptCommands() map[string]cmd {
 }
 
 // Params returns testscript parameters that run the scripts in dir with
-// mcptest's commands (Cmds, a new map each time: add your own to it), the
+// mcpscript's commands (Cmds, a new map each time: add your own to it), the
 // Setup they need, and the checks this project uses for its own scripts:
 // RequireExplicitExec (programs run only through exec) and
 // RequireUniqueNames (no file of the archive written twice). Setup sets
@@ -62,7 +65,7 @@ func scriptCommands() map[string]cmd {
 // process group that survives that Close fails the script, with a report
 // of its processes. A Setup of your own calls it first:
 //
-//	p := mcptest.Params("testdata/script")
+//	p := mcpscript.Params("testdata/script")
 //	mcpSetup := p.Setup
 //	p.Setup = func(env *testscript.Env) error {
 //		env.Setenv("API_URL", url)
@@ -112,13 +115,13 @@ type state struct {
 	clients map[string]*scriptClient
 	servers map[string]*fakeserver.Server
 	https   map[string]*fakeserver.HTTPServer // the servers started by serve -http or -sse
-	auths   map[string]*AuthServer            // the servers started by authserver
+	auths   map[string]*oauthtest.AuthServer  // the servers started by authserver
 }
 
 // A scriptClient is a client a script connected.
 type scriptClient struct {
 	c      *client.Client
-	groups *tracker // the process groups of its stdio child
+	groups *procgroup.Tracker // the process groups of its stdio child
 	closed bool
 	after  func() error // run after Close (an HTTP cassette recorder's Close), if set
 	// mismatches are the replay mismatches calls have reported already:
@@ -144,10 +147,10 @@ func (sc *scriptClient) close() error {
 
 // setup prepares a script for the commands (see [Params]).
 func setup(env *testscript.Env) error {
-	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*AuthServer{}}
+	st := &state{clients: map[string]*scriptClient{}, servers: map[string]*fakeserver.Server{}, https: map[string]*fakeserver.HTTPServer{}, auths: map[string]*oauthtest.AuthServer{}}
 	env.Values[stateKey{}] = st
 	if g := env.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		env.Setenv("GORACE", strings.TrimSpace(g+" "+noExitSleep))
+		env.Setenv("GORACE", strings.TrimSpace(g+" "+procgroup.NoExitSleep))
 	}
 	env.Defer(func() {
 		if report := st.teardown(); report != "" {
@@ -168,21 +171,21 @@ func (st *state) teardown() string {
 		if !sc.closed {
 			sc.closed = true
 			if err := sc.close(); err != nil {
-				fmt.Fprintf(&b, "mcptest: closing client %s at the end of the script: %v\n", name, err)
+				fmt.Fprintf(&b, "mcpscript: closing client %s at the end of the script: %v\n", name, err)
 			}
 		}
-		if r := sc.groups.leaked(groupTimeout); r != "" {
-			fmt.Fprintf(&b, "mcptest: processes of client %s still running at the end of the script:\n%s", name, r)
+		if r := sc.groups.Leaked(testmain.GroupTimeout); r != "" {
+			fmt.Fprintf(&b, "mcpscript: processes of client %s still running at the end of the script:\n%s", name, r)
 		}
 	}
 	for name, hs := range st.https {
 		if err := hs.Close(); err != nil {
-			fmt.Fprintf(&b, "mcptest: closing server %s at the end of the script: %v\n", name, err)
+			fmt.Fprintf(&b, "mcpscript: closing server %s at the end of the script: %v\n", name, err)
 		}
 	}
 	for name, a := range st.auths {
 		if err := a.Close(); err != nil {
-			fmt.Fprintf(&b, "mcptest: closing auth server %s at the end of the script: %v\n", name, err)
+			fmt.Fprintf(&b, "mcpscript: closing auth server %s at the end of the script: %v\n", name, err)
 		}
 	}
 	return b.String()
@@ -191,7 +194,7 @@ func (st *state) teardown() string {
 func stateOf(ts *testscript.TestScript) *state {
 	st, ok := ts.Value(stateKey{}).(*state)
 	if !ok {
-		ts.Fatalf("mcptest commands need the Setup of mcptest.Params")
+		ts.Fatalf("mcpscript commands need the Setup of mcpscript.Params")
 	}
 	return st
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mcptest
+package procgroup
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/looprig/mcp/transport/stdio"
 )
 
-// signalChild kills the process pid: KILL is the one signal a process can
+// SignalChild kills the process pid: KILL is the one signal a process can
 // be sent here (Windows has no POSIX signals).
-func signalChild(pid int, name string) error {
+func SignalChild(pid int, name string) error {
 	if n := strings.TrimPrefix(strings.ToUpper(name), "SIG"); n != "KILL" {
 		return fmt.Errorf("signal %q: only KILL can be sent on this system", name)
 	}

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
@@ -40,13 +41,13 @@ func TestProtectedReplayNeedsNoServer(t *testing.T) {
 		{"DPoP nonce", true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: tc.dpop, DPoPNonce: tc.nonce})
+			as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: tc.dpop, DPoPNonce: tc.nonce})
 			tr := &http.Transport{}
 			t.Cleanup(tr.CloseIdleConnections)
 			// creds is a CI job's: a new process, no token yet, a new
 			// DPoP key.
 			creds := func() auth.Source {
-				cfg := auth.ClientCredentialsConfig{ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret)}
+				cfg := auth.ClientCredentialsConfig{ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret)}
 				if tc.tokenURL {
 					cfg.TokenURL = as.URL + "/token"
 				}
@@ -60,7 +61,7 @@ func TestProtectedReplayNeedsNoServer(t *testing.T) {
 				}
 				return clientCredentials(t, &cfg)
 			}
-			fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Auth: &mcptest.Protection{Server: as}})
+			fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Auth: &oauthtest.Protection{Server: as}})
 			factory := func() transport.Factory {
 				f, err := streamablehttp.New(fake.HTTP().URL, &streamablehttp.Options{Credentials: creds(), Base: tr})
 				if err != nil {

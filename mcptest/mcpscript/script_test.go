@@ -1,4 +1,4 @@
-package mcptest_test
+package mcpscript_test
 
 import (
 	"fmt"
@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/mcpscript"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestScripts runs the project's scenarios, testdata/script/*.txtar: one
 // per lifecycle guarantee, each opening with what it proves.
 func TestScripts(t *testing.T) {
-	mcptest.RunScripts(t, "../testdata/script")
+	mcpscript.RunScripts(t, "testdata/script")
 }
 
 // scriptT is a testscript.T that runs each script on a goroutine of its
@@ -61,7 +62,7 @@ func runScript(t *testing.T, script string) (failed bool, log string) {
 		t.Fatal(err)
 	}
 	st := &scriptT{}
-	testscript.RunT(st, mcptest.Params(dir))
+	testscript.RunT(st, mcpscript.Params(dir))
 	return st.failed, strings.Join(st.log, "\n")
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcptest
+package procgroup
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// signalChild sends the signal name ("KILL", "TERM", "SIGINT", …) to the
+// SignalChild sends the signal name ("KILL", "TERM", "SIGINT", …) to the
 // process pid.
-func signalChild(pid int, name string) error {
+func SignalChild(pid int, name string) error {
 	n := strings.ToUpper(name)
 	if !strings.HasPrefix(n, "SIG") {
 		n = "SIG" + n

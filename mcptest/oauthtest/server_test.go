@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +22,7 @@ import (
 // fake authorization server's default client, discovering everything.
 func clientCredentials(t testing.TB, cfg *auth.ClientCredentialsConfig) *auth.ClientCredentials {
 	t.Helper()
-	c := auth.ClientCredentialsConfig{ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret)}
+	c := auth.ClientCredentialsConfig{ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret)}
 	if cfg != nil {
 		c = *cfg
 	}
@@ -33,10 +34,10 @@ func clientCredentials(t testing.TB, cfg *auth.ClientCredentialsConfig) *auth.Cl
 }
 
 // protectedFake is the docs fake behind as, reached with creds.
-func protectedFake(t testing.TB, as *mcptest.AuthServer, p *mcptest.Protection, creds auth.Source) *mcptest.Fake {
+func protectedFake(t testing.TB, as *oauthtest.AuthServer, p *oauthtest.Protection, creds auth.Source) *mcptest.Fake {
 	t.Helper()
 	if p == nil {
-		p = &mcptest.Protection{}
+		p = &oauthtest.Protection{}
 	}
 	p.Server = as
 	return mcptest.HTTP(t, &mcptest.HTTPOptions{Auth: p, Transport: &streamablehttp.Options{Credentials: creds}})
@@ -47,15 +48,15 @@ func protectedFake(t testing.TB, as *mcptest.AuthServer, p *mcptest.Protection, 
 // refusal at the resource (the first, tokenless request).
 func TestAuthServerClientCredentials(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, nil)
-	fake := protectedFake(t, as, &mcptest.Protection{Scopes: []string{"mcp"}}, clientCredentials(t, nil))
+	as := oauthtest.NewAuthServer(t, nil)
+	fake := protectedFake(t, as, &oauthtest.Protection{Scopes: []string{"mcp"}}, clientCredentials(t, nil))
 	c := fake.Client(nil)
 	for range 3 {
 		if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := mcptest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1}
+	want := oauthtest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1}
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
@@ -74,7 +75,7 @@ func goSDKClient(t testing.TB, url string) (*mcp.ClientSession, error) {
 			RedirectURIs: []string{"http://127.0.0.1/callback"}, ClientName: "go-sdk test", GrantTypes: []string{"authorization_code", "refresh_token"},
 		}},
 		RedirectURL:              "http://127.0.0.1/callback",
-		AuthorizationCodeFetcher: mcptest.FetchAuthorizationCode,
+		AuthorizationCodeFetcher: oauthtest.FetchAuthorizationCode,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,8 @@ func goSDKClient(t testing.TB, url string) (*mcp.ClientSession, error) {
 // handler registers again when it steps up).
 func TestAuthServerGoSDKAuthorizationCode(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{Scopes: []string{"mcp", "docs:write"}})
-	fake := protectedFake(t, as, &mcptest.Protection{Scopes: []string{"mcp"}, ToolScopes: map[string][]string{"lookup": {"docs:write"}}}, nil)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Scopes: []string{"mcp", "docs:write"}})
+	fake := protectedFake(t, as, &oauthtest.Protection{Scopes: []string{"mcp"}, ToolScopes: map[string][]string{"lookup": {"docs:write"}}}, nil)
 	cs, err := goSDKClient(t, fake.HTTP().URL)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -104,7 +105,7 @@ func TestAuthServerGoSDKAuthorizationCode(t *testing.T) {
 		t.Fatalf("lookup after step-up = %v, %v", res, err)
 	}
 	got := as.Counts()
-	want := mcptest.AuthCounts{Registrations: 2, Authorizations: 2, TokensIssued: 2, ResourceRefusals: 2}
+	want := oauthtest.AuthCounts{Registrations: 2, Authorizations: 2, TokensIssued: 2, ResourceRefusals: 2}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
@@ -119,7 +120,7 @@ func TestAuthServerGoSDKAuthorizationCode(t *testing.T) {
 func TestAuthServerRefresh(t *testing.T) {
 	mcptest.LeakCheck(t)
 	t.Run("refresh", func(t *testing.T) {
-		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{TokenTTL: time.Second})
+		as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{TokenTTL: time.Second})
 		fake := protectedFake(t, as, nil, nil)
 		cs, err := goSDKClient(t, fake.HTTP().URL)
 		if err != nil {
@@ -136,7 +137,7 @@ func TestAuthServerRefresh(t *testing.T) {
 	t.Run("revoked", func(t *testing.T) {
 		// A revoked refresh token is refused (invalid_grant); the client
 		// authorizes again and goes on refreshing with the new one.
-		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{TokenTTL: time.Second})
+		as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{TokenTTL: time.Second})
 		fake := protectedFake(t, as, nil, nil)
 		cs, err := goSDKClient(t, fake.HTTP().URL)
 		if err != nil {
@@ -155,7 +156,7 @@ func TestAuthServerRefresh(t *testing.T) {
 	t.Run("invalid_grant for good", func(t *testing.T) {
 		// Every refresh refused: the client authorizes once more, then
 		// fails with the grant's error rather than authorizing forever.
-		as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{TokenTTL: time.Second, InvalidGrant: true})
+		as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{TokenTTL: time.Second, InvalidGrant: true})
 		fake := protectedFake(t, as, nil, nil)
 		_, err := goSDKClient(t, fake.HTTP().URL)
 		got := as.Counts()
@@ -169,7 +170,7 @@ func TestAuthServerRefresh(t *testing.T) {
 // one (client credentials: a second token) and goes on.
 func TestAuthServerExpiry(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, nil)
 	fake := protectedFake(t, as, nil, clientCredentials(t, nil))
 	c := fake.Client(nil)
 	if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
@@ -185,7 +186,7 @@ func TestAuthServerExpiry(t *testing.T) {
 	if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "z"}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(mcptest.AuthCounts{TokensIssued: 2, ResourceRefusals: 2}, as.Counts()); diff != "" {
+	if diff := cmp.Diff(oauthtest.AuthCounts{TokensIssued: 2, ResourceRefusals: 2}, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
 	if n := fake.Counts().Executions["lookup"]; n != 2 {
@@ -196,10 +197,10 @@ func TestAuthServerExpiry(t *testing.T) {
 // The faults: each is a failure the client must survive cleanly.
 func TestAuthServerFaults(t *testing.T) {
 	mcptest.LeakCheck(t)
-	connect := func(t *testing.T, opts *mcptest.AuthServerOptions, cfg *auth.ClientCredentialsConfig) (*mcptest.AuthServer, error) {
-		as := mcptest.NewAuthServer(t, opts)
+	connect := func(t *testing.T, opts *oauthtest.AuthServerOptions, cfg *auth.ClientCredentialsConfig) (*oauthtest.AuthServer, error) {
+		as := oauthtest.NewAuthServer(t, opts)
 		if cfg != nil {
-			cfg.ClientID, cfg.ClientSecret = mcptest.DefaultClientID, auth.NewSecret(mcptest.DefaultClientSecret)
+			cfg.ClientID, cfg.ClientSecret = oauthtest.DefaultClientID, auth.NewSecret(oauthtest.DefaultClientSecret)
 		}
 		fake := protectedFake(t, as, nil, clientCredentials(t, cfg))
 		def := fake.Definition()
@@ -211,7 +212,7 @@ func TestAuthServerFaults(t *testing.T) {
 		return as, err
 	}
 	t.Run("wrong issuer", func(t *testing.T) {
-		as, err := connect(t, &mcptest.AuthServerOptions{WrongIssuer: true}, &auth.ClientCredentialsConfig{})
+		as, err := connect(t, &oauthtest.AuthServerOptions{WrongIssuer: true}, &auth.ClientCredentialsConfig{})
 		if err == nil {
 			t.Fatal("connected through an authorization server whose metadata names another issuer")
 		}
@@ -225,7 +226,7 @@ func TestAuthServerFaults(t *testing.T) {
 		// (30 s by default): Connect fails by its deadline with no token
 		// issued. (auth's TestClientCredentialsTokenRequestFollowsContext
 		// is the proof that fails when the request ignores the context.)
-		as, err := connect(t, &mcptest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{})
+		as, err := connect(t, &oauthtest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{})
 		if err == nil {
 			t.Fatal("connected though the token endpoint never answers")
 		}
@@ -236,7 +237,7 @@ func TestAuthServerFaults(t *testing.T) {
 	t.Run("slow token endpoint, short HTTP client", func(t *testing.T) {
 		// The source's own HTTP client bounds the token request too.
 		hc := &http.Client{Timeout: 200 * time.Millisecond}
-		as, err := connect(t, &mcptest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{HTTPClient: hc})
+		as, err := connect(t, &oauthtest.AuthServerOptions{TokenDelay: time.Hour}, &auth.ClientCredentialsConfig{HTTPClient: hc})
 		if err == nil {
 			t.Fatal("connected though the token endpoint never answers")
 		}
@@ -245,14 +246,14 @@ func TestAuthServerFaults(t *testing.T) {
 		}
 	})
 	t.Run("401 loop", func(t *testing.T) {
-		as, err := connect(t, &mcptest.AuthServerOptions{Loop401: true}, &auth.ClientCredentialsConfig{})
+		as, err := connect(t, &oauthtest.AuthServerOptions{Loop401: true}, &auth.ClientCredentialsConfig{})
 		if err == nil {
 			t.Fatal("connected though every request is refused")
 		}
 		// Each request that executes nothing is re-sent once after a new
 		// token (server/discover, then initialize): two tokens, four
 		// refusals, and the client stops.
-		if diff := cmp.Diff(mcptest.AuthCounts{TokensIssued: 2, ResourceRefusals: 4}, as.Counts()); diff != "" {
+		if diff := cmp.Diff(oauthtest.AuthCounts{TokensIssued: 2, ResourceRefusals: 4}, as.Counts()); diff != "" {
 			t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 		}
 	})

@@ -1,4 +1,4 @@
-package mcptest_test
+package oauthtest_test
 
 import (
 	"crypto/ecdsa"
@@ -19,6 +19,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/dpop"
 	"github.com/looprig/mcp/mcptest"
+	"github.com/looprig/mcp/mcptest/oauthtest"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -28,7 +29,7 @@ import (
 func dpopClientCredentials(t testing.TB, key auth.DPoPKey) *auth.ClientCredentials {
 	t.Helper()
 	return clientCredentials(t, &auth.ClientCredentialsConfig{
-		ClientID: mcptest.DefaultClientID, ClientSecret: auth.NewSecret(mcptest.DefaultClientSecret),
+		ClientID: oauthtest.DefaultClientID, ClientSecret: auth.NewSecret(oauthtest.DefaultClientSecret),
 		HTTPClient: key.Client(nil),
 	})
 }
@@ -48,7 +49,7 @@ func newDPoPKey(t testing.TB) auth.DPoPKey {
 // refused none.
 func TestDPoPProofPerRequest(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true})
 	fake := protectedFake(t, as, nil, dpopClientCredentials(t, newDPoPKey(t)))
 	c := fake.Client(nil)
 	for range 3 {
@@ -68,7 +69,7 @@ func TestDPoPProofPerRequest(t *testing.T) {
 			t.Errorf("a request without a credential went through: %+v", r)
 		}
 	}
-	want := mcptest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, DPoPProofs: 1 + served}
+	want := oauthtest.AuthCounts{TokensIssued: 1, ResourceRefusals: 1, DPoPProofs: 1 + served}
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
@@ -82,11 +83,11 @@ func TestDPoPProofPerRequest(t *testing.T) {
 
 // rawToken asks as for a token with the client credentials grant, with a
 // proof of key when key is not nil, and returns it and its token_type.
-func rawToken(t *testing.T, as *mcptest.AuthServer, key *ecdsa.PrivateKey) (tok, typ string) {
+func rawToken(t *testing.T, as *oauthtest.AuthServer, key *ecdsa.PrivateKey) (tok, typ string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", as.URL+"/token", strings.NewReader("grant_type=client_credentials"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(mcptest.DefaultClientID, mcptest.DefaultClientSecret)
+	req.SetBasicAuth(oauthtest.DefaultClientID, oauthtest.DefaultClientSecret)
 	if key != nil {
 		req.Header.Set("DPoP", proof(t, key, &dpop.Claims{Method: "POST", URI: as.URL + "/token"}))
 	}
@@ -128,7 +129,7 @@ func proof(t *testing.T, key *ecdsa.PrivateKey, c *dpop.Claims) string {
 // its case alone (401, counted), and the request that breaks none passes.
 // The iat window is tested at its edge, on the server's clock.
 func TestDPoPResourceRules(t *testing.T) {
-	as := mcptest.NewAuthServer(t, nil)
+	as := oauthtest.NewAuthServer(t, nil)
 	srv := httptest.NewServer(as.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), nil))
 	t.Cleanup(srv.Close)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -140,7 +141,7 @@ func TestDPoPResourceRules(t *testing.T) {
 	}
 	// The proofs' iat is checked on a clock the test holds still.
 	now := time.Now().Truncate(time.Second)
-	mcptest.SetAuthClock(as, func() time.Time { return now })
+	oauthtest.SetAuthClock(as, func() time.Time { return now })
 	uri := srv.URL + "/mcp"
 	claims := func(edit func(*dpop.Claims)) *dpop.Claims {
 		c := &dpop.Claims{Method: "POST", URI: uri, Issued: now.Unix(), TokenHash: dpop.TokenHash(bound)}
@@ -158,8 +159,8 @@ func TestDPoPResourceRules(t *testing.T) {
 		refused bool // counted as a DPoP refusal
 	}{
 		{"valid", "DPoP " + bound, []string{proof(t, key, claims(nil))}, 200, false},
-		{"iat at the window's past edge", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued -= int64(mcptest.DPoPProofWindow / time.Second) }))}, 200, false},
-		{"iat at the window's future edge", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued += int64(mcptest.DPoPProofWindow / time.Second) }))}, 200, false},
+		{"iat at the window's past edge", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued -= int64(oauthtest.DPoPProofWindow / time.Second) }))}, 200, false},
+		{"iat at the window's future edge", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued += int64(oauthtest.DPoPProofWindow / time.Second) }))}, 200, false},
 		{"first use of a proof", "DPoP " + bound, []string{replayed}, 200, false},
 		{"bound token as Bearer", "Bearer " + bound, []string{proof(t, key, claims(nil))}, 401, true},
 		{"no proof", "DPoP " + bound, nil, 401, true},
@@ -169,8 +170,8 @@ func TestDPoPResourceRules(t *testing.T) {
 		{"another URI", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.URI = srv.URL + "/other" }))}, 401, true},
 		{"another token's hash", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.TokenHash = dpop.TokenHash(bearer) }))}, 401, true},
 		{"no token hash", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.TokenHash = "" }))}, 401, true},
-		{"iat a second past the window", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued -= int64(mcptest.DPoPProofWindow/time.Second) + 1 }))}, 401, true},
-		{"iat a second beyond the window", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued += int64(mcptest.DPoPProofWindow/time.Second) + 1 }))}, 401, true},
+		{"iat a second past the window", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued -= int64(oauthtest.DPoPProofWindow/time.Second) + 1 }))}, 401, true},
+		{"iat a second beyond the window", "DPoP " + bound, []string{proof(t, key, claims(func(c *dpop.Claims) { c.Issued += int64(oauthtest.DPoPProofWindow/time.Second) + 1 }))}, 401, true},
 		{"a replayed proof", "DPoP " + bound, []string{replayed}, 401, true},
 		{"a bearer token with the DPoP scheme", "DPoP " + bearer, []string{proof(t, key, claims(func(c *dpop.Claims) { c.TokenHash = dpop.TokenHash(bearer) }))}, 401, false},
 		{"a bearer token as Bearer", "Bearer " + bearer, nil, 200, false},
@@ -205,11 +206,11 @@ func TestDPoPResourceRules(t *testing.T) {
 // proof gets use_dpop_nonce and the nonce, which the next proof carries.
 func TestDPoPTokenEndpoint(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
 	send := func(p string) (*http.Response, string) {
 		req, _ := http.NewRequest("POST", as.URL+"/token", strings.NewReader(url.Values{"grant_type": {"client_credentials"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(mcptest.DefaultClientID, mcptest.DefaultClientSecret)
+		req.SetBasicAuth(oauthtest.DefaultClientID, oauthtest.DefaultClientSecret)
 		if p != "" {
 			req.Header.Set("DPoP", p)
 		}
@@ -241,7 +242,7 @@ func TestDPoPTokenEndpoint(t *testing.T) {
 	if resp, code := send(proof(t, key, &dpop.Claims{Method: "POST", URI: as.URL + "/token", Nonce: nonce})); resp.StatusCode != 200 {
 		t.Errorf("with the nonce: %d %s, want 200", resp.StatusCode, code)
 	}
-	want := mcptest.AuthCounts{TokensIssued: 1, Refusals: 4, DPoPProofs: 4, DPoPRefusals: 2, NoncesIssued: 2}
+	want := oauthtest.AuthCounts{TokensIssued: 1, Refusals: 4, DPoPProofs: 4, DPoPRefusals: 2, NoncesIssued: 2}
 	if diff := cmp.Diff(want, as.Counts()); diff != "" {
 		t.Errorf("AuthCounts mismatch (-want +got):\n%s", diff)
 	}
@@ -252,7 +253,7 @@ func TestDPoPTokenEndpoint(t *testing.T) {
 // the nonce it was given, and the call runs once.
 func TestDPoPNonceRetry(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
 	fake := protectedFake(t, as, nil, dpopClientCredentials(t, newDPoPKey(t)))
 	c := fake.Client(nil)
 	if _, err := c.CallTool(t.Context(), "lookup", map[string]any{"query": "x"}); err != nil {
@@ -276,7 +277,7 @@ func TestDPoPNonceRetry(t *testing.T) {
 // Connect makes two attempts, each refused 401 at the resource first.)
 func TestDPoPStaleNoncesFailTyped(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, StaleNonces: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, StaleNonces: true})
 	fake := protectedFake(t, as, nil, dpopClientCredentials(t, newDPoPKey(t)))
 	_, err := client.Connect(t.Context(), fake.Definition(), nil)
 	var ge *auth.GrantError
@@ -296,13 +297,13 @@ func TestDPoPStaleNoncesFailTyped(t *testing.T) {
 // the nonces both servers ask for.
 func TestDPoPAuthorizationCode(t *testing.T) {
 	mcptest.LeakCheck(t)
-	as := mcptest.NewAuthServer(t, &mcptest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{RequireDPoP: true, DPoPNonce: true})
 	src, err := auth.NewAuthorizationCode(&sdkauth.AuthorizationCodeHandlerConfig{
 		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{"http://127.0.0.1/callback"},
 		}},
 		RedirectURL:              "http://127.0.0.1/callback",
-		AuthorizationCodeFetcher: mcptest.FetchAuthorizationCode,
+		AuthorizationCodeFetcher: oauthtest.FetchAuthorizationCode,
 		Client:                   newDPoPKey(t).Client(nil),
 	})
 	if err != nil {
