@@ -30,7 +30,6 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	gopkg.in/dnaeon/go-vcr.v4 v4.0.8 // indirect
 )
 
 replace github.com/looprig/mcp => ../

@@ -21,7 +21,6 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
-	gopkg.in/dnaeon/go-vcr.v4 v4.0.8 // indirect
 )
 
 replace github.com/looprig/mcp => ../..
