@@ -238,8 +238,8 @@ type trackedTransport struct {
 	tr *tracker
 }
 
-// Unwrap returns the tracked transport (a transport.Pacer is found
-// through it).
+// Unwrap returns the tracked transport. The client finds the hooks of a
+// Streamable HTTP transport through it.
 func (t trackedTransport) Unwrap() mcp.Transport { return t.Transport }
 
 func (t trackedTransport) Connect(ctx context.Context) (mcp.Connection, error) {

@@ -11,7 +11,8 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 //
 // Transports and connections that wrap others do the same with an
 // Unwrap() mcp.Transport or Unwrap() mcp.Connection method, so that a
-// [Pacer] or [Diagnoser] below them is found.
+// [Diagnoser] below them is found, and the hooks the client asks of a
+// Streamable HTTP transport.
 type Wrapper interface {
 	Factory
 	// Unwrap returns the wrapped factory, or nil.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/sse"
@@ -71,9 +72,9 @@ func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c.Pacer = transport.As[transport.Pacer](tr)
-	_, c.Tapper = transport.As[transport.Tapper](tr)
-	_, c.Diverter = transport.As[transport.Diverter](tr)
+	_, c.Pacer = transport.As[clientseam.Pacer](tr)
+	_, c.Tapper = transport.As[clientseam.Tapper](tr)
+	_, c.Diverter = transport.As[clientseam.Diverter](tr)
 	return c
 }
 
