@@ -252,10 +252,10 @@ func (c *Client) DroppedNotifications() int64 { return c.notes.droppedCount() }
 // whose connection is the go-sdk's own and cannot be wrapped without hiding
 // the unexported methods the go-sdk calls on it); the client wraps the
 // connections of the others. A cassette replays Streamable HTTP through
-// this module's transport, so its replay is paced too; only a Streamable
-// HTTP transport from elsewhere, which is no clientseam.Pacer, is not (its
-// notifications are still queued and dropped within
-// Limits.MaxQueuedNotifications).
+// this module's transport, so its replay is paced too; only the go-sdk's
+// own Streamable HTTP transport used bare (see sdkConnection), which is no
+// clientseam.Pacer, is not (its notifications are still queued and dropped
+// within Limits.MaxQueuedNotifications).
 const (
 	pacingWindow = 256
 	// pacingStall is how long the reader waits for a hand-over before it
@@ -272,6 +272,15 @@ const (
 	// scheduler, paid only for a notification the go-sdk drops.
 	catchUpStall = time.Second
 )
+
+// sdkConnection reports whether tr is, or wraps, the go-sdk's own
+// Streamable HTTP transport. Its connections have unexported methods the
+// go-sdk calls after the handshake (the protocol version header, the
+// standalone stream). A wrapper of such a connection would hide them.
+func sdkConnection(tr mcp.Transport) bool {
+	_, ok := transport.As[*mcp.StreamableClientTransport](tr)
+	return ok
+}
 
 // pacer returns the wrapper of the connection the go-sdk reads, or nil. A
 // transport that paces its own connections (clientseam.Pacer) is asked to.
@@ -296,7 +305,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		})
 		return nil
 	}
-	if c.def.Transport.Kind() == transport.KindStreamableHTTP {
+	if sdkConnection(tr) {
 		return nil // the go-sdk's own connection: see above
 	}
 	return func(conn mcp.Connection) mcp.Connection {

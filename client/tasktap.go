@@ -79,14 +79,14 @@ func tapMessage(ctx context.Context, msg []byte) {
 
 // tapper returns the wrapper of the connection that fills answer slots, or
 // nil when the transport taps its own connections (clientseam.Tapper) or
-// hands the go-sdk its own Streamable HTTP connection, which a wrapper
-// would hide its private hooks from (see pacer).
+// is the go-sdk's own Streamable HTTP transport, whose connection a
+// wrapper would hide its private hooks from (see sdkConnection).
 func (c *Client) tapper(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 	if t, ok := transport.As[clientseam.Tapper](tr); ok {
 		t.SetTap(tapMessage)
 		return nil
 	}
-	if c.def.Transport.Kind() == transport.KindStreamableHTTP {
+	if sdkConnection(tr) {
 		return nil
 	}
 	return func(conn mcp.Connection) mcp.Connection {
