@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
@@ -20,7 +21,7 @@ func TestWrappersForwardNothingByHand(t *testing.T) {
 	capabilities := []reflect.Type{
 		reflect.TypeFor[transport.Classifier](),
 		reflect.TypeFor[transport.ProtocolPinner](),
-		reflect.TypeFor[transport.SecretHolder](),
+		reflect.TypeFor[cassette.SecretHolder](),
 		reflect.TypeFor[clientseam.Pacer](),
 		reflect.TypeFor[transport.Diagnoser](),
 		reflect.TypeFor[clientseam.Tapper](),
@@ -65,7 +66,7 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 		if p, ok := transport.As[transport.ProtocolPinner](f); ok {
 			c.Pin = p.PinnedProtocolVersion()
 		}
-		if h, ok := transport.As[transport.SecretHolder](f); ok {
+		if h, ok := transport.As[cassette.SecretHolder](f); ok {
 			c.Secrets = h.Secrets()
 		}
 		tr, err := f.Transport()

@@ -119,16 +119,6 @@ type ProtocolPinner interface {
 	PinnedProtocolVersion() string
 }
 
-// A SecretHolder is implemented by a Factory that hands its peer values a
-// recording of the session must not keep: a stdio child's explicit
-// environment (stdio.Options.Env). A cassette recorder redacts them
-// wherever they appear, with no second listing; [As] finds it through
-// wrappers of the factory.
-type SecretHolder interface {
-	// Secrets returns the values, in a fixed order.
-	Secrets() []string
-}
-
 // A Diagnoser is implemented by a connection that can say why it ended.
 // [As] finds it through connections that wrap others
 // (Unwrap() mcp.Connection).

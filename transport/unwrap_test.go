@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -65,7 +66,7 @@ func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
 	if p, ok := transport.As[transport.ProtocolPinner](f); ok {
 		c.Pinner, c.Pin = true, p.PinnedProtocolVersion()
 	}
-	if h, ok := transport.As[transport.SecretHolder](f); ok {
+	if h, ok := transport.As[cassette.SecretHolder](f); ok {
 		c.Secrets, c.SecretValues = true, h.Secrets()
 	}
 	tr, err := f.Transport()
