@@ -281,8 +281,8 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 }
 
 // Unwrap returns the live factory the cassette records or passes
-// through, so that transport.As finds its capabilities (its
-// transport.SecretHolder) through the cassette; nil when the cassette
+// through, so that transport.As finds its capabilities (a
+// [SecretHolder]) through the cassette; nil when the cassette
 // replays, where the sessions are the cassette's own. The cassette's own
 // Classify and PinnedProtocolVersion stand in every mode.
 func (f *Factory) Unwrap() transport.Factory {

@@ -98,7 +98,7 @@ type Options struct {
 	VCR *hook.Set
 
 	// auto are the secrets the recorder learnt from the live factory
-	// (transport.SecretHolder: a stdio child's Env), after Revealers; Open,
+	// ([SecretHolder]: a stdio child's Env), after Revealers; Open,
 	// Replay and Verify set it on their copy.
 	auto []string
 
@@ -128,11 +128,19 @@ func (o *Options) orZero() *Options {
 	return o
 }
 
+// A SecretHolder is a live factory that hands its peer values a recording
+// must not keep: a stdio child's Options.Env. The recorder redacts them
+// wherever they appear. It is found with transport.As, through wrappers.
+type SecretHolder interface {
+	// Secrets returns the values, in a fixed order.
+	Secrets() []string
+}
+
 // withLive returns a copy of o that also redacts what live hands its peer
-// (transport.SecretHolder).
+// (a SecretHolder).
 func (o *Options) withLive(live transport.Factory) *Options {
 	cp := *o.orZero()
-	if h, ok := transport.As[transport.SecretHolder](live); ok {
+	if h, ok := transport.As[SecretHolder](live); ok {
 		cp.auto = append([]string(nil), h.Secrets()...)
 	}
 	return &cp

@@ -47,7 +47,7 @@ func TestFactoryUnwrap(t *testing.T) {
 	if rec.Unwrap() != transport.Factory(live) {
 		t.Errorf("recording Unwrap = %v, want the live factory", rec.Unwrap())
 	}
-	h, ok := transport.As[transport.SecretHolder](plainWrapper{rec})
+	h, ok := transport.As[cassette.SecretHolder](plainWrapper{rec})
 	if !ok || !cmp.Equal(h.Secrets(), []string{"s3cret"}) {
 		t.Errorf("secrets through a wrapper of the recording cassette: %v, %v; want [s3cret]", h, ok)
 	}
@@ -64,7 +64,7 @@ func TestFactoryUnwrap(t *testing.T) {
 	if rep.Unwrap() != nil {
 		t.Errorf("replaying Unwrap = %v, want nil", rep.Unwrap())
 	}
-	if _, ok := transport.As[transport.SecretHolder](rep); ok {
+	if _, ok := transport.As[cassette.SecretHolder](rep); ok {
 		t.Error("a replaying cassette exposes the live factory's secrets")
 	}
 	if p, ok := transport.As[transport.ProtocolPinner](plainWrapper{rep}); !ok || p != transport.ProtocolPinner(rep) {

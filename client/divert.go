@@ -30,7 +30,7 @@ import (
 //
 // The connections the client wraps (pacedConn) divert in Read; a
 // transport whose connection cannot be wrapped (Streamable HTTP) diverts
-// in its response streams (transport.Diverter), keeping each event's id so
+// in its response streams (clientseam.Diverter), keeping each event's id so
 // that a resumed stream starts where the go-sdk last read.
 
 // divert takes r from the go-sdk when the client handles it itself,

@@ -94,7 +94,7 @@
 // (mcp.CallCustomMethod), and reads a task handle below the go-sdk's
 // decoding of the tools/call answer, which drops the task's fields: by
 // wrapping the connection, or, over Streamable HTTP, whose connection the
-// go-sdk needs unwrapped, through the transport ([transport.Tapper]).
+// go-sdk needs unwrapped, through the transport (streamablehttp.Transport.SetTap).
 //
 // # Skills
 //

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -247,14 +248,14 @@ func (c *Client) DroppedNotifications() int64 { return c.notes.droppedCount() }
 // handed to the client's handlers (queued or dropped there), so that the
 // go-sdk's queue holds at most that many of them.
 //
-// Transports that can, pace themselves (transport.Pacer: Streamable HTTP,
+// Transports that can, pace themselves (clientseam.Pacer: Streamable HTTP,
 // whose connection is the go-sdk's own and cannot be wrapped without hiding
 // the unexported methods the go-sdk calls on it); the client wraps the
 // connections of the others. A cassette replays Streamable HTTP through
-// this module's transport, so its replay is paced too; only a Streamable
-// HTTP transport from elsewhere, which is no transport.Pacer, is not (its
-// notifications are still queued and dropped within
-// Limits.MaxQueuedNotifications).
+// this module's transport, so its replay is paced too; only the go-sdk's
+// own Streamable HTTP transport used bare (see sdkConnection), which is no
+// clientseam.Pacer, is not (its notifications are still queued and dropped
+// within Limits.MaxQueuedNotifications).
 const (
 	pacingWindow = 256
 	// pacingStall is how long the reader waits for a hand-over before it
@@ -272,8 +273,17 @@ const (
 	catchUpStall = time.Second
 )
 
+// sdkConnection reports whether tr is, or wraps, the go-sdk's own
+// Streamable HTTP transport. Its connections have unexported methods the
+// go-sdk calls after the handshake (the protocol version header, the
+// standalone stream). A wrapper of such a connection would hide them.
+func sdkConnection(tr mcp.Transport) bool {
+	_, ok := transport.As[*mcp.StreamableClientTransport](tr)
+	return ok
+}
+
 // pacer returns the wrapper of the connection the go-sdk reads, or nil. A
-// transport that paces its own connections (transport.Pacer) is asked to.
+// transport that paces its own connections (clientseam.Pacer) is asked to.
 func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 	paced := map[string]bool{
 		"notifications/tools/list_changed":     true,
@@ -283,10 +293,10 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		"notifications/progress":               c.handlers.Progress != nil,
 		"notifications/resources/updated":      c.handlers.ResourceUpdated != nil,
 	}
-	if d, ok := transport.As[transport.Diverter](tr); ok {
+	if d, ok := transport.As[clientseam.Diverter](tr); ok {
 		d.SetDiverter(c.divert)
 	}
-	if p, ok := transport.As[transport.Pacer](tr); ok {
+	if p, ok := transport.As[clientseam.Pacer](tr); ok {
 		p.SetPacer(func(ctx context.Context, method string) {
 			c.announce(method)
 			if paced[method] {
@@ -295,7 +305,7 @@ func (c *Client) pacer(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 		})
 		return nil
 	}
-	if c.def.Transport.Kind() == transport.KindStreamableHTTP {
+	if sdkConnection(tr) {
 		return nil // the go-sdk's own connection: see above
 	}
 	return func(conn mcp.Connection) mcp.Connection {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,7 +19,7 @@ import (
 // into a CallToolResult and drops the task's fields (taskId, status,
 // pollIntervalMs, ttlMs). The client keeps the raw answer of each
 // tools/call that opted into tasks, read below the go-sdk: through the
-// transport's tap (transport.Tapper, Streamable HTTP) or by wrapping the
+// transport's tap (clientseam.Tapper, Streamable HTTP) or by wrapping the
 // connection (every other transport), keyed by the call's context. Nothing
 // of JSON-RPC is re-implemented: the go-sdk still sends, reads and
 // correlates every message.
@@ -62,7 +63,7 @@ func slotOf(ctx context.Context) *answerSlot {
 	return s
 }
 
-// tapMessage is the tap a transport.Tapper calls with a response.
+// tapMessage is the tap a clientseam.Tapper calls with a response.
 func tapMessage(ctx context.Context, msg []byte) {
 	s := slotOf(ctx)
 	if s == nil {
@@ -77,15 +78,15 @@ func tapMessage(ctx context.Context, msg []byte) {
 }
 
 // tapper returns the wrapper of the connection that fills answer slots, or
-// nil when the transport taps its own connections (transport.Tapper) or
-// hands the go-sdk its own Streamable HTTP connection, which a wrapper
-// would hide its private hooks from (see pacer).
+// nil when the transport taps its own connections (clientseam.Tapper) or
+// is the go-sdk's own Streamable HTTP transport, whose connection a
+// wrapper would hide its private hooks from (see sdkConnection).
 func (c *Client) tapper(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
-	if t, ok := transport.As[transport.Tapper](tr); ok {
+	if t, ok := transport.As[clientseam.Tapper](tr); ok {
 		t.SetTap(tapMessage)
 		return nil
 	}
-	if c.def.Transport.Kind() == transport.KindStreamableHTTP {
+	if sdkConnection(tr) {
 		return nil
 	}
 	return func(conn mcp.Connection) mcp.Connection {

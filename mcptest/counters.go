@@ -51,8 +51,8 @@ type countedTransport struct {
 	f *connCounter
 }
 
-// Unwrap returns the counted transport (a transport.Pacer is found
-// through it).
+// Unwrap returns the counted transport. The client finds the hooks of a
+// Streamable HTTP transport through it.
 func (t countedTransport) Unwrap() mcp.Transport { return t.Transport }
 
 func (t countedTransport) Connect(ctx context.Context) (mcp.Connection, error) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/stdio"
@@ -20,11 +22,11 @@ func TestWrappersForwardNothingByHand(t *testing.T) {
 	capabilities := []reflect.Type{
 		reflect.TypeFor[transport.Classifier](),
 		reflect.TypeFor[transport.ProtocolPinner](),
-		reflect.TypeFor[transport.SecretHolder](),
-		reflect.TypeFor[transport.Pacer](),
+		reflect.TypeFor[cassette.SecretHolder](),
+		reflect.TypeFor[clientseam.Pacer](),
 		reflect.TypeFor[transport.Diagnoser](),
-		reflect.TypeFor[transport.Tapper](),
-		reflect.TypeFor[transport.Diverter](),
+		reflect.TypeFor[clientseam.Tapper](),
+		reflect.TypeFor[clientseam.Diverter](),
 	}
 	for _, w := range []reflect.Type{
 		reflect.TypeFor[*connCounter](), reflect.TypeFor[procgroup.Tracked](),
@@ -65,16 +67,16 @@ func TestWrappersReachEveryCapability(t *testing.T) {
 		if p, ok := transport.As[transport.ProtocolPinner](f); ok {
 			c.Pin = p.PinnedProtocolVersion()
 		}
-		if h, ok := transport.As[transport.SecretHolder](f); ok {
+		if h, ok := transport.As[cassette.SecretHolder](f); ok {
 			c.Secrets = h.Secrets()
 		}
 		tr, err := f.Transport()
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, c.Pacer = transport.As[transport.Pacer](tr)
-		_, c.Tapper = transport.As[transport.Tapper](tr)
-		_, c.Diverter = transport.As[transport.Diverter](tr)
+		_, c.Pacer = transport.As[clientseam.Pacer](tr)
+		_, c.Tapper = transport.As[clientseam.Tapper](tr)
+		_, c.Diverter = transport.As[clientseam.Diverter](tr)
 		return c
 	}
 	for _, tc := range []struct {

@@ -10,4 +10,8 @@
 // A connection produced by a Factory may implement [Diagnoser] to explain why
 // it ended (for a child process: how it exited and the tail of its stderr).
 // The client attaches that diagnosis to the errors it returns.
+//
+// This package holds what every transport implements, and the optional
+// capabilities ([Classifier], [ProtocolPinner], [Diagnoser]) a client asks
+// for with [As], through wrappers.
 package transport

@@ -1,12 +1,10 @@
 package transport
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/looprig/mcp/internal/safetext"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -119,63 +117,6 @@ type Factory interface {
 // of a factory, it is asked for with [As], which finds it through wrappers.
 type ProtocolPinner interface {
 	PinnedProtocolVersion() string
-}
-
-// A SecretHolder is implemented by a Factory that hands its peer values a
-// recording of the session must not keep: a stdio child's explicit
-// environment (stdio.Options.Env). A cassette recorder redacts them
-// wherever they appear, with no second listing; [As] finds it through
-// wrappers of the factory.
-type SecretHolder interface {
-	// Secrets returns the values, in a fixed order.
-	Secrets() []string
-}
-
-// A Pacer is implemented by a transport (the mcp.Transport a Factory
-// returns) whose connections can hold their reading back for the client: a
-// client that hands notifications to slower handlers than the peer sends
-// them asks to be paced, so that what the connection has read and the
-// client has not yet taken stays bounded. The client wraps the connections
-// of other transports itself, where a wrapper hides nothing. [As] finds a
-// Pacer through transports that wrap others (Unwrap() mcp.Transport).
-type Pacer interface {
-	// SetPacer must be called before Connect. Each connection then calls
-	// admit with the method of each notification it reads, before it hands
-	// the notification on; admit may block, holding reading back, until it
-	// returns (it returns when ctx ends).
-	SetPacer(admit func(ctx context.Context, method string))
-}
-
-// A Diverter is implemented by a transport (the mcp.Transport a Factory
-// returns) whose connections can hand the client a notification before the
-// go-sdk reads it: a client that handles some notifications itself takes
-// them there, decoded once, rather than have the go-sdk decode them again.
-// The client diverts the connections of other transports itself, where a
-// wrapper hides nothing.
-type Diverter interface {
-	// SetDiverter must be called before Connect. Each connection then calls
-	// divert, in the order it reads them, with each notification it reads
-	// that the go-sdk would read, decoded as jsonrpc.DecodeMessage decodes
-	// it; when divert returns true the connection does not hand the
-	// notification on (whatever else carried it, such as an event id, it
-	// still does). divert may block, holding reading back, until it returns
-	// (it returns when ctx ends).
-	SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool)
-}
-
-// A Tapper is implemented by a transport (the mcp.Transport a Factory
-// returns) whose connections can show the client the answer to a request
-// it sent, as it was read, before the go-sdk decodes it: the go-sdk's
-// decoding keeps only the fields it knows, and a tools/call answered with a
-// task handle (protocol 2026-07-28, the tasks extension) carries fields it
-// does not. The client wraps the connections of other transports itself,
-// where a wrapper hides nothing.
-type Tapper interface {
-	// SetTap must be called before Connect. Each connection then calls tap
-	// with the context its Write was given for a request and the JSON-RPC
-	// response that answers it, whole, before handing the response on.
-	// tap must not block, nor keep msg past its return.
-	SetTap(tap func(ctx context.Context, msg []byte))
 }
 
 // A Diagnoser is implemented by a connection that can say why it ended.

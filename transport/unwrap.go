@@ -4,14 +4,15 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // A Wrapper is a Factory that makes its transports from another factory's
 // (a cassette recording a live server, mcptest's leak tracker). It exposes
-// what it wraps, as errors.Unwrap and http.ResponseController do, so that
-// the optional capabilities of the wrapped factory (Classifier,
-// ProtocolPinner, SecretHolder, and any added later) are found through it
-// by [As] with no forwarding method in the wrapper.
+// what it wraps, as errors.Unwrap and http.ResponseController do. [As]
+// then finds the optional capabilities of the wrapped factory through it
+// (Classifier, ProtocolPinner, cassette.SecretHolder, any added later),
+// with no forwarding method in the wrapper.
 //
 // Transports and connections that wrap others do the same with an
 // Unwrap() mcp.Transport or Unwrap() mcp.Connection method, so that a
-// [Pacer] or [Diagnoser] below them is found.
+// [Diagnoser] below them is found, and the hooks the client asks of a
+// Streamable HTTP transport.
 type Wrapper interface {
 	Factory
 	// Unwrap returns the wrapped factory, or nil.

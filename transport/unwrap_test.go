@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/cassette"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/sse"
@@ -64,16 +66,16 @@ func capabilitiesOf(t *testing.T, f transport.Factory) capabilities {
 	if p, ok := transport.As[transport.ProtocolPinner](f); ok {
 		c.Pinner, c.Pin = true, p.PinnedProtocolVersion()
 	}
-	if h, ok := transport.As[transport.SecretHolder](f); ok {
+	if h, ok := transport.As[cassette.SecretHolder](f); ok {
 		c.Secrets, c.SecretValues = true, h.Secrets()
 	}
 	tr, err := f.Transport()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c.Pacer = transport.As[transport.Pacer](tr)
-	_, c.Tapper = transport.As[transport.Tapper](tr)
-	_, c.Diverter = transport.As[transport.Diverter](tr)
+	_, c.Pacer = transport.As[clientseam.Pacer](tr)
+	_, c.Tapper = transport.As[clientseam.Tapper](tr)
+	_, c.Diverter = transport.As[clientseam.Diverter](tr)
 	return c
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
@@ -130,7 +131,7 @@ func TestNotificationFloodBounded(t *testing.T) {
 	// A cassette's replay of a recorded flood over Streamable HTTP is a
 	// Streamable HTTP connection the go-sdk reads as fast as the cassette
 	// hands it events: it is paced as a live one is, since it replays
-	// through this module's streamablehttp transport (transport.Pacer).
+	// through this module's streamablehttp transport (clientseam.Pacer).
 	t.Run("cassette replay", func(t *testing.T) {
 		leakcheck.Check(t)
 		path := filepath.Join(t.TempDir(), "flood.jsonl")
@@ -150,7 +151,7 @@ func TestNotificationFloodBounded(t *testing.T) {
 		}
 		def.Transport = play
 		if tr := replayTransport(t, path); !isPacer(tr) {
-			t.Errorf("the replaying factory's transport is a %T, not a transport.Pacer: the go-sdk reads it unpaced", tr)
+			t.Errorf("the replaying factory's transport is a %T, not a clientseam.Pacer: the go-sdk reads it unpaced", tr)
 		}
 		f := floodDef(t, def, n, 100*time.Microsecond, client.Limits{DrainTimeout: drain})
 		checkFlood(t, f, n, drain)
@@ -177,7 +178,7 @@ func replayTransport(t *testing.T, path string) mcp.Transport {
 }
 
 func isPacer(tr mcp.Transport) bool {
-	_, ok := tr.(transport.Pacer)
+	_, ok := tr.(clientseam.Pacer)
 	return ok
 }
 

@@ -134,7 +134,7 @@ func (o *Options) resolve() error {
 	return nil
 }
 
-// Secrets implements transport.SecretHolder: the values of Options.Env,
+// Secrets implements cassette.SecretHolder: the values of Options.Env,
 // ordered by name, which a cassette recording the child's session redacts
 // wherever they appear.
 func (f *Factory) Secrets() []string {

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
-	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,7 +62,7 @@ func TestDivertedEventKeepsItsID(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var offered []string
-	tr.(transport.Diverter).SetDiverter(func(_ context.Context, msg *jsonrpc.Request) bool {
+	tr.(clientseam.Diverter).SetDiverter(func(_ context.Context, msg *jsonrpc.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		offered = append(offered, msg.Method+" "+string(msg.Params))

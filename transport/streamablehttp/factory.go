@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -93,23 +94,30 @@ type Transport struct {
 	tap    func(ctx context.Context, msg []byte)                // set by SetTap
 }
 
-// SetPacer implements transport.Pacer: the connection calls admit with the
-// method of each notification its response streams carry, before the
-// go-sdk reads it. Call it before Connect.
+// The client's hooks (internal/clientseam), which it finds with
+// transport.As. Other transports need not implement them.
+var (
+	_ clientseam.Pacer    = (*Transport)(nil)
+	_ clientseam.Diverter = (*Transport)(nil)
+	_ clientseam.Tapper   = (*Transport)(nil)
+)
+
+// SetPacer makes the connection call admit with the method of each
+// notification its response streams carry, before the go-sdk reads it.
+// Call it before Connect. The client uses it to pace reading.
 func (t *Transport) SetPacer(admit func(ctx context.Context, method string)) { t.admit = admit }
 
-// SetDiverter implements transport.Diverter: the connection offers divert
-// each notification its response streams carry that the go-sdk would read,
-// and hands the go-sdk, in place of one divert takes, the event without
-// its data (its id, so that a resumption starts after it). Call it before
-// Connect.
+// SetDiverter makes the connection offer divert each notification its
+// response streams carry that the go-sdk would read. For one divert takes,
+// the go-sdk gets the event without its data: its id, so that a
+// resumption starts after it. Call it before Connect.
 func (t *Transport) SetDiverter(divert func(ctx context.Context, msg *jsonrpc.Request) bool) {
 	t.divert = divert
 }
 
-// SetTap implements transport.Tapper: the connection calls tap with the
-// context of each request and the response that answers it, before the
-// go-sdk reads it. Call it before Connect.
+// SetTap makes the connection call tap with the context of each request
+// and the response that answers it, before the go-sdk reads it. Call it
+// before Connect.
 func (t *Transport) SetTap(tap func(ctx context.Context, msg []byte)) { t.tap = tap }
 
 // resumeAttempts is how many GETs in a row the go-sdk sends to resume a

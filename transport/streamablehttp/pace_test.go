@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/clientseam"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
-	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,7 +42,7 @@ func TestPacerHoldsTheResponseStream(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	held, release := make(chan struct{}), make(chan struct{})
-	tr.(transport.Pacer).SetPacer(func(ctx context.Context, method string) {
+	tr.(clientseam.Pacer).SetPacer(func(ctx context.Context, method string) {
 		mu.Lock()
 		seen = append(seen, method)
 		first := len(seen) == 1

@@ -180,8 +180,8 @@ type TrackedTransport struct {
 	tr *Tracker
 }
 
-// Unwrap returns the tracked transport (a transport.Pacer is found
-// through it).
+// Unwrap returns the tracked transport. The client finds the hooks of a
+// Streamable HTTP transport through it.
 func (t TrackedTransport) Unwrap() mcp.Transport { return t.Transport }
 
 func (t TrackedTransport) Connect(ctx context.Context) (mcp.Connection, error) {

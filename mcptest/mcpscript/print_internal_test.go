@@ -1,4 +1,4 @@
-package mcptest
+package mcpscript
 
 import (
 	"errors"
