@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/looprig/mcp/cassette/internal/format"
@@ -113,26 +112,6 @@ var (
 	// objects and arrays deeper than MaxDepth.
 	ErrTooDeep = format.ErrTooDeep
 )
-
-// classOf names the class of err: the first transport sentinel it matches,
-// after cl (the recorded factory's classifier, if any) has had its say.
-func classOf(err error, cl transport.Classifier) transport.Class {
-	if cl != nil {
-		if s := cl.Classify(err); s != nil {
-			err = s
-		}
-	}
-	for _, c := range format.Recordable {
-		if errors.Is(err, c.Err()) {
-			return c
-		}
-	}
-	var to interface{ Timeout() bool }
-	if errors.As(err, &to) && to.Timeout() {
-		return transport.ClassTimeout
-	}
-	return 0
-}
 
 // A RecordedError is the error a replayed session or request ends with,
 // standing for the one the recording ended with. It matches (errors.Is)

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/record"
 )
 
 // What a cassette declares in its header when it is recorded: the paths
@@ -24,17 +25,17 @@ var traceContextPaths = []string{
 	"result._meta.traceparent", "result._meta.tracestate", "result._meta.baggage",
 }
 
-// declare writes into h what a recording with o declares: o.IgnorePaths,
-// once each and in order, as volatile, and the digest of o's redaction
-// rules.
-func declare(h *Header, o *Options) {
-	h.Volatile = nil
+// recordConfig returns what a recording with o is built with. Its header
+// declares o.IgnorePaths, once each and in order, as volatile, and the
+// digest of o's redaction rules.
+func recordConfig(o *Options) *record.Config {
+	c := &record.Config{Redact: redactConfig(o), Secret: secretHeaderSet(o), Redaction: o.RedactionDigest(), Hooks: o.hooks()}
 	for _, p := range o.IgnorePaths {
-		if !slices.Contains(h.Volatile, p) {
-			h.Volatile = append(h.Volatile, p)
+		if !slices.Contains(c.Volatile, p) {
+			c.Volatile = append(c.Volatile, p)
 		}
 	}
-	h.Redaction = o.RedactionDigest()
+	return c
 }
 
 // RedactionDigest names the redaction rules of o: "sha256:" and the hex

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/transport"
 )
@@ -103,9 +104,9 @@ var (
 	// is written, when the session never told its protocol revision and
 	// server: no initialize exchange and no server/discover (or _meta) that
 	// names them.
-	ErrIncomplete = errors.New("session has no handshake: no protocol revision or server name to record")
+	ErrIncomplete = record.ErrIncomplete
 
 	// ErrTooLarge is returned by a recording factory's Close, and nothing is
 	// written, when the recording grew past MaxSize.
-	ErrTooLarge = errors.New("cassette: recording larger than the cassette bound")
+	ErrTooLarge = record.ErrTooLarge
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
@@ -50,10 +51,10 @@ type Factory struct {
 	live transport.Factory
 	fs   hook.FS
 
-	p       *player           // replay
-	hrec    *httpRecorder     // recording at the HTTP level
-	sniff   *sniffer          // recording an HTTP factory at the message level: its credentials
-	recLive transport.Factory // live, wrapped for sniff
+	p       *player              // replay
+	hrec    *record.HTTPRecorder // recording at the HTTP level
+	sniff   *sniffer             // recording an HTTP factory at the message level: its credentials
+	recLive transport.Factory    // live, wrapped for sniff
 	inner   transport.Factory
 	rep     report
 
@@ -61,7 +62,7 @@ type Factory struct {
 	used  bool
 	conn  *playConn
 	rt    *playHTTP
-	rconn *recordConn
+	rconn *record.Conn
 
 	saveOnce  sync.Once // the recording is written once: when the session ends, or by Close
 	saveErr   error
@@ -153,8 +154,8 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
 			}
 			cl, _ := transport.As[transport.Classifier](live)
-			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.sessionEnded}
-			f.inner = hf.WithBase(f.hrec.wrap)
+			f.hrec = record.NewHTTP(hf.Origin(), cl, f.sessionEnded)
+			f.inner = hf.WithBase(f.hrec.Wrap)
 		}
 		if hf, ok := transport.As[HTTPFactory](live); ok && f.mode == ModeRecord && f.hrec == nil {
 			// A message-level session over HTTP (legacy SSE): what is
@@ -271,13 +272,13 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 		return nil, err
 	}
 	cl, _ := transport.As[transport.Classifier](f.live)
-	return &recordTransport{inner: inner, conn: func(c mcp.Connection) *recordConn {
-		rc := &recordConn{inner: c, cl: cl, done: f.sessionEnded}
+	return record.NewTransport(inner, func(c mcp.Connection) *record.Conn {
+		rc := record.NewConn(c, cl, f.sessionEnded)
 		f.mu.Lock()
 		f.rconn = rc
 		f.mu.Unlock()
 		return rc
-	}}, nil
+	}), nil
 }
 
 // Unwrap returns the live factory the cassette records or passes
@@ -343,16 +344,16 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 	// The line is the answer to initialize, or else the first message
 	// that carries the recorded revision.
 	c, first := f.p.c, -1
-	var hs headerScan
+	var hs format.HeaderScan
 	for i := range c.Interactions {
 		m, err := format.ScanMessage(f.p.canon[i])
 		if f.p.canon[i] == nil || err != nil {
 			continue
 		}
-		if hs.scan(side(&c.Interactions[i]), &m); hs.fromInit {
+		if hs.Scan(side(&c.Interactions[i]), &m); hs.FromInit {
 			return fmt.Sprintf("cassette %s:%d", c.File, c.Line(i)), c.Header.Protocol
 		}
-		if first < 0 && hs.protocol == c.Header.Protocol {
+		if first < 0 && hs.Protocol == c.Header.Protocol {
 			first = i
 		}
 	}
@@ -515,11 +516,11 @@ func (f *Factory) save() error {
 // recording returns the cassette of the recorded session.
 func (f *Factory) recording() (*Cassette, error) {
 	if f.hrec != nil {
-		entries, err := f.hrec.close()
+		entries, err := f.hrec.Close()
 		if err != nil {
 			return nil, err
 		}
-		return buildHTTP(entries, f.hrec.origin, f.o)
+		return record.BuildHTTP(entries, f.hrec.Origin(), recordConfig(f.o))
 	}
 	f.mu.Lock()
 	rc := f.rconn
@@ -539,11 +540,11 @@ func (f *Factory) recording() (*Cassette, error) {
 	if f.sniff != nil {
 		learned = f.sniff.taken()
 	}
-	entries, err := rc.taken()
+	entries, err := rc.Taken()
 	if err != nil {
 		return nil, err
 	}
-	return buildMessages(f.kind, entries, f.o, stderr, learned...)
+	return record.BuildMessages(f.kind, entries, recordConfig(f.o), stderr, learned...)
 }
 
 // A sniffer passes requests through, keeping the credential headers they

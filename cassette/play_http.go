@@ -100,8 +100,8 @@ type liveReq struct {
 }
 
 func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := requestBody(req)
-	closeRequestBody(req)
+	body, err := format.RequestBody(req)
+	format.CloseRequestBody(req)
 	if err != nil {
 		return nil, err
 	}
@@ -550,46 +550,4 @@ func (h *playHTTP) unused() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.d.s.unused()
-}
-
-// requestBody reads req's body and leaves it readable again, up to MaxSize.
-// A body of known length is read into a buffer of that length, so that
-// memory stays near its size.
-func requestBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	if req.GetBody != nil {
-		b, err := req.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		defer b.Close()
-		return readSized(b, req.ContentLength)
-	}
-	data, err := readSized(req.Body, req.ContentLength)
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
-	return data, nil
-}
-
-// readSized reads r to its end, at most MaxSize bytes, into a buffer of
-// size bytes when size is known (positive).
-func readSized(r io.Reader, size int64) ([]byte, error) {
-	r = io.LimitReader(r, int64(format.Limit))
-	if size <= 0 || size > int64(format.Limit) {
-		return io.ReadAll(r)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
-}
-
-func closeRequestBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
@@ -156,9 +157,9 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 type liveRecorder struct {
 	factory transport.Factory
 	kind    transport.Kind
-	hrec    *httpRecorder
+	hrec    *record.HTTPRecorder
 	origin  auth.Origin
-	rconn   *recordConn
+	rconn   *record.Conn
 }
 
 func newLiveRecorder(live transport.Factory) (*liveRecorder, error) {
@@ -173,8 +174,8 @@ func newLiveRecorder(live transport.Factory) (*liveRecorder, error) {
 	}
 	cl, _ := transport.As[transport.Classifier](live)
 	r.origin = hf.Origin()
-	r.hrec = &httpRecorder{origin: r.origin, cl: cl, onDelete: func() {}}
-	r.factory = hf.WithBase(r.hrec.wrap)
+	r.hrec = record.NewHTTP(r.origin, cl, func() {})
+	r.factory = hf.WithBase(r.hrec.Wrap)
 	return r, nil
 }
 
@@ -185,24 +186,24 @@ func (r *liveRecorder) conn(c mcp.Connection) mcp.Connection {
 		return c
 	}
 	cl, _ := transport.As[transport.Classifier](r.factory)
-	r.rconn = &recordConn{inner: c, cl: cl}
+	r.rconn = record.NewConn(c, cl, nil)
 	return r.rconn
 }
 
 // cassette returns the recorded live session, redacted with o.
 func (r *liveRecorder) cassette(o *Options) (*Cassette, error) {
 	if r.hrec != nil {
-		entries, err := r.hrec.close()
+		entries, err := r.hrec.Close()
 		if err != nil {
 			return nil, err
 		}
-		return buildHTTP(entries, r.origin, o)
+		return record.BuildHTTP(entries, r.origin, recordConfig(o))
 	}
-	entries, err := r.rconn.taken()
+	entries, err := r.rconn.Taken()
 	if err != nil {
 		return nil, err
 	}
-	return buildMessages(r.kind, entries, o, nil)
+	return record.BuildMessages(r.kind, entries, recordConfig(o), nil)
 }
 
 // serverEnded reports whether the server ended c's session.
@@ -438,7 +439,7 @@ func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string,
 	if v.c.Header.Protocol == "2026-07-28" {
 		// Every message of 2026-07-28 names its revision in _meta; a
 		// server refuses one that does not.
-		params["_meta"] = map[string]any{metaProtocol: v.c.Header.Protocol}
+		params["_meta"] = map[string]any{format.MetaProtocol: v.c.Header.Protocol}
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
