@@ -53,7 +53,7 @@ type Factory struct {
 
 	p       *player              // replay
 	hrec    *record.HTTPRecorder // recording at the HTTP level
-	sniff   *sniffer             // recording an HTTP factory at the message level: its credentials
+	sniff   *record.Sniffer      // recording an HTTP factory at the message level: its credentials
 	recLive transport.Factory    // live, wrapped for sniff
 	inner   transport.Factory
 	rep     report
@@ -162,8 +162,8 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			// recorded is the messages, but the credentials the transport
 			// sends are learned below it, to be redacted wherever they
 			// appear.
-			f.sniff = &sniffer{secret: secretHeaderSet(o)}
-			f.recLive = hf.WithBase(f.sniff.wrap)
+			f.sniff = record.NewSniffer(secretHeaderSet(o))
+			f.recLive = hf.WithBase(f.sniff.Wrap)
 		}
 		return f, nil
 	}
@@ -538,7 +538,7 @@ func (f *Factory) recording() (*Cassette, error) {
 	}
 	var learned []http.Header
 	if f.sniff != nil {
-		learned = f.sniff.taken()
+		learned = f.sniff.Taken()
 	}
 	entries, err := rc.Taken()
 	if err != nil {
@@ -546,49 +546,6 @@ func (f *Factory) recording() (*Cassette, error) {
 	}
 	return record.BuildMessages(f.kind, entries, recordConfig(f.o), stderr, learned...)
 }
-
-// A sniffer passes requests through, keeping the credential headers they
-// carry.
-type sniffer struct {
-	secret map[string]bool
-	mu     sync.Mutex // guards seen
-	seen   []http.Header
-}
-
-func (s *sniffer) wrap(base http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		h := http.Header{}
-		for k, vs := range req.Header {
-			if s.secret[http.CanonicalHeaderKey(k)] {
-				h[k] = vs
-			}
-		}
-		resp, err := base.RoundTrip(req)
-		if resp != nil {
-			for k, vs := range resp.Header {
-				if s.secret[http.CanonicalHeaderKey(k)] {
-					h[k] = append(h[k], vs...)
-				}
-			}
-		}
-		if len(h) > 0 {
-			s.mu.Lock()
-			s.seen = append(s.seen, h)
-			s.mu.Unlock()
-		}
-		return resp, err
-	})
-}
-
-func (s *sniffer) taken() []http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // A report keeps a session's mismatches.
 type report struct {
