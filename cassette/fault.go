@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/looprig/mcp/cassette/internal/format"
@@ -14,7 +13,7 @@ import (
 )
 
 // A FaultKind names a fault replay injects into a recorded session.
-type FaultKind string
+type FaultKind = format.FaultKind
 
 // The faults replay can inject. Each acts on one message of the cassette,
 // named by its number (Message.Number, the #N of mcprig inspect), so that
@@ -36,10 +35,10 @@ const (
 	// reply is lost (its outcome unknown to the transport). Polling a task
 	// is a read, safe to repeat: the same poll sent again is answered with
 	// the recorded state, once.
-	FaultDrop FaultKind = "drop"
+	FaultDrop = format.FaultDrop
 	// FaultDelay holds message N, a server message, Delay longer than
 	// replay would: messages released meanwhile go out first.
-	FaultDelay FaultKind = "delay"
+	FaultDelay = format.FaultDelay
 	// FaultEnd ends the session at message N: neither it nor anything
 	// recorded after it is served. At the message level the connection
 	// breaks (a *RecordedError of class transport: the calls in flight have an
@@ -50,14 +49,14 @@ const (
 	// server forgot. Either way the call that N answers fails with its
 	// outcome unknown: streamablehttp reports a resumption refused 404 as
 	// the call's dropped stream.
-	FaultEnd FaultKind = "end"
+	FaultEnd = format.FaultEnd
 	// FaultStatus (Streamable HTTP) answers the request carrying message
 	// N, a client message, with the HTTP status Status (401 with a Bearer
 	// invalid_token challenge, 403 with insufficient_scope, or 5xx)
 	// instead of its recorded answer, once: the recorded request is not
 	// served, so a client that sends it again (as it may a listing after
 	// re-authorizing) gets the recording's answer.
-	FaultStatus FaultKind = "status"
+	FaultStatus = format.FaultStatus
 	// FaultFail fails a task (the tasks extension) at one of its recorded
 	// states: message N, the answer to a poll (tasks/get), is served as the
 	// task failed (status "failed", its error and statusMessage naming the
@@ -70,7 +69,7 @@ const (
 	// whose polls 1 and 2 are both "working", fail@tasks/get (K = 1) fails
 	// the task while it works, and fail@tasks/get#2 is refused, the
 	// refusal naming the poll to use. The same holds for drop@tasks/get#K.
-	FaultFail FaultKind = "fail"
+	FaultFail = format.FaultFail
 )
 
 // A Fault is one fault replay injects. It acts on the message numbered
@@ -105,134 +104,16 @@ const (
 // (the answer to its last round). A NAME holding ':' or '#' is written as
 // it is: ARG is after the last ':', and NTH after a last '#' followed by
 // digits only (write #1 after a name that ends in '#' and digits).
-type Fault struct {
-	Kind    FaultKind
-	Message int           // the message it acts on: Message.Number, from 1; zero when Method is set
-	Method  string        // the request it acts on, by method (and Name, Nth), instead of Message
-	Name    string        // with Method: the request's name; empty for any request of Method
-	Nth     int           // with Method: which request of Method and Name, from 1; zero means 1
-	Delay   time.Duration // FaultDelay: how much longer
-	Status  int           // FaultStatus: 401, 403 or 500 to 599
-}
-
-// faultSyntax is ParseFault's grammar, for its errors.
-const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE, fail@N"
+//
+// Its fields: Kind; Message, the message it acts on (Message.Number, from
+// 1; zero when Method is set); Method, Name and Nth, the request it acts
+// on instead (Name empty for any request of Method, Nth from 1, zero
+// meaning 1); Delay, how much longer (FaultDelay); Status, 401, 403 or
+// 500 to 599 (FaultStatus).
+type Fault = format.Fault
 
 // ParseFault reads a fault's text form (see Fault).
-func ParseFault(s string) (Fault, error) {
-	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (%s)", s, transport.ErrBadFault, why, faultSyntax)
-	}
-	kind, rest, ok := strings.Cut(s, "@")
-	if !ok {
-		return bad("no @TARGET")
-	}
-	f := Fault{Kind: FaultKind(kind)}
-	target, arg, hasArg := rest, "", false
-	switch f.Kind {
-	case FaultDrop, FaultEnd, FaultFail:
-		if n, _, colon := strings.Cut(rest, ":"); colon && isNumber(n) {
-			return bad("takes no argument")
-		}
-	case FaultDelay, FaultStatus:
-		if i := strings.LastIndexByte(rest, ':'); i >= 0 {
-			target, arg, hasArg = rest[:i], rest[i+1:], true
-		}
-	default:
-		return bad("unknown kind")
-	}
-	if err := f.parseTarget(target); err != "" {
-		return bad(err)
-	}
-	switch f.Kind {
-	case FaultDelay:
-		d, err := time.ParseDuration(arg)
-		if !hasArg || err != nil || d <= 0 {
-			return bad("delay takes a positive duration")
-		}
-		f.Delay = d
-	case FaultStatus:
-		code, err := strconv.Atoi(arg)
-		if !hasArg || err != nil || !okStatus(code) {
-			return bad("status takes 401, 403 or a code from 500 to 599")
-		}
-		f.Status = code
-	}
-	return f, nil
-}
-
-// parseTarget reads TARGET into f; it returns what is wrong, or "".
-func (f *Fault) parseTarget(t string) string {
-	if isNumber(t) {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 {
-			return "N must be a message number from 1"
-		}
-		f.Message = n
-		return ""
-	}
-	if i := strings.LastIndexByte(t, '#'); i >= 0 && isNumber(t[i+1:]) {
-		n, err := strconv.Atoi(t[i+1:])
-		if err != nil || n < 1 {
-			return "NTH counts from 1"
-		}
-		f.Nth, t = n, t[:i]
-	}
-	method, name, _ := strings.Cut(t, "=")
-	if !strings.Contains(method, "/") && method != "ping" && method != "initialize" || strings.ContainsAny(method, " \t") {
-		return "TARGET must be a message number or a request's method (tools/call, ping, …)"
-	}
-	f.Method, f.Name = method, name
-	return ""
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func okStatus(code int) bool { return code == 401 || code == 403 || code >= 500 && code <= 599 }
-
-// String returns the fault's text form.
-func (f Fault) String() string {
-	s := string(f.Kind) + "@" + f.target()
-	switch f.Kind {
-	case FaultDelay:
-		s += ":" + f.Delay.String()
-	case FaultStatus:
-		s += ":" + strconv.Itoa(f.Status)
-	}
-	return s
-}
-
-// target is TARGET of the text form.
-func (f Fault) target() string {
-	if f.Method == "" {
-		return strconv.Itoa(f.Message)
-	}
-	s := f.Method
-	if f.Name != "" {
-		s += "=" + f.Name
-	}
-	if f.Nth > 1 || f.Nth == 1 && endsInNumber(f.Name) {
-		s += "#" + strconv.Itoa(f.Nth)
-	}
-	return s
-}
-
-// endsInNumber reports whether a name ends in '#' and digits, so that its
-// text form needs an explicit #NTH.
-func endsInNumber(name string) bool {
-	i := strings.LastIndexByte(name, '#')
-	return i >= 0 && isNumber(name[i+1:])
-}
+func ParseFault(s string) (Fault, error) { return format.ParseFault(s) }
 
 // faults is where a player's faults act, by line.
 type faults struct {
@@ -300,7 +181,7 @@ func planFaults(c *Cassette, infos []format.LineInfo, o *Options) (*faults, erro
 				fs.end, fs.endText = i, f.String()
 			}
 		case FaultStatus:
-			if !isHTTP || in.Kind != KindRequest || !okStatus(f.Status) {
+			if !isHTTP || in.Kind != KindRequest || !format.FaultStatusOK(f.Status) {
 				return nil, bad("message %d is not the body of a Streamable HTTP request, or the status is not 401, 403 or 5xx", f.Message)
 			}
 			fs.status[i] = f.Status
