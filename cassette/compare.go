@@ -6,6 +6,7 @@ import (
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/transcript"
 )
 
@@ -76,7 +77,7 @@ func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 	if err := checkOptions("Compare", o, 0); err != nil {
 		return nil, err
 	}
-	mt := newMatcher(o, old, new)
+	mt := replay.NewMatcher(o.IgnorePaths, old, new)
 	a, err := readTranscript(old, mt)
 	if err != nil {
 		return nil, err
@@ -113,12 +114,12 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 // without the ignored paths, placeholders spelled alike, and without the
 // copies of requests refused 401 or 403 and sent again (refusals.go): the
 // credentials' doing, not the session's. Messages keep their numbers.
-func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
+func readTranscript(c *Cassette, mt *replay.Matcher) (*transcript.Session, error) {
 	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
-	passed := lineSet(recoveredRefusals(c, infos))
+	passed := replay.LineSet(replay.RecoveredRefusals(c, infos))
 	var msgs []transcript.Message
 	n := 0
 	for i := range c.Interactions {
@@ -131,7 +132,7 @@ func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 		}
 		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
 	}
-	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(filter(nil, raw, mt.ignore)) })
+	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(mt.Strip(raw)) })
 	s.Protocol = c.Header.Protocol
 	if s.ServerName == "" {
 		s.ServerName = c.Header.Server

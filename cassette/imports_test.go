@@ -23,8 +23,9 @@ const self = "github.com/looprig/mcp/cassette"
 // branch on, which the later parts return; redact takes secrets, origins
 // and made-up ids out of the model; hook runs go-vcr's hooks (adapted by
 // package cassette/vcr) on a cassette's exchanges, for recording and
-// replay; record records a session and builds its cassette.
-var flow = []string{"format", "errs", "redact", "hook", "record"}
+// replay; record records a session and builds its cassette; replay plays
+// one back: the plan, matching, the scheduler, the decider, the players.
+var flow = []string{"format", "errs", "redact", "hook", "record", "replay"}
 
 // deps returns the packages that package cassette links, each with the
 // packages it imports, as go list reports them.

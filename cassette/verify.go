@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
@@ -135,7 +136,7 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 			err = v.drift(rec, o)
 		}
 	}()
-	passed := lineSet(recoveredRefusals(c, infos))
+	passed := replay.LineSet(replay.RecoveredRefusals(c, infos))
 	for i := range c.Interactions {
 		if infos[i].Canon == nil || passed[i] {
 			continue // no message, or a refused copy the live client recovers from itself
@@ -224,7 +225,7 @@ func (v *verifier) drift(rec *liveRecorder, o *Options) error {
 	}
 	lc.File = "live"
 	foldPolls(lc, v.superseded)
-	mt := newMatcher(o, v.c)
+	mt := replay.NewMatcher(o.IgnorePaths, v.c)
 	a, err := readTranscript(v.c, mt)
 	if err != nil {
 		return err
