@@ -24,8 +24,9 @@ const self = "github.com/looprig/mcp/cassette"
 // and made-up ids out of the model; hook runs go-vcr's hooks (adapted by
 // package cassette/vcr) on a cassette's exchanges, for recording and
 // replay; record records a session and builds its cassette; replay plays
-// one back: the plan, matching, the scheduler, the decider, the players.
-var flow = []string{"format", "errs", "redact", "hook", "record", "replay"}
+// one back: the plan, matching, the scheduler, the decider, the players;
+// verify compares sessions and drives a live server with a cassette.
+var flow = []string{"format", "errs", "redact", "hook", "record", "replay", "verify"}
 
 // deps returns the packages that package cassette links, each with the
 // packages it imports, as go list reports them.
