@@ -207,7 +207,7 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 	f.rt = replay.NewPlayHTTP(p, &f.rep)
 	live := f.live
 	if cf, ok := transport.As[credentialed](live); ok {
-		live = cf.WithoutCredentials() // replay needs none (refusals.go)
+		live = cf.WithoutCredentials() // replay needs none (internal/replay/refusals.go)
 	}
 	if hf, ok := transport.As[HTTPFactory](live); ok {
 		f.inner = hf.WithBase(func(http.RoundTripper) http.RoundTripper { return f.rt })

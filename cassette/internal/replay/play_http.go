@@ -458,7 +458,7 @@ func refuse(req *http.Request, live *liveReq, merr *errs.MismatchError) *http.Re
 type playBody struct {
 	h      *PlayHTTP
 	sl     *format.StreamLines
-	ins    []format.Interaction // the lines it is served from (playHTTP.lines)
+	ins    []format.Interaction // the lines it is served from (PlayHTTP.lines)
 	origin string               // the request's origin, put back in its events
 	ctx    context.Context
 	next   int // next event of sl.events

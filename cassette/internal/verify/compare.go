@@ -78,7 +78,7 @@ func compareTranscripts(old, new *format.Cassette, a, b *transcript.Session, old
 
 // readTranscript reads c's messages, as matching sees them: canonical,
 // without the ignored paths, placeholders spelled alike, and without the
-// copies of requests refused 401 or 403 and sent again (refusals.go): the
+// copies of requests refused 401 or 403 and sent again (replay/refusals.go): the
 // credentials' doing, not the session's. Messages keep their numbers.
 func readTranscript(c *format.Cassette, mt *replay.Matcher) (*transcript.Session, error) {
 	infos, err := format.Analyse(c)
