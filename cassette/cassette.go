@@ -1,13 +1,6 @@
 package cassette
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/looprig/mcp/cassette/internal/format"
-	"github.com/looprig/mcp/internal/safetext"
-	"github.com/looprig/mcp/transport"
-)
+import "github.com/looprig/mcp/cassette/internal/format"
 
 // FormatName is the value of the header's "format" field.
 const FormatName = format.FormatName
@@ -113,50 +106,6 @@ var (
 	// objects and arrays deeper than MaxDepth.
 	ErrTooDeep = format.ErrTooDeep
 )
-
-// classOf names the class of err: the first transport sentinel it matches,
-// after cl (the recorded factory's classifier, if any) has had its say.
-func classOf(err error, cl transport.Classifier) transport.Class {
-	if cl != nil {
-		if s := cl.Classify(err); s != nil {
-			err = s
-		}
-	}
-	for _, c := range format.Recordable {
-		if errors.Is(err, c.Err()) {
-			return c
-		}
-	}
-	var to interface{ Timeout() bool }
-	if errors.As(err, &to) && to.Timeout() {
-		return transport.ClassTimeout
-	}
-	return 0
-}
-
-// A RecordedError is the error a replayed session or request ends with,
-// standing for the one the recording ended with. It matches (errors.Is)
-// the transport sentinel of its class, so a client classifies it as it did
-// the original.
-type RecordedError struct {
-	Cassette string
-	Line     int             // the line of the ending
-	Text     string          // the recorded error's text
-	Class    transport.Class // as Ending.Class
-}
-
-func (e *RecordedError) Error() string {
-	return fmt.Sprintf("cassette %s:%d: recorded: %s", safetext.Line(e.Cassette), e.Line, safetext.Text(e.Text))
-}
-
-// Is reports whether target is the sentinel of e's class.
-func (e *RecordedError) Is(target error) bool {
-	s := e.Class.Err()
-	return s != nil && target == s
-}
-
-// Timeout reports whether the recorded error was a timeout.
-func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeout }
 
 // side returns who sent a line's message.
 func side(in *Interaction) string { return format.Side(in) }

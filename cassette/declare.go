@@ -9,32 +9,25 @@ import (
 	"slices"
 
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/internal/record"
+	"github.com/looprig/mcp/cassette/internal/replay"
 )
 
 // What a cassette declares in its header when it is recorded: the paths
 // whose values change every run (Header.Volatile), and the redaction rules
 // it was recorded with (Header.Redaction).
 
-// traceContextPaths are where trace context rides (W3C Trace Context and
-// Baggage keys in "_meta", as the MCP community convention has it). They
-// are volatile in every cassette: a traced session replays with other
-// trace ids.
-var traceContextPaths = []string{
-	"params._meta.traceparent", "params._meta.tracestate", "params._meta.baggage",
-	"result._meta.traceparent", "result._meta.tracestate", "result._meta.baggage",
-}
-
-// declare writes into h what a recording with o declares: o.IgnorePaths,
-// once each and in order, as volatile, and the digest of o's redaction
-// rules.
-func declare(h *Header, o *Options) {
-	h.Volatile = nil
+// recordConfig returns what a recording with o is built with. Its header
+// declares o.IgnorePaths, once each and in order, as volatile, and the
+// digest of o's redaction rules.
+func recordConfig(o *Options) *record.Config {
+	c := &record.Config{Redact: redactConfig(o), Secret: secretHeaderSet(o), Redaction: o.RedactionDigest(), Hooks: o.hooks()}
 	for _, p := range o.IgnorePaths {
-		if !slices.Contains(h.Volatile, p) {
-			h.Volatile = append(h.Volatile, p)
+		if !slices.Contains(c.Volatile, p) {
+			c.Volatile = append(c.Volatile, p)
 		}
 	}
-	h.Redaction = o.RedactionDigest()
+	return c
 }
 
 // RedactionDigest names the redaction rules of o: "sha256:" and the hex
@@ -57,21 +50,14 @@ func (o *Options) RedactionDigest() string {
 		headers = append(headers, http.CanonicalHeaderKey(h))
 	}
 	b := []byte(`{"headers":`)
-	b = format.AppendStrings(b, sortedSet(headers))
+	b = format.AppendStrings(b, format.SortedSet(headers))
 	b = append(b, `,"paths":`...)
-	b = format.AppendStrings(b, sortedSet(o.RedactPaths))
+	b = format.AppendStrings(b, format.SortedSet(o.RedactPaths))
 	b = append(b, `,"patterns":`...)
-	b = format.AppendStrings(b, sortedSet(patterns))
+	b = format.AppendStrings(b, format.SortedSet(patterns))
 	b = append(b, '}')
 	sum := sha256.Sum256(b)
 	return format.DigestPrefix + hex.EncodeToString(sum[:])
-}
-
-// sortedSet returns ss sorted, each value once.
-func sortedSet(ss []string) []string {
-	out := slices.Clone(ss)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // ErrRedactionChanged is matched (errors.Is) by a *RedactionError: it is
@@ -110,4 +96,10 @@ func checkRedaction(c *Cassette, o *Options) error {
 		return nil
 	}
 	return &RedactionError{Cassette: c.File, Recorded: c.Header.Redaction, Configured: now}
+}
+
+// replayConfig returns what a replay with o is played with.
+func replayConfig(o *Options) *replay.Config {
+	return &replay.Config{Wait: o.wait(), Faults: o.Faults, IgnorePaths: o.IgnorePaths, Hooks: o.hooks(),
+		Redact: redactConfig(o), Secret: secretHeaderSet(o)}
 }

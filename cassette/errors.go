@@ -2,89 +2,51 @@ package cassette
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/looprig/mcp/internal/safetext"
-	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/cassette/internal/errs"
+	"github.com/looprig/mcp/cassette/internal/record"
 )
 
 // CodeMismatch is the JSON-RPC error code of the response replay sends to a
 // request that matches no recorded request (or that a MismatchError ends).
-const CodeMismatch = -32050
+const CodeMismatch = errs.CodeMismatch
 
-// A MismatchError reports a message the client sent that the cassette does
-// not hold at this point of the session, a recorded request with nothing to
-// answer it, or an answer held past Options.Wait. The request it concerns is
-// answered with a JSON-RPC error (code CodeMismatch) carrying this error's
-// text, which the factory's Classify turns back into this error: with this
-// module's client, errors.As finds it on the call's error itself, whose
-// class is client.ClassMismatch. The factory's Close returns the first
-// one too, for callers that swallow errors.
-//
-// Its fields hold the text as recorded; Error makes their control
-// characters visible (see FORMAT.md, "Untrusted input").
-type MismatchError struct {
-	Cassette string // the cassette's file
-	Position int    // line of the nearest recorded message; 0 if there is none
-	Method   string // the live message's method (for a response: the method it answers)
-	Diff     string // a unified line diff of the nearest recorded message's indented JSON against the live one's (-recorded +live); "" when there is nothing to compare
-	Reason   string // why the nearest recorded message was not served
-}
+// The errors replay and Open return, which users branch on.
+type (
+	// A MismatchError reports a message the client sent that the cassette
+	// does not hold at this point of the session, a recorded request with
+	// nothing to answer it, or an answer held past Options.Wait. The
+	// request it concerns is answered with a JSON-RPC error (code
+	// CodeMismatch) carrying this error's text, which the factory's
+	// Classify turns back into this error: with this module's client,
+	// errors.As finds it on the call's error itself, whose class is
+	// client.ClassMismatch. The factory's Close returns the first one too,
+	// for callers that swallow errors. It unwraps to transport.ErrMismatch.
+	//
+	// Its fields (Cassette, Position, Method, Diff, Reason) hold the text
+	// as recorded; Error makes their control characters visible (see
+	// FORMAT.md, "Untrusted input").
+	MismatchError = errs.MismatchError
+	// An UnusedError reports recorded client requests that the client
+	// never made. The replaying factory's Close returns it unless
+	// Options.AllowUnused.
+	UnusedError = errs.UnusedError
+	// Unused is one recorded client message that was never matched.
+	Unused = errs.Unused
+	// A RecordedError is the error a replayed session or request ends
+	// with, standing for the one the recording ended with. It matches
+	// (errors.Is) the transport sentinel of its class, so a client
+	// classifies it as it did the original.
+	RecordedError = errs.RecordedError
+	// An OptionsError reports an argument or option a constructor cannot
+	// use. It matches ErrInvalidOptions, and unwraps to the reason
+	// (ErrEmptySegment, ErrNilPattern, ErrNoFile, ErrNoLive,
+	// ErrNotForTransport, or a hook's error).
+	OptionsError = errs.OptionsError
+)
 
-func (e *MismatchError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s", safetext.Line(e.Cassette))
-	if e.Position > 0 {
-		fmt.Fprintf(&b, ":%d", e.Position)
-	}
-	fmt.Fprintf(&b, ": %s: %s", safetext.Line(e.Method), safetext.Line(e.Reason))
-	if e.Diff != "" {
-		fmt.Fprintf(&b, "; diff:\n%s", safetext.Text(e.Diff))
-	}
-	return b.String()
-}
-
-// Unwrap returns transport.ErrMismatch, the sentinel of every replay
-// mismatch, which a client classifies as one.
-func (e *MismatchError) Unwrap() error { return transport.ErrMismatch }
-
-// An UnusedError reports recorded client requests that the client never
-// made. The replaying factory's Close returns it unless
-// Options.AllowUnused.
-type UnusedError struct {
-	Cassette string
-	Unused   []Unused
-}
-
-// Unused is one recorded client message that was never matched.
-type Unused struct {
-	Line   int
-	Method string // "" for a response
-}
-
-func (e *UnusedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", safetext.Line(e.Cassette), len(e.Unused))
-	for _, u := range e.Unused {
-		m := safetext.Line(u.Method)
-		if m == "" {
-			m = "response"
-		}
-		fmt.Fprintf(&b, " line %d (%s);", u.Line, m)
-	}
-	return strings.TrimSuffix(b.String(), ";")
-}
-
-// shownError is an error whose text may quote a cassette or a live peer:
-// its control characters are made visible.
-type shownError struct{ err error }
-
-func (e shownError) Error() string { return safetext.Text(e.err.Error()) }
-func (e shownError) Unwrap() error { return e.err }
-
-// visible returns err with its text made visible (shownError).
-func visible(err error) error { return shownError{err} }
+// visible returns err with its text made visible.
+func visible(err error) error { return errs.Visible(err) }
 
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
@@ -103,9 +65,9 @@ var (
 	// is written, when the session never told its protocol revision and
 	// server: no initialize exchange and no server/discover (or _meta) that
 	// names them.
-	ErrIncomplete = errors.New("session has no handshake: no protocol revision or server name to record")
+	ErrIncomplete = record.ErrIncomplete
 
 	// ErrTooLarge is returned by a recording factory's Close, and nothing is
 	// written, when the recording grew past MaxSize.
-	ErrTooLarge = errors.New("cassette: recording larger than the cassette bound")
+	ErrTooLarge = record.ErrTooLarge
 )

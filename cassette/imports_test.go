@@ -19,11 +19,14 @@ const self = "github.com/looprig/mcp/cassette"
 
 // flow lists package cassette's internal packages in the order data flows
 // through them: bytes → lines → model → plan → players. format reads and
-// writes the model; redact takes secrets, origins and made-up ids out of
-// it; hook runs go-vcr's hooks (adapted by package cassette/vcr) on a
-// cassette's exchanges, for recording and replay; record orders what
-// timing decides in a recording.
-var flow = []string{"format", "redact", "hook", "record"}
+// writes the model (and a fault's text form); errs holds the errors users
+// branch on, which the later parts return; redact takes secrets, origins
+// and made-up ids out of the model; hook runs go-vcr's hooks (adapted by
+// package cassette/vcr) on a cassette's exchanges, for recording and
+// replay; record records a session and builds its cassette; replay plays
+// one back: the plan, matching, the scheduler, the decider, the players;
+// verify compares sessions and drives a live server with a cassette.
+var flow = []string{"format", "errs", "redact", "hook", "record", "replay", "verify"}
 
 // deps returns the packages that package cassette links, each with the
 // packages it imports, as go list reports them.

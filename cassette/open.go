@@ -10,10 +10,11 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
+	"github.com/looprig/mcp/cassette/internal/record"
+	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/atomicfile"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,6 +39,11 @@ type credentialed interface {
 	WithoutCredentials() transport.Factory
 }
 
+// ReplayOrigin is the origin a replayed HTTP session is addressed to when
+// no live factory is given. No request leaves the process: the replaying
+// round tripper answers them all.
+const ReplayOrigin = replay.ReplayOrigin
+
 // A Factory is what Open returns: a transport.Factory that records, replays
 // or passes through one session, and whose Close ends it the same way for
 // every transport: it writes the recording, reports what replay did not
@@ -50,18 +56,18 @@ type Factory struct {
 	live transport.Factory
 	fs   hook.FS
 
-	p       *player           // replay
-	hrec    *httpRecorder     // recording at the HTTP level
-	sniff   *sniffer          // recording an HTTP factory at the message level: its credentials
-	recLive transport.Factory // live, wrapped for sniff
+	p       *replay.Player       // replay
+	hrec    *record.HTTPRecorder // recording at the HTTP level
+	sniff   *record.Sniffer      // recording an HTTP factory at the message level: its credentials
+	recLive transport.Factory    // live, wrapped for sniff
 	inner   transport.Factory
-	rep     report
+	rep     replay.Report
 
 	mu    sync.Mutex // guards the fields below
 	used  bool
-	conn  *playConn
-	rt    *playHTTP
-	rconn *recordConn
+	conn  *replay.PlayConn
+	rt    *replay.PlayHTTP
+	rconn *record.Conn
 
 	saveOnce  sync.Once // the recording is written once: when the session ends, or by Close
 	saveErr   error
@@ -153,16 +159,16 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
 			}
 			cl, _ := transport.As[transport.Classifier](live)
-			f.hrec = &httpRecorder{origin: hf.Origin(), cl: cl, onDelete: f.sessionEnded}
-			f.inner = hf.WithBase(f.hrec.wrap)
+			f.hrec = record.NewHTTP(hf.Origin(), cl, f.sessionEnded)
+			f.inner = hf.WithBase(f.hrec.Wrap)
 		}
 		if hf, ok := transport.As[HTTPFactory](live); ok && f.mode == ModeRecord && f.hrec == nil {
 			// A message-level session over HTTP (legacy SSE): what is
 			// recorded is the messages, but the credentials the transport
 			// sends are learned below it, to be redacted wherever they
 			// appear.
-			f.sniff = &sniffer{secret: secretHeaderSet(o)}
-			f.recLive = hf.WithBase(f.sniff.wrap)
+			f.sniff = record.NewSniffer(secretHeaderSet(o))
+			f.recLive = hf.WithBase(f.sniff.Wrap)
 		}
 		return f, nil
 	}
@@ -183,7 +189,7 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 	if err := checkOptions(fn, f.o, f.kind); err != nil {
 		return err
 	}
-	p, err := newPlayer(c, f.o)
+	p, err := replay.NewPlayer(c, replayConfig(f.o))
 	if err != nil {
 		var oerr *OptionsError
 		if errors.As(err, &oerr) {
@@ -198,42 +204,21 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 	if f.kind != transport.KindStreamableHTTP {
 		return nil
 	}
-	f.rt = newPlayHTTP(p, &f.rep)
+	f.rt = replay.NewPlayHTTP(p, &f.rep)
 	live := f.live
 	if cf, ok := transport.As[credentialed](live); ok {
-		live = cf.WithoutCredentials() // replay needs none (refusals.go)
+		live = cf.WithoutCredentials() // replay needs none (internal/replay/refusals.go)
 	}
 	if hf, ok := transport.As[HTTPFactory](live); ok {
 		f.inner = hf.WithBase(func(http.RoundTripper) http.RoundTripper { return f.rt })
 		return nil
 	}
-	inner, err := streamablehttp.New(ReplayOrigin+p.endpointPath(), &streamablehttp.Options{Base: f.rt, DisableStandaloneSSE: !p.hasStandalone()})
+	inner, err := streamablehttp.New(ReplayOrigin+p.EndpointPath(), &streamablehttp.Options{Base: f.rt, DisableStandaloneSSE: !p.HasStandalone()})
 	if err != nil {
 		return fmt.Errorf("cassette %s: %w", c.File, err)
 	}
 	f.inner = inner
 	return nil
-}
-
-// endpointPath returns the path and query the recording's first request
-// went to.
-func (p *player) endpointPath() string {
-	for i := range p.c.Interactions {
-		if in := &p.c.Interactions[i]; in.Kind == KindRequest {
-			return in.HTTP.URL
-		}
-	}
-	return "/"
-}
-
-// hasStandalone reports whether the recording opened the standalone stream.
-func (p *player) hasStandalone() bool {
-	for i := range p.c.Interactions {
-		if format.Standalone(&p.c.Interactions[i]) {
-			return true
-		}
-	}
-	return false
 }
 
 // Mode returns what the factory does: ModeReplay, ModeRecord or
@@ -259,8 +244,8 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	case f.inner != nil:
 		return f.inner.Transport()
 	case f.mode == ModeReplay:
-		f.conn = newPlayConn(f.p, &f.rep)
-		return playTransport{f.conn}, nil
+		f.conn = replay.NewPlayConn(f.p, &f.rep)
+		return replay.NewTransport(f.conn), nil
 	}
 	live := f.live
 	if f.recLive != nil {
@@ -271,13 +256,13 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 		return nil, err
 	}
 	cl, _ := transport.As[transport.Classifier](f.live)
-	return &recordTransport{inner: inner, conn: func(c mcp.Connection) *recordConn {
-		rc := &recordConn{inner: c, cl: cl, done: f.sessionEnded}
+	return record.NewTransport(inner, func(c mcp.Connection) *record.Conn {
+		rc := record.NewConn(c, cl, f.sessionEnded)
 		f.mu.Lock()
 		f.rconn = rc
 		f.mu.Unlock()
 		return rc
-	}}, nil
+	}), nil
 }
 
 // Unwrap returns the live factory the cassette records or passes
@@ -301,7 +286,7 @@ func (f *Factory) Unwrap() transport.Factory {
 // same.) Other errors get the live (or replaying) transport's classifier:
 // a replayed ending's error needs none.
 func (f *Factory) Classify(err error) error {
-	if merr := f.rep.mismatch(err); merr != nil {
+	if merr := f.rep.Mismatch(err); merr != nil {
 		return merr
 	}
 	for _, x := range []transport.Factory{f.inner, f.live} {
@@ -326,8 +311,8 @@ func (f *Factory) PinnedProtocolVersion() string {
 		}
 		return ""
 	}
-	if f.kind == transport.KindSSE || !f.p.discovers() {
-		return f.p.c.Header.Protocol
+	if f.kind == transport.KindSSE || !f.p.Discovers() {
+		return f.p.Cassette().Header.Protocol
 	}
 	return ""
 }
@@ -342,17 +327,17 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 	}
 	// The line is the answer to initialize, or else the first message
 	// that carries the recorded revision.
-	c, first := f.p.c, -1
-	var hs headerScan
+	c, first := f.p.Cassette(), -1
+	var hs format.HeaderScan
 	for i := range c.Interactions {
-		m, err := format.ScanMessage(f.p.canon[i])
-		if f.p.canon[i] == nil || err != nil {
+		m, err := format.ScanMessage(f.p.Canon(i))
+		if f.p.Canon(i) == nil || err != nil {
 			continue
 		}
-		if hs.scan(side(&c.Interactions[i]), &m); hs.fromInit {
+		if hs.Scan(side(&c.Interactions[i]), &m); hs.FromInit {
 			return fmt.Sprintf("cassette %s:%d", c.File, c.Line(i)), c.Header.Protocol
 		}
-		if first < 0 && hs.protocol == c.Header.Protocol {
+		if first < 0 && hs.Protocol == c.Header.Protocol {
 			first = i
 		}
 	}
@@ -360,16 +345,6 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 		return "cassette " + c.File, c.Header.Protocol
 	}
 	return fmt.Sprintf("cassette %s:%d", c.File, c.Line(first)), c.Header.Protocol
-}
-
-// discovers reports whether the recorded client sent server/discover.
-func (p *player) discovers() bool {
-	for _, i := range p.pl.clients {
-		if m, err := format.ScanMessage(p.canon[i]); err == nil && p.canon[i] != nil && m.Method == "server/discover" {
-			return true
-		}
-	}
-	return false
 }
 
 // Unused returns the recorded client messages the replayed session has not
@@ -384,17 +359,17 @@ func (f *Factory) Unused() []Unused {
 	var lines []int
 	switch {
 	case conn != nil:
-		lines = conn.unused()
+		lines = conn.Unused()
 	case rt != nil:
-		lines = rt.unused()
+		lines = rt.Unused()
 	default:
-		lines = newScheduler(f.p.pl).unused()
+		lines = f.p.Unused()
 	}
 	us := make([]Unused, len(lines))
 	for k, i := range lines {
-		us[k] = Unused{Line: f.p.c.Line(i), Method: f.p.method(i)}
-		if us[k].Method == "" && f.p.c.Interactions[i].HTTP != nil {
-			us[k].Method = "HTTP " + f.p.c.Interactions[i].HTTP.Method
+		us[k] = Unused{Line: f.p.Cassette().Line(i), Method: f.p.Method(i)}
+		if us[k].Method == "" && f.p.Cassette().Interactions[i].HTTP != nil {
+			us[k].Method = "HTTP " + f.p.Cassette().Interactions[i].HTTP.Method
 		}
 	}
 	return us
@@ -409,10 +384,10 @@ func (f *Factory) unusedRequests() []Unused {
 	var out []Unused
 	for _, u := range f.Unused() {
 		i := u.Line - 2
-		if conn != nil && conn.excused(i) || rt != nil && rt.excused(i) {
+		if conn != nil && conn.Excused(i) || rt != nil && rt.Excused(i) {
 			continue // a fault answered it, or ended the session before it
 		}
-		if c := f.p.canon[i]; c != nil {
+		if c := f.p.Canon(i); c != nil {
 			if m, err := format.ScanMessage(c); err == nil && m.Kind == format.MsgCall {
 				out = append(out, u)
 			}
@@ -422,7 +397,7 @@ func (f *Factory) unusedRequests() []Unused {
 }
 
 // Err returns the first mismatch of the replayed session so far, or nil.
-func (f *Factory) Err() error { return f.rep.first() }
+func (f *Factory) Err() error { return f.rep.First() }
 
 // Close ends the factory's session. Recording, it closes the session if the
 // client has not, and returns the result of writing the cassette
@@ -443,7 +418,7 @@ func (f *Factory) Close() error {
 				f.conn.Close()
 			}
 			f.mu.Unlock()
-			f.closeErr = f.rep.first()
+			f.closeErr = f.rep.First()
 			if us := f.unusedRequests(); f.closeErr == nil && !f.o.AllowUnused && len(us) > 0 {
 				f.closeErr = &UnusedError{Cassette: f.path, Unused: us}
 			}
@@ -515,11 +490,11 @@ func (f *Factory) save() error {
 // recording returns the cassette of the recorded session.
 func (f *Factory) recording() (*Cassette, error) {
 	if f.hrec != nil {
-		entries, err := f.hrec.close()
+		entries, err := f.hrec.Close()
 		if err != nil {
 			return nil, err
 		}
-		return buildHTTP(entries, f.hrec.origin, f.o)
+		return record.BuildHTTP(entries, f.hrec.Origin(), recordConfig(f.o))
 	}
 	f.mu.Lock()
 	rc := f.rconn
@@ -537,98 +512,13 @@ func (f *Factory) recording() (*Cassette, error) {
 	}
 	var learned []http.Header
 	if f.sniff != nil {
-		learned = f.sniff.taken()
+		learned = f.sniff.Taken()
 	}
-	entries, err := rc.taken()
+	entries, err := rc.Taken()
 	if err != nil {
 		return nil, err
 	}
-	return buildMessages(f.kind, entries, f.o, stderr, learned...)
-}
-
-// A sniffer passes requests through, keeping the credential headers they
-// carry.
-type sniffer struct {
-	secret map[string]bool
-	mu     sync.Mutex // guards seen
-	seen   []http.Header
-}
-
-func (s *sniffer) wrap(base http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		h := http.Header{}
-		for k, vs := range req.Header {
-			if s.secret[http.CanonicalHeaderKey(k)] {
-				h[k] = vs
-			}
-		}
-		resp, err := base.RoundTrip(req)
-		if resp != nil {
-			for k, vs := range resp.Header {
-				if s.secret[http.CanonicalHeaderKey(k)] {
-					h[k] = append(h[k], vs...)
-				}
-			}
-		}
-		if len(h) > 0 {
-			s.mu.Lock()
-			s.seen = append(s.seen, h)
-			s.mu.Unlock()
-		}
-		return resp, err
-	})
-}
-
-func (s *sniffer) taken() []http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
-// A report keeps a session's mismatches.
-type report struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (r *report) add(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errs = append(r.errs, err)
-}
-
-// mismatch returns the *MismatchError that err, a JSON-RPC error replay
-// answered a request with, stands for; nil if err is none.
-func (r *report) mismatch(err error) *MismatchError {
-	var merr *MismatchError
-	if errors.As(err, &merr) {
-		return merr
-	}
-	var wire *jsonrpc.Error
-	if !errors.As(err, &wire) || wire.Code != CodeMismatch {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, e := range r.errs {
-		if errors.As(e, &merr) && merr.Error() == wire.Message {
-			return merr
-		}
-	}
-	return nil
-}
-
-func (r *report) first() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.errs) == 0 {
-		return nil
-	}
-	return r.errs[0]
+	return record.BuildMessages(f.kind, entries, recordConfig(f.o), stderr, learned...)
 }
 
 // diskFS reads cassettes from disk, at most MaxSize bytes, and writes them

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/transport"
@@ -232,7 +233,7 @@ func inCI(v string) bool {
 
 // ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
 // returned when a constructor is given an argument or option it cannot use.
-var ErrInvalidOptions = errors.New("cassette: invalid options")
+var ErrInvalidOptions = errs.ErrInvalidOptions
 
 // Reasons an OptionsError gives, in its Err.
 var (
@@ -253,33 +254,6 @@ var (
 	// option does not apply to the cassette's transport.
 	ErrNotForTransport = errors.New("does not apply to this transport")
 )
-
-// An OptionsError reports an argument or option a constructor cannot use.
-// It matches ErrInvalidOptions, and unwraps to the reason (ErrEmptySegment,
-// ErrNilPattern, ErrNoFile, ErrNoLive, ErrNotForTransport, or a hook's
-// error).
-type OptionsError struct {
-	Func   string // the function: "Open", "Replay", "Verify", "Validate"
-	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
-	Value  string // the offending value, quoted in the message; "" when there is none
-	Err    error  // why
-}
-
-func (e *OptionsError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cassette.%s: %s", e.Func, e.Option)
-	if e.Value != "" {
-		fmt.Fprintf(&b, " %q", e.Value)
-	}
-	fmt.Fprintf(&b, ": %v", e.Err)
-	return b.String()
-}
-
-// Unwrap returns the reason.
-func (e *OptionsError) Unwrap() error { return e.Err }
-
-// Is reports whether target is ErrInvalidOptions.
-func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }
 
 // Validate reports the first option that recording, replay or Verify
 // cannot use with any transport, as an *OptionsError naming it (Func

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/testkit"
 )
 
@@ -42,7 +43,7 @@ func TestRenameOrigin(t *testing.T) {
 		"https://ORIGIN/mcp and http://ORIGIN":            "http://cassette.localhost/mcp and http://cassette.localhost",
 		"http://ORIGINAL/x dial tcp ORIGIN: refused":      "http://ORIGINAL/x dial tcp ORIGIN: refused",
 	} {
-		if got := redact.RestoreOrigin(in, ReplayOrigin); got != want {
+		if got := redact.RestoreOrigin(in, replay.ReplayOrigin); got != want {
 			t.Errorf("redact.RestoreOrigin(%q) mismatch (-want +got):\n%s", in, cmp.Diff(want, got))
 		}
 	}
@@ -62,11 +63,11 @@ func TestReplayRestoresOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newPlayer(c, &Options{AllowUnused: true})
+	p, err := replay.NewPlayer(c, replayConfig(&Options{AllowUnused: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newPlayHTTP(p, &report{})
+	h := replay.NewPlayHTTP(p, &replay.Report{})
 	req, err := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, "http://127.0.0.1:9/mcp", bytes.NewReader(c.Interactions[0].Message))
 	if err != nil {
 		t.Fatal(err)

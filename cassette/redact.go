@@ -17,12 +17,15 @@ type Revealer interface {
 const MinAutoSecret = redact.MinAutoSecret
 
 // newRedactor returns the redactor of o's options.
-func newRedactor(o *Options) *redact.Redactor {
+func newRedactor(o *Options) *redact.Redactor { return redact.New(redactConfig(o)) }
+
+// redactConfig returns what o's options redact.
+func redactConfig(o *Options) redact.Config {
 	c := redact.Config{Secrets: append([]string(nil), o.Secrets...), Auto: o.auto, NotSecret: o.NotSecret, Patterns: o.Patterns, Paths: o.RedactPaths}
 	for _, rv := range o.Revealers {
 		c.Secrets = append(c.Secrets, rv.Reveal())
 	}
-	return redact.New(c)
+	return c
 }
 
 // secretHeaderSet returns the canonical names of the headers whose values

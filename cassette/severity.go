@@ -1,79 +1,42 @@
 package cassette
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/looprig/mcp/internal/transcript"
-)
+import "github.com/looprig/mcp/cassette/internal/verify"
 
 // A Severity weighs a Drift or a Finding. Higher is worse, so
 // "at least" compares with >=. The zero value is no severity.
-type Severity int
+//
+// Its String and MarshalText return its name ("info", "minor",
+// "dangerous" or "breaking"); UnmarshalText reads it (ParseSeverity).
+type Severity = verify.Severity
 
 // Severities, from the least to the worst. See Compare for what each
 // drift weighs, and Check for each finding.
 const (
 	// SeverityInfo: a change no caller notices (order, titles, icons, the
 	// server's version).
-	SeverityInfo = Severity(transcript.Info)
+	SeverityInfo = verify.SeverityInfo
 	// SeverityMinor: a compatible change (an optional argument added, an
 	// argument's description reworded, a result's values in the same shape).
-	SeverityMinor = Severity(transcript.Minor)
+	SeverityMinor = verify.SeverityMinor
 	// SeverityDangerous: a change that can turn a model against its user
 	// (a description or the instructions changed, annotations relaxed, a
 	// new tool).
-	SeverityDangerous = Severity(transcript.Dangerous)
+	SeverityDangerous = verify.SeverityDangerous
 	// SeverityBreaking: a change that breaks callers (something removed, a
 	// required argument added, a type narrowed, a result's shape or error
 	// changed).
-	SeverityBreaking = Severity(transcript.Breaking)
+	SeverityBreaking = verify.SeverityBreaking
 )
 
 // Severities lists every severity, from the least to the worst.
-var Severities = []Severity{SeverityInfo, SeverityMinor, SeverityDangerous, SeverityBreaking}
+var Severities = verify.Severities
 
 // ErrSeverity is returned by ParseSeverity for a name that is not a
 // severity.
-var ErrSeverity = errors.New("unknown severity")
-
-// String returns the severity's name: "info", "minor", "dangerous" or
-// "breaking".
-func (s Severity) String() string { return transcript.Severity(s).String() }
+var ErrSeverity = verify.ErrSeverity
 
 // ParseSeverity returns the severity named s, as String spells it.
-func ParseSeverity(s string) (Severity, error) {
-	for _, v := range Severities {
-		if v.String() == s {
-			return v, nil
-		}
-	}
-	return 0, fmt.Errorf("%w %q: want info, minor, dangerous or breaking", ErrSeverity, s)
-}
-
-// MarshalText returns the severity's name.
-func (s Severity) MarshalText() ([]byte, error) {
-	if s < SeverityInfo || s > SeverityBreaking {
-		return nil, fmt.Errorf("%w: %d", ErrSeverity, int(s))
-	}
-	return []byte(s.String()), nil
-}
-
-// UnmarshalText sets the severity from its name (ParseSeverity).
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
+func ParseSeverity(s string) (Severity, error) { return verify.ParseSeverity(s) }
 
 // Worst returns the worst severity among ds; 0 when ds is empty.
-func Worst(ds []Drift) Severity {
-	w := Severity(0)
-	for _, d := range ds {
-		w = max(w, d.Severity)
-	}
-	return w
-}
+func Worst(ds []Drift) Severity { return verify.Worst(ds) }

@@ -135,3 +135,10 @@ func MapStrings(v any, f func(string) string) any {
 	}
 	return v
 }
+
+// SortedSet returns ss sorted, each value once.
+func SortedSet(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

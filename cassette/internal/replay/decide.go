@@ -1,8 +1,9 @@
-package cassette
+package replay
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"io"
 	"net/http"
 	"slices"
@@ -20,7 +21,7 @@ import (
 // no timers, no I/O. Each event a player sees is one call that returns a
 // decision: a live client message (client), a server line due at the
 // message level (next) or on an HTTP stream (due, respond, streamEnd), a
-// hold past Options.Wait (expire). The players (play_conn.go for an
+// hold past Config.Wait (expire). The players (play_conn.go for an
 // mcp.Connection, play_http.go for an http.RoundTripper) hold their lock
 // around the call and then only do I/O: read and write, hold, signal,
 // build responses. So faults, retries and give-ups behave alike at both
@@ -62,7 +63,7 @@ type decision struct {
 	line    int // the recorded line it acts on; resume: the index in sl.events to resume from; -1 for none
 	status  int // status: the HTTP status
 	delay   time.Duration
-	merr    *MismatchError      // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
+	merr    *errs.MismatchError // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
 	err     error               // end, break: the error the session or stream ends with
 	written bool                // break: the request went out whole before the connection broke
 	sl      *format.StreamLines // resume: the stream
@@ -80,29 +81,29 @@ type liveMsg struct {
 // A decider is one session's decisions over a scheduler and the planned
 // faults.
 type decider struct {
-	p      *player
+	p      *Player
 	s      *scheduler
 	http   bool
 	liveID map[int]jsonrpc.ID // served recorded call → the live request's id
 	held   map[int]bool       // message level: answers (and endings) served calls wait for, not yet released
 
-	// Injected faults (Options.Faults).
-	ended    bool         // FaultEnd ended the session
-	statused map[int]bool // FaultStatus lines answered with their status (and voided)
-	lost     map[int]bool // polls whose JSON answer FaultDrop lost (and voided)
+	// Injected faults (Config.Faults).
+	ended    bool         // format.FaultEnd ended the session
+	statused map[int]bool // format.FaultStatus lines answered with their status (and voided)
+	lost     map[int]bool // polls whose JSON answer format.FaultDrop lost (and voided)
 	faulted  map[int]bool // of those, the ones the client has not sent again (then revived)
-	dropped  *dropped     // FaultDrop: the stream that broke, until resumed
-	failed   []int        // FaultFail: the answers served as their task failed
+	dropped  *dropped     // format.FaultDrop: the stream that broke, until resumed
+	failed   []int        // format.FaultFail: the answers served as their task failed
 }
 
-// dropped is a stream FaultDrop broke.
+// dropped is a stream format.FaultDrop broke.
 type dropped struct {
 	sl      *format.StreamLines
 	next    int // the index in sl.events of the event it broke before
 	resumed bool
 }
 
-func newDecider(p *player) *decider {
+func newDecider(p *Player) *decider {
 	return &decider{p: p, s: newScheduler(p.pl), http: p.streams != nil, liveID: map[int]jsonrpc.ID{},
 		held: map[int]bool{}, statused: map[int]bool{}, lost: map[int]bool{}, faulted: map[int]bool{}}
 }
@@ -130,7 +131,7 @@ func (d *decider) client(m *liveMsg) decision {
 // refuse explains why m matched nothing, and voids the recorded call it
 // stood for (see scheduler.void).
 func (d *decider) refuse(m *liveMsg) decision {
-	var merr *MismatchError
+	var merr *errs.MismatchError
 	var void int
 	if m.req != nil {
 		merr, void = d.p.httpMismatch(d.s, m.req)
@@ -148,14 +149,14 @@ func (d *decider) refuse(m *liveMsg) decision {
 func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 	fs := d.p.faults
 	if i >= fs.end {
-		// FaultEnd: the server is gone before it reads the message (HTTP:
+		// format.FaultEnd: the server is gone before it reads the message (HTTP:
 		// it forgot the session, 404).
 		d.ended = true
 		return decision{act: actEnd, line: i, err: d.p.faultEnding()}
 	}
 	if d.http {
 		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); first >= fs.end {
-			// FaultEnd between the request and its response: the server
+			// format.FaultEnd between the request and its response: the server
 			// has the request (and may have run it), then the session
 			// ends with no response, as when a server dies mid-call.
 			d.s.serve(i)
@@ -163,16 +164,16 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 			return decision{act: actBreak, line: i, err: d.p.faultEnding(), written: true}
 		}
 		if code := fs.status[i]; code != 0 && !d.statused[i] {
-			// FaultStatus, once. The recorded request is voided, so
+			// format.FaultStatus, once. The recorded request is voided, so
 			// nothing waits for its answer; sent again, it is revived.
 			d.statused[i], d.faulted[i] = true, true
 			d.s.void(i)
 			return decision{act: actStatus, line: i, status: code}
 		}
 		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); fs.drop[first] && !d.lost[i] {
-			// FaultDrop of a poll's JSON answer, once: the connection
+			// format.FaultDrop of a poll's JSON answer, once: the connection
 			// breaks once the poll is written, and its reply is lost. The
-			// poll is voided as for FaultStatus: polled again, it is
+			// poll is voided as for format.FaultStatus: polled again, it is
 			// answered as recorded.
 			d.lost[i], d.faulted[i] = true, true
 			d.s.void(i)
@@ -195,14 +196,14 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 // await notes what message level call i, just served, waits for; it
 // returns the error the call is answered with when nothing will answer
 // it.
-func (d *decider) await(i int) *MismatchError {
+func (d *decider) await(i int) *errs.MismatchError {
 	p := d.p
 	switch h := d.s.awaits(i); {
 	case !d.s.verdict(i):
-		return &MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.method(i),
+		return &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
 			Reason: "the recorded request has no answer and no ending after it: nothing will answer it"}
 	case h >= 0 && d.s.failed[h]:
-		return &MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.method(i),
+		return &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
 			Reason: "the session's recorded end, which it waits for, was held past the bound: nothing will answer it"}
 	case h >= 0 && !d.s.ready(h):
 		d.held[h] = true
@@ -233,13 +234,13 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 		}
 		if sl := d.p.streams[d.p.c.Interactions[line].HTTP.Stream]; sl.Close >= 0 {
 			end := d.p.c.Interactions[sl.Close].Ending.End
-			return end == EndClient || end == EndSession
+			return end == format.EndClient || end == format.EndSession
 		}
 	}
 	return false
 }
 
-// resume decides a GET that resumes the stream FaultDrop broke, as a
+// resume decides a GET that resumes the stream format.FaultDrop broke, as a
 // server with an event store would on 2025-11-25 and earlier: the rest of
 // the stream after the event whose id it names. ok is false for any other
 // request.
@@ -261,7 +262,7 @@ func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 }
 
 // next decides the message level's next server line: the first the
-// scheduler releases goes out (later, for FaultDelay), or FaultEnd ends
+// scheduler releases goes out (later, for format.FaultDelay), or format.FaultEnd ends
 // the session there. ok is false when none is ready.
 func (d *decider) next() (dec decision, ok bool) {
 	i, ok := d.s.next()
@@ -276,7 +277,7 @@ func (d *decider) next() (dec decision, ok bool) {
 }
 
 // release decides server line i, ready: it goes out, Delay later for
-// FaultDelay; for FaultFail, as its task failed (player.answer).
+// format.FaultDelay; for format.FaultFail, as its task failed (player.answer).
 func (d *decider) release(i int) decision {
 	if d.p.faults.fail[i] && !slices.Contains(d.failed, i) {
 		d.failed = append(d.failed, i)
@@ -288,8 +289,8 @@ func (d *decider) release(i int) decision {
 }
 
 // due decides event line i of HTTP stream sl, the reader's next (the
-// next-th of sl.events): FaultEnd ends the stream with the session,
-// FaultDrop breaks it, or it awaits its turn and then goes out as release
+// next-th of sl.events): format.FaultEnd ends the stream with the session,
+// format.FaultDrop breaks it, or it awaits its turn and then goes out as release
 // says.
 func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 	switch {
@@ -304,7 +305,7 @@ func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 }
 
 // respond decides the first line of served HTTP stream sl, awaited: its
-// response goes out (later, for FaultDelay); without one, the request
+// response goes out (later, for format.FaultDelay); without one, the request
 // fails as recorded, or waits for the client.
 func (d *decider) respond(sl *format.StreamLines) decision {
 	first := sl.First()
@@ -313,14 +314,14 @@ func (d *decider) respond(sl *format.StreamLines) decision {
 	}
 	// The recorded request got no response: it failed, or the session
 	// ended first.
-	if e := d.p.c.Interactions[sl.Close].Ending; e.End == EndError {
+	if e := d.p.c.Interactions[sl.Close].Ending; e.End == format.EndError {
 		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.Close), written: e.Written}
 	}
 	return decision{act: actWait, line: first}
 }
 
 // streamEnd decides how HTTP stream sl ends once its events are out: with
-// the session if FaultEnd cut it; else its close line is awaited, and then
+// the session if format.FaultEnd cut it; else its close line is awaited, and then
 // (awaited) it ends as recorded.
 func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 	switch {
@@ -330,9 +331,9 @@ func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 		return decision{act: actAwait, line: sl.Close}
 	}
 	switch d.p.c.Interactions[sl.Close].Ending.End {
-	case EndEOF:
+	case format.EndEOF:
 		return decision{act: actEnd, line: sl.Close, err: io.EOF}
-	case EndDropped:
+	case format.EndDropped:
 		return decision{act: actDrop, line: sl.Close, err: io.ErrUnexpectedEOF}
 	}
 	// The client ended it, or the session did: wait for the same.
@@ -342,7 +343,7 @@ func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 // bounded reports whether HTTP line i, not ready, is held for requests the
 // live client has not made (not while it owes the server an answer, nor a
 // line that keeps its place, such as the standalone stream's, which waits
-// as long as the client reads): the hold Options.Wait bounds.
+// as long as the client reads): the hold Config.Wait bounds.
 func (d *decider) bounded(i int) bool {
 	return !d.s.ready(i) && d.p.pl.steps[i].after >= 0 && d.s.heldForRequests(i)
 }
@@ -366,9 +367,9 @@ func (d *decider) bounds() []int {
 }
 
 // expire fails held line h, past its bound: each served request that
-// waits for it is answered with the returned *MismatchError (by line),
+// waits for it is answered with the returned *errs.MismatchError (by line),
 // which names what it waited for. ok is false if h was ready after all.
-func (d *decider) expire(h int) (lines []int, errs []*MismatchError, ok bool) {
+func (d *decider) expire(h int) (lines []int, merrs []*errs.MismatchError, ok bool) {
 	delete(d.held, h)
 	waited, ok := d.s.expire(h)
 	if !ok {
@@ -377,15 +378,15 @@ func (d *decider) expire(h int) (lines []int, errs []*MismatchError, ok bool) {
 	p := d.p
 	if d.http {
 		q := p.streams[p.c.Interactions[h].HTTP.Stream].Req
-		return []int{q}, []*MismatchError{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
-			Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", p.o.wait(), p.describeAll(waited))}}, true
+		return []int{q}, []*errs.MismatchError{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
+			Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", p.o.Wait, p.describeAll(waited))}}, true
 	}
-	reason := fmt.Sprintf("held %v for recorded messages the live client did not send: %s", p.o.wait(), p.describeAll(waited))
+	reason := fmt.Sprintf("held %v for recorded messages the live client did not send: %s", p.o.Wait, p.describeAll(waited))
 	for _, call := range d.waiting(h) {
 		lines = append(lines, call)
-		errs = append(errs, &MismatchError{Cassette: p.c.File, Position: p.c.Line(call), Method: p.method(call), Reason: reason})
+		merrs = append(merrs, &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(call), Method: p.Method(call), Reason: reason})
 	}
-	return lines, errs, true
+	return lines, merrs, true
 }
 
 // waiting returns the served calls that wait for server line h, in
@@ -401,9 +402,9 @@ func (d *decider) waiting(h int) []int {
 	return calls
 }
 
-// excused reports whether client line i was made but a fault answered it,
+// Excused reports whether client line i was made but a fault answered it,
 // or could not be made because a fault ended the session before it.
-func (d *decider) excused(i int) bool {
+func (d *decider) Excused(i int) bool {
 	if d.statused[i] || d.ended && i >= d.p.faults.end {
 		return true
 	}
@@ -419,7 +420,7 @@ func (d *decider) excused(i int) bool {
 
 // taskOf returns the task client line i polls, updates or cancels; "" for
 // any other line.
-func (p *player) taskOf(i int) string {
+func (p *Player) taskOf(i int) string {
 	if p.canon[i] == nil || !p.pl.steps[i].client {
 		return ""
 	}
@@ -437,9 +438,9 @@ func (p *player) taskOf(i int) string {
 }
 
 // answer returns server line i's message, canonical: as recorded, or, for
-// FaultFail, the poll's answer with its task failed in place of the
+// format.FaultFail, the poll's answer with its task failed in place of the
 // recorded state.
-func (p *player) answer(i int) []byte {
+func (p *Player) answer(i int) []byte {
 	canon := p.canon[i]
 	if !p.faults.fail[i] {
 		return canon
@@ -468,6 +469,6 @@ func (p *player) answer(i int) []byte {
 
 // faultError is the error of the drop or fail fault at line i: what
 // happened there instead of the recording.
-func (p *player) faultError(i int, what string) *RecordedError {
-	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
+func (p *Player) faultError(i int, what string) *errs.RecordedError {
+	return &errs.RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
 }

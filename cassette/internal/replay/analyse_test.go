@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestStreamCheck(t *testing.T) {
 	const call = "request 1 POST call 1 a\n"
 	for _, tc := range []struct {
 		name, transcript, want string
-		edit                   func(*Cassette)
+		edit                   func(*format.Cassette)
 	}{
 		{"kept", call + "response 1 sse\nevent 1 answer 1\nclose 1 eof\n", "", nil},
 		{"streams out of order", "request 2 POST call 1 a\nresponse 2 json answer 1\nrequest 1 POST notify n\n", "streams are numbered in order", nil},
@@ -25,10 +25,10 @@ func TestStreamCheck(t *testing.T) {
 		{"eof without a stream", call + "response 1 json answer 1\nclose 1 eof\n", `close "eof" for stream 1, which has no event-stream response`, nil},
 		{"error after a response", call + "response 1 json answer 1\nclose 1 error\n", `close "error" for stream 1, which has a response`, nil},
 		{"unknown end", call + "response 1 sse\nclose 1 gone\n", `close with end "gone"`, nil},
-		{"event-stream response with a body", call + "response 1 sse\n", "event-stream response with a body", func(c *Cassette) {
+		{"event-stream response with a body", call + "response 1 sse\n", "event-stream response with a body", func(c *format.Cassette) {
 			c.Interactions[1].Text = "hello"
 		}},
-		{"response with event fields", call + "response 1 json answer 1\n", "response line with event fields", func(c *Cassette) {
+		{"response with event fields", call + "response 1 json answer 1\n", "response line with event fields", func(c *format.Cassette) {
 			c.Interactions[1].HTTP.ID = "e1"
 		}},
 	} {

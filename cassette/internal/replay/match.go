@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"net/http"
@@ -42,8 +42,8 @@ func (d *decider) match(m *liveMsg) (i int, ok, retry bool) {
 	return i, ok, retry
 }
 
-// retry returns the recorded request a fault answered (by, FaultStatus's
-// or FaultDrop's lines) that a live request with key is, sent again: it
+// retry returns the recorded request a fault answered (by, format.FaultStatus's
+// or format.FaultDrop's lines) that a live request with key is, sent again: it
 // gets the recording's answer.
 func (d *decider) retry(key string, by map[int]bool) (int, bool) {
 	for _, j := range d.p.index[key] {
@@ -81,7 +81,7 @@ func (s *scheduler) reclaim(cands []int32) (int, bool) {
 }
 
 // indexClients indexes the recorded client lines by match key.
-func (p *player) indexClients(infos []format.LineInfo) {
+func (p *Player) indexClients(infos []format.LineInfo) {
 	for _, i := range p.pl.clients {
 		k := p.recordedKey(int(i), infos[i].Msg.Kind)
 		p.index[k] = append(p.index[k], i)
@@ -94,7 +94,7 @@ func (p *player) indexClients(infos []format.LineInfo) {
 // recorded cancellation of that call, found by the call and not by the
 // number, which live ids need not share with the recording. named is false
 // when m names no such call (it is matched by its key, as any message is).
-func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
+func (p *Player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
 	r, isReq := m.(*jsonrpc.Request)
 	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
 		return 0, false, false
@@ -114,13 +114,13 @@ func (p *player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Me
 }
 
 // recordedKey returns the match key of client line i.
-func (p *player) recordedKey(i int, kind byte) string {
+func (p *Player) recordedKey(i int, kind byte) string {
 	in := &p.c.Interactions[i]
 	var body []byte
 	if p.canon[i] != nil {
 		body = p.mt.key(kind, p.canon[i])
 	}
-	if in.Kind == KindMessage {
+	if in.Kind == format.KindMessage {
 		return string(body)
 	}
 	h := in.HTTP
@@ -128,7 +128,7 @@ func (p *player) recordedKey(i int, kind byte) string {
 }
 
 // httpKey is the match key of an HTTP request: its method, URL and Mcp-*
-// headers (Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
+// headers (Mcp-Session-Id, Mcp-Protocol-format.Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-…) and Last-Event-ID, placeholders spelled alike, and its
 // body's key (a message's, or its text).
 func httpKey(method, url string, h http.Header, body []byte, text string) string {
@@ -160,13 +160,22 @@ func httpKey(method, url string, h http.Header, body []byte, text string) string
 	return b.String()
 }
 
-// A matcher turns messages into match keys: two messages match when their
+// A Matcher turns messages into match keys: two messages match when their
 // keys are equal. A key is the message's kind and its canonical JSON without
 // "jsonrpc", without the id of a request (ids are rewritten), without the
-// ignored paths (defaultIgnore and Options.IgnorePaths), with every
+// ignored paths (defaultIgnore and Config.IgnorePaths), with every
 // placeholder spelled alike.
-type matcher struct {
+type Matcher struct {
 	ignore []format.Path
+}
+
+// traceContextPaths are where trace context rides (W3C Trace Context and
+// Baggage keys in "_meta", as the MCP community convention has it). They
+// are volatile in every cassette: a traced session replays with other
+// trace ids.
+var traceContextPaths = []string{
+	"params._meta.traceparent", "params._meta.tracestate", "params._meta.baggage",
+	"result._meta.traceparent", "result._meta.tracestate", "result._meta.baggage",
 }
 
 // defaultIgnore are the paths matching always ignores: per-request
@@ -176,10 +185,10 @@ type matcher struct {
 // version of this library, or another client, still replays.
 var defaultIgnore = append([]string{"params._meta", "result._meta", "params.clientInfo"}, traceContextPaths...)
 
-// newMatcher returns the matcher of o for the cassettes cs: it ignores
-// defaultIgnore, o.IgnorePaths and the paths each of cs declares volatile.
-func newMatcher(o *Options, cs ...*Cassette) *matcher {
-	ps := append(append([]string(nil), defaultIgnore...), o.IgnorePaths...)
+// NewMatcher returns the matcher for the cassettes cs: it ignores
+// defaultIgnore, ignore and the paths each of cs declares volatile.
+func NewMatcher(ignore []string, cs ...*format.Cassette) *Matcher {
+	ps := append(append([]string(nil), defaultIgnore...), ignore...)
 	for _, c := range cs {
 		for _, p := range c.Header.Volatile {
 			if _, err := format.ParsePath(p); err == nil { // checkHeader refuses the others
@@ -187,7 +196,7 @@ func newMatcher(o *Options, cs ...*Cassette) *matcher {
 			}
 		}
 	}
-	return &matcher{ignore: format.ParsePaths(sortedSet(ps))}
+	return &Matcher{ignore: format.ParsePaths(format.SortedSet(ps))}
 }
 
 var (
@@ -196,7 +205,7 @@ var (
 )
 
 // key returns the match key of the canonical message canon of kind.
-func (mt *matcher) key(kind byte, canon []byte) []byte {
+func (mt *Matcher) key(kind byte, canon []byte) []byte {
 	ps := make([]format.Path, 0, len(mt.ignore)+2)
 	ps = append(ps, pathJSONRPC)
 	if kind != format.MsgResponse {
@@ -269,3 +278,6 @@ func filter(dst, v []byte, ps []format.Path) []byte {
 	}
 	return append(dst, ']')
 }
+
+// Strip returns raw, a canonical message, without the paths mt ignores.
+func (mt *Matcher) Strip(raw []byte) []byte { return filter(nil, raw, mt.ignore) }

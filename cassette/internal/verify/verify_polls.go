@@ -1,4 +1,4 @@
-package cassette
+package verify
 
 import (
 	"context"
@@ -119,7 +119,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // foldPolls removes from the live session lc the polls Verify superseded
 // by polling again (their requests and answers; over HTTP, their
 // streams).
-func foldPolls(lc *Cassette, superseded map[string]bool) {
+func foldPolls(lc *format.Cassette, superseded map[string]bool) {
 	if len(superseded) == 0 {
 		return
 	}

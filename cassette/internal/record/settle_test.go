@@ -1,4 +1,4 @@
-package cassette
+package record
 
 import (
 	"net/http"
@@ -61,8 +61,8 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 
 	t.Run("its 202 after the DELETE began", func(t *testing.T) {
 		base := &slowAccept{entered: make(chan struct{}), release: make(chan struct{})}
-		r := &httpRecorder{origin: origin, onDelete: func() {}}
-		rt := r.wrap(base)
+		r := &HTTPRecorder{origin: origin, onDelete: func() {}}
+		rt := r.Wrap(base)
 		done := post(rt)
 		<-base.entered
 		go close(base.release) // before or after the DELETE begins: either way the 202 is recorded
@@ -70,13 +70,13 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		entries, err := r.close()
+		entries, err := r.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var statuses []int
 		for _, e := range entries {
-			if e.in.Kind == KindResponse {
+			if e.in.Kind == format.KindResponse {
 				statuses = append(statuses, e.in.HTTP.Status)
 			}
 		}
@@ -88,15 +88,15 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 	t.Run("no 202 at all", func(t *testing.T) {
 		base := &slowAccept{entered: make(chan struct{}), release: make(chan struct{})}
 		defer close(base.release)
-		r := &httpRecorder{origin: origin, onDelete: func() {}}
-		rt := r.wrap(base)
+		r := &HTTPRecorder{origin: origin, onDelete: func() {}}
+		rt := r.Wrap(base)
 		post(rt)
 		<-base.entered
-		entries, err := r.close() // after settleGrace
+		entries, err := r.Close() // after settleGrace
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := buildHTTP(entries, origin, &Options{})
+		c, err := BuildHTTP(entries, origin, &Config{})
 		if err == nil {
 			_, err = format.Analyse(c)
 		}
@@ -105,7 +105,7 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 		}
 		closed := false
 		for _, e := range entries {
-			closed = closed || e.in.Kind == KindClose && e.in.HTTP != nil && e.in.Ending.End == EndSession
+			closed = closed || e.in.Kind == format.KindClose && e.in.HTTP != nil && e.in.Ending.End == format.EndSession
 		}
 		if !closed {
 			t.Errorf("the request whose response never came has no close line: the cassette would not load")

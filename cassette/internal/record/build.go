@@ -1,4 +1,4 @@
-package cassette
+package record
 
 import (
 	"encoding/json"
@@ -10,13 +10,12 @@ import (
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
-	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// buildMessages turns a message-level recording into a redacted cassette:
+// BuildMessages turns a message-level recording into a redacted cassette:
 // the messages in the order the client saw them (less the client messages
 // whose write failed), and how the session ended: where the server ended
 // it, or, at the end, the client's close, naming the calls it left
@@ -25,16 +24,16 @@ import (
 // learned are the credential headers sent below the transport (an HTTP
 // factory recorded at the message level), whose values are redacted
 // wherever they appear.
-func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr []byte, learned ...http.Header) (*Cassette, error) {
-	red := newRedactor(o)
-	secret := secretHeaderSet(o)
+func BuildMessages(kind transport.Kind, entries []Entry, cfg *Config, stderr []byte, learned ...http.Header) (*format.Cassette, error) {
+	red := redact.New(cfg.Redact)
+	secret := cfg.Secret
 	for _, h := range learned {
 		red.LearnHeaders(secret, h)
 	}
-	var hs headerScan
-	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: kind.String()}}
-	declare(&c.Header, o)
-	c.Interactions = make([]Interaction, 0, len(entries)+1)
+	var hs format.HeaderScan
+	c := &format.Cassette{Header: format.Header{Format: format.FormatName, Version: format.Version, Transport: kind.String()}}
+	cfg.declare(&c.Header)
+	c.Interactions = make([]format.Interaction, 0, len(entries)+1)
 	var pend pendingCalls
 	serverEnded := false
 	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
@@ -54,13 +53,13 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 			// server had it: it answered, or told of its progress.
 			e.failed = false
 		}
-		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == FromServer && e.end == nil && !e.failed {
+		if r, ok := e.msg.(*jsonrpc.Response); ok && e.from == format.FromServer && e.end == nil && !e.failed {
 			if at, ok := ended[format.LiveIDKey(r.ID)]; ok && i > at {
 				continue // the listen's answer to the client's closing cancellation
 			}
 		}
 		if e.end != nil {
-			c.Interactions = append(c.Interactions, Interaction{Kind: KindClose, Ending: serverEnding(e, red)})
+			c.Interactions = append(c.Interactions, format.Interaction{Kind: format.KindClose, Ending: serverEnding(e, red)})
 			serverEnded = true
 			continue
 		}
@@ -74,37 +73,37 @@ func buildMessages(kind transport.Kind, entries []recorded, o *Options, stderr [
 		c.Interactions = append(c.Interactions, in)
 	}
 	if !serverEnded {
-		end := &Ending{End: EndClient, Pending: pend.list()}
+		end := &format.Ending{End: format.EndClient, Pending: pend.list()}
 		if len(stderr) > 0 {
 			end.Stderr = red.Text(string(stderr))
 		}
-		c.Interactions = append(c.Interactions, Interaction{Kind: KindClose, Ending: end})
+		c.Interactions = append(c.Interactions, format.Interaction{Kind: format.KindClose, Ending: end})
 	}
-	c.Header.Protocol, c.Header.Server = hs.protocol, hs.server
+	c.Header.Protocol, c.Header.Server = hs.Protocol, hs.Server
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	record.EvenOutMessages(c)
+	EvenOutMessages(c)
 	return c, nil
 }
 
 // messageLine encodes entry e, a message, as its line: canonical, scanned
 // for the header (hs) and the calls left pending (pend), redacted.
-func messageLine(e recorded, red *redact.Redactor, hs *headerScan, pend *pendingCalls) (Interaction, error) {
+func messageLine(e Entry, red *redact.Redactor, hs *format.HeaderScan, pend *pendingCalls) (format.Interaction, error) {
 	canon, err := format.CanonicalMessage(e.msg)
 	if err != nil {
-		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
+		return format.Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
 	info, err := format.ScanMessage(canon)
 	if err != nil {
-		return Interaction{}, fmt.Errorf("encoding a message: %w", err)
+		return format.Interaction{}, fmt.Errorf("encoding a message: %w", err)
 	}
-	hs.scan(e.from, &info)
+	hs.Scan(e.from, &info)
 	pend.note(e.from, &info)
 	if canon, err = red.Message(canon); err != nil {
-		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
+		return format.Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
-	return Interaction{Kind: KindMessage, From: e.from, Message: canon}, nil
+	return format.Interaction{Kind: format.KindMessage, From: e.from, Message: canon}, nil
 }
 
 // pendingCalls are the client calls of a session not yet answered.
@@ -116,7 +115,7 @@ type pendingCalls struct {
 // note counts a message of the session, from its side.
 func (p *pendingCalls) note(from string, info *format.MsgInfo) {
 	switch {
-	case from == FromClient && info.Kind == format.MsgCall:
+	case from == format.FromClient && info.Kind == format.MsgCall:
 		if p.raw == nil {
 			p.raw = map[string][]byte{}
 		}
@@ -124,7 +123,7 @@ func (p *pendingCalls) note(from string, info *format.MsgInfo) {
 			p.order = append(p.order, info.ID)
 		}
 		p.raw[info.ID] = info.RawID
-	case from == FromServer && info.Kind == format.MsgResponse:
+	case from == format.FromServer && info.Kind == format.MsgResponse:
 		delete(p.raw, info.ID)
 	}
 }
@@ -143,24 +142,24 @@ func (p *pendingCalls) list() []json.RawMessage {
 // heardCalls returns the id keys of the client calls the server showed it
 // had: it answered them, or sent a progress notification with their
 // progress token.
-func heardCalls(entries []recorded) map[string]bool {
+func heardCalls(entries []Entry) map[string]bool {
 	heard := map[string]bool{}
 	tokens := map[string]bool{}
 	for _, e := range entries {
 		switch m := e.msg.(type) {
 		case *jsonrpc.Response:
-			if e.from == FromServer {
+			if e.from == format.FromServer {
 				heard[format.LiveIDKey(m.ID)] = true
 			}
 		case *jsonrpc.Request:
-			if e.from == FromServer && m.Method == "notifications/progress" {
-				tokens[record.ProgressToken(m.Params)] = true
+			if e.from == format.FromServer && m.Method == "notifications/progress" {
+				tokens[ProgressToken(m.Params)] = true
 			}
 		}
 	}
 	for _, e := range entries {
-		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == FromClient && m.IsCall() {
-			if tok := record.ProgressToken(m.Params); tok != "" && tokens[tok] {
+		if m, ok := e.msg.(*jsonrpc.Request); ok && e.from == format.FromClient && m.IsCall() {
+			if tok := ProgressToken(m.Params); tok != "" && tokens[tok] {
 				heard[format.LiveIDKey(m.ID)] = true
 			}
 		}
@@ -172,30 +171,30 @@ func heardCalls(entries []recorded) map[string]bool {
 // status and the tail of its standard error, or the error that ended
 // reading (its text only when no exit status explains it: a process id in
 // it would make every recording differ).
-func serverEnding(e recorded, red *redact.Redactor) *Ending {
-	end := &Ending{End: EndError, Class: e.class}
+func serverEnding(e Entry, red *redact.Redactor) *format.Ending {
+	end := &format.Ending{End: format.EndError, Class: e.class}
 	if errors.Is(e.end, io.EOF) {
-		end.End = EndEOF
+		end.End = format.EndEOF
 	}
 	d := e.diag
 	if d != nil {
 		end.Stderr = red.Text(string(d.Stderr))
 		if d.Exited {
-			end.Exit = &Exit{Code: d.ExitCode, Signal: d.Signal}
+			end.Exit = &format.Exit{Code: d.ExitCode, Signal: d.Signal}
 		}
 		if d.Err != nil && end.Class == 0 {
-			end.Class = classOf(d.Err, nil)
+			end.Class = ClassOf(d.Err, nil)
 		}
 	}
-	if end.End == EndError && (d == nil || !d.Exited) {
+	if end.End == format.EndError && (d == nil || !d.Exited) {
 		end.Error = red.Text(e.end.Error())
 	}
 	return end
 }
 
-// buildHTTP turns a captured HTTP session into a redacted cassette.
-func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, error) {
-	b := &httpBuild{red: newRedactor(o), secret: secretHeaderSet(o), origin: origin, ids: redact.EventIDs{}, sessions: sessionIDs(entries),
+// BuildHTTP turns a captured HTTP session into a redacted cassette.
+func BuildHTTP(entries []HTTPEntry, origin auth.Origin, cfg *Config) (*format.Cassette, error) {
+	b := &httpBuild{red: redact.New(cfg.Redact), secret: cfg.Secret, origin: origin, ids: redact.EventIDs{}, sessions: sessionIDs(entries),
 		calls: map[int]string{}, answered: map[int]bool{}, resumed: map[int]bool{}}
 	// Every credential the transport sent, and every cookie the server set,
 	// is redacted wherever it appears, not only in its header. They are
@@ -205,18 +204,18 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 			b.red.LearnHeaders(b.secret, h.Headers)
 		}
 	}
-	c := &Cassette{Header: Header{Format: FormatName, Version: Version, Transport: transport.KindStreamableHTTP.String()}}
-	declare(&c.Header, o)
+	c := &format.Cassette{Header: format.Header{Format: format.FormatName, Version: format.Version, Transport: transport.KindStreamableHTTP.String()}}
+	cfg.declare(&c.Header)
 	skip, ended := closingCancels(len(entries), func(i int) (string, jsonrpc.Message) {
 		in := &entries[i].in
-		if in.Kind != KindRequest || len(entries[i].raw) == 0 {
+		if in.Kind != format.KindRequest || len(entries[i].raw) == 0 {
 			return "", nil
 		}
 		m, err := jsonrpc.DecodeMessage(entries[i].raw)
 		if err != nil {
 			return "", nil
 		}
-		return FromClient, m
+		return format.FromClient, m
 	})
 	b.closing = closingAnswers(entries, ended)
 	skipStream := map[int]bool{}
@@ -239,12 +238,12 @@ func buildHTTP(entries []hEntry, origin auth.Origin, o *Options) (*Cassette, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
-	c.Header.Protocol, c.Header.Server = b.hs.protocol, b.hs.server
+	c.Header.Protocol, c.Header.Server = b.hs.Protocol, b.hs.Server
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	record.EvenOutHTTP(c)
-	if err := hook.Apply(c, o.hooks(), true, hook.AfterCapture, hook.BeforeSave); err != nil {
+	EvenOutHTTP(c)
+	if err := hook.Apply(c, cfg.Hooks, true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -255,7 +254,7 @@ type httpBuild struct {
 	red      *redact.Redactor
 	secret   map[string]bool // the headers whose values are credentials
 	origin   auth.Origin
-	hs       headerScan
+	hs       format.HeaderScan
 	ids      redact.EventIDs
 	sessions *redact.Sessions
 	closing  closingLines
@@ -267,7 +266,7 @@ type httpBuild struct {
 
 // line returns the line of entry i, e: ids renamed, secrets redacted, its
 // ending evened out.
-func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
+func (b *httpBuild) line(i int, e HTTPEntry) (format.Interaction, error) {
 	in := e.in
 	h := *in.HTTP
 	in.HTTP = &h
@@ -279,7 +278,7 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 	h.Event, h.ID, h.Retry = red.Text(h.Event), red.Text(b.ids.Alias(sessions.In(h.ID))), red.Text(h.Retry)
 	h.Headers = sessions.Headers(h.Headers)
 	if v := h.Headers.Get("Last-Event-ID"); v != "" {
-		if in.Kind == KindRequest {
+		if in.Kind == format.KindRequest {
 			b.resumed[h.Stream] = true
 		}
 		h.Headers = h.Headers.Clone()
@@ -297,18 +296,18 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 		in.Text = redact.RenameOrigin(b.origin, red.Text(string(raw)))
 		return in, nil
 	}
-	b.hs.scan(side(&in), &info)
+	b.hs.Scan(format.Side(&in), &info)
 	switch {
-	case in.Kind == KindRequest && info.Kind == format.MsgCall:
+	case in.Kind == format.KindRequest && info.Kind == format.MsgCall:
 		b.calls[h.Stream] = info.ID
-	case in.Kind == KindEvent && info.Kind == format.MsgResponse && (b.calls[h.Stream] == info.ID || b.resumed[h.Stream]):
+	case in.Kind == format.KindEvent && info.Kind == format.MsgResponse && (b.calls[h.Stream] == info.ID || b.resumed[h.Stream]):
 		// The stream carried the answer to its call, or, resumed, to the
 		// call of the stream it resumes.
 		b.answered[h.Stream] = true
 	}
 	redacted, err := red.Message(canon)
 	if err != nil {
-		return Interaction{}, fmt.Errorf("redacting a message: %w", err)
+		return format.Interaction{}, fmt.Errorf("redacting a message: %w", err)
 	}
 	in.Message = redact.RenameOriginMessage(b.origin, redacted)
 	return in, nil
@@ -316,26 +315,26 @@ func (b *httpBuild) line(i int, e hEntry) (Interaction, error) {
 
 // ending returns how entry i, the end of a stream, is recorded (err: the
 // error that ended it, if any).
-func (b *httpBuild) ending(i, stream int, end Ending, err error) *Ending {
+func (b *httpBuild) ending(i, stream int, end format.Ending, err error) *format.Ending {
 	switch {
-	case b.answered[stream] && end.End != EndError:
+	case b.answered[stream] && end.End != format.EndError:
 		// Once a POST stream has carried the answer to its call, the
 		// client reads nothing more from it: how it ended after that (the
 		// server's end, the client's drain, the session's end) is timing,
 		// not behaviour.
-		end.End = EndEOF
+		end.End = format.EndEOF
 	case b.closing.streams[stream]:
 		// The listen the client cancelled as it closed: its answer was
 		// left out, and the stream was open until the session ended, as
 		// when the answer comes too late to be seen.
-		end.End = EndSession
-	case end.End == EndClient && i > b.lastReq:
+		end.End = format.EndSession
+	case end.End == format.EndClient && i > b.lastReq:
 		// A stream the client stopped reading once it had made its last
 		// request (a standalone GET, a 2026-07-28 subscriptions/listen,
 		// closed as the client closes) was open until the session ended:
 		// whether the client's close or the session's end came first is
 		// timing, and replay waits for the client either way.
-		end.End = EndSession
+		end.End = format.EndSession
 	}
 	if err != nil {
 		end.Error = redact.RenameOrigin(b.origin, b.red.Text(err.Error()))
@@ -360,7 +359,7 @@ func closingCancels(n int, msg func(i int) (from string, m jsonrpc.Message)) (sk
 	cancels := map[int]bool{}
 	for i := 0; i < n; i++ {
 		from, m := msg(i)
-		if from != FromClient || m == nil {
+		if from != format.FromClient || m == nil {
 			continue
 		}
 		r, ok := m.(*jsonrpc.Request)
@@ -396,7 +395,7 @@ type closingLines struct {
 // closingAnswers finds the events that answer a listen the client
 // cancelled as it closed (ended, from closingCancels), after the
 // cancellation, on the listen's own stream.
-func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
+func closingAnswers(entries []HTTPEntry, ended map[string]int) closingLines {
 	cl := closingLines{events: map[int]bool{}, streams: map[int]bool{}}
 	if len(ended) == 0 {
 		return cl
@@ -413,12 +412,12 @@ func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
 		}
 		switch v := m.(type) {
 		case *jsonrpc.Request:
-			if e.in.Kind == KindRequest && v.IsCall() && v.Method == "subscriptions/listen" {
+			if e.in.Kind == format.KindRequest && v.IsCall() && v.Method == "subscriptions/listen" {
 				listenOf[e.in.HTTP.Stream] = format.LiveIDKey(v.ID)
 			}
 		case *jsonrpc.Response:
 			id := format.LiveIDKey(v.ID)
-			if at, ok := ended[id]; ok && e.in.Kind == KindEvent && i > at && listenOf[e.in.HTTP.Stream] == id {
+			if at, ok := ended[id]; ok && e.in.Kind == format.KindEvent && i > at && listenOf[e.in.HTTP.Stream] == id {
 				cl.events[i], cl.streams[e.in.HTTP.Stream] = true, true
 			}
 		}
@@ -428,11 +427,11 @@ func closingAnswers(entries []hEntry, ended map[string]int) closingLines {
 
 // sessionIDs collects the session ids the server handed out
 // (Mcp-Session-Id on a response), in order.
-func sessionIDs(entries []hEntry) *redact.Sessions {
+func sessionIDs(entries []HTTPEntry) *redact.Sessions {
 	n := &redact.Sessions{}
 	for i := range entries {
 		in := &entries[i].in
-		if in.Kind != KindResponse || in.HTTP == nil {
+		if in.Kind != format.KindResponse || in.HTTP == nil {
 			continue
 		}
 		for _, v := range in.HTTP.Headers.Values("Mcp-Session-Id") {
@@ -444,10 +443,10 @@ func sessionIDs(entries []hEntry) *redact.Sessions {
 
 // lastRequest returns the index of the last request captured that is not
 // the session's DELETE or skipped; -1 for none.
-func lastRequest(entries []hEntry, skip map[int]bool) int {
+func lastRequest(entries []HTTPEntry, skip map[int]bool) int {
 	last := -1
 	for i := range entries {
-		if in := &entries[i].in; in.Kind == KindRequest && in.HTTP.Method != http.MethodDelete && !skip[i] {
+		if in := &entries[i].in; in.Kind == format.KindRequest && in.HTTP.Method != http.MethodDelete && !skip[i] {
 			last = i
 		}
 	}
@@ -462,9 +461,9 @@ func lastRequest(entries []hEntry, skip map[int]bool) int {
 // finished stream while the session goes on); where their lines go must not
 // be, or re-recording would not give the same bytes. Neither carries
 // anything a later line could depend on.
-func lineOrder(entries []hEntry) []int {
-	attached := func(e *hEntry) bool {
-		return e.in.HTTP != nil && (e.in.Kind == KindClose || e.in.Kind == KindResponse && len(e.raw) == 0 && !format.IsSSE(e.in.HTTP.Headers))
+func lineOrder(entries []HTTPEntry) []int {
+	attached := func(e *HTTPEntry) bool {
+		return e.in.HTTP != nil && (e.in.Kind == format.KindClose || e.in.Kind == format.KindResponse && len(e.raw) == 0 && !format.IsSSE(e.in.HTTP.Headers))
 	}
 	follow := map[int][]int{}
 	for i := range entries {
@@ -486,63 +485,4 @@ func lineOrder(entries []hEntry) []int {
 		}
 	}
 	return order
-}
-
-// headerScan finds the protocol revision and server name of a session: from
-// the initialize exchange, or, in revisions without one (2026-07-28 and
-// later), from the "_meta" every message carries.
-type headerScan struct {
-	initID           string
-	protocol, server string
-	fromInit         bool
-}
-
-const (
-	metaProtocol   = "io.modelcontextprotocol/protocolVersion"
-	metaServerInfo = "io.modelcontextprotocol/serverInfo"
-)
-
-func (h *headerScan) scan(from string, m *format.MsgInfo) {
-	switch m.Kind {
-	case format.MsgCall, format.MsgNote:
-		if from != FromClient {
-			return
-		}
-		if m.Method == "initialize" {
-			h.initID = m.ID
-		}
-		if h.protocol == "" {
-			var p struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil {
-				json.Unmarshal(p.Meta[metaProtocol], &h.protocol)
-			}
-		}
-	case format.MsgResponse:
-		if from != FromServer || m.Error != nil || h.fromInit {
-			return
-		}
-		if h.initID != "" && m.ID == h.initID {
-			var r struct {
-				ProtocolVersion string `json:"protocolVersion"`
-				ServerInfo      struct {
-					Name string `json:"name"`
-				} `json:"serverInfo"`
-			}
-			json.Unmarshal(m.Result, &r)
-			h.protocol, h.server, h.fromInit = r.ProtocolVersion, r.ServerInfo.Name, true
-			return
-		}
-		if h.server == "" {
-			var r struct {
-				Meta map[string]struct {
-					Name string `json:"name"`
-				} `json:"_meta"`
-			}
-			if json.Unmarshal(m.Result, &r) == nil {
-				h.server = r.Meta[metaServerInfo].Name
-			}
-		}
-	}
 }

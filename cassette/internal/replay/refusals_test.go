@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // nothing was sent again after, and a 503, are replayed as recorded.
 func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 	const head = `{"format":"mcprig-cassette","version":2,"transport":"streamablehttp","protocol":"2026-07-28","server":"docs"}` + "\n"
-	const req = `{"kind":"request","stream":%d,"method":"POST","url":"/mcp","headers":{"Mcp-Method":["tools/list"],"Mcp-Protocol-Version":["2026-07-28"]},"message":{"id":1,"jsonrpc":"2.0","method":"tools/list","params":{}}}` + "\n"
+	const req = `{"kind":"request","stream":%d,"method":"POST","url":"/mcp","headers":{"Mcp-Method":["tools/list"],"Mcp-Protocol-format.Version":["2026-07-28"]},"message":{"id":1,"jsonrpc":"2.0","method":"tools/list","params":{}}}` + "\n"
 	const answer = `{"kind":"response","stream":2,"status":200,"headers":{"Content-Type":["application/json"]},"message":{"id":1,"jsonrpc":"2.0","result":{"tools":[]}}}` + "\n"
 	const end = `{"kind":"close","end":"client"}` + "\n" + `{"kind":"end"}` + "\n"
 	refusal := func(status int) string {
@@ -32,11 +32,11 @@ func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 		{"503, sent again", head + fmt.Sprintf(req, 1) + refusal(503) + fmt.Sprintf(req, 2) + answer + end, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Parse("refused.jsonl", []byte(tc.data))
+			c, err := format.Parse("refused.jsonl", []byte(tc.data))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := newPlayer(c, (&Options{}).withLive(nil))
+			p, err := NewPlayer(c, &Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 				t.Errorf("the refusal: ready %v, failed %v; want both %v (passed over: never delivered, nothing waits)", s.ready(1), s.failed[1], tc.passed)
 			}
 			s.serve(i)
-			if got := len(s.unused()); got != 0 && tc.passed {
+			if got := len(s.Unused()); got != 0 && tc.passed {
 				t.Errorf("%d lines unused, want none: the refused request is passed over", got)
 			}
 		})

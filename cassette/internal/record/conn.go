@@ -1,4 +1,4 @@
-package cassette
+package record
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// recordTransport records the one session of a message-level factory.
-type recordTransport struct {
+// A Transport records the one session of a message-level factory.
+type Transport struct {
 	inner mcp.Transport
-	conn  func(mcp.Connection) *recordConn
+	conn  func(mcp.Connection) *Conn
 }
 
-func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -26,15 +26,28 @@ func (t *recordTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return t.conn(c), nil
 }
 
-// recordConn passes every message through and keeps it, in the order the
+// NewTransport returns a transport that records the one session of inner,
+// through the connection conn makes of inner's.
+func NewTransport(inner mcp.Transport, conn func(mcp.Connection) *Conn) mcp.Transport {
+	return &Transport{inner: inner, conn: conn}
+}
+
+// NewConn returns a recording connection over inner. cl is the recorded
+// factory's classifier, if any; done, if set, is called once the
+// connection is closed.
+func NewConn(inner mcp.Connection, cl transport.Classifier, done func()) *Conn {
+	return &Conn{inner: inner, cl: cl, done: done}
+}
+
+// Conn passes every message through and keeps it, in the order the
 // client saw it, with how the session ended.
-type recordConn struct {
+type Conn struct {
 	inner mcp.Connection
 	cl    transport.Classifier // the recorded factory's, if any
 	done  func()               // called once the connection is closed: the session ended
 
 	mu       sync.Mutex // guards the fields below
-	entries  []recorded
+	entries  []Entry
 	size     int  // about the bytes of the messages recorded
 	tooLarge bool // they grew past MaxSize: nothing more is kept, nor what was
 	closing  bool // Close has begun: read errors are the client's doing
@@ -43,9 +56,9 @@ type recordConn struct {
 	closeErr  error
 }
 
-// A recorded is one entry of a message-level recording: a message, or the
+// An Entry is one entry of a message-level recording: a message, or the
 // server's end of the session.
-type recorded struct {
+type Entry struct {
 	from   string
 	msg    jsonrpc.Message
 	failed bool // a client message whose write failed: it may not have been sent
@@ -73,7 +86,7 @@ func shallow(m jsonrpc.Message) jsonrpc.Message {
 // add keeps e and returns its index, or -1 once Close has begun or the
 // recording has grown past MaxSize (then what was kept is dropped too, so
 // that memory stays within the bound: the cassette could not be written).
-func (c *recordConn) add(e recorded) int {
+func (c *Conn) add(e Entry) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing || c.tooLarge {
@@ -103,11 +116,11 @@ func msgSize(m jsonrpc.Message) int {
 	return n
 }
 
-func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.inner.Read(ctx)
 	switch {
 	case err == nil:
-		c.add(recorded{from: FromServer, msg: shallow(m)})
+		c.add(Entry{from: format.FromServer, msg: shallow(m)})
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		// The reader gave up; the session goes on.
 	default:
@@ -118,7 +131,7 @@ func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		c.mu.Unlock()
 		if !ended {
-			e := recorded{end: err, class: classOf(err, c.cl)}
+			e := Entry{end: err, class: ClassOf(err, c.cl)}
 			if d, ok := transport.As[transport.Diagnoser](c.inner); ok {
 				e.diag = d.Diagnose()
 			}
@@ -133,8 +146,8 @@ func (c *recordConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write records the message before writing it, so that a reply the peer
 // sends at once cannot be recorded ahead of it.
-func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	i := c.add(recorded{from: FromClient, msg: shallow(m)})
+func (c *Conn) Write(ctx context.Context, m jsonrpc.Message) error {
+	i := c.add(Entry{from: format.FromClient, msg: shallow(m)})
 	err := c.inner.Write(ctx, m)
 	if err != nil && i >= 0 {
 		c.mu.Lock()
@@ -146,15 +159,15 @@ func (c *recordConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return err
 }
 
-func (c *recordConn) SessionID() string { return c.inner.SessionID() }
+func (c *Conn) SessionID() string { return c.inner.SessionID() }
 
 // Unwrap returns the recorded connection (a transport.Diagnoser is found
 // through it).
-func (c *recordConn) Unwrap() mcp.Connection { return c.inner }
+func (c *Conn) Unwrap() mcp.Connection { return c.inner }
 
 // Close closes the inner connection; the recording is written by the
 // factory's Close.
-func (c *recordConn) Close() error {
+func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
@@ -167,9 +180,9 @@ func (c *recordConn) Close() error {
 	return c.closeErr
 }
 
-// taken returns the recording, once the connection is closed, or
+// Taken returns the recording, once the connection is closed, or
 // ErrTooLarge.
-func (c *recordConn) taken() ([]recorded, error) {
+func (c *Conn) Taken() ([]Entry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tooLarge {

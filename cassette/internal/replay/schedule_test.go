@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"flag"
@@ -61,7 +61,7 @@ func runSchedule(transcript, script string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := newPlayer(c, &Options{})
+	p, err := NewPlayer(c, &Config{})
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +93,7 @@ func runSchedule(transcript, script string) (string, error) {
 			if reclaimed {
 				fmt.Fprintf(&out, "(the line a mismatch stood for)\n")
 			}
-			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == KindMessage {
+			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == format.KindMessage {
 				if a := h.s.awaits(i); a >= 0 {
 					h.held[a] = true
 				} else if m, _ := format.ScanMessage(p.canon[i]); m.Kind == format.MsgCall && !h.s.verdict(i) {
@@ -131,7 +131,7 @@ func cmpOr(a, b string) string {
 
 // A harness plays the adapters' part over a scheduler.
 type harness struct {
-	p    *player
+	p    *Player
 	s    *scheduler
 	out  *strings.Builder
 	read map[int]int  // HTTP: stream → how many of its lines were read
@@ -244,7 +244,7 @@ func lines(s string) []string {
 }
 
 // shorthand builds a cassette from a transcript in shorthand.
-func shorthand(transcript string) (*Cassette, error) {
+func shorthand(transcript string) (*format.Cassette, error) {
 	ls := lines(transcript)
 	isHTTP := false
 	for _, l := range ls {
@@ -252,7 +252,7 @@ func shorthand(transcript string) (*Cassette, error) {
 			isHTTP = true
 		}
 	}
-	c := &Cassette{File: "transcript", Header: Header{Format: FormatName, Version: Version, Transport: "inprocess", Protocol: "2025-11-25", Server: "s"}}
+	c := &format.Cassette{File: "transcript", Header: format.Header{Format: format.FormatName, Version: format.Version, Transport: "inprocess", Protocol: "2025-11-25", Server: "s"}}
 	if isHTTP {
 		c.Header.Transport = "streamablehttp"
 	}
@@ -268,10 +268,10 @@ func shorthand(transcript string) (*Cassette, error) {
 
 // shorthandLine builds one line, or a live message (a client line without
 // its side, for "send").
-func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
+func shorthandLine(f []string, isHTTP bool) (format.Interaction, error) {
 	bad := fmt.Errorf("cannot read %q", strings.Join(f, " "))
 	if len(f) == 0 {
-		return Interaction{}, bad
+		return format.Interaction{}, bad
 	}
 	msg := func(f []string) (json []byte, rest []string, ok bool) {
 		switch {
@@ -298,39 +298,39 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 		case "client", "server":
 			m, _, ok := msg(f[1:])
 			if !ok {
-				return Interaction{}, bad
+				return format.Interaction{}, bad
 			}
-			return Interaction{Kind: KindMessage, From: f[0], Message: m}, nil
+			return format.Interaction{Kind: format.KindMessage, From: f[0], Message: m}, nil
 		case "end":
-			e := &Ending{End: f[1]}
+			e := &format.Ending{End: f[1]}
 			for _, id := range f[2:] {
 				if id != "pending" {
 					e.Pending = append(e.Pending, []byte(id))
 				}
 			}
-			return Interaction{Kind: KindClose, Ending: e}, nil
+			return format.Interaction{Kind: format.KindClose, Ending: e}, nil
 		}
 		// A live message: "send call 7 a".
 		m, _, ok := msg(f)
 		if !ok {
-			return Interaction{}, bad
+			return format.Interaction{}, bad
 		}
-		return Interaction{Kind: KindMessage, From: FromClient, Message: m}, nil
+		return format.Interaction{Kind: format.KindMessage, From: format.FromClient, Message: m}, nil
 	}
 	if f[0] == "end" {
-		return Interaction{Kind: KindClose, Ending: &Ending{End: f[1]}}, nil
+		return format.Interaction{Kind: format.KindClose, Ending: &format.Ending{End: f[1]}}, nil
 	}
 	if f[0] != "request" && f[0] != "response" && f[0] != "event" && f[0] != "close" {
 		f = append([]string{"request", "0"}, f...) // a live request: "send POST call 7 a"
 	}
 	if len(f) < 3 {
-		return Interaction{}, bad
+		return format.Interaction{}, bad
 	}
 	stream, err := strconv.Atoi(f[1])
 	if err != nil {
-		return Interaction{}, bad
+		return format.Interaction{}, bad
 	}
-	in := Interaction{Kind: f[0], HTTP: &HTTP{Stream: stream}}
+	in := format.Interaction{Kind: f[0], HTTP: &format.HTTP{Stream: stream}}
 	rest := f[2:]
 	switch f[0] {
 	case "request":
@@ -343,7 +343,7 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 		if len(rest) > 0 {
 			m, _, ok := msg(rest)
 			if !ok {
-				return Interaction{}, bad
+				return format.Interaction{}, bad
 			}
 			in.Message = m
 		}
@@ -356,14 +356,14 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 			if len(rest) > 1 {
 				m, _, ok := msg(rest[1:])
 				if !ok {
-					return Interaction{}, bad
+					return format.Interaction{}, bad
 				}
 				in.Message = m
 			}
 		case "empty":
 			in.HTTP.Status = 202
 		default:
-			return Interaction{}, bad
+			return format.Interaction{}, bad
 		}
 	case "event":
 		if strings.HasPrefix(rest[0], "id=") {
@@ -377,12 +377,12 @@ func shorthandLine(f []string, isHTTP bool) (Interaction, error) {
 		in.HTTP.Event = "message"
 		m, _, ok := msg(rest)
 		if !ok {
-			return Interaction{}, bad
+			return format.Interaction{}, bad
 		}
 		in.Message = m
 	case "close":
-		in.HTTP = &HTTP{Stream: stream}
-		in.Ending = &Ending{End: rest[0]}
+		in.HTTP = &format.HTTP{Stream: stream}
+		in.Ending = &format.Ending{End: rest[0]}
 	}
 	return in, nil
 }
@@ -398,7 +398,7 @@ func FuzzSchedule(f *testing.F) {
 	f.Add([]byte{8, 9, 10, 11, 12, 13, 8, 9}, []byte{0, 255, 1})
 	f.Fuzz(func(t *testing.T, ops, order []byte) {
 		c := fuzzTranscript(ops)
-		p, err := newPlayer(c, &Options{})
+		p, err := NewPlayer(c, &Config{})
 		if err != nil {
 			return // not a valid transcript: analyse's business
 		}
@@ -457,7 +457,7 @@ func FuzzSchedule(f *testing.F) {
 }
 
 // fuzzTranscript builds a transcript from ops, each byte one line.
-func fuzzTranscript(ops []byte) *Cassette {
+func fuzzTranscript(ops []byte) *format.Cassette {
 	isHTTP := len(ops) > 0 && ops[0]%2 == 1
 	var b strings.Builder
 	nextID, stream := 1, 0
@@ -505,7 +505,7 @@ func fuzzTranscript(ops []byte) *Cassette {
 	return c
 }
 
-func fuzzDump(c *Cassette) string {
+func fuzzDump(c *format.Cassette) string {
 	data, _ := c.Marshal()
 	return string(data)
 }

@@ -1,8 +1,9 @@
-package cassette
+package replay
 
 import (
 	"context"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"io"
 	"slices"
 	"sync"
@@ -15,19 +16,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// playTransport hands the go-sdk the replaying connection.
-type playTransport struct{ c *playConn }
+// NewTransport returns the transport that hands the go-sdk c, the
+// replaying connection.
+func NewTransport(c *PlayConn) mcp.Transport { return connTransport{c} }
 
-func (t playTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
+// connTransport hands the go-sdk the replaying connection.
+type connTransport struct{ c *PlayConn }
 
-// playConn is the decider's adapter to an mcp.Connection: Write hands a
+func (t connTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
+
+// PlayConn is the decider's adapter to an mcp.Connection: Write hands a
 // live client message to the decider and answers as it says, Read hands
 // out what it releases, in recorded order, and the session's recorded
-// ending; a hold past Options.Wait fails its call. It does only I/O: the
+// ending; a hold past Config.Wait fails its call. It does only I/O: the
 // decisions are the decider's (decide.go).
-type playConn struct {
-	p   *player
-	rep *report
+type PlayConn struct {
+	p   *Player
+	rep *Report
 
 	mu       sync.Mutex // guards the fields below
 	d        *decider
@@ -38,22 +43,24 @@ type playConn struct {
 	diag     *transport.Diagnosis
 	isClosed bool
 	wake     chan struct{} // closed and replaced whenever Read may have something new
-	holds    []*time.Timer // FaultDelay's
+	holds    []*time.Timer // format.FaultDelay's
 
 	closed chan struct{} // closed by Close
 }
 
-func newPlayConn(p *player, rep *report) *playConn {
-	return &playConn{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o),
+// NewPlayConn returns the replaying connection of p; it keeps its
+// mismatches in rep.
+func NewPlayConn(p *Player, rep *Report) *PlayConn {
+	return &PlayConn{p: p, rep: rep, d: newDecider(p), red: redact.New(p.o.Redact),
 		timers: map[int]*time.Timer{}, wake: make(chan struct{}), closed: make(chan struct{})}
 }
 
-func (c *playConn) signal() {
+func (c *PlayConn) signal() {
 	close(c.wake)
 	c.wake = make(chan struct{})
 }
 
-func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
+func (c *PlayConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	canon, err := format.CanonicalMessage(m)
 	if err != nil {
 		return err
@@ -86,16 +93,16 @@ func (c *playConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 // fail keeps err and, for a call, answers it with a JSON-RPC error carrying
 // it. c.mu is held.
-func (c *playConn) fail(m jsonrpc.Message, err *MismatchError) {
-	c.rep.add(err)
+func (c *PlayConn) fail(m jsonrpc.Message, err *errs.MismatchError) {
+	c.rep.Add(err)
 	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
-		c.extra = append(c.extra, &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: CodeMismatch, Message: err.Error()}})
+		c.extra = append(c.extra, &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: err.Error()}})
 	}
 }
 
 // settle keeps the bound running for exactly the held lines the decider
 // says are bounded, and wakes Read. c.mu is held.
-func (c *playConn) settle() {
+func (c *PlayConn) settle() {
 	run := c.d.bounds()
 	for a, t := range c.timers {
 		if !slices.Contains(run, a) {
@@ -105,34 +112,34 @@ func (c *playConn) settle() {
 	}
 	for _, a := range run {
 		if c.timers[a] == nil {
-			c.timers[a] = time.AfterFunc(c.p.o.wait(), func() { c.expire(a) })
+			c.timers[a] = time.AfterFunc(c.p.o.Wait, func() { c.expire(a) })
 		}
 	}
 	c.signal()
 }
 
 // expire fails held line h, an answer or the session's end: each served
-// call that waits for it gets a JSON-RPC error carrying a *MismatchError
+// call that waits for it gets a JSON-RPC error carrying a *errs.MismatchError
 // that names what it waited for.
-func (c *playConn) expire(h int) {
+func (c *PlayConn) expire(h int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.isClosed || c.timers[h] == nil {
 		return
 	}
 	delete(c.timers, h)
-	calls, errs, ok := c.d.expire(h)
+	calls, merrs, ok := c.d.expire(h)
 	if !ok {
 		return
 	}
 	for k, call := range calls {
-		c.rep.add(errs[k])
-		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: CodeMismatch, Message: errs[k].Error()}})
+		c.rep.Add(merrs[k])
+		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: merrs[k].Error()}})
 	}
 	c.settle()
 }
 
-func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *PlayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		m, wake, err := c.take()
 		if wake == nil {
@@ -150,7 +157,7 @@ func (c *playConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // take returns what Read returns next, or, when there is nothing yet, the
 // channel closed when there may be.
-func (c *playConn) take() (jsonrpc.Message, <-chan struct{}, error) {
+func (c *PlayConn) take() (jsonrpc.Message, <-chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
@@ -184,12 +191,12 @@ func (c *playConn) take() (jsonrpc.Message, <-chan struct{}, error) {
 
 // deliver returns recorded server line i: a message (an answer carrying
 // the live id of its call), or the session's recorded end. c.mu is held.
-func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
+func (c *PlayConn) deliver(i int) (jsonrpc.Message, error) {
 	st := &c.p.pl.steps[i]
 	if st.terminal {
 		in := &c.p.c.Interactions[i]
 		c.ending, c.diag = endingError(c.p.c, i), diagnosis(c.p.c, i)
-		if in.Ending.End == EndEOF {
+		if in.Ending.End == format.EndEOF {
 			c.ending = io.EOF
 		}
 		return nil, c.ending
@@ -204,9 +211,9 @@ func (c *playConn) deliver(i int) (jsonrpc.Message, error) {
 	return m, nil
 }
 
-// endByFault ends the session as FaultEnd asks: the server's output ends
+// endByFault ends the session as format.FaultEnd asks: the server's output ends
 // with err. c.mu is held.
-func (c *playConn) endByFault(err error) {
+func (c *PlayConn) endByFault(err error) {
 	if c.ending == nil {
 		// The connection broke under the calls in flight: their outcome
 		// is unknown, as when a server dies mid-call.
@@ -216,8 +223,8 @@ func (c *playConn) endByFault(err error) {
 	c.signal()
 }
 
-// hold delivers m d later (FaultDelay). c.mu is held.
-func (c *playConn) hold(m jsonrpc.Message, d time.Duration) {
+// hold delivers m d later (format.FaultDelay). c.mu is held.
+func (c *PlayConn) hold(m jsonrpc.Message, d time.Duration) {
 	c.holds = append(c.holds, time.AfterFunc(d, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -228,25 +235,25 @@ func (c *playConn) hold(m jsonrpc.Message, d time.Duration) {
 	}))
 }
 
-// excused reports whether client line i could not be sent because a fault
+// Excused reports whether client line i could not be sent because a fault
 // ended the session before it.
-func (c *playConn) excused(i int) bool {
+func (c *PlayConn) Excused(i int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.d.excused(i)
+	return c.d.Excused(i)
 }
 
-func (c *playConn) SessionID() string { return "" }
+func (c *PlayConn) SessionID() string { return "" }
 
 // Diagnose returns what the recording knows of the server's end, once the
 // session has reached it: the child's exit status, the tail of its
 // standard error, the error that ended reading.
-func (c *playConn) Diagnose() *transport.Diagnosis {
+func (c *PlayConn) Diagnose() *transport.Diagnosis {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.diag == nil && c.isClosed {
 		for i := range c.p.c.Interactions {
-			if in := &c.p.c.Interactions[i]; in.Kind == KindClose && in.HTTP == nil && in.Ending.Stderr != "" {
+			if in := &c.p.c.Interactions[i]; in.Kind == format.KindClose && in.HTTP == nil && in.Ending.Stderr != "" {
 				return diagnosis(c.p.c, i)
 			}
 		}
@@ -255,7 +262,7 @@ func (c *playConn) Diagnose() *transport.Diagnosis {
 }
 
 // Close ends the session and stops every hold.
-func (c *playConn) Close() error {
+func (c *PlayConn) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.isClosed {
@@ -272,11 +279,11 @@ func (c *playConn) Close() error {
 	return nil
 }
 
-// unused returns the client lines never served.
-func (c *playConn) unused() []int {
+// Unused returns the client lines never served.
+func (c *PlayConn) Unused() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.d.s.unused()
+	return c.d.s.Unused()
 }
 
 // liveKind classifies a live message.
@@ -290,16 +297,16 @@ func liveKind(m jsonrpc.Message) byte {
 	return format.MsgResponse
 }
 
-// faultEnding is the error of the calls FaultEnd cut off: the connection
+// faultEnding is the error of the calls format.FaultEnd cut off: the connection
 // broke under them, their outcome unknown.
-func (p *player) faultEnding() *RecordedError {
-	return &RecordedError{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
+func (p *Player) faultEnding() *errs.RecordedError {
+	return &errs.RecordedError{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
 		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: transport.ClassTransport}
 }
 
 // endingError returns the error a replayed session or request ends with at
 // ending line i.
-func endingError(c *Cassette, i int) error {
+func endingError(c *format.Cassette, i int) error {
 	e := c.Interactions[i].Ending
 	text := e.Error
 	switch {
@@ -311,17 +318,17 @@ func endingError(c *Cassette, i int) error {
 	default:
 		text = "the server ended the session (" + e.End + ")"
 	}
-	return &RecordedError{Cassette: c.File, Line: c.Line(i), Text: text, Class: e.Class}
+	return &errs.RecordedError{Cassette: c.File, Line: c.Line(i), Text: text, Class: e.Class}
 }
 
 // diagnosis returns what ending line i records of the server's end.
-func diagnosis(c *Cassette, i int) *transport.Diagnosis {
+func diagnosis(c *format.Cassette, i int) *transport.Diagnosis {
 	e := c.Interactions[i].Ending
 	d := &transport.Diagnosis{Stderr: []byte(e.Stderr)}
 	if e.Exit != nil {
 		d.Exited, d.ExitCode, d.Signal = true, e.Exit.Code, e.Exit.Signal
 	}
-	if e.End == EndError {
+	if e.End == format.EndError {
 		d.Err = endingError(c, i)
 	}
 	if !d.Exited && d.Err == nil && len(d.Stderr) == 0 {

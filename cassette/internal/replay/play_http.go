@@ -1,10 +1,11 @@
-package cassette
+package replay
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -21,25 +22,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// ReplayOrigin is the origin a replayed HTTP session is addressed to when
-// no live factory is given. No request leaves the process: the replaying
-// round tripper answers them all.
+// ReplayOrigin is the origin a replayed HTTP session is addressed to
+// (package cassette's ReplayOrigin).
 const ReplayOrigin = "http://cassette.localhost"
 
-// playHTTP is the decider's adapter to an http.RoundTripper: each live
+// PlayHTTP is the decider's adapter to an http.RoundTripper: each live
 // request is handed to the decider and answered as it says: served, its
 // response, the events of its stream and how the stream ended go out as
-// the scheduler releases them; a hold past Options.Wait fails the request.
+// the scheduler releases them; a hold past Config.Wait fails the request.
 // It does only I/O: the decisions are the decider's (decide.go).
-type playHTTP struct {
-	p   *player
-	rep *report
+type PlayHTTP struct {
+	p   *Player
+	rep *Report
 
 	// hooks are the BeforeResponseReplayHook hooks; view is a copy of the
 	// lines they rewrite, stream by stream, as each is first served. Both
 	// are nil without such hooks.
 	hooks []hook.Hook
-	view  []Interaction
+	view  []format.Interaction
 
 	mu     sync.Mutex // guards the fields below
 	d      *decider
@@ -49,9 +49,11 @@ type playHTTP struct {
 	hooked map[int]bool // streams whose lines the hooks have seen
 }
 
-func newPlayHTTP(p *player, rep *report) *playHTTP {
-	h := &playHTTP{p: p, rep: rep, d: newDecider(p), red: newRedactor(p.o), secret: secretHeaderSet(p.o), wake: make(chan struct{})}
-	for _, hk := range p.o.hooks() {
+// NewPlayHTTP returns the replaying round tripper of p; it keeps its
+// mismatches in rep.
+func NewPlayHTTP(p *Player, rep *Report) *PlayHTTP {
+	h := &PlayHTTP{p: p, rep: rep, d: newDecider(p), red: redact.New(p.o.Redact), secret: p.o.Secret, wake: make(chan struct{})}
+	for _, hk := range p.o.Hooks {
 		if hk.Kind == hook.BeforeReplay {
 			h.hooks = append(h.hooks, hk)
 		}
@@ -65,7 +67,7 @@ func newPlayHTTP(p *player, rep *report) *playHTTP {
 // lines returns the lines to serve stream sl from: the recorded ones, or,
 // with replay hooks, their copy, which the hooks see just before the
 // stream's response is first served, as go-vcr runs them.
-func (h *playHTTP) lines(sl *format.StreamLines) ([]Interaction, error) {
+func (h *PlayHTTP) lines(sl *format.StreamLines) ([]format.Interaction, error) {
 	if h.view == nil {
 		return h.p.c.Interactions, nil
 	}
@@ -99,9 +101,9 @@ type liveReq struct {
 	key         string
 }
 
-func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := requestBody(req)
-	closeRequestBody(req)
+func (h *PlayHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := format.RequestBody(req)
+	format.CloseRequestBody(req)
 	if err != nil {
 		return nil, err
 	}
@@ -129,23 +131,23 @@ func (h *playHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // request reads req as the replayer compares it and hands it to the
 // decider.
-func (h *playHTTP) request(req *http.Request, body []byte) (*liveReq, decision) {
+func (h *PlayHTTP) request(req *http.Request, body []byte) (*liveReq, decision) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.signal()
 	live := h.live(req, body)
 	dec := h.d.client(&liveMsg{msg: live.msg, key: live.key, req: live})
 	if dec.act == actRefuse {
-		h.rep.add(dec.merr)
+		h.rep.Add(dec.merr)
 	}
 	return live, dec
 }
 
 // serve answers a served request with its recorded stream sl, once the
 // decider releases its first line.
-func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLines) (*http.Response, error) {
+func (h *PlayHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLines) (*http.Response, error) {
 	if err := h.await(req.Context(), sl.First(), nil); err != nil {
-		var merr *MismatchError
+		var merr *errs.MismatchError
 		if errors.As(err, &merr) {
 			return refuse(req, live, merr), nil
 		}
@@ -169,7 +171,7 @@ func (h *playHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLine
 }
 
 // decide asks the decider f under h.mu, and wakes the waiters.
-func (h *playHTTP) decide(f func(*decider) decision) decision {
+func (h *PlayHTTP) decide(f func(*decider) decision) decision {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.signal()
@@ -195,8 +197,8 @@ func wrote(req *http.Request) {
 	}
 }
 
-// hold waits the extra time a FaultDelay decision gives its line.
-func (h *playHTTP) hold(ctx context.Context, dec decision, closed <-chan struct{}) error {
+// hold waits the extra time a format.FaultDelay decision gives its line.
+func (h *PlayHTTP) hold(ctx context.Context, dec decision, closed <-chan struct{}) error {
 	if dec.act != actDelay {
 		return nil
 	}
@@ -229,16 +231,16 @@ func status(req *http.Request, code int) *http.Response {
 	return resp
 }
 
-// excused reports whether client line i was made but a fault answered it,
+// Excused reports whether client line i was made but a fault answered it,
 // or could not be made because a fault ended the session before it.
-func (h *playHTTP) excused(i int) bool {
+func (h *PlayHTTP) Excused(i int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.d.excused(i)
+	return h.d.Excused(i)
 }
 
 // live reads a request as the replayer compares it. h.mu is held.
-func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
+func (h *PlayHTTP) live(req *http.Request, body []byte) *liveReq {
 	h.red.LearnHeaders(h.secret, req.Header) // the credentials the recording redacted
 	o, _ := auth.OriginOf(req.URL)           // renamed as the recording renamed its own
 	l := &liveReq{method: req.Method, url: h.red.Text(req.URL.RequestURI()), headers: http.Header{}, lastEventID: req.Header.Get("Last-Event-ID")}
@@ -270,16 +272,16 @@ func (h *playHTTP) live(req *http.Request, body []byte) *liveReq {
 	return l
 }
 
-func (h *playHTTP) signal() {
+func (h *PlayHTTP) signal() {
 	close(h.wake)
 	h.wake = make(chan struct{})
 }
 
 // await waits until line i may go out. A line attached to a request waits
-// at most Options.Wait; then the line fails with a *MismatchError (kept
+// at most Config.Wait; then the line fails with a *errs.MismatchError (kept
 // for Close) naming what it waited for. A line that keeps its place (the
 // standalone stream's) waits as long as the client reads.
-func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) error {
+func (h *PlayHTTP) await(ctx context.Context, i int, closed <-chan struct{}) error {
 	var timer *time.Timer
 	var timeout <-chan time.Time
 	defer func() {
@@ -294,7 +296,7 @@ func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) err
 		}
 		switch {
 		case held && timer == nil:
-			timer = time.NewTimer(h.p.o.wait())
+			timer = time.NewTimer(h.p.o.Wait)
 			timeout = timer.C
 		case !held && timer != nil:
 			timer.Stop()
@@ -315,32 +317,32 @@ func (h *playHTTP) await(ctx context.Context, i int, closed <-chan struct{}) err
 	}
 }
 
-// ready reports whether line i may go out, else whether Options.Wait
+// ready reports whether line i may go out, else whether Config.Wait
 // bounds its hold, and the channel closed when that may have changed.
-func (h *playHTTP) ready(i int) (ok, bounded bool, wake <-chan struct{}) {
+func (h *PlayHTTP) ready(i int) (ok, bounded bool, wake <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.d.s.ready(i), h.d.bounded(i), h.wake
 }
 
-// expire fails held line i, returning the *MismatchError naming what it
+// expire fails held line i, returning the *errs.MismatchError naming what it
 // waited for; nil if it was ready after all.
-func (h *playHTTP) expire(i int) error {
+func (h *PlayHTTP) expire(i int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, errs, ok := h.d.expire(i)
+	_, merrs, ok := h.d.expire(i)
 	if !ok {
 		return nil
 	}
-	h.rep.add(errs[0])
+	h.rep.Add(merrs[0])
 	h.signal()
-	return errs[0]
+	return merrs[0]
 }
 
 // methodOf names recorded request line i for an error: its message's
 // method, else its HTTP method.
-func (p *player) methodOf(i int) string {
-	if m := p.method(i); m != "" {
+func (p *Player) methodOf(i int) string {
+	if m := p.Method(i); m != "" {
 		return m
 	}
 	return "HTTP " + p.c.Interactions[i].HTTP.Method
@@ -350,7 +352,7 @@ var errBodyClosed = errors.New("cassette: body closed")
 
 // response builds the recorded response of stream sl, as the replay hooks
 // leave it.
-func (h *playHTTP) response(req *http.Request, sl *format.StreamLines) (*http.Response, error) {
+func (h *PlayHTTP) response(req *http.Request, sl *format.StreamLines) (*http.Response, error) {
 	ins, err := h.lines(sl)
 	if err != nil {
 		return nil, err
@@ -388,7 +390,7 @@ func (h *playHTTP) response(req *http.Request, sl *format.StreamLines) (*http.Re
 // live id of its call, origin (the request's) in place of the recorded
 // one. A task answer a fault fails is served as the fault makes it,
 // whatever a hook did.
-func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
+func (h *PlayHTTP) payload(ins []format.Interaction, i int, origin string) []byte {
 	in := &ins[i]
 	canon := h.p.answer(i)
 	if h.view != nil && !h.p.faults.fail[i] {
@@ -422,7 +424,7 @@ func (h *playHTTP) payload(ins []Interaction, i int, origin string) []byte {
 }
 
 // liveIDOf returns the live id of served call line i.
-func (h *playHTTP) liveIDOf(i int) (jsonrpc.ID, bool) {
+func (h *PlayHTTP) liveIDOf(i int) (jsonrpc.ID, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id, ok := h.d.liveID[i]
@@ -432,7 +434,7 @@ func (h *playHTTP) liveIDOf(i int) (jsonrpc.ID, bool) {
 // refuse answers a request that matched nothing: a call gets a JSON-RPC
 // error carrying the mismatch, a notification or response is accepted, a
 // GET or DELETE is answered 405.
-func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Response {
+func refuse(req *http.Request, live *liveReq, merr *errs.MismatchError) *http.Response {
 	resp := &http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Request: req, Body: http.NoBody}
 	set := func(code int) {
 		resp.StatusCode, resp.Status = code, strconv.Itoa(code)+" "+http.StatusText(code)
@@ -441,7 +443,7 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 	case req.Method != http.MethodPost:
 		set(http.StatusMethodNotAllowed)
 	case r != nil && r.IsCall():
-		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: CodeMismatch, Message: merr.Error()}})
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: merr.Error()}})
 		set(http.StatusOK)
 		resp.Header.Set("Content-Type", "application/json")
 		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
@@ -454,10 +456,10 @@ func refuse(req *http.Request, live *liveReq, merr *MismatchError) *http.Respons
 // playBody serves a recorded event stream, event by event, each when the
 // scheduler releases it, then ends it as recorded.
 type playBody struct {
-	h      *playHTTP
+	h      *PlayHTTP
 	sl     *format.StreamLines
-	ins    []Interaction // the lines it is served from (playHTTP.lines)
-	origin string        // the request's origin, put back in its events
+	ins    []format.Interaction // the lines it is served from (PlayHTTP.lines)
+	origin string               // the request's origin, put back in its events
 	ctx    context.Context
 	next   int // next event of sl.events
 	buf    []byte
@@ -545,51 +547,9 @@ func (b *playBody) Close() error {
 	return nil
 }
 
-// unused returns the client lines never served.
-func (h *playHTTP) unused() []int {
+// Unused returns the client lines never served.
+func (h *PlayHTTP) Unused() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.d.s.unused()
-}
-
-// requestBody reads req's body and leaves it readable again, up to MaxSize.
-// A body of known length is read into a buffer of that length, so that
-// memory stays near its size.
-func requestBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	if req.GetBody != nil {
-		b, err := req.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		defer b.Close()
-		return readSized(b, req.ContentLength)
-	}
-	data, err := readSized(req.Body, req.ContentLength)
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
-	return data, nil
-}
-
-// readSized reads r to its end, at most MaxSize bytes, into a buffer of
-// size bytes when size is known (positive).
-func readSized(r io.Reader, size int64) ([]byte, error) {
-	r = io.LimitReader(r, int64(format.Limit))
-	if size <= 0 || size > int64(format.Limit) {
-		return io.ReadAll(r)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
-}
-
-func closeRequestBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
+	return h.d.s.Unused()
 }

@@ -1,4 +1,4 @@
-package cassette
+package record
 
 import (
 	"context"
@@ -41,8 +41,8 @@ func (c *floodConn) Close() error                                 { return nil }
 func (c *floodConn) SessionID() string                            { return "" }
 
 func TestMessageRecorderMemoryBounded(t *testing.T) {
-	SetMaxSize(t, testBound)
-	rc := &recordConn{inner: &floodConn{}}
+	setLimit(t, testBound)
+	rc := &Conn{inner: &floodConn{}}
 	for {
 		if _, err := rc.Read(context.Background()); err != nil {
 			break
@@ -57,7 +57,7 @@ func TestMessageRecorderMemoryBounded(t *testing.T) {
 	if held > 2*testBound {
 		t.Errorf("the recorder holds %d bytes of messages after the server sent %d, want at most about the bound, %d", held, floodMsgs*floodSize, testBound)
 	}
-	if _, err := rc.taken(); !errors.Is(err, ErrTooLarge) {
+	if _, err := rc.Taken(); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("taken = %v, want ErrTooLarge", err)
 	}
 }
@@ -78,14 +78,14 @@ func (floodRT) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestHTTPRecorderMemoryBounded(t *testing.T) {
-	SetMaxSize(t, testBound)
+	setLimit(t, testBound)
 	origin, err := auth.ParseOrigin("http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &httpRecorder{origin: origin}
+	r := &HTTPRecorder{origin: origin}
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:1/mcp", nil)
-	resp, err := r.wrap(floodRT{}).RoundTrip(req)
+	resp, err := r.Wrap(floodRT{}).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestHTTPRecorderMemoryBounded(t *testing.T) {
 		t.Fatalf("the client read %d bytes, %v; want the whole stream: the recorder must not cut it", n, err)
 	}
 	resp.Body.Close()
-	entries, err := r.close()
+	entries, err := r.Close()
 	held := 0
 	for _, e := range entries {
 		held += len(e.raw)

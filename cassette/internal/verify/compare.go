@@ -1,4 +1,4 @@
-package cassette
+package verify
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
+	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/transcript"
 )
 
@@ -39,44 +40,10 @@ type Drift struct {
 	Detail string
 }
 
-// Compare reports how the session recorded in new differs from old's, by
-// their messages (see Messages), so that cassettes of any transports
-// compare alike: session drift (the revision, the server's identity,
-// capabilities and instructions, how the session ended), catalog drift
-// (the last listing of each kind, item by item) and result drift (each
-// call of old paired with the first unpaired call of new by sender,
-// method and params, their answers compared; calls made in one only).
-// Request ids, "_meta", the client's identity, opts.IgnorePaths and the
-// numbering of placeholders are ignored; which transport carried a
-// session is not drift. It returns no drifts for equivalent sessions, and
-// an error for options it cannot use or a cassette that would not load.
-//
-// Each drift has a Severity, the worst of its changes:
-//
-//   - breaking: a tool, resource, template, prompt or catalog kind removed;
-//     a required argument added or an optional one made required; an
-//     argument removed, its type or enum narrowed, or a constraint of its
-//     schema changed; an output schema or a MIME type changed; a result's
-//     shape or error changed; a call made in one session only; the
-//     revision, a capability removed, or how the session ended.
-//   - dangerous: a description or the server's instructions changed (a rug
-//     pull); a tool annotation relaxed (readOnlyHint true to false,
-//     destructiveHint false to true, idempotentHint true to false,
-//     openWorldHint false to true, absent hints at the specification's
-//     defaults); a new tool.
-//   - minor: an optional argument added; an argument's description
-//     reworded; a type or enum widened; an argument made optional; an
-//     annotation tightened; a new resource, template or prompt; a
-//     capability added; the server's name; a result's values changed in
-//     the same shape; any other field of an item.
-//   - info: the order of a listing; titles, icons, a resource's name, size
-//     or annotations; the server's version.
-func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
-	o := opts.orZero()
-	if err := checkOptions("Compare", o, 0); err != nil {
-		return nil, err
-	}
-	mt := newMatcher(o, old, new)
+// Compare reports how the session recorded in new differs from old's
+// (package cassette's Compare), ignoring the paths ignore names too.
+func Compare(old, new *format.Cassette, ignore []string) ([]Drift, error) {
+	mt := replay.NewMatcher(ignore, old, new)
 	a, err := readTranscript(old, mt)
 	if err != nil {
 		return nil, err
@@ -89,7 +56,7 @@ func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 }
 
 // compareTranscripts compares two read cassettes, endings included.
-func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, newName string) []Drift {
+func compareTranscripts(old, new *format.Cassette, a, b *transcript.Session, oldName, newName string) []Drift {
 	ds := transcript.Compare(a, b, oldName, newName)
 	// How the session ended goes with the session drift.
 	var end []transcript.Drift
@@ -111,14 +78,14 @@ func compareTranscripts(old, new *Cassette, a, b *transcript.Session, oldName, n
 
 // readTranscript reads c's messages, as matching sees them: canonical,
 // without the ignored paths, placeholders spelled alike, and without the
-// copies of requests refused 401 or 403 and sent again (refusals.go): the
+// copies of requests refused 401 or 403 and sent again (replay/refusals.go): the
 // credentials' doing, not the session's. Messages keep their numbers.
-func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
+func readTranscript(c *format.Cassette, mt *replay.Matcher) (*transcript.Session, error) {
 	infos, err := format.Analyse(c)
 	if err != nil {
 		return nil, err
 	}
-	passed := lineSet(recoveredRefusals(c, infos))
+	passed := replay.LineSet(replay.RecoveredRefusals(c, infos))
 	var msgs []transcript.Message
 	n := 0
 	for i := range c.Interactions {
@@ -129,9 +96,9 @@ func readTranscript(c *Cassette, mt *matcher) (*transcript.Session, error) {
 		if passed[i] {
 			continue
 		}
-		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
+		msgs = append(msgs, transcript.Message{Number: n, Line: c.Line(i), From: format.Side(&c.Interactions[i]), Raw: infos[i].Canon})
 	}
-	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(filter(nil, raw, mt.ignore)) })
+	s := transcript.Read(msgs, func(raw []byte) []byte { return redact.Normalise(mt.Strip(raw)) })
 	s.Protocol = c.Header.Protocol
 	if s.ServerName == "" {
 		s.ServerName = c.Header.Server
@@ -146,10 +113,10 @@ type ending struct {
 }
 
 // endingOf describes the session's end: who ended it, and how.
-func endingOf(c *Cassette) ending {
+func endingOf(c *format.Cassette) ending {
 	for i := len(c.Interactions) - 1; i >= 0; i-- {
 		in := &c.Interactions[i]
-		if in.Kind != KindClose || in.HTTP != nil {
+		if in.Kind != format.KindClose || in.HTTP != nil {
 			continue
 		}
 		return ending{line: c.Line(i), text: describeEnding(in.Ending)}
@@ -158,14 +125,14 @@ func endingOf(c *Cassette) ending {
 }
 
 // describeEnding says how a session ended, in a few words.
-func describeEnding(e *Ending) string {
+func describeEnding(e *format.Ending) string {
 	var parts []string
 	switch e.End {
-	case EndClient:
+	case format.EndClient:
 		parts = append(parts, "closed by the client")
-	case EndEOF:
+	case format.EndEOF:
 		parts = append(parts, "ended by the server")
-	case EndError:
+	case format.EndError:
 		parts = append(parts, "reading failed")
 	default:
 		parts = append(parts, e.End)

@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import "slices"
 
@@ -8,7 +8,7 @@ import "slices"
 // decider (decide.go) drives it and adds the faults: it tells it which
 // recorded client line a live message matched (serve), asks whether a line
 // may go out (ready), takes the message level's lines in order (next), and
-// tells it when a line was held past Options.Wait (expire). Its tests are
+// tells it when a line was held past Config.Wait (expire). Its tests are
 // the transcripts in testdata/schedule.
 
 // A step is what the scheduler knows of one line.
@@ -213,7 +213,7 @@ func (s *scheduler) blockers(i int) []int {
 // heldForRequests reports whether server line i, not ready, waits for a
 // client message the live client has not sent that is not merely its
 // answer to a server request it was given (which it is still working on):
-// the hold that Options.Wait bounds.
+// the hold that Config.Wait bounds.
 func (s *scheduler) heldForRequests(i int) bool {
 	for _, j := range s.blockers(i) {
 		if !s.pl.steps[j].reply {
@@ -281,8 +281,8 @@ func (s *scheduler) awaits(i int) int {
 	return int(st.endsAt)
 }
 
-// unused returns the client lines never served (but optional ones).
-func (s *scheduler) unused() []int {
+// Unused returns the client lines never served (but optional ones).
+func (s *scheduler) Unused() []int {
 	var out []int
 	for _, i := range s.pl.clients {
 		if !s.served[i] && !s.pl.steps[i].optional {

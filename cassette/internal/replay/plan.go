@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 
 // buildPlan computes the scheduler's steps of c (which analyse accepted,
 // with what it learnt in infos), at the message level or the HTTP level.
-func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*format.StreamLines) {
+func buildPlan(c *format.Cassette, infos []format.LineInfo) (*plan, map[int]*format.StreamLines) {
 	n := len(c.Interactions)
 	pl := &plan{steps: make([]step, n)}
 	for i := range pl.steps {
@@ -36,14 +36,14 @@ func buildPlan(c *Cassette, infos []format.LineInfo) (*plan, map[int]*format.Str
 // planMessages plans a message-level session: a client message is a client
 // line; a server response answers its call; any other server message, and
 // an ending the server caused, keeps its place.
-func planMessages(c *Cassette, infos []format.LineInfo, pl *plan) {
+func planMessages(c *format.Cassette, infos []format.LineInfo, pl *plan) {
 	gaveUp := map[string]bool{} // ids of calls the client cancelled or left pending at its close
 	endAt := int32(-1)          // the last session ending the server caused, scanning backwards
 	for i := len(c.Interactions) - 1; i >= 0; i-- {
 		in, st, info := &c.Interactions[i], &pl.steps[i], &infos[i]
 		switch {
-		case in.Kind == KindClose:
-			if in.Ending.End == EndClient {
+		case in.Kind == format.KindClose:
+			if in.Ending.End == format.EndClient {
 				for _, id := range in.Ending.Pending {
 					k, _ := format.IDKey(id)
 					gaveUp[k] = true
@@ -52,8 +52,8 @@ func planMessages(c *Cassette, infos []format.LineInfo, pl *plan) {
 			}
 			st.server, st.terminal = true, true
 			endAt = int32(i)
-		case in.Kind != KindMessage:
-		case in.From == FromClient:
+		case in.Kind != format.KindMessage:
+		case in.From == format.FromClient:
 			st.client = true
 			switch info.Msg.Kind {
 			case format.MsgNote:
@@ -137,14 +137,14 @@ func afterCancellations(infos []format.LineInfo, pl *plan) {
 // otherwise all go out as soon as the listen is served (at Connect, for the
 // listen of list changes). Its acknowledgement answers the listen, and
 // stays attached to it.
-func keepsPlaceOnListen(in, req *Interaction, info, reqInfo format.LineInfo) bool {
+func keepsPlaceOnListen(in, req *format.Interaction, info, reqInfo format.LineInfo) bool {
 	if reqInfo.Canon == nil || reqInfo.Msg.Kind != format.MsgCall || reqInfo.Msg.Method != "subscriptions/listen" {
 		return false
 	}
 	switch in.Kind {
-	case KindClose:
+	case format.KindClose:
 		return true
-	case KindEvent:
+	case format.KindEvent:
 		return info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method != "notifications/subscriptions/acknowledged"
 	}
 	return false
@@ -155,7 +155,7 @@ func keepsPlaceOnListen(in, req *Interaction, info, reqInfo format.LineInfo) boo
 // the standalone GET stream and the notifications of a subscriptions/listen
 // stream, which keep their place; an answer on a resumed stream waits for
 // its call as well.
-func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.StreamLines {
+func planHTTP(c *format.Cassette, infos []format.LineInfo, pl *plan) map[int]*format.StreamLines {
 	ins := c.Interactions
 	idx := format.StreamIndex(ins)
 	for i := range ins {
@@ -164,7 +164,7 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.St
 			continue // the session's end: nothing to serve
 		}
 		sl := idx[in.HTTP.Stream]
-		if in.Kind == KindRequest {
+		if in.Kind == format.KindRequest {
 			st.client = true
 			st.skippable = format.Standalone(in) || info.Canon != nil && info.Msg.Kind == format.MsgNote
 			st.optional = info.Canon != nil && info.Msg.Kind == format.MsgNote && info.Msg.Method == "notifications/cancelled"
@@ -175,11 +175,11 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.St
 		st.server = true
 		req := &ins[sl.Req]
 		st.after = int32(sl.Req)
-		if format.Standalone(req) && in.Kind != KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.Req]) {
+		if format.Standalone(req) && in.Kind != format.KindResponse || keepsPlaceOnListen(in, req, infos[i], infos[sl.Req]) {
 			st.after = -1
 		}
 		st.immediate = req.HTTP.Method == http.MethodDelete
-		if info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 && side(in) == FromServer {
+		if info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 && format.Side(in) == format.FromServer {
 			st.answer = true
 			if int(info.Pair) != sl.Req {
 				st.call = int32(info.Pair)
@@ -191,7 +191,7 @@ func planHTTP(c *Cassette, infos []format.LineInfo, pl *plan) map[int]*format.St
 	answersTo := map[int][]int32{} // stream → client answers to its server requests, in order
 	for j := range ins {
 		in, info := &ins[j], &infos[j]
-		if in.Kind == KindRequest && info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 {
+		if in.Kind == format.KindRequest && info.Canon != nil && info.Msg.Kind == format.MsgResponse && info.Pair >= 0 {
 			if q := &ins[info.Pair]; q.HTTP != nil {
 				answersTo[q.HTTP.Stream] = append(answersTo[q.HTTP.Stream], int32(j))
 			}

@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
@@ -18,7 +19,7 @@ import (
 // replay decides, faults included, for each event a player sees. Each is
 // a txtar file: a prose comment saying what it shows, a "transcript" (a
 // cassette in the shorthand of TestSchedule; a first line "protocol REV"
-// names its revision), "faults" (one fault a line, in ParseFault's form),
+// names its revision), "faults" (one fault a line, in format.ParseFault's form),
 // a "script" of what the live client does, and "want": each decision.
 // -update-schedule rewrites "want".
 //
@@ -40,7 +41,7 @@ func TestDecide(t *testing.T) {
 
 // A decideHarness plays the players' part over a decider.
 type decideHarness struct {
-	p       *player
+	p       *Player
 	d       *decider
 	out     *strings.Builder
 	readers []*reader // HTTP: one per served or resumed stream, in order
@@ -70,15 +71,15 @@ func runDecide(transcript, faultText, script string) (string, error) {
 	if protocol != "" {
 		c.Header.Protocol = protocol
 	}
-	o := &Options{}
+	o := &Config{Wait: 5 * time.Second} // cassette.DefaultWait, which the want sections name
 	for _, l := range lines(faultText) {
-		f, err := ParseFault(l)
+		f, err := format.ParseFault(l)
 		if err != nil {
 			return "", err
 		}
 		o.Faults = append(o.Faults, f)
 	}
-	p, err := newPlayer(c, o)
+	p, err := NewPlayer(c, o)
 	if err != nil {
 		return "", err
 	}
@@ -100,9 +101,9 @@ func runDecide(transcript, faultText, script string) (string, error) {
 		}
 		h.drain()
 	}
-	for _, i := range h.d.s.unused() {
+	for _, i := range h.d.s.Unused() {
 		fmt.Fprintf(&out, "unused %d", c.Line(i))
-		if h.d.excused(i) {
+		if h.d.Excused(i) {
 			fmt.Fprint(&out, " (excused)")
 		}
 		fmt.Fprintln(&out)
@@ -281,7 +282,7 @@ func (h *decideHarness) say(say func(string, ...any), dec decision) {
 	}
 }
 
-// failed tells, for a line going out, the status FaultFail gave its task.
+// failed tells, for a line going out, the status format.FaultFail gave its task.
 func (h *decideHarness) failed(i int) string {
 	if i < 0 || !h.p.faults.fail[i] {
 		return ""
@@ -307,7 +308,7 @@ func (h *decideHarness) expire() {
 		}
 	}
 	for _, i := range held {
-		lines, errs, ok := h.d.expire(i)
+		lines, merrs, ok := h.d.expire(i)
 		if !ok {
 			continue
 		}
@@ -316,8 +317,8 @@ func (h *decideHarness) expire() {
 			ls[k] = strconv.Itoa(h.line(l))
 		}
 		fmt.Fprintf(h.out, "expire %d: refuse %s", h.line(i), strings.Join(ls, " "))
-		if len(errs) > 0 {
-			fmt.Fprintf(h.out, ": %s", errs[0].Reason)
+		if len(merrs) > 0 {
+			fmt.Fprintf(h.out, ": %s", merrs[0].Reason)
 		}
 		fmt.Fprintln(h.out)
 		for _, r := range h.readers {
@@ -360,17 +361,17 @@ response 4 json state 4 completed
 		t.Fatal(err)
 	}
 	for _, s := range []string{"drop@tools/call=build", "fail@tools/call=build", "fail@tasks/get#2", "drop@tasks/get#2"} {
-		f, err := ParseFault(s)
+		f, err := format.ParseFault(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); !errors.Is(err, transport.ErrBadFault) {
+		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}}); !errors.Is(err, transport.ErrBadFault) {
 			t.Errorf("%s: %v, want transport.ErrBadFault", s, err)
 		}
 	}
 	for _, s := range []string{"fail@tasks/get#1", "fail@tasks/get#3", "drop@tasks/get#3"} {
-		f, _ := ParseFault(s)
-		if _, err := newPlayer(c, &Options{Faults: []Fault{f}}); err != nil {
+		f, _ := format.ParseFault(s)
+		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}}); err != nil {
 			t.Errorf("%s: %v, want it taken", s, err)
 		}
 	}

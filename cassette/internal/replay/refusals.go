@@ -1,4 +1,4 @@
-package cassette
+package replay
 
 import (
 	"bytes"
@@ -22,24 +22,24 @@ import (
 // refusal the client did not recover from (nothing sent again) is
 // replayed, verified and compared as recorded.
 
-// recoveredRefusals returns the HTTP request lines of c refused with 401
+// RecoveredRefusals returns the HTTP request lines of c refused with 401
 // or 403 outside JSON-RPC whose message was sent again later.
-func recoveredRefusals(c *Cassette, infos []format.LineInfo) []int32 {
+func RecoveredRefusals(c *format.Cassette, infos []format.LineInfo) []int32 {
 	ins := c.Interactions
 	refused := map[int]bool{} // streams refused 401 or 403 with no message
 	for i := range ins {
-		if h := ins[i].HTTP; h != nil && ins[i].Kind == KindResponse && infos[i].Canon == nil && (h.Status == 401 || h.Status == 403) {
+		if h := ins[i].HTTP; h != nil && ins[i].Kind == format.KindResponse && infos[i].Canon == nil && (h.Status == 401 || h.Status == 403) {
 			refused[h.Stream] = true
 		}
 	}
 	var out []int32
 	for r := range ins {
 		h := ins[r].HTTP
-		if h == nil || ins[r].Kind != KindRequest || infos[r].Canon == nil || !refused[h.Stream] {
+		if h == nil || ins[r].Kind != format.KindRequest || infos[r].Canon == nil || !refused[h.Stream] {
 			continue
 		}
 		for j := r + 1; j < len(ins); j++ {
-			if ins[j].HTTP != nil && ins[j].Kind == KindRequest && bytes.Equal(infos[j].Canon, infos[r].Canon) {
+			if ins[j].HTTP != nil && ins[j].Kind == format.KindRequest && bytes.Equal(infos[j].Canon, infos[r].Canon) {
 				out = append(out, int32(r))
 				break
 			}
@@ -48,8 +48,8 @@ func recoveredRefusals(c *Cassette, infos []format.LineInfo) []int32 {
 	return out
 }
 
-// lineSet returns lines as a set.
-func lineSet(lines []int32) map[int]bool {
+// LineSet returns lines as a set.
+func LineSet(lines []int32) map[int]bool {
 	set := make(map[int]bool, len(lines))
 	for _, i := range lines {
 		set[int(i)] = true

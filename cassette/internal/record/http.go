@@ -1,7 +1,6 @@
-package cassette
+package record
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,28 +16,38 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// httpRecorder records one Streamable HTTP session below the transport's
+// NewHTTP returns a recorder of one session with origin. cl is the
+// recorded factory's classifier, if any; onDelete, if set, is called once
+// the session's DELETE has been answered.
+func NewHTTP(origin auth.Origin, cl transport.Classifier, onDelete func()) *HTTPRecorder {
+	return &HTTPRecorder{origin: origin, cl: cl, onDelete: onDelete}
+}
+
+// Origin returns the origin r records.
+func (r *HTTPRecorder) Origin() auth.Origin { return r.origin }
+
+// An HTTPRecorder records one Streamable HTTP session below the transport's
 // credential: the cassette factory puts it under the live factory's base
 // round tripper (HTTPFactory.WithBase), so it sees every request as sent,
 // Authorization included, which it redacts. Bodies are teed as the client
 // reads them, never buffered before the client gets them, so a long-lived
 // stream (the standalone GET) holds nothing up.
-type httpRecorder struct {
+type HTTPRecorder struct {
 	origin   auth.Origin
 	cl       transport.Classifier
 	onDelete func() // called once the session's DELETE has been answered
 
 	mu      sync.Mutex // guards the fields below
-	entries []hEntry
+	entries []HTTPEntry
 	streams []*recStream
 	size    int   // bytes captured
 	closed  bool  // the recording ended: requests pass through unrecorded
 	err     error // the first capture error
 }
 
-// An hEntry is one captured line, its body still raw.
-type hEntry struct {
-	in    Interaction
+// An HTTPEntry is one captured line, its body still raw.
+type HTTPEntry struct {
+	in    format.Interaction
 	raw   []byte // body or event data as captured; nil when there was none
 	after int    // close lines: the entry they follow (the stream's last); responses: their request
 	err   error  // a failed request's error
@@ -68,7 +77,7 @@ const settleGrace = time.Second
 // answer to a server's request) without waiting for it, so the session
 // may end while its 202 is on its way, and whether it is recorded would
 // be timing.
-func (r *httpRecorder) settle() {
+func (r *HTTPRecorder) settle() {
 	r.mu.Lock()
 	var waits []chan struct{}
 	for _, s := range r.streams {
@@ -91,27 +100,25 @@ func (r *httpRecorder) settle() {
 	}
 }
 
-// wrap returns the recording round tripper over base.
-func (r *httpRecorder) wrap(base http.RoundTripper) http.RoundTripper {
+// Wrap returns the recording round tripper over base.
+func (r *HTTPRecorder) Wrap(base http.RoundTripper) http.RoundTripper {
 	return &recordRT{r: r, base: base}
 }
 
 type recordRT struct {
-	r    *httpRecorder
+	r    *HTTPRecorder
 	base http.RoundTripper
 }
-
-var errOtherOrigin = errors.New("not the recorded origin")
 
 // RoundTrip records req, sends it with the base round tripper and records
 // the response as the client reads it.
 func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.r
 	if !r.origin.Matches(req.URL) {
-		closeRequestBody(req)
+		format.CloseRequestBody(req)
 		return nil, fmt.Errorf("cassette: request to %s: %w", req.URL.Redacted(), errOtherOrigin)
 	}
-	body, err := requestBody(req)
+	body, err := format.RequestBody(req)
 	if err != nil {
 		return nil, fmt.Errorf("cassette: request body: %w", err)
 	}
@@ -124,7 +131,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	if req.Method == http.MethodDelete {
-		r.endOpen(EndSession)
+		r.endOpen(format.EndSession)
 	}
 	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
 	defer close(s.settled)
@@ -134,7 +141,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.noCall = true
 	}
 	r.streams = append(r.streams, s)
-	s.req = r.add(hEntry{raw: body, in: Interaction{Kind: KindRequest, HTTP: &HTTP{
+	s.req = r.add(HTTPEntry{raw: body, in: format.Interaction{Kind: format.KindRequest, HTTP: &format.HTTP{
 		Stream: s.n, Method: req.Method, URL: req.URL.RequestURI(), Headers: req.Header.Clone(),
 	}}})
 	s.last = s.req
@@ -147,7 +154,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		r.mu.Lock()
-		r.endLocked(s, &Ending{End: EndError, Written: wrote.Load(), Class: classOf(err, r.cl)}, err)
+		r.endLocked(s, &format.Ending{End: format.EndError, Written: wrote.Load(), Class: ClassOf(err, r.cl)}, err)
 		r.mu.Unlock()
 		return nil, err
 	}
@@ -157,7 +164,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	s.sse = format.IsSSE(resp.Header)
-	s.resp = r.add(hEntry{after: s.req, in: Interaction{Kind: KindResponse, HTTP: &HTTP{Stream: s.n, Status: resp.StatusCode, Headers: resp.Header.Clone()}}})
+	s.resp = r.add(HTTPEntry{after: s.req, in: format.Interaction{Kind: format.KindResponse, HTTP: &format.HTTP{Stream: s.n, Status: resp.StatusCode, Headers: resp.Header.Clone()}}})
 	s.last = s.resp
 	r.mu.Unlock()
 	if s.sse {
@@ -174,7 +181,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // add appends e and returns its index (-1 once the recording has ended).
 // r.mu is held.
-func (r *httpRecorder) add(e hEntry) int {
+func (r *HTTPRecorder) add(e HTTPEntry) int {
 	if r.closed {
 		return -1
 	}
@@ -190,7 +197,7 @@ func (r *httpRecorder) add(e hEntry) int {
 // tooLarge ends the recording once it has grown past MaxSize: what was
 // captured is dropped, the session goes on unrecorded, and close reports
 // ErrTooLarge, so that memory stays within the bound too. r.mu is held.
-func (r *httpRecorder) tooLarge() {
+func (r *HTTPRecorder) tooLarge() {
 	if r.err == nil {
 		r.err = ErrTooLarge
 	}
@@ -198,7 +205,7 @@ func (r *httpRecorder) tooLarge() {
 }
 
 // events records events of s.
-func (r *httpRecorder) events(s *recStream, evs []sse.Event) {
+func (r *HTTPRecorder) events(s *recStream, evs []sse.Event) {
 	if len(evs) == 0 {
 		return
 	}
@@ -208,40 +215,40 @@ func (r *httpRecorder) events(s *recStream, evs []sse.Event) {
 		return
 	}
 	for _, e := range evs {
-		s.last = r.add(hEntry{raw: e.Data, in: Interaction{Kind: KindEvent, HTTP: &HTTP{Stream: s.n, Event: e.Name, ID: e.ID, Retry: e.Retry}}})
+		s.last = r.add(HTTPEntry{raw: e.Data, in: format.Interaction{Kind: format.KindEvent, HTTP: &format.HTTP{Stream: s.n, Event: e.Name, ID: e.ID, Retry: e.Retry}}})
 	}
 }
 
 // end records the end of s, unless it has ended already.
-func (r *httpRecorder) end(s *recStream, how string) {
+func (r *HTTPRecorder) end(s *recStream, how string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.endLocked(s, &Ending{End: how}, nil)
+	r.endLocked(s, &format.Ending{End: how}, nil)
 }
 
 // endLocked records the end of s. r.mu is held.
-func (r *httpRecorder) endLocked(s *recStream, e *Ending, err error) {
+func (r *HTTPRecorder) endLocked(s *recStream, e *format.Ending, err error) {
 	if r.closed || s.ended {
 		return
 	}
 	s.ended = true
-	if e.End != EndError && !s.sse && s.resp >= 0 {
+	if e.End != format.EndError && !s.sse && s.resp >= 0 {
 		return // a JSON body is complete in its response line
 	}
-	r.add(hEntry{after: s.last, err: err, in: Interaction{Kind: KindClose, HTTP: &HTTP{Stream: s.n}, Ending: e}})
+	r.add(HTTPEntry{after: s.last, err: err, in: format.Interaction{Kind: format.KindClose, HTTP: &format.HTTP{Stream: s.n}, Ending: e}})
 }
 
 // endOpen ends every open event stream (and request still without a
 // response) as ended by the session. r.mu is held.
-func (r *httpRecorder) endOpen(how string) {
+func (r *HTTPRecorder) endOpen(how string) {
 	for _, s := range r.streams {
 		if !s.ended && (s.sse || s.resp < 0) {
-			r.endLocked(s, &Ending{End: how}, nil)
+			r.endLocked(s, &format.Ending{End: how}, nil)
 		}
 	}
 }
 
-func (r *httpRecorder) fail(err error) {
+func (r *HTTPRecorder) fail(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err == nil {
@@ -249,15 +256,15 @@ func (r *httpRecorder) fail(err error) {
 	}
 }
 
-// close ends the recording: streams still open ended with the session, and
+// Close ends the recording: streams still open ended with the session, and
 // the session ended by the client. It returns what was captured.
-func (r *httpRecorder) close() ([]hEntry, error) {
+func (r *HTTPRecorder) Close() ([]HTTPEntry, error) {
 	r.settle()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.closed {
-		r.endOpen(EndSession)
-		r.add(hEntry{after: -1, in: Interaction{Kind: KindClose, Ending: &Ending{End: EndClient}}})
+		r.endOpen(format.EndSession)
+		r.add(HTTPEntry{after: -1, in: format.Interaction{Kind: format.KindClose, Ending: &format.Ending{End: format.EndClient}}})
 		r.closed = true
 	}
 	return r.entries, r.err
@@ -266,7 +273,7 @@ func (r *httpRecorder) close() ([]hEntry, error) {
 // teeSSE passes an event stream through to the client, recording each event
 // as it completes.
 type teeSSE struct {
-	r   *httpRecorder
+	r   *HTTPRecorder
 	s   *recStream
 	req *http.Request
 	rc  io.ReadCloser
@@ -287,24 +294,24 @@ func (t *teeSSE) Read(p []byte) (int, error) {
 	switch {
 	case err == io.EOF:
 		// An unfinished last event is discarded, as every reader does.
-		t.r.end(t.s, EndEOF)
+		t.r.end(t.s, format.EndEOF)
 	case err != nil && t.req.Context().Err() != nil:
-		t.r.end(t.s, EndClient)
+		t.r.end(t.s, format.EndClient)
 	case err != nil:
-		t.r.end(t.s, EndDropped)
+		t.r.end(t.s, format.EndDropped)
 	}
 	return n, err
 }
 
 func (t *teeSSE) Close() error {
-	t.r.end(t.s, EndClient)
+	t.r.end(t.s, format.EndClient)
 	return t.rc.Close()
 }
 
 // teeBody passes a non-stream body through, appending what the client
 // reads to the response line.
 type teeBody struct {
-	r    *httpRecorder
+	r    *HTTPRecorder
 	s    *recStream
 	rc   io.ReadCloser
 	done func() // if set, called once the body has been read or closed
@@ -331,7 +338,7 @@ func (t *teeBody) Close() error {
 }
 
 // appendBody adds p to the body of s's response.
-func (r *httpRecorder) appendBody(s *recStream, p []byte) {
+func (r *HTTPRecorder) appendBody(s *recStream, p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || s.resp < 0 {

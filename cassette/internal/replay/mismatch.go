@@ -1,6 +1,7 @@
-package cassette
+package replay
 
 import (
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"net/http"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // A live message that matched no recorded one is explained against the
-// nearest recorded message like it: the *MismatchError a player answers
+// nearest recorded message like it: the *errs.MismatchError a player answers
 // it with, and the recorded call it stood for, which the decider voids.
 
 // mismatch explains why a live message (live, canonical and redacted, of
@@ -21,9 +22,9 @@ import (
 // message is a call and the nearest recorded message an unserved call of
 // the same method: replay voids it (see scheduler.void), so that nothing
 // waits for its answer; else -1.
-func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchError, int) {
+func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.MismatchError, int) {
 	info, _ := format.ScanMessage(live)
-	e := &MismatchError{Cassette: p.c.File, Method: info.Method}
+	e := &errs.MismatchError{Cassette: p.c.File, Method: info.Method}
 	if kind == format.MsgResponse {
 		e.Method = p.requestMethod(info.ID)
 	}
@@ -73,9 +74,9 @@ func (p *player) mismatch(s *scheduler, kind byte, key, live []byte) (*MismatchE
 
 // requestMethod returns the method of the recorded server request with id,
 // which a client response answers.
-func (p *player) requestMethod(id string) string {
+func (p *Player) requestMethod(id string) string {
 	for j := range p.canon {
-		if p.canon[j] != nil && side(&p.c.Interactions[j]) == FromServer {
+		if p.canon[j] != nil && format.Side(&p.c.Interactions[j]) == format.FromServer {
 			if q, _ := format.ScanMessage(p.canon[j]); q.Kind == format.MsgCall && q.ID == id {
 				return q.Method
 			}
@@ -87,8 +88,8 @@ func (p *player) requestMethod(id string) string {
 // httpMismatch explains why live matched nothing, against the nearest
 // unserved recorded request. It also returns the recorded request the live
 // one stood for (a call of the same method), which replay voids; else -1.
-func (p *player) httpMismatch(s *scheduler, live *liveReq) (*MismatchError, int) {
-	e := &MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
+func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.MismatchError, int) {
+	e := &errs.MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
 	liveMethod := ""
 	if r, ok := live.msg.(*jsonrpc.Request); ok {
 		e.Method, liveMethod = r.Method, r.Method
@@ -105,7 +106,7 @@ func (p *player) httpMismatch(s *scheduler, live *liveReq) (*MismatchError, int)
 		if nearest >= 0 {
 			break
 		}
-		if in := &p.c.Interactions[i]; !s.served[i] && in.HTTP.Method == live.method && p.method(int(i)) == liveMethod {
+		if in := &p.c.Interactions[i]; !s.served[i] && in.HTTP.Method == live.method && p.Method(int(i)) == liveMethod {
 			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
 			if isCall && p.canon[i] != nil {
 				if m, _ := format.ScanMessage(p.canon[i]); m.Kind == format.MsgCall {
@@ -133,7 +134,7 @@ func (p *player) httpMismatch(s *scheduler, live *liveReq) (*MismatchError, int)
 }
 
 // shape is the comparable form of a request, for a mismatch's diff.
-func shape(method, url string, h http.Header, canon []byte, text string, mt *matcher) []byte {
+func shape(method, url string, h http.Header, canon []byte, text string, mt *Matcher) []byte {
 	m := map[string]any{"method": method, "url": url}
 	for k, vs := range h {
 		if ck := http.CanonicalHeaderKey(k); strings.HasPrefix(ck, "Mcp-") || ck == "Last-Event-Id" {
