@@ -45,9 +45,6 @@ type (
 	OptionsError = errs.OptionsError
 )
 
-// visible returns err with its text made visible.
-func visible(err error) error { return errs.Visible(err) }
-
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
 	// not exist.

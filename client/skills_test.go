@@ -73,9 +73,9 @@ type skillListResult struct {
 }
 
 func (f *skillsFixture) server(t *testing.T) *mcp.Server {
-	caps := &mcp.ServerCapabilities{}
+	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}
 	caps.AddExtension(client.SkillsExtension, map[string]any{})
-	srv := mcp.NewServer(&mcp.Implementation{Name: "skills", Version: "v1"}, &mcp.ServerOptions{Capabilities: caps, HasResources: true})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "skills", Version: "v1"}, &mcp.ServerOptions{Capabilities: caps})
 	err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, ss *mcp.ServerSession, p *skillListParams) (*skillListResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()

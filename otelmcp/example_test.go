@@ -59,7 +59,7 @@ func Example() {
 	for _, s := range spans {
 		var attrs []string
 		for _, a := range s.Attributes {
-			attrs = append(attrs, string(a.Key)+"="+a.Value.Emit())
+			attrs = append(attrs, string(a.Key)+"="+a.Value.String())
 		}
 		slices.Sort(attrs)
 		fmt.Printf("%s %q %s\n", s.SpanKind, s.Name, strings.Join(attrs, " "))

@@ -292,10 +292,13 @@ func New(name, version string, opts *Options) (*Server, error) {
 			return nil, err
 		}
 		if mo.Capabilities == nil {
+			//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.ServerCapabilities.Logging, mcp.LoggingCapabilities
 			mo.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the go-sdk's default, with the extension
 		}
 		mo.Capabilities.AddExtension(SkillsExtension, sk.capability())
-		mo.HasResources = true // skill files are read through resources/read
+		if mo.Capabilities.Resources == nil { // skill files are read through resources/read
+			mo.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mo)
 	s.mcp.AddReceivingMiddleware(s.roundsForOlderClients)
