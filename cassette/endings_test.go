@@ -16,6 +16,7 @@ import (
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/looprig/mcp/transport/stdio"
@@ -298,11 +299,11 @@ func TestGivenUpCallWaitsForTheClient(t *testing.T) {
 	for _, mode := range []cassette.Mode{cassette.ModeRecord, cassette.ModeReplay} {
 		f := open(t, path, inprocess.New(c.srv), withMode(&cassette.Options{Wait: time.Hour}, mode))
 		tr, _ := f.Transport()
-		cs, err := newClient().Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025})
+		cs, err := newClient().Connect(testkit.Context(t), tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(testkit.Context(t))
 		done := make(chan error, 1)
 		go func() {
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})

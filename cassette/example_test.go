@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
@@ -31,7 +32,8 @@ func docsServer() *mcp.Server {
 
 // lookup connects through f, calls lookup, closes, and closes f.
 func lookup(f *cassette.Factory) (string, error) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broken replay fails, not hangs
+	defer cancel()
 	c, err := client.Connect(ctx, client.Definition{Name: "docs", Profile: client.Profile20251125, Transport: f}, nil)
 	if err != nil {
 		return "", err
@@ -115,7 +117,8 @@ func ExampleReplay() {
 		return
 	}
 	tr, _ := f.Transport()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broken replay fails, not hangs
+	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		fmt.Println(err)
@@ -137,9 +140,11 @@ func ExampleRecordedError() {
 `))
 	f, _ := cassette.Replay(c, nil, nil)
 	tr, _ := f.Transport()
-	conn, _ := tr.Connect(context.Background())
-	conn.Write(context.Background(), mustRequest(`{"id":7,"jsonrpc":"2.0","method":"tools/call","params":{"name":"lookup"}}`))
-	_, err := conn.Read(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broken replay fails, not hangs
+	defer cancel()
+	conn, _ := tr.Connect(ctx)
+	conn.Write(ctx, mustRequest(`{"id":7,"jsonrpc":"2.0","method":"tools/call","params":{"name":"lookup"}}`))
+	_, err := conn.Read(ctx)
 	fmt.Println(err)
 	fmt.Print(conn.(transport.Diagnoser).Diagnose())
 	// Output:

@@ -12,6 +12,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -208,7 +209,7 @@ func TestFaultByRequestActsOnItsLastRound(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer c.Close()
+				defer testkit.CloseWithin(t, c, 20*time.Second)
 				_, err = c.CallTool(ctx, "elicit", map[string]any{"question": "ok?"})
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
@@ -30,7 +31,8 @@ func ExampleOpen() {
 	path := filepath.Join(dir, "docs.jsonl")
 	live := inprocess.New(srv) // stdio.New, streamablehttp.New: any transport
 
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broken replay fails, not hangs
+	defer cancel()
 	for _, mode := range []cassette.Mode{cassette.ModeRecord, cassette.ModeReplay} {
 		f, err := cassette.Open(path, live, &cassette.Options{Mode: mode})
 		if err != nil {

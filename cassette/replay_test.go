@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -132,7 +133,7 @@ func TestUnmatchedMethodDiffsAgainstNextRecorded(t *testing.T) {
 	path := tempPath(t, "method.jsonl")
 	recordCounter(t, path, call{Tool: "count", Args: map[string]any{"label": "x"}})
 	f := replaying(t, path, nil)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	tr, _ := f.Transport()
 	cs, err := newClient().Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev2025})
 	if err != nil {
@@ -203,7 +204,7 @@ func rawReplay(t *testing.T, path string, opts *cassette.Options) mcp.Connection
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := tr.Connect(context.Background())
+	conn, err := tr.Connect(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,9 +83,12 @@
 // panic, oversize, flood-notifications and env work in-process (and on
 // every transport); the task kinds (see Tasks) over HTTP and stdio; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
-// in a stdio child; drop, drop-no-id, delay-headers, unauthorized, forbidden,
-// gone, server-error, no-get, redirect and foreign-endpoint act on HTTP
-// requests and work only over HTTP.
+// in a child (malformed and ignore-eof only on its stdio); drop, drop-no-id,
+// delay-headers, unauthorized, forbidden, gone, server-error, no-get,
+// redirect and foreign-endpoint act on HTTP requests and work only over
+// HTTP (drop and drop-no-id not over legacy SSE, foreign-endpoint only
+// there). Every path refuses a fault it cannot act on, with a [*PathError],
+// when it is chosen (see [Path]): a fault is never left undone.
 //
 // # Tasks
 //

@@ -120,8 +120,8 @@ func (s *Server) endSession(id string) {
 // New returns a fake server. Its errors come from its options, which often
 // come from scripts and flags: an unknown catalog, an invalid definition
 // (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
-// catalog does not have, or a fault that works only in a stdio child
-// (wrapping [transport.ErrBadFault]).
+// catalog does not have (wrapping [transport.ErrBadFault]), or a fault that
+// acts only in a child process (a [*PathError]).
 func New(opts *Options) (*Server, error) { return newServer(opts, nil) }
 
 // newServer builds the server; proc is set for a stdio child.
@@ -208,8 +208,10 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 		if err := f.check(); err != nil {
 			return 0, fmt.Errorf("fakeserver: fault %q: %w", f, err)
 		}
-		if f.StdioOnly() && !child {
-			return 0, fmt.Errorf("fakeserver: fault %q: %w: works only in a stdio child (fakeserver.Main)", f, transport.ErrBadFault)
+		if !child {
+			if err := checkProcess([]Fault{f}); err != nil {
+				return 0, err
+			}
 		}
 		if f.Tool != "" && !has(f.Tool) {
 			what := "catalog"
@@ -268,12 +270,17 @@ func (s *Server) Name() string { return s.name }
 
 // Factory returns an in-process transport.Factory: each connection is a
 // new session of this fake server (its task tools run as tasks, as over
-// HTTP and stdio).
+// HTTP and stdio). If a fault does not act in-process (see [Path]), each
+// connection fails at once with its [*PathError].
 func (s *Server) Factory() transport.Factory {
+	var f transport.Factory = inprocess.New(s.mcp)
 	if s.srv != nil {
-		return s.srv.Factory()
+		f = s.srv.Factory()
 	}
-	return inprocess.New(s.mcp)
+	if err := CheckPath(s.faults, Path{}); err != nil {
+		return refusedFactory{Factory: f, err: err}
+	}
+	return f
 }
 
 // Close releases every call held by a hang or delay fault: each returns at

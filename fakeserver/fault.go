@@ -14,10 +14,10 @@ import (
 type FaultKind string
 
 // The fault kinds. Those marked (stdio) act on the process and work only in
-// a stdio child started through [Main]; [New] rejects them. Those marked
-// (http) act on HTTP requests: they work when the server is served over
-// HTTP ([Server.HTTPHandler], [Server.StartHTTP], --http), and do nothing
-// in-process; Main rejects them without --http.
+// a child started through [Main]; [New] rejects them. Those marked (http)
+// act on HTTP requests: they work when the server is served over HTTP
+// ([Server.HTTPHandler], [Server.StartHTTP], --http). A path that cannot
+// act on a fault refuses it (see [Path]).
 const (
 	// FaultDelay sleeps Delay before running Tool (in-process, it ends early
 	// when the call is cancelled).

@@ -72,9 +72,9 @@ func TestNewRejects(t *testing.T) {
 		{"unknown catalog", Options{Catalog: "huge"}, `unknown catalog "huge"`},
 		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `catalog "docs" has no tool "sample"`},
 		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay needs a positive duration"},
-		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "works only in a stdio child"},
-		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "works only in a stdio child"},
-		{"grandchild in-process", Options{Faults: []Fault{{Kind: FaultGrandchild}}}, "works only in a stdio child"},
+		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "does not act in this process, only in a child process (fakeserver.Main)"},
+		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "does not act in this process, only in a stdio child (fakeserver.Main without --http)"},
+		{"grandchild in-process", Options{Faults: []Fault{{Kind: FaultGrandchild}}}, "does not act in this process, only in a child process"},
 	}
 	for _, tt := range tests {
 		fs, err := New(&tt.opts)

@@ -127,7 +127,8 @@ func (r Request) String() string {
 
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
-// on, with s's scripted HTTP faults. It returns an error wrapping
+// on, with s's scripted HTTP faults. It returns a [*PathError] for a fault
+// that does not act there (see [Path]), an error wrapping
 // [transport.ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
 // opts.OtherOrigin is empty, an error if opts sets both SSE and Stateless,
 // and the server package's *server.OptionsError for an invalid
@@ -145,6 +146,9 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
+	}
+	if err := CheckPath(s.faults, Path{HTTP: true, SSE: o.SSE, Child: s.proc != nil}); err != nil {
+		return nil, err
 	}
 	h := &HTTPHandler{s: s, sse: o.SSE, other: strings.TrimSuffix(o.OtherOrigin, "/"), fired: map[int]bool{}}
 	for _, f := range s.faults {

@@ -14,7 +14,7 @@ func TestMainHTTPFlags(t *testing.T) {
 		{[]string{"--sse"}, "--sse needs --http ADDR"},
 		{[]string{"--stateless"}, "--stateless needs --http ADDR, without --sse"},
 		{[]string{"--http", "127.0.0.1:0", "--sse", "--stateless"}, "--stateless needs --http ADDR, without --sse"},
-		{[]string{"--fault", "drop=lookup:1"}, `works only over HTTP`},
+		{[]string{"--fault", "drop=lookup:1"}, `does not act in a stdio child, only over Streamable HTTP`},
 		{[]string{"--http", "nonsense"}, `listen address "nonsense"`},
 	}
 	for _, tt := range tests {

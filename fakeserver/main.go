@@ -156,10 +156,8 @@ func parseFlags(args []string) (*config, error) {
 	if c.stateless && (c.http == "" || c.sse) {
 		return nil, errors.New("--stateless needs --http ADDR, without --sse")
 	}
-	for _, f := range c.faults {
-		if f.HTTPOnly() && c.http == "" {
-			return nil, fmt.Errorf("fault %q works only over HTTP (--http ADDR)", f)
-		}
+	if err := CheckPath(c.faults, Path{HTTP: c.http != "", SSE: c.sse, Child: true}); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

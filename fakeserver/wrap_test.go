@@ -116,7 +116,7 @@ func TestWrapRejects(t *testing.T) {
 			want  string
 		}{
 			{Fault{Kind: FaultError, Tool: "lookup"}, `server "mine" has no tool "lookup"`},
-			{Fault{Kind: FaultCrash, Tool: "search"}, "works only in a stdio child"},
+			{Fault{Kind: FaultCrash, Tool: "search"}, "does not act in this process, only in a child process"},
 			{Fault{Kind: FaultEnv}, "not to a wrapped server"},
 			{Fault{Kind: FaultDelay, Tool: "search"}, "positive duration"},
 		} {

@@ -40,7 +40,7 @@ type Fake struct {
 func InProcess(t testing.TB, opts *InProcessOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
-	noHTTPFaults(t, "mcptest.InProcess", "mcptest.HTTP", o.Faults)
+	checkPath(t, "mcptest.InProcess", o.Faults, fakeserver.Path{}, "mcptest.HTTP")
 	srv, err := catalogSpec{o.Catalog, o.Definition, o.Faults, o.Revision}.server()
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
@@ -90,7 +90,7 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 		t.Fatal("mcptest.Stdio: TestMain must call mcptest.Main(m, …), so that the test binary can run as the fake server")
 	}
 	o := orZero(opts)
-	noHTTPFaults(t, "mcptest.Stdio", "mcptest.HTTP", o.Faults)
+	checkPath(t, "mcptest.Stdio", o.Faults, fakeserver.Path{Child: true}, "mcptest.HTTP")
 	name := o.Catalog
 	if d := o.Definition; d != nil {
 		if name != "" {
@@ -140,15 +140,18 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	return &Fake{t: t, name: name, profile: o.ClientProfile, faults: o.Faults, factory: Track(t, sf), countFile: countFile}
 }
 
-// noHTTPFaults fails t for a fault that acts on HTTP requests, given to
-// what (which serves no HTTP): it would do nothing there; use instead
-// serves over HTTP.
-func noHTTPFaults(t testing.TB, what, instead string, faults []fakeserver.Fault) {
+// checkPath fails t at once for a fault that does not act on p, the path
+// what serves its fake by (fakeserver.CheckPath): it would do nothing there.
+// instead names the helper that serves over HTTP, for a fault that acts
+// there.
+func checkPath(t testing.TB, what string, faults []fakeserver.Fault, p fakeserver.Path, instead string) {
 	t.Helper()
-	for _, f := range faults {
-		if f.HTTPOnly() {
-			t.Fatalf("%s: fault %q acts on HTTP requests, which %s does not serve: use %s", what, f, what, instead)
+	var pe *fakeserver.PathError
+	if err := fakeserver.CheckPath(faults, p); errors.As(err, &pe) {
+		if pe.Fault.ActsOn(fakeserver.Path{HTTP: true}) {
+			t.Fatalf("%s: %v: use %s", what, err, instead)
 		}
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 

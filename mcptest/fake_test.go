@@ -116,8 +116,8 @@ func TestFakesRefuseFaultsTheyCannotServe(t *testing.T) {
 		start func(testing.TB)
 		want  string
 	}{
-		{"InProcess with an HTTP fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.InProcess does not serve: use mcptest.HTTP"},
-		{"Stdio with an HTTP fault", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: drop}) }, "acts on HTTP requests, which mcptest.Stdio does not serve: use mcptest.HTTP"},
+		{"InProcess with an HTTP fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: drop}) }, "does not act in-process, only over Streamable HTTP (Server.HTTPHandler, Server.StartHTTP, --http): use mcptest.HTTP"},
+		{"Stdio with an HTTP fault", func(tb testing.TB) { mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: drop}) }, "does not act in a stdio child, only over Streamable HTTP (Server.HTTPHandler, Server.StartHTTP, --http): use mcptest.HTTP"},
 		{"Wrap with an HTTP fault", func(tb testing.TB) {
 			fs, err := fakeserver.New(nil)
 			if err != nil {
@@ -125,8 +125,8 @@ func TestFakesRefuseFaultsTheyCannotServe(t *testing.T) {
 			}
 			mcptest.Wrap(tb, fs.Server(), &mcptest.WrapOptions{Faults: drop})
 		}, "use mcptest.WrapHTTP"},
-		{"InProcess with a process fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: crash}) }, "works only in a stdio child"},
-		{"HTTP with a process fault", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Faults: crash}) }, "works only in a stdio child"},
+		{"InProcess with a process fault", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: crash}) }, "does not act in-process, only in a child process (fakeserver.Main)"},
+		{"HTTP with a process fault", func(tb testing.TB) { mcptest.HTTP(tb, &mcptest.HTTPOptions{Faults: crash}) }, "does not act in this process, only in a child process (fakeserver.Main)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recT{TB: t}

@@ -26,7 +26,7 @@ type InProcessOptions struct {
 	// Faults are the scripted misbehaviours (see fakeserver.Fault); none by
 	// default. A fault that acts on a process (crash, ignore-sigterm, …)
 	// needs [Stdio], one that acts on HTTP requests (drop, unauthorized,
-	// …) [HTTP]: either fails the test here.
+	// …) [HTTP]: either fails the test here (see fakeserver.Path).
 	Faults []fakeserver.Fault
 	// Revision pins the protocol revision the fake serves
 	// (fakeserver.Options.Revision): fakeserver.Revision20251125 for a
@@ -53,7 +53,8 @@ type StdioOptions struct {
 	// to [Main] in [MainOptions].Definitions.
 	Definition *fakeserver.Definition
 	// Faults are the scripted misbehaviours, those that act on a process
-	// included; one that acts on HTTP requests fails the test.
+	// included; one that acts on HTTP requests fails the test (see
+	// fakeserver.Path).
 	Faults []fakeserver.Fault
 	// Revision is as in [InProcessOptions].
 	Revision string

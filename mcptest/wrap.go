@@ -24,7 +24,7 @@ import (
 func Wrap[S fakeserver.Servable](t testing.TB, srv S, opts *WrapOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
-	noHTTPFaults(t, "mcptest.Wrap", "mcptest.WrapHTTP", o.Faults)
+	checkPath(t, "mcptest.Wrap", o.Faults, fakeserver.Path{}, "mcptest.WrapHTTP")
 	return inProcess(t, wrap(t, "mcptest.Wrap", srv, o.Faults), o.Faults, o.ClientProfile)
 }
 

@@ -124,6 +124,9 @@ func (c *peekConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// redirectCallLimit bounds a call whose POST is redirected.
+const redirectCallLimit = 10 * time.Second
+
 // A redirect of a POST is refused whatever its status (301, 302, 303, 307,
 // 308) and wherever it points (the same origin, another port, another
 // scheme, another host, another server): the call fails by policy
@@ -176,14 +179,21 @@ func TestRedirectedPOSTsRefused(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					c, err := client.Connect(context.Background(), client.Definition{Name: "home", Profile: profileFor(kind), Transport: f}, nil)
+					// Refused, the call fails at once; followed, it may wait on
+					// a stream that never ends: the bound fails it here.
+					ctx, cancel := context.WithTimeout(testkit.Context(t), redirectCallLimit)
+					defer cancel()
+					c, err := client.Connect(ctx, client.Definition{Name: "home", Profile: profileFor(kind), Transport: f}, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
 					reqsBefore, otherBefore := home.requests.Load(), other.requests.Load()
-					_, err = c.CallTool(context.Background(), "echo", map[string]any{"text": "x"})
+					_, err = c.CallTool(ctx, "echo", map[string]any{"text": "x"})
 					reqs := home.requests.Load() - reqsBefore
 					c.Close()
+					if ctx.Err() != nil {
+						t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
+					}
 					var ce *client.Error
 					if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrRedirectedPOST) {
 						t.Errorf("CallTool error = %v, want ClassPolicy wrapping ErrRedirectedPOST", err)

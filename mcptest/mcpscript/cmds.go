@@ -463,10 +463,8 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("serve %s: %v", name, err)
 	}
-	for _, f := range opts.Faults {
-		if f.HTTPOnly() && !*overHTTP && !ho.SSE {
-			ts.Fatalf("serve %s: fault %q acts on HTTP requests: serve it with -http (or -sse)", name, f)
-		}
+	if err := fakeserver.CheckPath(opts.Faults, fakeserver.Path{HTTP: *overHTTP || ho.SSE, SSE: ho.SSE}); err != nil {
+		ts.Fatalf("serve %s: %v", name, err)
 	}
 	st := stateOf(ts)
 	st.mu.Lock()

@@ -1,11 +1,13 @@
 package sse_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/client"
@@ -13,6 +15,7 @@ import (
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // endpointServer answers the session GET with the given endpoint event
@@ -98,6 +101,10 @@ func TestEndpointEventRequired(t *testing.T) {
 	}
 }
 
+// redirectCallLimit bounds a call whose POST is redirected: refused, it
+// fails at once; followed, it may wait on a stream that never ends.
+const redirectCallLimit = 10 * time.Second
+
 func TestRedirectedPOSTRefused(t *testing.T) {
 	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
 		for _, target := range []string{"other", "same"} {
@@ -118,7 +125,12 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					})
 				})
 				cs := connect(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
-				_, err := callCount(t, cs)
+				ctx, cancel := context.WithTimeout(testkit.Context(t), redirectCallLimit)
+				defer cancel()
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"})
+				if ctx.Err() != nil {
+					t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
+				}
 				if !errors.Is(err, transport.ErrRedirectedPOST) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}

@@ -157,6 +157,28 @@ var unixChildren = map[string]func() int{
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	},
+	// groupfork is a double fork that keeps the process group: an
+	// intermediate ("groupescape") starts a "hang" grandchild without
+	// setsid and exits at once. It exits when stdin ends.
+	"groupfork": func() int {
+		if _, err := spawn("groupescape", nil, false); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	},
+	// groupescape starts a "hang" grandchild in its own process group,
+	// records "grandchild PID", and exits.
+	"groupescape": func() int {
+		pid, err := spawn("hang", nil, false)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		record(fmt.Sprintf("grandchild %d", pid))
+		return 0
+	},
 	// hopper starts a "hop" in a session of its own and waits for stdin to
 	// end.
 	"hopper": func() int {

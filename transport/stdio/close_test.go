@@ -26,16 +26,19 @@ func TestCloseConcurrentIdempotent(t *testing.T) {
 	if d := c.Diagnose(); d != nil {
 		t.Errorf("Diagnose() of a running child = %v, want nil", d)
 	}
-	var wg sync.WaitGroup
 	errs := make([]error, 8)
-	for i := range errs {
-		wg.Go(func() { errs[i] = c.Close() })
-	}
-	wg.Wait()
+	testkit.CloseWithin(t, closerFunc(func() error {
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { errs[i] = c.Close() })
+		}
+		wg.Wait()
+		return nil
+	}), closeLimit)
 	if diff := cmp.Diff(make([]error, 8), errs, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 		t.Errorf("Close() results mismatch (-want +got):\n%s", diff)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Errorf("Close() again = %v", err)
 	}
 	if diff := cmp.Diff([]syscall.Signal{syscall.SIGKILL}, stdio.Sent(c)); diff != "" {
@@ -61,7 +64,7 @@ func TestCloseDrainsUnreadOutput(t *testing.T) {
 		Env:        map[string]string{sizeEnv: strconv.Itoa(512 << 10)},
 		CloseGrace: 5 * time.Second, // generous: the child must not need it all
 	}))
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]syscall.Signal{syscall.SIGKILL}, stdio.Sent(c)); diff != "" {
@@ -81,7 +84,7 @@ func TestCloseStdinBeforeSignals(t *testing.T) {
 	// before SIGTERM even on a loaded machine.
 	c := connect(t, newFactory(t, "polite", &stdio.Options{Env: env, CloseGrace: time.Second, TermGrace: 10 * time.Second}))
 	waitReady(t, path)
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"ready", "stdin-eof", "sigterm"}, readRecord(path)); diff != "" {
@@ -103,11 +106,10 @@ func TestCloseStubborn(t *testing.T) {
 	const grace = 100 * time.Millisecond
 	c := connect(t, newFactory(t, "stubborn", &stdio.Options{Env: env, CloseGrace: grace, TermGrace: grace}))
 	waitReady(t, path)
-	start := time.Now()
-	if err := c.Close(); err != nil {
+	elapsed, err := testkit.CloseWithin(t, c, closeLimit)
+	if err != nil {
 		t.Fatal(err)
 	}
-	elapsed := time.Since(start)
 	if diff := cmp.Diff([]syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, stdio.Sent(c)); diff != "" {
 		t.Errorf("signals sent mismatch (-want +got):\n%s", diff)
 	}
@@ -142,7 +144,7 @@ func TestCloseKillsGrandchild(t *testing.T) {
 	if dead(t, gpid) {
 		t.Fatalf("grandchild %d is not running before Close", gpid)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if d := c.Diagnose(); d == nil || d.Signal != "" {
@@ -171,7 +173,7 @@ func TestExitedChildReapedAtClose(t *testing.T) {
 	if s := procState(t, c.Pid()); s != "Z" {
 		t.Errorf("exited child before Close is in state %q, want Z (unreaped)", s)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if s := procState(t, c.Pid()); s != "" {
@@ -189,11 +191,11 @@ func TestCloseUnblocksRead(t *testing.T) {
 		_, err := c.Read(ctx)
 		errc <- err
 	}()
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	// Read ends with the connection, not at the test's deadline.
-	if err := <-errc; err == nil || ctx.Err() != nil {
+	if err := testkit.Await(t, errc, "Read to end with the connection"); err == nil || ctx.Err() != nil {
 		t.Errorf("Read after Close = %v (test context: %v), want the connection's end", err, ctx.Err())
 	}
 }

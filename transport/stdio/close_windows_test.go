@@ -69,7 +69,7 @@ func TestJobEndsEveryDescendantAtClose(t *testing.T) {
 	if !stdio.GroupAlive(c.Pid()) {
 		t.Error("GroupAlive before Close = false")
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if running(t, gpid) {

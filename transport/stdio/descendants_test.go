@@ -286,3 +286,85 @@ func TestCloseEndsADescendantThatKeepsMoving(t *testing.T) {
 		t.Errorf("hops %v run after Close", alive)
 	}
 }
+
+// groupMembers returns the processes of group pgid in /proc, zombies
+// included.
+func groupMembers(t *testing.T, pgid int) []proctree.Proc {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []proctree.Proc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, err := proctree.Stat(pid); err == nil && p.Pgid == pgid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// A double fork that keeps the process group (no setsid): the intermediate
+// exits at once, and the grandchild is orphaned (to init, or to this
+// process as a subreaper) but stays in the child's group, so the group's
+// SIGKILL ends it. No scan runs while the child does, so only the group and
+// the subreaper can reach it. Counted in /proc after Close: no process of
+// the group runs, and none is left for this process to reap (a subreaper's
+// orphans are its own; init reaps the others in its own time).
+func testCloseEndsGroupDoubleFork(t *testing.T, subreaper bool) {
+	leakcheck.Check(t)
+	stdio.SetTrackInterval(t, 0)
+	path, env := recordFile(t)
+	c := connect(t, newFactory(t, "groupfork", &stdio.Options{Env: env}))
+	gpid := recordedPid(t, path, "grandchild")
+	testkit.Poll(t, "the grandchild is orphaned", func() bool {
+		p, err := proctree.Stat(gpid)
+		return err == nil && p.PPid != c.Pid() && p.PPid != 0 && (p.PPid == os.Getpid()) == subreaper
+	})
+	if p, _ := proctree.Stat(gpid); p.Pgid != c.Pid() {
+		t.Fatalf("grandchild %+v left the child's group %d", p, c.Pid())
+	}
+	before := groupMembers(t, c.Pid())
+	if _, err := testkit.CloseWithin(t, c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var running, ours []string
+	for _, p := range groupMembers(t, c.Pid()) {
+		if p.Running() {
+			running = append(running, fmt.Sprintf("%d %c", p.Pid, p.State))
+		}
+		if p.PPid == os.Getpid() {
+			ours = append(ours, fmt.Sprintf("%d %c", p.Pid, p.State))
+		}
+	}
+	t.Logf("group %d: %d processes in /proc before Close (grandchild %d); after: %d running, %d left to this process", c.Pid(), len(before), gpid, len(running), len(ours))
+	if len(running) > 0 {
+		t.Errorf("group %d runs %v after Close, want none", c.Pid(), running)
+	}
+	if len(ours) > 0 {
+		t.Errorf("group %d has %v unreaped by this process after Close, want none", c.Pid(), ours)
+	}
+}
+
+func TestCloseEndsGroupDoubleFork(t *testing.T) {
+	requireProc(t)
+	if os.Getenv(subreaperEnv) != "" {
+		t.Skip("runs in a process that is not a subreaper")
+	}
+	testCloseEndsGroupDoubleFork(t, false)
+}
+
+// With BecomeSubreaper the orphan, and the intermediate its parent never
+// reaped, come back to this process: Close reaps them once the group's
+// SIGKILL has ended them.
+func TestCloseReapsGroupDoubleForkInSubreaper(t *testing.T) {
+	requireProc(t)
+	if !inSubreaper(t) {
+		return
+	}
+	testCloseEndsGroupDoubleFork(t, true)
+}

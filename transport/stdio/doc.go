@@ -69,7 +69,10 @@
 // is re-parented to init, or to the nearest subreaper above this process,
 // with nothing left in /proc to tie it to the child. [BecomeSubreaper] makes
 // this process that subreaper, so that such orphans are re-parented here
-// and Close ends them too; read its documentation for what it costs. Close
+// and Close ends them too; read its documentation for what it costs. A
+// double fork that keeps the process group needs no scan: the group's
+// SIGKILL ends the orphan, and a subreaper's Close also reaps it (without
+// one, init reaps it). Close
 // stays bounded either way: an escaped process that holds the child's
 // stderr open delays Close by at most half a second.
 //

@@ -83,3 +83,45 @@ func TestEnvAllowlist(t *testing.T) {
 		}
 	})
 }
+
+// On Unix a name is its exact spelling: with Path, home and Lang set beside
+// PATH and HOME, the child gets PATH and HOME and none of the others, with
+// the default allowlist or one that names them in another case. (Windows
+// compares names ignoring case; TestBuildEnv holds it there.)
+func TestEnvAllowlistExactCase(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("names ignore case on Windows: Path and PATH are one variable")
+	}
+	leakcheck.Check(t)
+	t.Setenv("PATH", os.Getenv("PATH"))
+	t.Setenv("HOME", "/home/right")
+	t.Setenv("Path", "/wrong/path")
+	t.Setenv("home", "/wrong/home")
+	t.Setenv("Lang", "wrong")
+	t.Setenv("LANG", "")
+	os.Unsetenv("LANG")
+	base := []string{"GORACE=atexit_sleep_ms=0", childEnv + "=env"}
+	for _, tc := range []struct {
+		name    string
+		inherit []string
+		want    []string
+	}{
+		{"default allowlist", nil, []string{"HOME=/home/right", "PATH=" + os.Getenv("PATH")}},
+		{"upper case named", []string{"PATH", "HOME", "LANG"}, []string{"HOME=/home/right", "PATH=" + os.Getenv("PATH")}},
+		{"other case named", []string{"path", "Home", "LANG"}, nil},
+		{"exact other case named", []string{"Path", "home"}, []string{"Path=/wrong/path", "home=/wrong/home"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := childEnviron(t, &stdio.Options{InheritEnv: tc.inherit})
+			got = slices.DeleteFunc(got, func(kv string) bool {
+				name, _, _ := strings.Cut(kv, "=")
+				return tc.inherit == nil && allowed(name) && name != "HOME" && name != "PATH"
+			})
+			want := append(slices.Clone(base), tc.want...)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("child environment mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ func TestMalformedFrame(t *testing.T) {
 	if d := c.Diagnose(); d == nil || d.Err != err {
 		t.Errorf("Diagnose() = %v, want Err = %v", d, err)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if d := c.Diagnose(); d == nil || !d.Exited || d.Err != err {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
@@ -53,9 +54,25 @@ func connect(t testing.TB, f *stdio.Factory) *stdio.Conn {
 		t.Fatal(err)
 	}
 	c := conn.(*stdio.Conn)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		limit := closeLimit
+		if t.Failed() {
+			limit = time.Second // the test's own Close may be what failed
+		}
+		testkit.CloseWithin(t, c, limit)
+	})
 	return c
 }
+
+// closeLimit bounds each Close in these tests, far above Close's own bound
+// (CloseGrace+TermGrace+5.5s): a Close that hangs fails its test here, not
+// at go test's timeout.
+const closeLimit = 30 * time.Second
+
+// closerFunc is a function as an io.Closer, for testkit.CloseWithin.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
 
 // recordFile returns the path of a fresh record file and the option that
 // hands it to the child.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -24,7 +25,7 @@ func TestChildStreamsAreBlocking(t *testing.T) {
 	if diff := cmp.Diff(want, string(ee.Stderr)); diff != "" {
 		t.Errorf("the child's streams mismatch (-want +got):\n%s", diff)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -72,7 +73,7 @@ func TestEarlyExit(t *testing.T) {
 	if d == nil || !d.Exited || d.ExitCode != 3 || string(d.Stderr) != tail || d.Err != nil {
 		t.Errorf("Diagnose() = %+v, want exit status 3 with the stderr tail and no error", d)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := testkit.CloseWithin(t, c, closeLimit); err != nil {
 		t.Fatal(err)
 	}
 	if tee.String() != tail {

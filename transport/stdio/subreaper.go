@@ -20,7 +20,8 @@ import (
 // concerns every child of the process, not only this package's: every
 // orphaned descendant of any child is re-parented here. When a stdio child
 // is closed, an adopted orphan is taken for one of that child's descendants
-// and ended (and reaped) if all of these hold:
+// and ended (and reaped) if it is still in the child's process group (a
+// double fork without setsid), or if all of these hold:
 //
 //   - it is in a session other than this process's (it called setsid, as
 //     daemons do);
@@ -79,7 +80,16 @@ func adopted(p *proc) []proctree.Proc {
 	var out []proctree.Proc
 	for _, pid := range kids {
 		a, err := proctree.Stat(pid)
-		if err != nil || a.PPid != self.Pid || a.Sid == self.Sid || a.Start < root.Start {
+		if err != nil || a.PPid != self.Pid || a.Start < root.Start {
+			continue
+		}
+		if a.Pgid == root.Pid && a.Pid != root.Pid {
+			// Still in the child's group, whose id no other process can
+			// take while a member lives: the child's, whoever else is open.
+			out = append(out, a)
+			continue
+		}
+		if a.Sid == self.Sid {
 			continue
 		}
 		mine := true

@@ -1,18 +1,21 @@
 package streamablehttp_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // otherOrigin is a second server that counts the requests and the
@@ -33,6 +36,24 @@ func newOtherOrigin(t *testing.T) *otherOrigin {
 	}))
 	t.Cleanup(o.srv.Close)
 	return o
+}
+
+// redirectCallLimit bounds a call whose POST is redirected: refused, it
+// fails at once; followed, it may wait on a stream that never ends.
+const redirectCallLimit = 10 * time.Second
+
+// callWithin calls the tool "count" and fails t if the call has not
+// returned within limit, so that a followed redirect fails the test here
+// rather than at the test's deadline.
+func callWithin(t *testing.T, cs *mcp.ClientSession, limit time.Duration) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(testkit.Context(t), limit)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"})
+	if ctx.Err() != nil {
+		t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", limit, err)
+	}
+	return res, err
 }
 
 // homeAuths counts the Authorization headers the home origin receives.
@@ -66,7 +87,7 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					Credentials:          auth.Bearer(auth.NewToken("tok")),
 					DisableStandaloneSSE: true,
 				}))
-				_, err := callCount(t, cs)
+				_, err := callWithin(t, cs, redirectCallLimit)
 				if !errors.Is(err, transport.ErrRedirectedPOST) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
