@@ -148,8 +148,8 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 		quit:      make(chan struct{}),
 	}
 	maxResult, err := s.checkFaults(func(tool string) bool {
-		return cat.has(tool) || cat.hasSkill(tool) || (tool == envTool && s.hasFault(FaultEnv))
-	}, proc != nil)
+		return cat.has(tool) || (tool == envTool && s.hasFault(FaultEnv))
+	}, cat.hasSkill, proc != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +200,11 @@ func discardIfNil(l *slog.Logger) *slog.Logger {
 	return l
 }
 
-// checkFaults validates the fault script against the tools that exist and
-// where the server runs, and returns the result bound the oversize faults
-// need (0: the default).
-func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult int, err error) {
+// checkFaults validates the fault script against the tools and skills that
+// exist (hasSkill nil: none can be tampered with) and where the server
+// runs, and returns the result bound the oversize faults need (0: the
+// default).
+func (s *Server) checkFaults(has, hasSkill func(name string) bool, child bool) (maxResult int, err error) {
 	for _, f := range s.faults {
 		if err := f.check(); err != nil {
 			return 0, fmt.Errorf("fakeserver: fault %q: %w", f, err)
@@ -213,8 +214,20 @@ func (s *Server) checkFaults(has func(tool string) bool, child bool) (maxResult 
 				return 0, err
 			}
 		}
+		what := "catalog"
+		if s.wrapped {
+			what = "server"
+		}
+		if isSkillKind(f.Kind) {
+			if hasSkill == nil {
+				return 0, fmt.Errorf("fakeserver: fault %q: %w: a wrapped server's skills are its own", f, transport.ErrBadFault)
+			}
+			if !hasSkill(f.Tool) {
+				return 0, fmt.Errorf("fakeserver: fault %q: %w: %s %q has no skill %q", f, transport.ErrBadFault, what, s.name, f.Tool)
+			}
+			continue
+		}
 		if f.Tool != "" && !has(f.Tool) {
-			what := "catalog"
 			if s.wrapped {
 				what = "server"
 			}

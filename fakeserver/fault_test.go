@@ -71,6 +71,8 @@ func TestNewRejects(t *testing.T) {
 	}{
 		{"unknown catalog", Options{Catalog: "huge"}, `unknown catalog "huge"`},
 		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `catalog "docs" has no tool "sample"`},
+		{"unknown skill", Options{Faults: []Fault{{Kind: FaultSkillDigest, Tool: "pdf-processing"}}}, `catalog "docs" has no skill "pdf-processing"`},
+		{"a tool is not a skill", Options{Catalog: CatalogRich, Faults: []Fault{{Kind: FaultSkillSize, Tool: "lookup"}}}, `catalog "rich" has no skill "lookup"`},
 		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay needs a positive duration"},
 		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "does not act in this process, only in a child process (fakeserver.Main)"},
 		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "does not act in this process, only in a stdio child (fakeserver.Main without --http)"},

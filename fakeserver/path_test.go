@@ -27,6 +27,8 @@ var oneOfEachKind = []string{
 	"redirect", "foreign-endpoint",
 	"task=lookup", "task-required=lookup", "task-fail=lookup",
 	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
+	"skill-digest=pdf-processing", "skill-size=pdf-processing",
+	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
 }
 
 // The paths a fake server can be served by, as the table names them.
@@ -133,7 +135,7 @@ func verdict(applied bool) string {
 func choosePath(t *testing.T, f Fault, p Path) (string, *Server, transport.Factory) {
 	t.Helper()
 	if p.Child {
-		args := []string{"--fault", f.String()}
+		args := []string{"--catalog", CatalogRich, "--fault", f.String()}
 		if p.HTTP {
 			args = append(args, "--http", "127.0.0.1:0")
 		}
@@ -143,7 +145,7 @@ func choosePath(t *testing.T, f Fault, p Path) (string, *Server, transport.Facto
 		_, err := parseFlags(args)
 		return refusal(err, f), nil, nil
 	}
-	fs, err := New(&Options{Faults: []Fault{f}})
+	fs, err := New(&Options{Catalog: CatalogRich, Faults: []Fault{f}}) // rich: it has tools and skills
 	if err != nil {
 		return refusal(err, f), nil, nil
 	}

@@ -80,7 +80,7 @@ func Wrap[S Servable](srv S, opts *WrapOptions) (*Server, error) {
 		return nil, fmt.Errorf("fakeserver: Wrap: listing the server's tools: %w", err)
 	}
 	s.name = info
-	if _, err := s.checkFaults(func(tool string) bool { return tools[tool] }, false); err != nil {
+	if _, err := s.checkFaults(func(tool string) bool { return tools[tool] }, nil, false); err != nil {
 		return nil, err
 	}
 	for _, f := range s.faults {

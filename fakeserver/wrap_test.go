@@ -118,6 +118,7 @@ func TestWrapRejects(t *testing.T) {
 			{Fault{Kind: FaultError, Tool: "lookup"}, `server "mine" has no tool "lookup"`},
 			{Fault{Kind: FaultCrash, Tool: "search"}, "does not act in this process, only in a child process"},
 			{Fault{Kind: FaultEnv}, "not to a wrapped server"},
+			{Fault{Kind: FaultSkillChanged, Tool: "search"}, "a wrapped server's skills are its own"},
 			{Fault{Kind: FaultDelay, Tool: "search"}, "positive duration"},
 		} {
 			fs, err := wrap(&WrapOptions{Faults: []Fault{tt.fault}})

@@ -23,6 +23,8 @@ var oneOfEachKind = []string{
 	"redirect", "foreign-endpoint",
 	"task=lookup", "task-required=lookup", "task-fail=lookup",
 	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
+	"skill-digest=pdf-processing", "skill-size=pdf-processing",
+	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
 }
 
 // Every helper that serves a fake refuses at once, as
@@ -36,16 +38,16 @@ func TestEveryHelperRefusesTheFaultsItCannotAct(t *testing.T) {
 		start func(testing.TB, []fakeserver.Fault)
 	}{
 		{"InProcess", fakeserver.Path{}, func(tb testing.TB, fs []fakeserver.Fault) {
-			mcptest.InProcess(tb, &mcptest.InProcessOptions{Faults: fs})
+			mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: fakeserver.CatalogRich, Faults: fs})
 		}},
 		{"Wrap", fakeserver.Path{}, func(tb testing.TB, fs []fakeserver.Fault) {
 			mcptest.Wrap(tb, docsServer(tb), &mcptest.WrapOptions{Faults: fs})
 		}},
 		{"Stdio", fakeserver.Path{Child: true}, func(tb testing.TB, fs []fakeserver.Fault) {
-			mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: fs})
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Catalog: fakeserver.CatalogRich, Faults: fs})
 		}},
 		{"HTTP", fakeserver.Path{HTTP: true}, func(tb testing.TB, fs []fakeserver.Fault) {
-			mcptest.HTTP(tb, &mcptest.HTTPOptions{Faults: fs})
+			mcptest.HTTP(tb, &mcptest.HTTPOptions{Catalog: fakeserver.CatalogRich, Faults: fs})
 		}},
 		{"WrapHTTP", fakeserver.Path{HTTP: true}, func(tb testing.TB, fs []fakeserver.Fault) {
 			mcptest.WrapHTTP(tb, docsServer(tb), &mcptest.WrapHTTPOptions{Faults: fs})
@@ -102,5 +104,5 @@ func docsServer(tb testing.TB) *server.Server {
 // wrapRefuses reports whether failure is Wrap's own refusal of a fault
 // that adds or runs tools of the fake's catalog.
 func wrapRefuses(failure string) bool {
-	return strings.Contains(failure, "a wrapped server's tools are its own") || strings.Contains(failure, "not to a wrapped server")
+	return strings.Contains(failure, "a wrapped server's tools are its own") || strings.Contains(failure, "a wrapped server's skills are its own") || strings.Contains(failure, "not to a wrapped server")
 }

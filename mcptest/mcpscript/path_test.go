@@ -21,6 +21,8 @@ var oneOfEachKind = []string{
 	"redirect", "foreign-endpoint",
 	"task=lookup", "task-required=lookup", "task-fail=lookup",
 	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
+	"skill-digest=pdf-processing", "skill-size=pdf-processing",
+	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
 }
 
 // The script command serve, in process, over HTTP and over legacy SSE,
@@ -49,7 +51,7 @@ func TestServeRefusesTheFaultsItCannotAct(t *testing.T) {
 		for _, p := range paths {
 			run++
 			t.Run("serve "+p.flag+s, func(t *testing.T) {
-				failed, log := runScript(t, "serve "+p.flag+"s --fault "+s+"\n")
+				failed, log := runScript(t, "serve "+p.flag+"s --catalog rich --fault "+s+"\n")
 				refused := failed && strings.Contains(log, "does not act")
 				want := !f.ActsOn(p.path)
 				if refused != want || (failed && !refused) {
