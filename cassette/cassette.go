@@ -1,6 +1,12 @@
 package cassette
 
-import "github.com/looprig/mcp/cassette/internal/format"
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/transport"
+)
 
 // FormatName is the value of the header's "format" field.
 const FormatName = format.FormatName
@@ -71,29 +77,113 @@ const (
 	EndSession = format.EndSession
 )
 
-// The model: a cassette as plain data. A cassette built or edited in code
-// replays exactly as one loaded from a file.
-type (
-	// A Cassette is one recorded session (File, Header, Interactions).
-	Cassette = format.Cassette
-	// Header is the first line of a cassette.
-	Header = format.Header
-	// An Interaction is one line after the header.
-	Interaction = format.Interaction
-	// HTTP holds the fields of an HTTP line.
-	HTTP = format.HTTP
-	// An Ending says how a stream or a session ended.
-	Ending = format.Ending
-	// Exit is how a child process exited.
-	Exit = format.Exit
-	// A Message is one JSON-RPC message of a cassette, whatever its
-	// transport (Cassette.Messages).
-	Message = format.Message
-	// A FormatError reports a cassette that cannot be loaded or replayed:
-	// truncated, corrupted, of a future version, or edited (or built) into
-	// something inconsistent.
-	FormatError = format.FormatError
-)
+// A Cassette is one recorded session, as plain data: a cassette built or
+// edited in code replays exactly as one loaded from a file.
+type Cassette struct {
+	File         string // where it was loaded from, or a name for errors
+	Header       Header
+	Interactions []Interaction // the lines after the header, in order
+}
+
+// Header is the first line of a cassette.
+type Header struct {
+	Format    string // always FormatName
+	Version   int    // the format version
+	Transport string // transport.Kind's String: "stdio", "inprocess", "streamablehttp", "sse"
+	Protocol  string // the negotiated protocol revision
+	Server    string // the server's name
+	// Volatile are the paths (Options.IgnorePaths syntax) whose values
+	// change every run, declared when the cassette was recorded. Replay
+	// matching, Compare and Verify ignore them, as they do IgnorePaths.
+	Volatile []string
+	// Redaction names the redaction rules the cassette was recorded with
+	// (RedactionDigest): "" when none were configured.
+	Redaction string
+}
+
+// An Interaction is one line after the header. Kind says which fields it
+// uses; the others are zero.
+type Interaction struct {
+	Kind    string          // KindMessage, KindRequest, KindResponse, KindEvent, KindClose
+	From    string          // KindMessage: FromClient or FromServer
+	Message json.RawMessage // a JSON-RPC message: the message, or the body or event data that is one
+	Text    string          // a body or event data that is not a JSON-RPC message
+	HTTP    *HTTP           // the HTTP fields of HTTP lines; nil otherwise
+	Ending  *Ending         // KindClose: how the stream or session ended
+}
+
+// HTTP holds the fields of an HTTP line.
+type HTTP struct {
+	Stream  int         // the stream (one HTTP request and its response), numbered from 1 in request order
+	Method  string      // KindRequest: the HTTP method
+	URL     string      // KindRequest: path and query; the origin is not recorded
+	Status  int         // KindResponse: the status code
+	Headers http.Header // KindRequest, KindResponse: headers, redacted, without volatile ones
+	Event   string      // KindEvent: the "event" field
+	ID      string      // KindEvent: the "id" field
+	Retry   string      // KindEvent: the "retry" field
+}
+
+// An Ending says how a stream or a session ended.
+type Ending struct {
+	End     string            // EndEOF, EndError, EndDropped, EndClient, EndSession
+	Error   string            // the error that ended it, redacted; "" for none
+	Class   transport.Class   // the error's class: start, policy, auth, protocol, timeout or transport; 0 for none
+	Written bool              // an HTTP request that failed (EndError) had been sent
+	Exit    *Exit             // the child process exited, and how
+	Stderr  string            // the tail of the server's standard error, redacted
+	Pending []json.RawMessage // EndClient of a session: the ids of the calls still unanswered
+}
+
+// Exit is how a child process exited.
+type Exit struct {
+	Code   int    // the exit code; -1 when killed by a signal
+	Signal string // the signal that killed it ("SIGKILL"), if any
+}
+
+// Kind returns the transport kind the header names, or 0.
+func (c *Cassette) Kind() transport.Kind { return c.head().Kind() }
+
+// Line returns the line of the file that interaction i is on: the header is
+// line 1.
+func (c *Cassette) Line(i int) int { return c.head().Line(i) }
+
+// Marshal encodes c in the cassette format, at Version. Encoding is
+// deterministic, messages are written canonical, and Parse of the result
+// gives c back. It returns an error only for a message that is not JSON.
+func (c *Cassette) Marshal() ([]byte, error) {
+	data, err := c.toFormat().Marshal()
+	return data, exported(err)
+}
+
+// A Message is one JSON-RPC message of a cassette, whatever its transport:
+// a message line, or the body or event data of an HTTP line that is one.
+type Message struct {
+	// Number is the message's place among the cassette's messages, from 1,
+	// in line order: what Options.Faults and mcprig inspect number.
+	Number  int
+	Line    int    // the cassette line it is on
+	From    string // FromClient or FromServer
+	Message json.RawMessage
+}
+
+// Messages returns the cassette's JSON-RPC messages in order. A stdio and
+// an HTTP recording of the same session hold the same messages: Compare,
+// Verify and mcprig compare cassettes by them.
+func (c *Cassette) Messages() []Message { return messagesOf(c.toFormat().Messages()) }
+
+// A FormatError reports a cassette that cannot be loaded or replayed:
+// truncated, corrupted, of a future version, or edited (or built) into
+// something inconsistent.
+type FormatError struct {
+	File string // the file's path, or the cassette's File
+	Line int    // 1-based line of the offending interaction; 0 for the whole file
+	Err  error
+}
+
+func (e *FormatError) Error() string { return (*format.FormatError)(e).Error() }
+
+func (e *FormatError) Unwrap() error { return e.Err }
 
 var (
 	// ErrTruncated is returned (inside a *FormatError) when a cassette ends
@@ -106,6 +196,3 @@ var (
 	// objects and arrays deeper than MaxDepth.
 	ErrTooDeep = format.ErrTooDeep
 )
-
-// side returns who sent a line's message.
-func side(in *Interaction) string { return format.Side(in) }

@@ -175,15 +175,16 @@ func walkStrings(at string, v any, f func(where, s string)) {
 // CatalogOf returns the catalog recorded in c (the last listing of each
 // kind), as client.Connect builds it, fingerprint included, and the
 // server's instructions. Redacted values stay as their placeholders.
-func CatalogOf(c *Cassette) (*client.Catalog, string, error) {
+func CatalogOf(cas *Cassette) (*client.Catalog, string, error) {
+	c := cas.toFormat()
 	infos, err := format.Analyse(c)
 	if err != nil {
-		return nil, "", err
+		return nil, "", exported(err)
 	}
 	var msgs []transcript.Message
 	for i := range c.Interactions {
 		if infos[i].Canon != nil {
-			msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: side(&c.Interactions[i]), Raw: infos[i].Canon})
+			msgs = append(msgs, transcript.Message{Number: len(msgs) + 1, Line: c.Line(i), From: format.Side(&c.Interactions[i]), Raw: infos[i].Canon})
 		}
 	}
 	s := transcript.Read(msgs, nil)
@@ -207,7 +208,7 @@ func CatalogOf(c *Cassette) (*client.Catalog, string, error) {
 }
 
 // items decodes the listed items of kind into dst.
-func items[T any](c *Cassette, s *transcript.Session, kind string, dst *[]*T) error {
+func items[T any](c *format.Cassette, s *transcript.Session, kind string, dst *[]*T) error {
 	for _, it := range s.Catalog[kind] {
 		b, err := json.Marshal(it.Tree)
 		if err != nil {

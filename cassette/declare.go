@@ -90,7 +90,7 @@ func (e *RedactionError) Is(target error) bool { return target == ErrRedactionCh
 // checkRedaction returns a *RedactionError when o's redaction rules are
 // not those c names, none included. A cassette that names none (recorded
 // without rules, or by an older release) is not checked.
-func checkRedaction(c *Cassette, o *Options) error {
+func checkRedaction(c *format.Cassette, o *Options) error {
 	now := o.RedactionDigest()
 	if c.Header.Redaction == "" || now == c.Header.Redaction {
 		return nil
@@ -101,5 +101,5 @@ func checkRedaction(c *Cassette, o *Options) error {
 // replayConfig returns what a replay with o is played with.
 func replayConfig(o *Options) *replay.Config {
 	return &replay.Config{Wait: o.wait(), Faults: o.Faults, IgnorePaths: o.IgnorePaths, Hooks: o.hooks(),
-		Redact: redactConfig(o), Secret: secretHeaderSet(o)}
+		Redact: redactConfig(o), Secret: secretHeaderSet(o), Errors: madeErrors}
 }

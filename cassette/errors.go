@@ -2,48 +2,116 @@ package cassette
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/looprig/mcp/cassette/internal/errs"
 	"github.com/looprig/mcp/cassette/internal/record"
+	"github.com/looprig/mcp/internal/safetext"
+	"github.com/looprig/mcp/transport"
 )
 
 // CodeMismatch is the JSON-RPC error code of the response replay sends to a
 // request that matches no recorded request (or that a MismatchError ends).
 const CodeMismatch = errs.CodeMismatch
 
-// The errors replay and Open return, which users branch on.
-type (
-	// A MismatchError reports a message the client sent that the cassette
-	// does not hold at this point of the session, a recorded request with
-	// nothing to answer it, or an answer held past Options.Wait. The
-	// request it concerns is answered with a JSON-RPC error (code
-	// CodeMismatch) carrying this error's text, which the factory's
-	// Classify turns back into this error: with this module's client,
-	// errors.As finds it on the call's error itself, whose class is
-	// client.ClassMismatch. The factory's Close returns the first one too,
-	// for callers that swallow errors. It unwraps to transport.ErrMismatch.
-	//
-	// Its fields (Cassette, Position, Method, Diff, Reason) hold the text
-	// as recorded; Error makes their control characters visible (see
-	// FORMAT.md, "Untrusted input").
-	MismatchError = errs.MismatchError
-	// An UnusedError reports recorded client requests that the client
-	// never made. The replaying factory's Close returns it unless
-	// Options.AllowUnused.
-	UnusedError = errs.UnusedError
-	// Unused is one recorded client message that was never matched.
-	Unused = errs.Unused
-	// A RecordedError is the error a replayed session or request ends
-	// with, standing for the one the recording ended with. It matches
-	// (errors.Is) the transport sentinel of its class, so a client
-	// classifies it as it did the original.
-	RecordedError = errs.RecordedError
-	// An OptionsError reports an argument or option a constructor cannot
-	// use. It matches ErrInvalidOptions, and unwraps to the reason
-	// (ErrEmptySegment, ErrNilPattern, ErrNoFile, ErrNoLive,
-	// ErrNotForTransport, or a hook's error).
-	OptionsError = errs.OptionsError
-)
+// A MismatchError reports a message the client sent that the cassette does
+// not hold at this point of the session, a recorded request with nothing to
+// answer it, or an answer held past Options.Wait. The request it concerns is
+// answered with a JSON-RPC error (code CodeMismatch) carrying this error's
+// text, which the factory's Classify turns back into this error: with this
+// module's client, errors.As finds it on the call's error itself, whose
+// class is client.ClassMismatch. The factory's Close returns the first
+// one too, for callers that swallow errors. It unwraps to
+// transport.ErrMismatch.
+//
+// Its fields hold the text as recorded; Error makes their control
+// characters visible (see FORMAT.md, "Untrusted input").
+type MismatchError struct {
+	Cassette string // the cassette's file
+	Position int    // line of the nearest recorded message; 0 if there is none
+	Method   string // the live message's method (for a response: the method it answers)
+	Diff     string // a unified line diff of the nearest recorded message's indented JSON against the live one's (-recorded +live); "" when there is nothing to compare
+	Reason   string // why the nearest recorded message was not served
+}
+
+func (e *MismatchError) Error() string { return (*errs.Mismatch)(e).Message() }
+
+// Unwrap returns transport.ErrMismatch, the sentinel of every replay
+// mismatch, which a client classifies as one.
+func (e *MismatchError) Unwrap() error { return transport.ErrMismatch }
+
+// An UnusedError reports recorded client requests that the client never
+// made. The replaying factory's Close returns it unless
+// Options.AllowUnused.
+type UnusedError struct {
+	Cassette string
+	Unused   []Unused
+}
+
+// Unused is one recorded client message that was never matched.
+type Unused struct {
+	Line   int
+	Method string // "" for a response
+}
+
+func (e *UnusedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", safetext.Line(e.Cassette), len(e.Unused))
+	for _, u := range e.Unused {
+		m := safetext.Line(u.Method)
+		if m == "" {
+			m = "response"
+		}
+		fmt.Fprintf(&b, " line %d (%s);", u.Line, m)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// A RecordedError is the error a replayed session or request ends with,
+// standing for the one the recording ended with. It matches (errors.Is)
+// the transport sentinel of its class, so a client classifies it as it did
+// the original.
+type RecordedError struct {
+	Cassette string
+	Line     int             // the line of the ending
+	Text     string          // the recorded error's text
+	Class    transport.Class // as Ending.Class
+}
+
+func (e *RecordedError) Error() string { return (*errs.Recorded)(e).Message() }
+
+// Is reports whether target is the sentinel of e's class.
+func (e *RecordedError) Is(target error) bool {
+	s := e.Class.Err()
+	return s != nil && target == s
+}
+
+// Timeout reports whether the recorded error was a timeout.
+func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeout }
+
+// ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
+// returned when a constructor is given an argument or option it cannot use.
+var ErrInvalidOptions = errors.New("cassette: invalid options")
+
+// An OptionsError reports an argument or option a constructor cannot use.
+// It matches ErrInvalidOptions, and unwraps to the reason (ErrEmptySegment,
+// ErrNilPattern, ErrNoFile, ErrNoLive, ErrNotForTransport, or a hook's
+// error).
+type OptionsError struct {
+	Func   string // the function: "Open", "Replay", "Verify", "Validate"
+	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
+	Value  string // the offending value, quoted in the message; "" when there is none
+	Err    error  // why
+}
+
+func (e *OptionsError) Error() string { return (*errs.Options)(e).Message() }
+
+// Unwrap returns the reason.
+func (e *OptionsError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrInvalidOptions.
+func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }
 
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does

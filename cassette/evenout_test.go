@@ -75,7 +75,7 @@ func TestRecordingOrdersEvenOut(t *testing.T) {
 			}
 			for i, order := range tc.orders {
 				c := msgLines(order...)
-				record.EvenOutMessages(c)
+				inFormat(c, record.EvenOutMessages)
 				if diff := cmp.Diff(want, shown(c)); diff != "" {
 					t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 				}
@@ -192,7 +192,7 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 		}
 		for i, order := range orders {
 			c := httpLines(order...)
-			record.EvenOutHTTP(c)
+			inFormat(c, record.EvenOutHTTP)
 			if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 				t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 			}
@@ -233,7 +233,7 @@ func TestHTTPCancellationEvenOut(t *testing.T) {
 	}
 	for i, order := range orders {
 		c := httpLines(order...)
-		record.EvenOutHTTP(c)
+		inFormat(c, record.EvenOutHTTP)
 		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 		}
@@ -265,10 +265,10 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, letGo, togAns, togEnd},
 		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, togAns, togEnd, letGo},
 	}
-	want := shownHTTP(func() *Cassette { c := httpLines(orders[0]...); record.EvenOutHTTP(c); return c }())
+	want := shownHTTP(func() *Cassette { c := httpLines(orders[0]...); inFormat(c, record.EvenOutHTTP); return c }())
 	for i, order := range orders[1:] {
 		c := httpLines(order...)
-		record.EvenOutHTTP(c)
+		inFormat(c, record.EvenOutHTTP)
 		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i+1, diff)
 		}
@@ -277,7 +277,7 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 	// close passes: each close goes right after its own stream's last line.
 	listen2 := httpLine{"req", 4, "", `c:{"id":9,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
 	two := httpLines(listen, listenR, acked, listen2, httpLine{"resp", 4, "", ""}, lsReq, letGo, lsR, httpLine{"let-go", 4, "", ""}, lsAns, lsEnd)
-	record.EvenOutHTTP(two)
+	inFormat(two, record.EvenOutHTTP)
 	// (Streams are numbered again in request order: the second listen is 2.)
 	wantTwo := []string{"request 1", "response 1", "event 1", "close 1 end=session", "request 2", "response 2", "close 2 end=session", "request 3", "response 3", "event 3", "close 3 end=eof"}
 	var gotTwo []string
@@ -291,7 +291,7 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 	// A close the client made while the stream was still in use (a
 	// give-up, not a let-go) keeps its place.
 	c := httpLines(listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, httpLine{"gave-up", 1, "", ""})
-	record.EvenOutHTTP(c)
+	inFormat(c, record.EvenOutHTTP)
 	if got := shownHTTP(c); got[len(got)-1] != "close 1 end=client" {
 		t.Errorf("a give-up moved: %q", got)
 	}

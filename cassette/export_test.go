@@ -12,3 +12,11 @@ func SetMaxSize(t testing.TB, n int) {
 	format.Limit = n
 	t.Cleanup(func() { format.Limit = old })
 }
+
+// inFormat runs part on c as the internal parts see it, and keeps in c
+// what part made of it.
+func inFormat(c *Cassette, part func(*format.Cassette)) {
+	fc := c.toFormat()
+	part(fc)
+	*c = *fromFormat(fc)
+}

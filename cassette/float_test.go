@@ -65,7 +65,7 @@ func TestFloatNotifications(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := msgLines(tc.in...)
-			record.FloatNotifications(c)
+			inFormat(c, record.FloatNotifications)
 			if diff := cmp.Diff(tc.want, shown(c)); diff != "" {
 				t.Errorf("floatNotifications mismatch (-want +got):\n%s", diff)
 			}

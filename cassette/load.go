@@ -13,7 +13,11 @@ func Load(path string) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(path, data)
+	c, err := parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return fromFormat(c), nil
 }
 
 // Parse decodes and checks a cassette from data; name is used in errors
@@ -21,21 +25,28 @@ func Load(path string) (*Cassette, error) {
 func Parse(name string, data []byte) (*Cassette, error) {
 	// The cassette's messages are slices of its data: a copy keeps the
 	// caller's free to change.
-	return parse(name, bytes.Clone(data))
+	c, err := parse(name, bytes.Clone(data))
+	if err != nil {
+		return nil, err
+	}
+	return fromFormat(c), nil
 }
 
 // parse is Parse of data the cassette may keep: its lines, checked
 // together.
-func parse(name string, data []byte) (*Cassette, error) {
+func parse(name string, data []byte) (*format.Cassette, error) {
 	c, err := format.Parse(name, data)
 	if err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	if _, err := format.AnalyseLines(c, true); err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	return c, nil
 }
 
 // readFile reads at most MaxSize bytes of the file at path.
-func readFile(path string) ([]byte, error) { return format.ReadFile(path) }
+func readFile(path string) ([]byte, error) {
+	data, err := format.ReadFile(path)
+	return data, exported(err)
+}

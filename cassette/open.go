@@ -180,11 +180,11 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 // HTTPFactory to replay through). c must not change while it replays.
 func Replay(c *Cassette, live transport.Factory, opts *Options) (*Factory, error) {
 	f := &Factory{path: c.File, o: opts.withLive(live), live: live, mode: ModeReplay}
-	return f, f.replay(c, "Replay")
+	return f, f.replay(c.toFormat(), "Replay")
 }
 
 // replay prepares f to replay c.
-func (f *Factory) replay(c *Cassette, fn string) error {
+func (f *Factory) replay(c *format.Cassette, fn string) error {
 	f.kind = c.Kind()
 	if err := checkOptions(fn, f.o, f.kind); err != nil {
 		return err
@@ -195,7 +195,7 @@ func (f *Factory) replay(c *Cassette, fn string) error {
 		if errors.As(err, &oerr) {
 			oerr.Func = fn
 		}
-		return err
+		return exported(err)
 	}
 	if err := checkRedaction(c, f.o); err != nil {
 		return err
@@ -334,7 +334,7 @@ func (f *Factory) RecordedRevision() (where, revision string) {
 		if f.p.Canon(i) == nil || err != nil {
 			continue
 		}
-		if hs.Scan(side(&c.Interactions[i]), &m); hs.FromInit {
+		if hs.Scan(format.Side(&c.Interactions[i]), &m); hs.FromInit {
 			return fmt.Sprintf("cassette %s:%d", c.File, c.Line(i)), c.Header.Protocol
 		}
 		if first < 0 && hs.Protocol == c.Header.Protocol {
@@ -475,11 +475,11 @@ func (f *Factory) save() error {
 	}
 	c.File = f.path
 	if _, err := format.Analyse(c); err != nil {
-		return fmt.Errorf("recorded session would not load: %w", err)
+		return fmt.Errorf("recorded session would not load: %w", exported(err))
 	}
 	data, err := c.Marshal()
 	if err != nil {
-		return err
+		return exported(err)
 	}
 	if len(data) > format.Limit {
 		return ErrTooLarge
@@ -488,7 +488,7 @@ func (f *Factory) save() error {
 }
 
 // recording returns the cassette of the recorded session.
-func (f *Factory) recording() (*Cassette, error) {
+func (f *Factory) recording() (*format.Cassette, error) {
 	if f.hrec != nil {
 		entries, err := f.hrec.Close()
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/looprig/mcp/cassette/internal/errs"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/transport"
@@ -230,10 +229,6 @@ func inCI(v string) bool {
 	}
 	return v != ""
 }
-
-// ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
-// returned when a constructor is given an argument or option it cannot use.
-var ErrInvalidOptions = errs.ErrInvalidOptions
 
 // Reasons an OptionsError gives, in its Err.
 var (

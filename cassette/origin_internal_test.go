@@ -63,7 +63,7 @@ func TestReplayRestoresOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.NewPlayer(c, replayConfig(&Options{AllowUnused: true}))
+	p, err := replay.NewPlayer(c.toFormat(), replayConfig(&Options{AllowUnused: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

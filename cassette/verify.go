@@ -3,9 +3,12 @@ package cassette
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/verify"
+	"github.com/looprig/mcp/internal/safetext"
+	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
 )
 
@@ -22,33 +25,50 @@ const (
 	DriftResult = verify.DriftResult
 )
 
-// Drift and DriftError: how sessions differ.
-type (
-	// A Drift is one way a session differs from another (Compare), or a
-	// live server from a cassette (Verify). Kind is DriftSession,
-	// DriftCatalog or DriftResult; Subject what drifted ("server version",
-	// `tool "lookup"`); Line and NewLine its lines in the old (recorded)
-	// and new cassette (for Verify, in DriftError.Live), 0 when one has
-	// none; Reason how ("changed", "added", `"v1" -> "v2"`, …); Diff a
-	// unified line diff of indented JSON, "" when there is none to show;
-	// Severity the worst of its changes; Detail the changes that weigh,
-	// "" when Reason says it all.
-	Drift = verify.Drift
-	// A DriftError reports how a live server's answers differ from a
-	// cassette's (Verify): Cassette, its Drifts, and Live, the live
-	// session as Verify drove it, recorded at the message level and
-	// redacted with the same options, without the polls of a task Verify
-	// sent again (the drifts' NewLine are its lines). Save Live (Marshal)
-	// to see the whole live session, or to re-record.
-	DriftError = verify.DriftError
-)
+// A Drift is one way a session differs from another (Compare), or a live
+// server from a cassette (Verify).
+type Drift struct {
+	Kind    string // DriftSession, DriftCatalog or DriftResult
+	Subject string // what drifted: "server version", `tool "lookup"`, `tools/call lookup {"query":"x"}`
+	Line    int    // its line in the old (recorded) cassette; 0 when that has none
+	NewLine int    // its line in the new cassette (for Verify, in DriftError.Live); 0 when that has none
+	Reason  string // "changed", "added", "removed", "answered differently", "not called in NEW", `"v1" -> "v2"`, …
+	Diff    string // a unified line diff of indented JSON (--- OLD +++ NEW; Verify's --- recorded +++ live); "" when there is none to show
+	// Severity weighs the drift: the worst of its changes.
+	Severity Severity
+	// Detail names the changes that weigh (`argument "limit" now
+	// required`), each with its severity when they differ; "" when Reason
+	// says it all.
+	Detail string
+}
+
+// A DriftError reports how a live server's answers differ from a
+// cassette's (Verify).
+type DriftError struct {
+	Cassette string
+	Drifts   []Drift
+	// Live is the live session as Verify drove it, recorded at the message
+	// level (its Header.Transport the live transport's) and redacted with
+	// the same options, without the polls of a task Verify sent again to
+	// let the live task catch up with the recorded one: the drifts'
+	// NewLine are its lines. Save it (Marshal) to see the whole live
+	// session, or to re-record.
+	Live *Cassette
+}
+
+func (e *DriftError) Error() string {
+	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", safetext.Line(e.Cassette), len(e.Drifts),
+		strings.TrimSuffix(FormatDrifts(e.Drifts, "recorded", "live"), "\n"))
+}
 
 // FormatDrifts writes drifts as mcprig diff and verify print them: grouped
 // by kind ("session drift:", "catalog drift:", "result drift:"), one line
 // each naming what drifted, how and where (oldName and newName label the
 // lines: "OLD", "recorded"), its diff indented below.
 func FormatDrifts(ds []Drift, oldName, newName string) string {
-	return verify.FormatDrifts(ds, oldName, newName)
+	var b strings.Builder
+	transcript.Format(&b, toTranscript(ds), oldName, newName)
+	return b.String()
 }
 
 // Compare reports how the session recorded in new differs from old's, by
@@ -88,7 +108,11 @@ func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 	if err := checkOptions("Compare", o, 0); err != nil {
 		return nil, err
 	}
-	return verify.Compare(old, new, o.IgnorePaths)
+	ds, err := verify.Compare(old.toFormat(), new.toFormat(), o.IgnorePaths)
+	if err != nil {
+		return nil, exported(err)
+	}
+	return driftsOf(ds), nil
 }
 
 // Verify drives a live server with the client messages recorded in c, in
@@ -130,12 +154,20 @@ func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Opti
 		return &OptionsError{Func: "Verify", Option: "Faults", Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
 	}
 	o := opts.withLive(live)
-	infos, err := format.Analyse(c)
+	fc := c.toFormat()
+	infos, err := format.Analyse(fc)
 	if err != nil {
+		return exported(err)
+	}
+	if err := checkRedaction(fc, o); err != nil {
 		return err
 	}
-	if err := checkRedaction(c, o); err != nil {
-		return err
+	ds, lc, err := verify.Run(ctx, fc, infos, live, &verify.Config{Record: recordConfig(o), IgnorePaths: o.IgnorePaths, Errors: madeErrors})
+	switch {
+	case err != nil:
+		return exported(err)
+	case len(ds) > 0:
+		return &DriftError{Cassette: c.File, Drifts: driftsOf(ds), Live: fromFormat(lc)}
 	}
-	return verify.Run(ctx, c, infos, live, &verify.Config{Record: recordConfig(o), IgnorePaths: o.IgnorePaths})
+	return nil
 }

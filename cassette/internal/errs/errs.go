@@ -1,7 +1,6 @@
 package errs
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,21 +9,20 @@ import (
 )
 
 // CodeMismatch is the JSON-RPC error code of the response replay sends to a
-// request that matches no recorded request (or that a MismatchError ends).
+// request that matches no recorded request (or that a mismatch ends).
 const CodeMismatch = -32050
 
-// A MismatchError reports a message the client sent that the cassette does
-// not hold at this point of the session, a recorded request with nothing to
-// answer it, or an answer held past Options.Wait. The request it concerns is
-// answered with a JSON-RPC error (code CodeMismatch) carrying this error's
-// text, which the factory's Classify turns back into this error: with this
-// module's client, errors.As finds it on the call's error itself, whose
-// class is client.ClassMismatch. The factory's Close returns the first
-// one too, for callers that swallow errors.
-//
-// Its fields hold the text as recorded; Error makes their control
-// characters visible (see FORMAT.md, "Untrusted input").
-type MismatchError struct {
+// Errors makes the errors users branch on from their fields: package
+// cassette's MismatchError, RecordedError and OptionsError. Package
+// cassette passes it down in replay.Config and verify.Config.
+type Errors struct {
+	Mismatch func(*Mismatch) error
+	Recorded func(*Recorded) error
+	Options  func(*Options) error
+}
+
+// Mismatch holds the fields of package cassette's MismatchError.
+type Mismatch struct {
 	Cassette string // the cassette's file
 	Position int    // line of the nearest recorded message; 0 if there is none
 	Method   string // the live message's method (for a response: the method it answers)
@@ -32,7 +30,8 @@ type MismatchError struct {
 	Reason   string // why the nearest recorded message was not served
 }
 
-func (e *MismatchError) Error() string {
+// Message is a MismatchError's message, its control characters made visible.
+func (e *Mismatch) Message() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cassette %s", safetext.Line(e.Cassette))
 	if e.Position > 0 {
@@ -45,35 +44,37 @@ func (e *MismatchError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns transport.ErrMismatch, the sentinel of every replay
-// mismatch, which a client classifies as one.
-func (e *MismatchError) Unwrap() error { return transport.ErrMismatch }
-
-// An UnusedError reports recorded client requests that the client never
-// made. The replaying factory's Close returns it unless
-// Options.AllowUnused.
-type UnusedError struct {
+// Recorded holds the fields of package cassette's RecordedError.
+type Recorded struct {
 	Cassette string
-	Unused   []Unused
+	Line     int             // the line of the ending
+	Text     string          // the recorded error's text
+	Class    transport.Class // as Ending.Class
 }
 
-// Unused is one recorded client message that was never matched.
-type Unused struct {
-	Line   int
-	Method string // "" for a response
+// Message is a RecordedError's message, its control characters made
+// visible.
+func (e *Recorded) Message() string {
+	return fmt.Sprintf("cassette %s:%d: recorded: %s", safetext.Line(e.Cassette), e.Line, safetext.Text(e.Text))
 }
 
-func (e *UnusedError) Error() string {
+// Options holds the fields of package cassette's OptionsError.
+type Options struct {
+	Func   string // the function: "Open", "Replay", "Verify", "Validate"
+	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
+	Value  string // the offending value, quoted in the message; "" when there is none
+	Err    error  // why
+}
+
+// Message is an OptionsError's message.
+func (e *Options) Message() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cassette %s: %d recorded request(s) never made (Options.AllowUnused allows it):", safetext.Line(e.Cassette), len(e.Unused))
-	for _, u := range e.Unused {
-		m := safetext.Line(u.Method)
-		if m == "" {
-			m = "response"
-		}
-		fmt.Fprintf(&b, " line %d (%s);", u.Line, m)
+	fmt.Fprintf(&b, "cassette.%s: %s", e.Func, e.Option)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
 	}
-	return strings.TrimSuffix(b.String(), ";")
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
 }
 
 // shownError is an error whose text may quote a cassette or a live peer:
@@ -85,57 +86,3 @@ func (e shownError) Unwrap() error { return e.err }
 
 // Visible returns err with its text made visible (shownError).
 func Visible(err error) error { return shownError{err} }
-
-// A RecordedError is the error a replayed session or request ends with,
-// standing for the one the recording ended with. It matches (errors.Is)
-// the transport sentinel of its class, so a client classifies it as it did
-// the original.
-type RecordedError struct {
-	Cassette string
-	Line     int             // the line of the ending
-	Text     string          // the recorded error's text
-	Class    transport.Class // as Ending.Class
-}
-
-func (e *RecordedError) Error() string {
-	return fmt.Sprintf("cassette %s:%d: recorded: %s", safetext.Line(e.Cassette), e.Line, safetext.Text(e.Text))
-}
-
-// Is reports whether target is the sentinel of e's class.
-func (e *RecordedError) Is(target error) bool {
-	s := e.Class.Err()
-	return s != nil && target == s
-}
-
-// Timeout reports whether the recorded error was a timeout.
-func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeout }
-
-// ErrInvalidOptions is matched (errors.Is) by every *OptionsError.
-var ErrInvalidOptions = errors.New("cassette: invalid options")
-
-// An OptionsError reports an argument or option a constructor cannot use.
-// It matches ErrInvalidOptions, and unwraps to the reason (ErrEmptySegment,
-// ErrNilPattern, ErrNoFile, ErrNoLive, ErrNotForTransport, or a hook's
-// error).
-type OptionsError struct {
-	Func   string // the function: "Open", "Replay", "Verify", "Validate"
-	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
-	Value  string // the offending value, quoted in the message; "" when there is none
-	Err    error  // why
-}
-
-func (e *OptionsError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cassette.%s: %s", e.Func, e.Option)
-	if e.Value != "" {
-		fmt.Fprintf(&b, " %q", e.Value)
-	}
-	fmt.Fprintf(&b, ": %v", e.Err)
-	return b.String()
-}
-
-// Unwrap returns the reason.
-func (e *OptionsError) Unwrap() error { return e.Err }
-
-// Is reports whether target is ErrInvalidOptions.
-func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }

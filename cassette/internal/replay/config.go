@@ -3,6 +3,7 @@ package replay
 import (
 	"time"
 
+	"github.com/looprig/mcp/cassette/internal/errs"
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/hook"
 	"github.com/looprig/mcp/cassette/internal/redact"
@@ -17,4 +18,5 @@ type Config struct {
 	Hooks       []hook.Hook     // run on the exchanges replayed at the HTTP level
 	Redact      redact.Config   // what live messages are redacted with before matching
 	Secret      map[string]bool // the canonical names of the headers whose values are credentials
+	Errors      *errs.Errors    // makes the errors users branch on
 }

@@ -63,7 +63,7 @@ type decision struct {
 	line    int // the recorded line it acts on; resume: the index in sl.events to resume from; -1 for none
 	status  int // status: the HTTP status
 	delay   time.Duration
-	merr    *errs.MismatchError // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
+	merr    *errs.Mismatch      // refuse: why; serve: the error the call is answered with instead (nothing will answer it)
 	err     error               // end, break: the error the session or stream ends with
 	written bool                // break: the request went out whole before the connection broke
 	sl      *format.StreamLines // resume: the stream
@@ -131,7 +131,7 @@ func (d *decider) client(m *liveMsg) decision {
 // refuse explains why m matched nothing, and voids the recorded call it
 // stood for (see scheduler.void).
 func (d *decider) refuse(m *liveMsg) decision {
-	var merr *errs.MismatchError
+	var merr *errs.Mismatch
 	var void int
 	if m.req != nil {
 		merr, void = d.p.httpMismatch(d.s, m.req)
@@ -196,14 +196,14 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 // await notes what message level call i, just served, waits for; it
 // returns the error the call is answered with when nothing will answer
 // it.
-func (d *decider) await(i int) *errs.MismatchError {
+func (d *decider) await(i int) *errs.Mismatch {
 	p := d.p
 	switch h := d.s.awaits(i); {
 	case !d.s.verdict(i):
-		return &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
+		return &errs.Mismatch{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
 			Reason: "the recorded request has no answer and no ending after it: nothing will answer it"}
 	case h >= 0 && d.s.failed[h]:
-		return &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
+		return &errs.Mismatch{Cassette: p.c.File, Position: p.c.Line(i), Method: p.Method(i),
 			Reason: "the session's recorded end, which it waits for, was held past the bound: nothing will answer it"}
 	case h >= 0 && !d.s.ready(h):
 		d.held[h] = true
@@ -315,7 +315,7 @@ func (d *decider) respond(sl *format.StreamLines) decision {
 	// The recorded request got no response: it failed, or the session
 	// ended first.
 	if e := d.p.c.Interactions[sl.Close].Ending; e.End == format.EndError {
-		return decision{act: actBreak, line: first, err: endingError(d.p.c, sl.Close), written: e.Written}
+		return decision{act: actBreak, line: first, err: d.p.endingError(sl.Close), written: e.Written}
 	}
 	return decision{act: actWait, line: first}
 }
@@ -367,9 +367,9 @@ func (d *decider) bounds() []int {
 }
 
 // expire fails held line h, past its bound: each served request that
-// waits for it is answered with the returned *errs.MismatchError (by line),
+// waits for it is answered with the returned mismatch (by line),
 // which names what it waited for. ok is false if h was ready after all.
-func (d *decider) expire(h int) (lines []int, merrs []*errs.MismatchError, ok bool) {
+func (d *decider) expire(h int) (lines []int, merrs []*errs.Mismatch, ok bool) {
 	delete(d.held, h)
 	waited, ok := d.s.expire(h)
 	if !ok {
@@ -378,13 +378,13 @@ func (d *decider) expire(h int) (lines []int, merrs []*errs.MismatchError, ok bo
 	p := d.p
 	if d.http {
 		q := p.streams[p.c.Interactions[h].HTTP.Stream].Req
-		return []int{q}, []*errs.MismatchError{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
+		return []int{q}, []*errs.Mismatch{{Cassette: p.c.File, Position: p.c.Line(q), Method: p.methodOf(q),
 			Reason: fmt.Sprintf("held %v for recorded requests the live client did not make: %s", p.o.Wait, p.describeAll(waited))}}, true
 	}
 	reason := fmt.Sprintf("held %v for recorded messages the live client did not send: %s", p.o.Wait, p.describeAll(waited))
 	for _, call := range d.waiting(h) {
 		lines = append(lines, call)
-		merrs = append(merrs, &errs.MismatchError{Cassette: p.c.File, Position: p.c.Line(call), Method: p.Method(call), Reason: reason})
+		merrs = append(merrs, &errs.Mismatch{Cassette: p.c.File, Position: p.c.Line(call), Method: p.Method(call), Reason: reason})
 	}
 	return lines, merrs, true
 }
@@ -469,6 +469,6 @@ func (p *Player) answer(i int) []byte {
 
 // faultError is the error of the drop or fail fault at line i: what
 // happened there instead of the recording.
-func (p *Player) faultError(i int, what string) *errs.RecordedError {
-	return &errs.RecordedError{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport}
+func (p *Player) faultError(i int, what string) error {
+	return p.o.Errors.Recorded(&errs.Recorded{Cassette: p.c.File, Line: p.c.Line(i), Text: "injected fault " + p.faults.text[i] + ": " + what, Class: transport.ClassTransport})
 }

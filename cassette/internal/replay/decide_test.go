@@ -71,7 +71,7 @@ func runDecide(transcript, faultText, script string) (string, error) {
 	if protocol != "" {
 		c.Header.Protocol = protocol
 	}
-	o := &Config{Wait: 5 * time.Second} // cassette.DefaultWait, which the want sections name
+	o := &Config{Wait: 5 * time.Second, Errors: testErrors} // cassette.DefaultWait, which the want sections name
 	for _, l := range lines(faultText) {
 		f, err := format.ParseFault(l)
 		if err != nil {
@@ -365,13 +365,13 @@ response 4 json state 4 completed
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}}); !errors.Is(err, transport.ErrBadFault) {
+		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); !errors.Is(err, transport.ErrBadFault) {
 			t.Errorf("%s: %v, want transport.ErrBadFault", s, err)
 		}
 	}
 	for _, s := range []string{"fail@tasks/get#1", "fail@tasks/get#3", "drop@tasks/get#3"} {
 		f, _ := format.ParseFault(s)
-		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}}); err != nil {
+		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); err != nil {
 			t.Errorf("%s: %v, want it taken", s, err)
 		}
 	}

@@ -43,7 +43,7 @@ func planFaults(c *format.Cassette, infos []format.LineInfo, o *Config) (*faults
 	}
 	for k, f := range o.Faults {
 		bad := func(format string, args ...any) error {
-			return &errs.OptionsError{Option: "Faults[" + strconv.Itoa(k) + "]", Value: f.String(), Err: fmt.Errorf("%w: "+format, append([]any{transport.ErrBadFault}, args...)...)}
+			return o.Errors.Options(&errs.Options{Option: "Faults[" + strconv.Itoa(k) + "]", Value: f.String(), Err: fmt.Errorf("%w: "+format, append([]any{transport.ErrBadFault}, args...)...)})
 		}
 		if f.Method != "" {
 			line, err := requestLine(c, infos, f)
@@ -94,7 +94,7 @@ func planFaults(c *format.Cassette, infos []format.LineInfo, o *Config) (*faults
 // plan collapsed into the one before it (polls.go): that answer is never
 // served, the first poll of its state answering for it. The refusal names
 // that first poll, as tasks/get#K and as a message number.
-func (fs *faults) checkPolls(c *format.Cassette, infos []format.LineInfo, pl *plan) error {
+func (fs *faults) checkPolls(c *format.Cassette, infos []format.LineInfo, pl *plan, mk *errs.Errors) error {
 	for _, head := range slices.Sorted(maps.Keys(pl.polls)) {
 		for _, j := range pl.polls[head] {
 			a := int(pl.steps[j].answerAt)
@@ -102,9 +102,9 @@ func (fs *faults) checkPolls(c *format.Cassette, infos []format.LineInfo, pl *pl
 				continue
 			}
 			first := int(pl.steps[head].answerAt)
-			return &errs.OptionsError{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf(
+			return mk.Options(&errs.Options{Option: "Faults", Value: fs.text[a], Err: fmt.Errorf(
 				"%w: the answer at line %d repeats the state of the poll before it, and is never served: the first poll of that state, tasks/get#%d (message %d, line %d), answers in its place: name it",
-				transport.ErrBadFault, c.Line(a), pollNumber(infos, int(head)), messageNumber(infos, first), c.Line(first))}
+				transport.ErrBadFault, c.Line(a), pollNumber(infos, int(head)), messageNumber(infos, first), c.Line(first))})
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 )
 
 // A live message that matched no recorded one is explained against the
-// nearest recorded message like it: the *errs.MismatchError a player answers
+// nearest recorded message like it: the mismatch a player answers
 // it with, and the recorded call it stood for, which the decider voids.
 
 // mismatch explains why a live message (live, canonical and redacted, of
@@ -22,9 +22,9 @@ import (
 // message is a call and the nearest recorded message an unserved call of
 // the same method: replay voids it (see scheduler.void), so that nothing
 // waits for its answer; else -1.
-func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.MismatchError, int) {
+func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.Mismatch, int) {
 	info, _ := format.ScanMessage(live)
-	e := &errs.MismatchError{Cassette: p.c.File, Method: info.Method}
+	e := &errs.Mismatch{Cassette: p.c.File, Method: info.Method}
 	if kind == format.MsgResponse {
 		e.Method = p.requestMethod(info.ID)
 	}
@@ -88,8 +88,8 @@ func (p *Player) requestMethod(id string) string {
 // httpMismatch explains why live matched nothing, against the nearest
 // unserved recorded request. It also returns the recorded request the live
 // one stood for (a call of the same method), which replay voids; else -1.
-func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.MismatchError, int) {
-	e := &errs.MismatchError{Cassette: p.c.File, Method: "HTTP " + live.method}
+func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.Mismatch, int) {
+	e := &errs.Mismatch{Cassette: p.c.File, Method: "HTTP " + live.method}
 	liveMethod := ""
 	if r, ok := live.msg.(*jsonrpc.Request); ok {
 		e.Method, liveMethod = r.Method, r.Method

@@ -41,7 +41,7 @@ func NewPlayer(c *format.Cassette, o *Config) (*Player, error) {
 	}
 	p.indexClients(infos)
 	collapsePolls(pl, infos, p.index)
-	if err := fs.checkPolls(c, infos, pl); err != nil {
+	if err := fs.checkPolls(c, infos, pl, o.Errors); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -93,7 +93,8 @@ func (c *PlayConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 // fail keeps err and, for a call, answers it with a JSON-RPC error carrying
 // it. c.mu is held.
-func (c *PlayConn) fail(m jsonrpc.Message, err *errs.MismatchError) {
+func (c *PlayConn) fail(m jsonrpc.Message, merr *errs.Mismatch) {
+	err := c.p.o.Errors.Mismatch(merr)
 	c.rep.Add(err)
 	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
 		c.extra = append(c.extra, &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: err.Error()}})
@@ -119,7 +120,7 @@ func (c *PlayConn) settle() {
 }
 
 // expire fails held line h, an answer or the session's end: each served
-// call that waits for it gets a JSON-RPC error carrying a *errs.MismatchError
+// call that waits for it gets a JSON-RPC error carrying a mismatch
 // that names what it waited for.
 func (c *PlayConn) expire(h int) {
 	c.mu.Lock()
@@ -133,8 +134,9 @@ func (c *PlayConn) expire(h int) {
 		return
 	}
 	for k, call := range calls {
-		c.rep.Add(merrs[k])
-		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: merrs[k].Error()}})
+		err := c.p.o.Errors.Mismatch(merrs[k])
+		c.rep.Add(err)
+		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: err.Error()}})
 	}
 	c.settle()
 }
@@ -195,7 +197,7 @@ func (c *PlayConn) deliver(i int) (jsonrpc.Message, error) {
 	st := &c.p.pl.steps[i]
 	if st.terminal {
 		in := &c.p.c.Interactions[i]
-		c.ending, c.diag = endingError(c.p.c, i), diagnosis(c.p.c, i)
+		c.ending, c.diag = c.p.endingError(i), c.p.diagnosis(i)
 		if in.Ending.End == format.EndEOF {
 			c.ending = io.EOF
 		}
@@ -254,7 +256,7 @@ func (c *PlayConn) Diagnose() *transport.Diagnosis {
 	if c.diag == nil && c.isClosed {
 		for i := range c.p.c.Interactions {
 			if in := &c.p.c.Interactions[i]; in.Kind == format.KindClose && in.HTTP == nil && in.Ending.Stderr != "" {
-				return diagnosis(c.p.c, i)
+				return c.p.diagnosis(i)
 			}
 		}
 	}
@@ -299,14 +301,15 @@ func liveKind(m jsonrpc.Message) byte {
 
 // faultEnding is the error of the calls format.FaultEnd cut off: the connection
 // broke under them, their outcome unknown.
-func (p *Player) faultEnding() *errs.RecordedError {
-	return &errs.RecordedError{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
-		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: transport.ClassTransport}
+func (p *Player) faultEnding() error {
+	return p.o.Errors.Recorded(&errs.Recorded{Cassette: p.c.File, Line: p.c.Line(min(p.faults.end, len(p.c.Interactions)-1)),
+		Text: "injected fault " + p.faults.endText + ": the server ended the session", Class: transport.ClassTransport})
 }
 
 // endingError returns the error a replayed session or request ends with at
 // ending line i.
-func endingError(c *format.Cassette, i int) error {
+func (p *Player) endingError(i int) error {
+	c := p.c
 	e := c.Interactions[i].Ending
 	text := e.Error
 	switch {
@@ -318,18 +321,18 @@ func endingError(c *format.Cassette, i int) error {
 	default:
 		text = "the server ended the session (" + e.End + ")"
 	}
-	return &errs.RecordedError{Cassette: c.File, Line: c.Line(i), Text: text, Class: e.Class}
+	return p.o.Errors.Recorded(&errs.Recorded{Cassette: c.File, Line: c.Line(i), Text: text, Class: e.Class})
 }
 
 // diagnosis returns what ending line i records of the server's end.
-func diagnosis(c *format.Cassette, i int) *transport.Diagnosis {
-	e := c.Interactions[i].Ending
+func (p *Player) diagnosis(i int) *transport.Diagnosis {
+	e := p.c.Interactions[i].Ending
 	d := &transport.Diagnosis{Stderr: []byte(e.Stderr)}
 	if e.Exit != nil {
 		d.Exited, d.ExitCode, d.Signal = true, e.Exit.Code, e.Exit.Signal
 	}
 	if e.End == format.EndError {
-		d.Err = endingError(c, i)
+		d.Err = p.endingError(i)
 	}
 	if !d.Exited && d.Err == nil && len(d.Stderr) == 0 {
 		return nil

@@ -107,7 +107,7 @@ func (h *PlayHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	live, dec := h.request(req, body)
+	live, dec, merr := h.request(req, body)
 	switch dec.act {
 	case actEnd:
 		return status(req, http.StatusNotFound), nil
@@ -121,7 +121,7 @@ func (h *PlayHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.(*playBody).next = dec.line
 		return resp, nil
 	case actAccept, actRefuse:
-		return refuse(req, live, dec.merr), nil
+		return refuse(req, live, merr), nil
 	case actBreak:
 		wrote(req)
 		return nil, dec.err
@@ -130,25 +130,25 @@ func (h *PlayHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // request reads req as the replayer compares it and hands it to the
-// decider.
-func (h *PlayHTTP) request(req *http.Request, body []byte) (*liveReq, decision) {
+// decider; a refused request's mismatch is kept, and returned.
+func (h *PlayHTTP) request(req *http.Request, body []byte) (live *liveReq, dec decision, merr error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.signal()
-	live := h.live(req, body)
-	dec := h.d.client(&liveMsg{msg: live.msg, key: live.key, req: live})
+	live = h.live(req, body)
+	dec = h.d.client(&liveMsg{msg: live.msg, key: live.key, req: live})
 	if dec.act == actRefuse {
-		h.rep.Add(dec.merr)
+		merr = h.p.o.Errors.Mismatch(dec.merr)
+		h.rep.Add(merr)
 	}
-	return live, dec
+	return live, dec, merr
 }
 
 // serve answers a served request with its recorded stream sl, once the
 // decider releases its first line.
 func (h *PlayHTTP) serve(req *http.Request, live *liveReq, sl *format.StreamLines) (*http.Response, error) {
 	if err := h.await(req.Context(), sl.First(), nil); err != nil {
-		var merr *errs.MismatchError
-		if errors.As(err, &merr) {
+		if merr := h.rep.Mismatch(err); merr != nil {
 			return refuse(req, live, merr), nil
 		}
 		return nil, err
@@ -278,7 +278,7 @@ func (h *PlayHTTP) signal() {
 }
 
 // await waits until line i may go out. A line attached to a request waits
-// at most Config.Wait; then the line fails with a *errs.MismatchError (kept
+// at most Config.Wait; then the line fails with a mismatch (kept
 // for Close) naming what it waited for. A line that keeps its place (the
 // standalone stream's) waits as long as the client reads.
 func (h *PlayHTTP) await(ctx context.Context, i int, closed <-chan struct{}) error {
@@ -325,7 +325,7 @@ func (h *PlayHTTP) ready(i int) (ok, bounded bool, wake <-chan struct{}) {
 	return h.d.s.ready(i), h.d.bounded(i), h.wake
 }
 
-// expire fails held line i, returning the *errs.MismatchError naming what it
+// expire fails held line i, returning the mismatch naming what it
 // waited for; nil if it was ready after all.
 func (h *PlayHTTP) expire(i int) error {
 	h.mu.Lock()
@@ -334,9 +334,10 @@ func (h *PlayHTTP) expire(i int) error {
 	if !ok {
 		return nil
 	}
-	h.rep.Add(merrs[0])
+	err := h.p.o.Errors.Mismatch(merrs[0])
+	h.rep.Add(err)
 	h.signal()
-	return merrs[0]
+	return err
 }
 
 // methodOf names recorded request line i for an error: its message's
@@ -434,7 +435,7 @@ func (h *PlayHTTP) liveIDOf(i int) (jsonrpc.ID, bool) {
 // refuse answers a request that matched nothing: a call gets a JSON-RPC
 // error carrying the mismatch, a notification or response is accepted, a
 // GET or DELETE is answered 405.
-func refuse(req *http.Request, live *liveReq, merr *errs.MismatchError) *http.Response {
+func refuse(req *http.Request, live *liveReq, merr error) *http.Response {
 	resp := &http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Request: req, Body: http.NoBody}
 	set := func(code int) {
 		resp.StatusCode, resp.Status = code, strconv.Itoa(code)+" "+http.StatusText(code)

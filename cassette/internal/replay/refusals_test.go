@@ -36,7 +36,7 @@ func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlayer(c, &Config{})
+			p, err := NewPlayer(c, &Config{Errors: testErrors})
 			if err != nil {
 				t.Fatal(err)
 			}

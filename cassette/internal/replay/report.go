@@ -8,7 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// A Report keeps a session's mismatches.
+// A Report keeps a session's mismatches: the errors Config.Errors made of
+// them.
 type Report struct {
 	mu   sync.Mutex
 	errs []error
@@ -21,22 +22,17 @@ func (r *Report) Add(err error) {
 	r.errs = append(r.errs, err)
 }
 
-// Mismatch returns the *errs.MismatchError that err, a JSON-RPC error replay
-// answered a request with, stands for; nil if err is none.
-func (r *Report) Mismatch(err error) *errs.MismatchError {
-	var merr *errs.MismatchError
-	if errors.As(err, &merr) {
-		return merr
-	}
+// Mismatch returns the kept mismatch that err is or wraps, or that err, a
+// JSON-RPC error replay answered a request with, stands for; nil if err is
+// none.
+func (r *Report) Mismatch(err error) error {
 	var wire *jsonrpc.Error
-	if !errors.As(err, &wire) || wire.Code != errs.CodeMismatch {
-		return nil
-	}
+	onWire := errors.As(err, &wire) && wire.Code == errs.CodeMismatch
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.errs {
-		if errors.As(e, &merr) && merr.Error() == wire.Message {
-			return merr
+		if errors.Is(err, e) || onWire && e.Error() == wire.Message {
+			return e
 		}
 	}
 	return nil

@@ -23,26 +23,9 @@ const (
 	DriftResult = transcript.DriftResult
 )
 
-// A Drift is one way a session differs from another (Compare), or a live
-// server from a cassette (Verify).
-type Drift struct {
-	Kind    string // DriftSession, DriftCatalog or DriftResult
-	Subject string // what drifted: "server version", `tool "lookup"`, `tools/call lookup {"query":"x"}`
-	Line    int    // its line in the old (recorded) cassette; 0 when that has none
-	NewLine int    // its line in the new cassette (for Verify, in DriftError.Live); 0 when that has none
-	Reason  string // "changed", "added", "removed", "answered differently", "not called in NEW", `"v1" -> "v2"`, …
-	Diff    string // a unified line diff of indented JSON (--- OLD +++ NEW; Verify's --- recorded +++ live); "" when there is none to show
-	// Severity weighs the drift: the worst of its changes.
-	Severity Severity
-	// Detail names the changes that weigh (`argument "limit" now
-	// required`), each with its severity when they differ; "" when Reason
-	// says it all.
-	Detail string
-}
-
 // Compare reports how the session recorded in new differs from old's
 // (package cassette's Compare), ignoring the paths ignore names too.
-func Compare(old, new *format.Cassette, ignore []string) ([]Drift, error) {
+func Compare(old, new *format.Cassette, ignore []string) ([]transcript.Drift, error) {
 	mt := replay.NewMatcher(ignore, old, new)
 	a, err := readTranscript(old, mt)
 	if err != nil {
@@ -56,7 +39,7 @@ func Compare(old, new *format.Cassette, ignore []string) ([]Drift, error) {
 }
 
 // compareTranscripts compares two read cassettes, endings included.
-func compareTranscripts(old, new *format.Cassette, a, b *transcript.Session, oldName, newName string) []Drift {
+func compareTranscripts(old, new *format.Cassette, a, b *transcript.Session, oldName, newName string) []transcript.Drift {
 	ds := transcript.Compare(a, b, oldName, newName)
 	// How the session ended goes with the session drift.
 	var end []transcript.Drift
@@ -68,12 +51,7 @@ func compareTranscripts(old, new *format.Cassette, a, b *transcript.Session, old
 	for k < len(ds) && ds[k].Kind == DriftSession {
 		k++
 	}
-	ds = append(ds[:k:k], append(end, ds[k:]...)...)
-	out := make([]Drift, len(ds))
-	for i, d := range ds {
-		out[i] = Drift{Kind: d.Kind, Subject: d.Subject, Line: d.OldLine, NewLine: d.NewLine, Reason: d.Reason, Detail: d.Detail, Diff: d.Diff, Severity: Severity(d.Severity)}
-	}
-	return out
+	return append(ds[:k:k], append(end, ds[k:]...)...)
 }
 
 // readTranscript reads c's messages, as matching sees them: canonical,

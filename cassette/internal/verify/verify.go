@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/looprig/mcp/auth"
@@ -16,72 +15,36 @@ import (
 	"github.com/looprig/mcp/cassette/internal/record"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/cassette/internal/replay"
-	"github.com/looprig/mcp/internal/safetext"
 	"github.com/looprig/mcp/internal/transcript"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A DriftError reports how a live server's answers differ from a
-// cassette's (Verify).
-type DriftError struct {
-	Cassette string
-	Drifts   []Drift
-	// Live is the live session as Verify drove it, recorded at the message
-	// level (its Header.Transport the live transport's) and redacted with
-	// the same options, without the polls of a task Verify sent again to
-	// let the live task catch up with the recorded one: the drifts'
-	// NewLine are its lines. Save it
-	// (Marshal) to see the whole live session, or to re-record.
-	Live *format.Cassette
-}
-
-func (e *DriftError) Error() string {
-	return fmt.Sprintf("cassette %s: the live server drifted (%d):%s", safetext.Line(e.Cassette), len(e.Drifts),
-		strings.TrimSuffix(FormatDrifts(e.Drifts, "recorded", "live"), "\n"))
-}
-
-// FormatDrifts writes drifts as mcprig diff and verify print them: grouped
-// by kind ("session drift:", "catalog drift:", "result drift:"), one line
-// each naming what drifted, how and where (oldName and newName label the
-// lines: "OLD", "recorded"), its diff indented below.
-func FormatDrifts(ds []Drift, oldName, newName string) string {
-	var b strings.Builder
-	transcript.Format(&b, toTranscriptDrifts(ds), oldName, newName)
-	return b.String()
-}
-
-func toTranscriptDrifts(ds []Drift) []transcript.Drift {
-	out := make([]transcript.Drift, len(ds))
-	for i, d := range ds {
-		out[i] = transcript.Drift{Kind: d.Kind, Subject: d.Subject, OldLine: d.Line, NewLine: d.NewLine, Reason: d.Reason, Detail: d.Detail, Diff: d.Diff, Severity: transcript.Severity(d.Severity)}
-	}
-	return out
-}
-
 // Config is what Verify is run with. Package cassette builds it from its
 // Options.
 type Config struct {
 	Record      *record.Config // how the live session is recorded
 	IgnorePaths []string       // the paths matching ignores, besides the cassette's volatile ones
+	Errors      *errs.Errors   // makes the errors users branch on
 }
 
 // Run drives live with the client messages recorded in c (infos: its
-// lines, analysed) and reports the drifts (package cassette's Verify,
-// after its checks of the options).
-func Run(ctx context.Context, c *format.Cassette, infos []format.LineInfo, live transport.Factory, cfg *Config) (err error) {
-	rec, err := newLiveRecorder(live)
+// lines, analysed) and returns the drifts, with the live session as it
+// drove it when there are some (package cassette's Verify, after its
+// checks of the options).
+func Run(ctx context.Context, c *format.Cassette, infos []format.LineInfo, live transport.Factory, cfg *Config) (ds []transcript.Drift, lc *format.Cassette, err error) {
+	rec, err := newLiveRecorder(live, cfg.Errors)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	tr, err := rec.factory.Transport()
 	if err != nil {
-		return errs.Visible(fmt.Errorf("verify %s: %w", c.File, err))
+		return nil, nil, errs.Visible(fmt.Errorf("verify %s: %w", c.File, err))
 	}
 	conn, err := tr.Connect(ctx)
 	if err != nil {
-		return errs.Visible(fmt.Errorf("verify %s: %w", c.File, err))
+		return nil, nil, errs.Visible(fmt.Errorf("verify %s: %w", c.File, err))
 	}
 	conn = rec.conn(conn)
 	v := &verifier{c: c, infos: infos, msgs: make(chan jsonrpc.Message), serverIDs: map[int]jsonrpc.ID{}, outstanding: map[jsonrpc.ID]bool{},
@@ -100,7 +63,7 @@ func Run(ctx context.Context, c *format.Cassette, infos []format.LineInfo, live 
 			err = errs.Visible(fmt.Errorf("verify %s: closing: %w", c.File, cerr))
 		}
 		if err == nil {
-			err = v.drift(rec, cfg)
+			ds, lc, err = v.drift(rec, cfg)
 		}
 	}()
 	passed := replay.LineSet(replay.RecoveredRefusals(c, infos))
@@ -109,7 +72,7 @@ func Run(ctx context.Context, c *format.Cassette, infos []format.LineInfo, live 
 			continue // no message, or a refused copy the live client recovers from itself
 		}
 		if err := v.step(ctx, conn, i); err != nil {
-			return errs.Visible(fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err))
+			return nil, nil, errs.Visible(fmt.Errorf("verify %s:%d: %w", c.File, c.Line(i), err))
 		}
 	}
 	if serverEnded(c) {
@@ -117,7 +80,7 @@ func Run(ctx context.Context, c *format.Cassette, infos []format.LineInfo, live 
 		// end it too (or not, until ctx ends), so that the endings compare.
 		v.awaitEnd(ctx)
 	}
-	return nil
+	return nil, nil, nil
 }
 
 // httpFactory is package cassette's HTTPFactory: a Streamable HTTP
@@ -138,15 +101,15 @@ type liveRecorder struct {
 	rconn   *record.Conn
 }
 
-func newLiveRecorder(live transport.Factory) (*liveRecorder, error) {
+func newLiveRecorder(live transport.Factory, mk *errs.Errors) (*liveRecorder, error) {
 	r := &liveRecorder{factory: live, kind: live.Kind()}
 	if r.kind != transport.KindStreamableHTTP {
 		return r, nil
 	}
 	hf, ok := transport.As[httpFactory](live)
 	if !ok {
-		return nil, &errs.OptionsError{Func: "Verify", Option: "live", Value: fmt.Sprintf("%T", live),
-			Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
+		return nil, mk.Options(&errs.Options{Func: "Verify", Option: "live", Value: fmt.Sprintf("%T", live),
+			Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")})
 	}
 	cl, _ := transport.As[transport.Classifier](live)
 	r.origin = hf.Origin()
@@ -192,28 +155,29 @@ func serverEnded(c *format.Cassette) bool {
 	return false
 }
 
-// drift compares the live session with the recorded one.
-func (v *verifier) drift(rec *liveRecorder, cfg *Config) error {
+// drift compares the live session with the recorded one: the drifts and,
+// when there are some, the live session.
+func (v *verifier) drift(rec *liveRecorder, cfg *Config) ([]transcript.Drift, *format.Cassette, error) {
 	lc, err := rec.cassette(cfg)
 	if err != nil {
-		return errs.Visible(fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err))
+		return nil, nil, errs.Visible(fmt.Errorf("verify %s: recording the live session: %w", v.c.File, err))
 	}
 	lc.File = "live"
 	foldPolls(lc, v.superseded)
 	mt := replay.NewMatcher(cfg.IgnorePaths, v.c)
 	a, err := readTranscript(v.c, mt)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	b, err := readTranscript(lc, mt)
 	if err != nil {
-		return errs.Visible(fmt.Errorf("verify %s: the live session: %w", v.c.File, err))
+		return nil, nil, errs.Visible(fmt.Errorf("verify %s: the live session: %w", v.c.File, err))
 	}
 	ds := compareTranscripts(v.c, lc, a, b, "recorded", "live")
 	if len(ds) == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	return &DriftError{Cassette: v.c.File, Drifts: ds, Live: lc}
+	return ds, lc, nil
 }
 
 type verifier struct {
