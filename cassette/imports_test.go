@@ -22,8 +22,9 @@ const self = "github.com/looprig/mcp/cassette"
 
 // flow lists package cassette's internal packages in the order data flows
 // through them: bytes → lines → model → plan → players. format reads and
-// writes the model (and a fault's text form); errs holds the errors users
-// branch on, which the later parts return; redact takes secrets, origins
+// writes the model (and a fault's text form); errs holds the fields of
+// the errors users branch on, which the later parts build with the
+// constructors package cassette passes them; redact takes secrets, origins
 // and made-up ids out of the model; hook runs go-vcr's hooks (adapted by
 // package cassette/vcr) on a cassette's exchanges, for recording and
 // replay; record records a session and builds its cassette; replay plays
