@@ -89,9 +89,9 @@ type decider struct {
 
 	// Injected faults (Config.Faults).
 	ended    bool         // format.FaultEnd ended the session
-	statused map[int]bool // format.FaultStatus lines answered with their status (and voided)
-	lost     map[int]bool // polls whose JSON answer format.FaultDrop lost (and voided)
-	faulted  map[int]bool // of those, the ones the client has not sent again (then revived)
+	statused map[int]bool // format.FaultStatus lines answered with their status (answer replaced)
+	lost     map[int]bool // polls whose JSON answer format.FaultDrop lost (answer replaced)
+	faulted  map[int]bool // of those, the ones the client has not sent again (then restored)
 	dropped  *dropped     // format.FaultDrop: the stream that broke, until resumed
 	failed   []int        // format.FaultFail: the answers served as their task failed
 }
@@ -128,18 +128,18 @@ func (d *decider) client(m *liveMsg) decision {
 	return d.serve(i, m, retry)
 }
 
-// refuse explains why m matched nothing, and voids the recorded call it
-// stood for (see scheduler.void).
+// refuse explains why m matched nothing. The mismatch replaces the answer
+// of the recorded call m stood for (see scheduler.replaceAnswer).
 func (d *decider) refuse(m *liveMsg) decision {
 	var merr *errs.MismatchError
-	var void int
+	var stoodFor int
 	if m.req != nil {
-		merr, void = d.p.httpMismatch(d.s, m.req)
+		merr, stoodFor = d.p.httpMismatch(d.s, m.req)
 	} else {
-		merr, void = d.p.mismatch(d.s, m.kind, []byte(m.key), m.canon)
+		merr, stoodFor = d.p.mismatch(d.s, m.kind, []byte(m.key), m.canon)
 	}
-	if void >= 0 {
-		d.s.void(void)
+	if stoodFor >= 0 {
+		d.s.replaceAnswer(stoodFor)
 	}
 	return decision{act: actRefuse, line: -1, merr: merr}
 }
@@ -164,19 +164,20 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 			return decision{act: actBreak, line: i, err: d.p.faultEnding(), written: true}
 		}
 		if code := fs.status[i]; code != 0 && !d.statused[i] {
-			// format.FaultStatus, once. The recorded request is voided, so
-			// nothing waits for its answer; sent again, it is revived.
+			// format.FaultStatus, once. The status replaces the recorded
+			// answer, so nothing waits for it. Sent again, the request gets
+			// the recorded answer.
 			d.statused[i], d.faulted[i] = true, true
-			d.s.void(i)
+			d.s.replaceAnswer(i)
 			return decision{act: actStatus, line: i, status: code}
 		}
 		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); fs.drop[first] && !d.lost[i] {
 			// format.FaultDrop of a poll's JSON answer, once: the connection
 			// breaks once the poll is written, and its reply is lost. The
-			// poll is voided as for format.FaultStatus: polled again, it is
-			// answered as recorded.
+			// break replaces the recorded answer, as for format.FaultStatus.
+			// Polled again, the poll is answered as recorded.
 			d.lost[i], d.faulted[i] = true, true
-			d.s.void(i)
+			d.s.replaceAnswer(i)
 			return decision{act: actBreak, line: i, err: d.p.faultError(first, "the connection broke before the answer"), written: true}
 		}
 	}

@@ -17,10 +17,11 @@ import (
 // of the recorded client lines by key, and the order in which a live
 // message's candidates are tried.
 
-// match returns the recorded client line live message m is: a cancellation
-// of a call the live session made, found by the call; a request a fault
-// answered, sent again (retry); else the first unserved recorded line with
-// m's key, or the first one a mismatch voided.
+// match returns the recorded client line live message m is. That is a
+// cancellation of a call the live session made, found by the call; or a
+// request a fault answered, sent again (retry). Else it is the first
+// unserved recorded line with m's key, or the first whose answer a
+// mismatch replaced.
 func (d *decider) match(m *liveMsg) (i int, ok, retry bool) {
 	i, ok, named := d.p.cancelFor(d.s, d.liveID, m.msg)
 	if !named {
@@ -37,19 +38,19 @@ func (d *decider) match(m *liveMsg) (i int, ok, retry bool) {
 		retry = ok
 	}
 	if !ok && !named {
-		i, ok = d.s.reclaim(d.p.index[m.key])
+		i, ok = d.s.matchReplaced(d.p.index[m.key])
 	}
 	return i, ok, retry
 }
 
-// retry returns the recorded request a fault answered (by, format.FaultStatus's
-// or format.FaultDrop's lines) that a live request with key is, sent again: it
-// gets the recording's answer.
+// retry returns the recorded request a fault answered that a live request
+// with key sends again. by holds format.FaultStatus's or format.FaultDrop's
+// lines. The request gets the recording's answer.
 func (d *decider) retry(key string, by map[int]bool) (int, bool) {
 	for _, j := range d.p.index[key] {
 		if i := int(j); by[i] && d.faulted[i] {
 			delete(d.faulted, i)
-			d.s.revive(i)
+			d.s.restoreAnswer(i)
 			return i, true
 		}
 	}
@@ -67,13 +68,14 @@ func (s *scheduler) match(cands []int32) (int, bool) {
 	return 0, false
 }
 
-// reclaim returns the first voided line of candidates (client lines with
-// a live message's key, in recorded order): the live message is that line
-// after all, and its server lines may go out (revive).
-func (s *scheduler) reclaim(cands []int32) (int, bool) {
+// matchReplaced returns the first line of candidates whose answer was
+// replaced. Candidates are client lines with a live message's key, in
+// recorded order. The live message is that line after all, and its server
+// lines may go out (restoreAnswer).
+func (s *scheduler) matchReplaced(cands []int32) (int, bool) {
 	for _, i := range cands {
-		if s.voided[i] {
-			s.revive(int(i))
+		if s.replaced[i] {
+			s.restoreAnswer(int(i))
 			return int(i), true
 		}
 	}

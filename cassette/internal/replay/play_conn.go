@@ -87,7 +87,7 @@ func (c *PlayConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.fail(m, dec.merr)
 		}
 	}
-	c.settle()
+	c.syncTimers()
 	return nil
 }
 
@@ -100,9 +100,9 @@ func (c *PlayConn) fail(m jsonrpc.Message, err *errs.MismatchError) {
 	}
 }
 
-// settle keeps the bound running for exactly the held lines the decider
-// says are bounded, and wakes Read. c.mu is held.
-func (c *PlayConn) settle() {
+// syncTimers runs a Config.Wait timer for exactly the held lines the
+// decider says are bounded, and wakes Read. c.mu is held.
+func (c *PlayConn) syncTimers() {
 	run := c.d.bounds()
 	for a, t := range c.timers {
 		if !slices.Contains(run, a) {
@@ -136,7 +136,7 @@ func (c *PlayConn) expire(h int) {
 		c.rep.Add(merrs[k])
 		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: merrs[k].Error()}})
 	}
-	c.settle()
+	c.syncTimers()
 }
 
 func (c *PlayConn) Read(ctx context.Context) (jsonrpc.Message, error) {

@@ -45,7 +45,7 @@ type scheduler struct {
 	served    []bool // client lines a live message matched
 	passed    []bool // client lines served, or skippable lines a later client line passed
 	failed    []bool // server lines held past the bound: nothing waits for them, and they are not delivered
-	voided    []bool // client lines a mismatching live message stood for (see void), until the client sends them after all
+	replaced  []bool // client lines something else answered (see replaceAnswer), until the client sends them after all
 	delivered []bool // message level: server lines handed out
 
 	maxServed   int32 // the last served client line; -1
@@ -61,7 +61,7 @@ type scheduler struct {
 func newScheduler(pl *plan) *scheduler {
 	n := len(pl.steps)
 	s := &scheduler{pl: pl, served: make([]bool, n), passed: make([]bool, n), failed: make([]bool, n),
-		voided: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
+		replaced: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
 	s.passOver()
 	s.advance()
 	return s
@@ -223,17 +223,18 @@ func (s *scheduler) heldForRequests(i int) bool {
 	return false
 }
 
-// void records that a live client message stood for client line i but
-// differed from it (a mismatch): the line counts as sent, and the server
-// lines attached to it (its answer, the lines of its stream) fail, so that
-// nothing waits for them and none is delivered. The line is still the
-// client's to send (see reclaim): one changed argument is one mismatch,
-// and the recorded call it was compared with is answered when it comes.
-func (s *scheduler) void(i int) {
+// replaceAnswer records that something other than the recording answered
+// client line i. A live message stood for it but differed (a mismatch), or
+// a fault answered it. The line counts as sent. Its server lines (its
+// answer, the lines of its stream) fail: nothing waits for them, and none
+// is delivered. The line is still the client's to send (see matchReplaced).
+// One changed argument is one mismatch: the recorded call it was compared
+// with is answered when it comes.
+func (s *scheduler) replaceAnswer(i int) {
 	if s.served[i] {
 		return
 	}
-	s.voided[i] = true
+	s.replaced[i] = true
 	s.serve(i)
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
@@ -243,11 +244,11 @@ func (s *scheduler) void(i int) {
 	s.advance()
 }
 
-// revive undoes void for client line i, sent again: its server lines may
-// go out after all (a request a mismatch stood for, or one a fault answered
-// in their place, which the client made again).
-func (s *scheduler) revive(i int) {
-	s.voided[i] = false
+// restoreAnswer undoes replaceAnswer for client line i, which the client
+// sent again: its server lines may go out after all. The line is one a
+// mismatch stood for, or one a fault answered, which the client made again.
+func (s *scheduler) restoreAnswer(i int) {
+	s.replaced[i] = false
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
 			s.failed[k] = false

@@ -78,10 +78,10 @@ func runSchedule(transcript, script string) (string, error) {
 				return "", fmt.Errorf("%s: %v", cmd, err)
 			}
 			i, ok := h.s.match(p.index[key])
-			reclaimed := false
+			restored := false
 			if !ok {
-				i, ok = h.s.reclaim(p.index[key])
-				reclaimed = ok
+				i, ok = h.s.matchReplaced(p.index[key])
+				restored = ok
 			}
 			if !ok {
 				in, _ := shorthandLine(f[1:], h.http())
@@ -90,7 +90,7 @@ func runSchedule(transcript, script string) (string, error) {
 			}
 			h.s.serve(i)
 			fmt.Fprintf(&out, "served %d\n", c.Line(i))
-			if reclaimed {
+			if restored {
 				fmt.Fprintf(&out, "(the line a mismatch stood for)\n")
 			}
 			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == format.KindMessage {
@@ -141,14 +141,14 @@ type harness struct {
 func (h *harness) http() bool { return h.p.streams != nil }
 
 // mismatch reports a live message (live, of match key key) that matched
-// no unserved line, and voids the recorded call it stood for, as the
-// message level's adapter does.
+// no unserved line. It replaces the answer of the recorded call the message
+// stood for, as the message level's adapter does.
 func (h *harness) mismatch(key string, live []byte) {
-	merr, void := h.p.mismatch(h.s, key[0], []byte(key), live)
+	merr, stoodFor := h.p.mismatch(h.s, key[0], []byte(key), live)
 	fmt.Fprintf(h.out, "mismatch (nearest line %d)\n", merr.Position)
-	if void >= 0 {
-		h.s.void(void)
-		fmt.Fprintf(h.out, "voided %d\n", h.p.c.Line(void))
+	if stoodFor >= 0 {
+		h.s.replaceAnswer(stoodFor)
+		fmt.Fprintf(h.out, "answer replaced %d\n", h.p.c.Line(stoodFor))
 	}
 }
 
