@@ -7,7 +7,7 @@ import (
 	"github.com/looprig/mcp/cassette/internal/format"
 )
 
-// settleCancels writes a client's cancellation of a call the same way
+// orderCancels writes a client's cancellation of a call the same way
 // whatever the timing, as re-recording needs:
 //
 //   - The go-sdk sends notifications/cancelled off the cancelled call's
@@ -28,7 +28,7 @@ import (
 //     the cancellation or the session's next requests) or the client did
 //     is timing too. The stream ends, for the client, right before its
 //     cancellation; what the stream carried after it is left out.
-func settleCancels(c *format.Cassette) {
+func orderCancels(c *format.Cassette) {
 	ins := c.Interactions
 	type call struct {
 		line   int    // the request's line

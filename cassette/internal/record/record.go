@@ -6,25 +6,26 @@ import (
 )
 
 // EvenOutMessages writes what timing alone orders in a recording of
-// messages one way: a cancellation, an answer and the list changes and
-// listings around it, a notification and the listings around it.
+// messages in one order. That covers a cancellation, an answer with the
+// list changes and listings around it, and a notification with the
+// listings around it.
 func EvenOutMessages(c *format.Cassette) {
-	settleCancels(c)
-	floatAnswers(c)
+	orderCancels(c)
+	moveAnswersEarlier(c)
 	FloatNotifications(c)
 	redact.RenameStates(c)
 }
 
-// EvenOutHTTP is EvenOutMessages at the HTTP level, where a notification
+// EvenOutHTTP is EvenOutMessages at the HTTP level. There a notification
 // of the standalone GET or a listen stream and the answers of the calls in
-// flight also reach the recorder in either order, and event ids are
-// numbered in the order written.
+// flight also reach the recorder in either order. Event ids are numbered
+// in the order written.
 func EvenOutHTTP(c *format.Cassette) {
-	sinkNotifications(c)
-	settleCancels(c)
-	floatAnswers(c)
+	moveNotificationsLater(c)
+	orderCancels(c)
+	moveAnswersEarlier(c)
 	FloatNotifications(c)
-	liftSideCloses(c) // again: a cancellation settled may have carried one down
+	moveSideClosesEarlier(c) // again: a cancellation moved may have carried one later
 	redact.RenameEventIDs(c)
 	redact.RenameStates(c)
 }
