@@ -28,11 +28,11 @@ const (
 	rootsNote   = `c:{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
 )
 
-// TestRecordingOrdersEvenOut: each way timing can order one session's
-// lines, as a recorder sees them, is written the same way (what a second
-// recording of one session must give); and what may have caused a line
-// stays before it.
-func TestRecordingOrdersEvenOut(t *testing.T) {
+// TestRecordingOrdersWrittenOneWay: each way timing can order one
+// session's lines, as a recorder sees them, is written the same way. A
+// second recording of one session must give that. What may have caused a
+// line stays before it.
+func TestRecordingOrdersWrittenOneWay(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		orders [][]string // the ways the lines may come; the first is also what is written when want is nil
@@ -143,11 +143,11 @@ func shownHTTP(c *Cassette) []string {
 	return out
 }
 
-// TestHTTPRecordingOrdersEvenOut is TestRecordingOrdersEvenOut at the HTTP
-// level, where the list change comes on the listen (or standalone) stream,
-// the answer on its call's stream, and event ids are numbered in the order
-// written.
-func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
+// TestHTTPRecordingOrdersWrittenOneWay is TestRecordingOrdersWrittenOneWay
+// at the HTTP level. There the list change comes on the listen (or
+// standalone) stream and the answer on its call's stream. Event ids are
+// numbered in the order written.
+func TestHTTPRecordingOrdersWrittenOneWay(t *testing.T) {
 	listenReq := `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`
 	var (
 		listen  = httpLine{"req", 1, "", listenReq}
@@ -200,12 +200,12 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 	}
 }
 
-// TestHTTPCancellationEvenOut: a call the client cancels at 2025-11-25
-// over HTTP ends its stream, for the client, right before the
-// cancellation, whether the client gave the stream up first or the server
-// ended it (with its answer to the cancelled call) once the session had
-// moved on.
-func TestHTTPCancellationEvenOut(t *testing.T) {
+// TestHTTPCancellationWrittenOneWay: a call the client cancels at
+// 2025-11-25 over HTTP ends its stream, for the client, right before the
+// cancellation. That holds whether the client gave the stream up first, or
+// the server ended it once the session had moved on (with its answer to
+// the cancelled call).
+func TestHTTPCancellationWrittenOneWay(t *testing.T) {
 	var (
 		slow      = httpLine{"req", 1, "", slowReq}
 		slowR     = httpLine{"resp", 1, "", ""}
@@ -240,11 +240,11 @@ func TestHTTPCancellationEvenOut(t *testing.T) {
 	}
 }
 
-// TestHTTPListenLetGoEvenOut: a listen the client lets go of (an
+// TestHTTPListenLetGoWrittenOneWay: a listen the client lets go of (an
 // unsubscribe) is closed off the calls' path: its close is written right
 // after the stream's last line, wherever it reached the recorder among the
 // requests that follow.
-func TestHTTPListenLetGoEvenOut(t *testing.T) {
+func TestHTTPListenLetGoWrittenOneWay(t *testing.T) {
 	var (
 		listen  = httpLine{"req", 1, "", `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
 		listenR = httpLine{"resp", 1, "", ""}
