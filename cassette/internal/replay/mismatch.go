@@ -17,12 +17,12 @@ import (
 
 // mismatch explains why a live message matched no unserved recorded client
 // line, against the nearest one. live is the message, canonical and
-// redacted, of kind, with match key key.
+// redacted. kind is its kind and key its match key.
 //
-// It also returns the recorded call the live one stood for, else -1: the
-// nearest recorded message, when the live message is a call and it is an
-// unserved call of the same method. Replay replaces that call's answer (see
-// scheduler.replaceAnswer), so that nothing waits for it.
+// It also returns the recorded call the live one stood for, else -1. That
+// is the nearest recorded message, if the live message is a call and the
+// nearest an unserved call of the same method. Replay replaces that call's
+// answer (see scheduler.replaceAnswer), so that nothing waits for it.
 func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.MismatchError, int) {
 	info, _ := format.ScanMessage(live)
 	e := &errs.MismatchError{Cassette: p.c.File, Method: info.Method}
@@ -155,9 +155,9 @@ func shape(method, url string, h http.Header, canon []byte, text string, mt *Mat
 	return format.EncodeTree(m)
 }
 
-// diff shows how a live message differs from a recorded one: a unified
-// line diff (-recorded +live) of their indented JSON, both canonical JSON
-// (nil for none), the same text every time.
+// diff shows how a live message differs from a recorded one. It is a
+// unified line diff (-recorded +live) of their indented JSON, the same
+// text every time. Both are canonical JSON (nil for none).
 func diff(recorded, live []byte) string {
 	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

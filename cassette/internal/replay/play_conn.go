@@ -25,11 +25,11 @@ type connTransport struct{ c *PlayConn }
 
 func (t connTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
 
-// PlayConn is the decider's adapter to an mcp.Connection: Write hands a
-// live client message to the decider and answers as it says, Read hands
-// out what it releases, in recorded order, and the session's recorded
-// ending; a hold past Config.Wait fails its call. It does only I/O: the
-// decisions are the decider's (decide.go).
+// PlayConn is the decider's adapter to an mcp.Connection. Write hands a
+// live client message to the decider and answers as it says. Read hands
+// out what the decider releases, in recorded order, and the session's
+// recorded ending. A hold past Config.Wait fails its call. PlayConn does
+// only I/O: the decisions are the decider's (decide.go).
 type PlayConn struct {
 	p   *Player
 	rep *Report
@@ -118,9 +118,9 @@ func (c *PlayConn) syncTimers() {
 	c.signal()
 }
 
-// expire fails held line h, an answer or the session's end: each served
-// call that waits for it gets a JSON-RPC error carrying a *errs.MismatchError
-// that names what it waited for.
+// expire fails held line h, an answer or the session's end. Each served
+// call that waits for it gets a JSON-RPC error. The error carries a
+// *errs.MismatchError that names what the call waited for.
 func (c *PlayConn) expire(h int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -246,8 +246,8 @@ func (c *PlayConn) Excused(i int) bool {
 func (c *PlayConn) SessionID() string { return "" }
 
 // Diagnose returns what the recording knows of the server's end, once the
-// session has reached it: the child's exit status, the tail of its
-// standard error, the error that ended reading.
+// session has reached it. That is the child's exit status, the tail of its
+// standard error, and the error that ended reading.
 func (c *PlayConn) Diagnose() *transport.Diagnosis {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,13 +3,16 @@ package replay
 import "slices"
 
 // The scheduler decides, for one replayed session, when each recorded line
-// the server sent may be delivered, by the rules of the package
+// the server sent may be delivered. It follows the rules of the package
 // documentation ("Order"). It is pure: no locks, no timers, no I/O. The
-// decider (decide.go) drives it and adds the faults: it tells it which
-// recorded client line a live message matched (serve), asks whether a line
-// may go out (ready), takes the message level's lines in order (next), and
-// tells it when a line was held past Config.Wait (expire). Its tests are
-// the transcripts in testdata/schedule.
+// decider (decide.go) drives it and adds the faults. The decider:
+//
+//   - tells it which recorded client line a live message matched (serve);
+//   - asks whether a line may go out (ready);
+//   - takes the message level's lines in order (next);
+//   - tells it when a line was held past Config.Wait (expire).
+//
+// Its tests are the transcripts in testdata/schedule.
 
 // A step is what the scheduler knows of one line.
 type step struct {
@@ -211,9 +214,9 @@ func (s *scheduler) blockers(i int) []int {
 }
 
 // heldForRequests reports whether server line i, not ready, waits for a
-// client message the live client has not sent that is not merely its
-// answer to a server request it was given (which it is still working on):
-// the hold that Config.Wait bounds.
+// client message the live client has not sent: the hold that Config.Wait
+// bounds. A wait for the client's answer to a server request it was given
+// does not count: the client is still working on it.
 func (s *scheduler) heldForRequests(i int) bool {
 	for _, j := range s.blockers(i) {
 		if !s.pl.steps[j].reply {
@@ -260,17 +263,18 @@ func (s *scheduler) restoreAnswer(i int) {
 }
 
 // verdict says what becomes of client call i, just served, that has no
-// recorded answer: it waits for the session's end the server caused
-// (wait), for the client, who gave it up (wait), or nothing will answer it
-// (ok false).
+// recorded answer. It waits (true) for the session's end the server
+// caused, or for the client, who gave it up. Else nothing will answer it
+// (false).
 func (s *scheduler) verdict(i int) (wait bool) {
 	st := &s.pl.steps[i]
 	return st.answerAt >= 0 || st.giveUp || st.endsAt >= 0
 }
 
-// awaits returns the server line client call i waits for once served: its
-// answer, or else the session's end the server caused after it; -1 for a
-// call that waits for the client (it gave it up) or for nothing.
+// awaits returns the server line client call i waits for once served. That
+// is its answer, or else the session's end the server caused after it. It
+// returns -1 for a call that waits for the client (it gave it up) or for
+// nothing.
 func (s *scheduler) awaits(i int) int {
 	st := &s.pl.steps[i]
 	switch {
