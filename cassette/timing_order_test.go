@@ -241,9 +241,9 @@ func TestHTTPCancellationWrittenOneWay(t *testing.T) {
 }
 
 // TestHTTPListenLetGoWrittenOneWay: a listen the client lets go of (an
-// unsubscribe) is closed off the calls' path: its close is written right
-// after the stream's last line, wherever it reached the recorder among the
-// requests that follow.
+// unsubscribe) is closed off the calls' path. Its close is written right
+// after the stream's last line. That holds wherever the close reached the
+// recorder among the requests that follow.
 func TestHTTPListenLetGoWrittenOneWay(t *testing.T) {
 	var (
 		listen  = httpLine{"req", 1, "", `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`}

@@ -17,7 +17,7 @@ import (
 )
 
 // NewHTTP returns a recorder of one session with origin. cl is the
-// recorded factory's classifier, if any; onDelete, if set, is called once
+// recorded factory's classifier, if any. onDelete, if set, is called once
 // the session's DELETE has been answered.
 func NewHTTP(origin auth.Origin, cl transport.Classifier, onDelete func()) *HTTPRecorder {
 	return &HTTPRecorder{origin: origin, cl: cl, onDelete: onDelete}
@@ -27,10 +27,10 @@ func NewHTTP(origin auth.Origin, cl transport.Classifier, onDelete func()) *HTTP
 func (r *HTTPRecorder) Origin() auth.Origin { return r.origin }
 
 // An HTTPRecorder records one Streamable HTTP session below the transport's
-// credential: the cassette factory puts it under the live factory's base
-// round tripper (HTTPFactory.WithBase), so it sees every request as sent,
+// credential. The cassette factory puts it under the live factory's base
+// round tripper (HTTPFactory.WithBase). So it sees every request as sent,
 // Authorization included, which it redacts. Bodies are teed as the client
-// reads them, never buffered before the client gets them, so a long-lived
+// reads them, never buffered before the client gets them. So a long-lived
 // stream (the standalone GET) holds nothing up.
 type HTTPRecorder struct {
 	origin   auth.Origin
@@ -195,9 +195,9 @@ func (r *HTTPRecorder) add(e HTTPEntry) int {
 	return len(r.entries) - 1
 }
 
-// tooLarge ends the recording once it has grown past MaxSize: what was
+// tooLarge ends the recording once it has grown past MaxSize. What was
 // captured is dropped, the session goes on unrecorded, and close reports
-// ErrTooLarge, so that memory stays within the bound too. r.mu is held.
+// ErrTooLarge. So memory stays within the bound too. r.mu is held.
 func (r *HTTPRecorder) tooLarge() {
 	if r.err == nil {
 		r.err = ErrTooLarge

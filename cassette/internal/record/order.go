@@ -162,9 +162,9 @@ func sameStream(a, b *format.Interaction) bool {
 
 // moveNotificationsLater moves each notification of the standalone GET
 // stream or of a subscriptions/listen stream (HTTP level) later. It goes
-// after the lines of the requests in flight when it came: the answers,
-// events and ends that follow it on streams whose requests were recorded
-// before it. A server may send a notification while it answers a call (a
+// after the lines of the requests in flight when it came. Those are the
+// answers, events and ends that follow it on streams whose requests were
+// recorded before it. A server may send a notification while it answers a call (a
 // resource it changes, a list). It writes the two on two streams, which
 // reach the client in either order. The notification may well be the
 // call's doing, so it goes after the call's answer. It passes no request,
@@ -308,8 +308,8 @@ func moveAnswersEarlier(c *format.Cassette) {
 }
 
 // bareResponse returns the line of the response (headers, no message)
-// that began answer i's event stream, if only lines an answer may pass
-// (passable, on other streams) come between them; -1 if not.
+// that began answer i's event stream. Only lines an answer may pass
+// (passable, on other streams) may come between them; else it returns -1.
 func bareResponse(ins []format.Interaction, passable []bool, i int) int {
 	for r := i - 1; r >= 0; r-- {
 		switch {

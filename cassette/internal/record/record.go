@@ -16,9 +16,9 @@ func EvenOutMessages(c *format.Cassette) {
 	redact.RenameStates(c)
 }
 
-// EvenOutHTTP is EvenOutMessages at the HTTP level. There a notification
-// of the standalone GET or a listen stream and the answers of the calls in
-// flight also reach the recorder in either order. Event ids are numbered
+// EvenOutHTTP is EvenOutMessages at the HTTP level. There two more things
+// reach the recorder in either order: a notification of the standalone GET
+// or a listen stream, and the answers of the calls in flight. Event ids are numbered
 // in the order written.
 func EvenOutHTTP(c *format.Cassette) {
 	moveNotificationsLater(c)
