@@ -83,7 +83,7 @@ func BuildMessages(kind transport.Kind, entries []Entry, cfg *Config, stderr []b
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	EvenOutMessages(c)
+	OrderMessages(c)
 	return c, nil
 }
 
@@ -242,7 +242,7 @@ func BuildHTTP(entries []HTTPEntry, origin auth.Origin, cfg *Config) (*format.Ca
 	if c.Header.Protocol == "" || c.Header.Server == "" {
 		return nil, ErrIncomplete
 	}
-	EvenOutHTTP(c)
+	OrderHTTP(c)
 	if err := hook.Apply(c, cfg.Hooks, true, hook.AfterCapture, hook.BeforeSave); err != nil {
 		return nil, err
 	}

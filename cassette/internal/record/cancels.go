@@ -7,28 +7,29 @@ import (
 	"github.com/looprig/mcp/cassette/internal/format"
 )
 
-// settleCancels writes a client's cancellation of a call the same way
-// whatever the timing, as re-recording needs:
+// orderCancels writes a client's cancellation of a call the same way
+// whatever the timing, as re-recording needs. Three things are timing:
 //
 //   - The go-sdk sends notifications/cancelled off the cancelled call's
-//     return path, on a goroutine of its own, so that it races with the
+//     return path, on a goroutine of its own. So it races with the
 //     client's next messages (and their answers). Its line goes right
-//     after the last line of the call it cancels recorded before it (the
-//     call itself, the notifications carrying the call's progress token,
-//     at the HTTP level the lines of the call's stream): where the client
-//     gave the call up. What it passes keeps its order; so do two
-//     cancellations of one call.
-//   - A server answers a call the client cancelled if it still can (the
-//     go-sdk's server does, with the handler's error), after the
-//     cancellation; the client no longer waits for it, and whether the
-//     answer came before the session moved on is timing. It is left out:
-//     the call is given up, as replay then has it.
+//     after the last line of the call it cancels recorded before it:
+//     where the client gave the call up. That last line is the call
+//     itself, a notification carrying the call's progress token, or (at
+//     the HTTP level) a line of the call's stream. What the cancellation
+//     passes keeps its order; so do two cancellations of one call.
+//   - A server answers a call the client cancelled if it still can, after
+//     the cancellation. (The go-sdk's server does, with the handler's
+//     error.) The client no longer waits for that answer. Whether it came
+//     before the session moved on is timing. It is left out: the call is
+//     given up, as replay then has it.
 //   - At the HTTP level, the client gives the call's stream up as it
-//     cancels: whether the server ended the stream first (an eof, after
-//     the cancellation or the session's next requests) or the client did
-//     is timing too. The stream ends, for the client, right before its
-//     cancellation; what the stream carried after it is left out.
-func settleCancels(c *format.Cassette) {
+//     cancels. The server may have ended the stream first (an eof, after
+//     the cancellation or the session's next requests), or the client
+//     did: that is timing too. The stream ends, for the client, right
+//     before its cancellation. What the stream carried after it is left
+//     out.
+func orderCancels(c *format.Cassette) {
 	ins := c.Interactions
 	type call struct {
 		line   int    // the request's line

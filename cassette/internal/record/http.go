@@ -17,7 +17,7 @@ import (
 )
 
 // NewHTTP returns a recorder of one session with origin. cl is the
-// recorded factory's classifier, if any; onDelete, if set, is called once
+// recorded factory's classifier, if any. onDelete, if set, is called once
 // the session's DELETE has been answered.
 func NewHTTP(origin auth.Origin, cl transport.Classifier, onDelete func()) *HTTPRecorder {
 	return &HTTPRecorder{origin: origin, cl: cl, onDelete: onDelete}
@@ -27,10 +27,10 @@ func NewHTTP(origin auth.Origin, cl transport.Classifier, onDelete func()) *HTTP
 func (r *HTTPRecorder) Origin() auth.Origin { return r.origin }
 
 // An HTTPRecorder records one Streamable HTTP session below the transport's
-// credential: the cassette factory puts it under the live factory's base
-// round tripper (HTTPFactory.WithBase), so it sees every request as sent,
+// credential. The cassette factory puts it under the live factory's base
+// round tripper (HTTPFactory.WithBase). So it sees every request as sent,
 // Authorization included, which it redacts. Bodies are teed as the client
-// reads them, never buffered before the client gets them, so a long-lived
+// reads them, never buffered before the client gets them. So a long-lived
 // stream (the standalone GET) holds nothing up.
 type HTTPRecorder struct {
 	origin   auth.Origin
@@ -62,34 +62,35 @@ type recStream struct {
 	ended bool // no more lines are recorded for it
 
 	// noCall: its request carries no call (the client's answer to a
-	// server request, a notification), which a client sends without
-	// waiting for its 202; settled is closed once its round trip returned.
-	noCall  bool
-	settled chan struct{}
+	// server request, a notification). A client sends such a request
+	// without waiting for its 202. returned is closed once its round trip
+	// returned.
+	noCall   bool
+	returned chan struct{}
 }
 
-// settleGrace bounds how long the end of a session waits for the answers
+// noCallWait bounds how long the end of a session waits for the answers
 // (202s) to the requests in flight that carry no call.
-const settleGrace = time.Second
+const noCallWait = time.Second
 
-// settle waits, at most settleGrace, until every request in flight that
-// carries no call has its response: a client sends such a request (its
-// answer to a server's request) without waiting for it, so the session
-// may end while its 202 is on its way, and whether it is recorded would
-// be timing.
-func (r *HTTPRecorder) settle() {
+// awaitNoCallAnswers waits, at most noCallWait, until every request in
+// flight that carries no call has its response. A client sends such a
+// request (its answer to a server's request) without waiting for the
+// response. So the session may end while its 202 is on its way, and
+// whether the 202 is recorded would be timing.
+func (r *HTTPRecorder) awaitNoCallAnswers() {
 	r.mu.Lock()
 	var waits []chan struct{}
 	for _, s := range r.streams {
 		if s.noCall && s.resp < 0 && !s.ended {
-			waits = append(waits, s.settled)
+			waits = append(waits, s.returned)
 		}
 	}
 	r.mu.Unlock()
 	if len(waits) == 0 {
 		return
 	}
-	t := time.NewTimer(settleGrace)
+	t := time.NewTimer(noCallWait)
 	defer t.Stop()
 	for _, w := range waits {
 		select {
@@ -123,7 +124,7 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("cassette: request body: %w", err)
 	}
 	if req.Method == http.MethodDelete {
-		r.settle()
+		r.awaitNoCallAnswers()
 	}
 	r.mu.Lock()
 	if r.closed {
@@ -133,8 +134,8 @@ func (t *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodDelete {
 		r.endOpen(format.EndSession)
 	}
-	s := &recStream{n: len(r.streams) + 1, resp: -1, settled: make(chan struct{})}
-	defer close(s.settled)
+	s := &recStream{n: len(r.streams) + 1, resp: -1, returned: make(chan struct{})}
+	defer close(s.returned)
 	// Only the envelope is read (wire.DecodeHeader): canonicalising a large
 	// body to tell whether it is a call would cost a copy of it.
 	if h, err := wire.DecodeHeader(body); err == nil && !h.IsCall() {
@@ -194,9 +195,9 @@ func (r *HTTPRecorder) add(e HTTPEntry) int {
 	return len(r.entries) - 1
 }
 
-// tooLarge ends the recording once it has grown past MaxSize: what was
+// tooLarge ends the recording once it has grown past MaxSize. What was
 // captured is dropped, the session goes on unrecorded, and close reports
-// ErrTooLarge, so that memory stays within the bound too. r.mu is held.
+// ErrTooLarge. So memory stays within the bound too. r.mu is held.
 func (r *HTTPRecorder) tooLarge() {
 	if r.err == nil {
 		r.err = ErrTooLarge
@@ -259,7 +260,7 @@ func (r *HTTPRecorder) fail(err error) {
 // Close ends the recording: streams still open ended with the session, and
 // the session ended by the client. It returns what was captured.
 func (r *HTTPRecorder) Close() ([]HTTPEntry, error) {
-	r.settle()
+	r.awaitNoCallAnswers()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.closed {

@@ -8,30 +8,32 @@ import (
 	"github.com/looprig/mcp/cassette/internal/format"
 )
 
-// readOnly are the requests that change nothing at the server and so cause
-// no notification: a server notification that arrives while they are made
-// owes them nothing.
+// readOnly are the requests that change nothing at the server, so they
+// cause no notification. A server notification that arrives while they are
+// made owes them nothing.
 var readOnly = map[string]bool{
 	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true, "skills/list": true, "ping": true,
 }
 
-// FloatNotifications writes each server notification that the server sent
-// of its own accord (at the message level, any; at the HTTP level, those
-// of the standalone GET stream and of a 2026-07-28 subscriptions/listen
-// stream) before the read-only exchanges (listings,
-// pings: requests and their answers) recorded just before it. Whether such
-// a notification reached the client before or after a listing that ran
-// meanwhile is timing, not behaviour (a listing causes no notification),
-// and where its line goes must not be, or re-recording a server that
-// announces changes as the session starts would not give the same bytes.
-// Replay is only freed by it: a notification goes out once the client
-// messages recorded before it are served. Nothing else moves, and
-// notifications keep their order.
-func FloatNotifications(c *format.Cassette) {
+// MoveNotificationsEarlier moves each notification the server sent of its own
+// accord earlier: before the read-only exchanges recorded just before it.
+// Read-only exchanges are listings and pings, requests and their answers.
+// At the message level, any server notification moves. At the HTTP level,
+// those of the standalone GET stream and of a 2026-07-28
+// subscriptions/listen stream move.
+//
+// Whether such a notification reached the client before or after a listing
+// that ran meanwhile is timing, not behaviour: a listing causes no
+// notification. Where its line goes must not be timing either. Else
+// re-recording a server that announces changes as the session starts would
+// not give the same bytes. The move only frees replay: a notification goes
+// out once the client messages recorded before it are served. Nothing else
+// moves, and notifications keep their order.
+func MoveNotificationsEarlier(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
-	floatable := make([]bool, n)  // a line of a read-only exchange
-	movable := make([]bool, n)    // a server notification that may float
+	passable := make([]bool, n)   // a line a notification may go before: one of a read-only exchange
+	movable := make([]bool, n)    // a server notification that may move earlier
 	calls := map[string]string{}  // client call id → method
 	reqMethod := map[int]string{} // HTTP stream → the method its request carries
 	standaloneStream := map[int]bool{}
@@ -51,7 +53,7 @@ func FloatNotifications(c *format.Cassette) {
 			}
 			switch {
 			case readOnly[reqMethod[st]]:
-				floatable[i] = true
+				passable[i] = true
 			case (standaloneStream[st] || reqMethod[st] == "subscriptions/listen") && in.Kind == format.KindEvent && in.Message != nil && m.Kind == format.MsgNote:
 				movable[i] = true
 			}
@@ -63,9 +65,9 @@ func FloatNotifications(c *format.Cassette) {
 		switch {
 		case in.From == format.FromClient && m.Kind == format.MsgCall:
 			calls[m.ID] = m.Method
-			floatable[i] = readOnly[m.Method]
+			passable[i] = readOnly[m.Method]
 		case in.From == format.FromServer && m.Kind == format.MsgResponse:
-			floatable[i] = readOnly[calls[m.ID]]
+			passable[i] = readOnly[calls[m.ID]]
 		case in.From == format.FromServer && m.Kind == format.MsgNote:
 			movable[i] = true
 		}
@@ -77,13 +79,13 @@ func FloatNotifications(c *format.Cassette) {
 		j := i
 		if at, ok := ackOf(ins, i); ok {
 			// An acknowledgement of a subscription answers its request
-			// alone: it goes right after the request (at HTTP, after the
+			// alone. It goes right after the request (at HTTP, after the
 			// lines of its stream before it).
 			for j > 0 && j-1 > at && !sameStream(&ins[j-1], &ins[i]) {
 				j--
 			}
 		} else {
-			for j > 0 && floatable[j-1] {
+			for j > 0 && passable[j-1] {
 				j--
 			}
 		}
@@ -96,10 +98,10 @@ func FloatNotifications(c *format.Cassette) {
 			k++
 		}
 		rotate(ins[j:k], i-j)
-		rotate(floatable[j:k], i-j)
+		rotate(passable[j:k], i-j)
 		rotate(movable[j:k], i-j)
 		for x := j; x < j+k-i; x++ {
-			floatable[x], movable[x] = false, false
+			passable[x], movable[x] = false, false
 		}
 		i = k - 1
 	}
@@ -158,17 +160,18 @@ func sameStream(a, b *format.Interaction) bool {
 	return a.HTTP != nil && b.HTTP != nil && a.HTTP.Stream == b.HTTP.Stream
 }
 
-// sinkNotifications writes each notification of the standalone GET stream
-// or of a subscriptions/listen stream (HTTP level) after the lines of the
-// requests in flight when it came: the answers, events and ends of the
-// streams whose requests were recorded before it, that follow it. A server
-// that sends a notification while it answers a call (a resource it
-// changes, a list) writes the two on two streams, which reach the client
-// in either order; the notification may well be the call's doing, and goes
-// after its answer. It passes no request, so replay keeps it where it was:
-// it goes out once the client messages recorded before it are served.
-func sinkNotifications(c *format.Cassette) {
-	liftSideCloses(c)
+// moveNotificationsLater moves each notification of the standalone GET
+// stream or of a subscriptions/listen stream (HTTP level) later. It goes
+// after the lines of the requests in flight when it came. Those are the
+// answers, events and ends that follow it on streams whose requests were
+// recorded before it. A server may send a notification while it answers a call (a
+// resource it changes, a list). It writes the two on two streams, which
+// reach the client in either order. The notification may well be the
+// call's doing, so it goes after the call's answer. It passes no request,
+// so replay keeps it where it was: it goes out once the client messages
+// recorded before it are served.
+func moveNotificationsLater(c *format.Cassette) {
+	moveSideClosesEarlier(c)
 	ins := c.Interactions
 	reqAt := map[int]int{} // stream → the line of its request
 	side := map[int]bool{} // streams whose notifications relate to no request
@@ -207,22 +210,24 @@ func sinkNotifications(c *format.Cassette) {
 	}
 }
 
-// floatAnswers writes the answer to a call that changes something (not a
-// listing) before the list changes (notifications/…/list_changed) and the
-// read-only exchanges recorded between the call and it, with the close
-// lines of its stream that follow it and the bare response line right
-// before it (at HTTP). A server that changes its
-// lists in a call may send the change before or after the call's answer (a
-// go-sdk server sends it from a timer, 10 ms after the change), and the
-// client re-lists as soon as it hears of it: whether the answer reached
-// the client before the change, or after the listings that followed it,
-// is timing, not behaviour (no listing is answered by it, nor a list
-// change), and where its line goes must not be, or re-recording such a
-// server would not give the same bytes. At the HTTP level it also passes
-// the end of a listen or standalone stream. The answer passes nothing else: a
-// progress or log notification, a server request, any other client message
-// (a cancellation, an input response) keeps its place before it.
-func floatAnswers(c *format.Cassette) {
+// moveAnswersEarlier moves the answer to a call that changes something
+// (not a listing) earlier. It goes before the list changes
+// (notifications/…/list_changed) and the read-only exchanges recorded
+// between the call and it. At HTTP, the close lines of its stream that
+// follow it and the bare response line right before it move with it.
+//
+// A server that changes its lists in a call may send the change before or
+// after the call's answer. (A go-sdk server sends it from a timer, 10 ms
+// after the change.) The client re-lists as soon as it hears of it.
+// Whether the answer reached the client before the change, or after the
+// listings that followed it, is timing, not behaviour. No listing is
+// answered by it, nor a list change. Where its line goes must not be
+// timing either, or re-recording such a server would not give the same
+// bytes. At the HTTP level the answer also passes the end of a listen or
+// standalone stream. It passes nothing else. A progress or log
+// notification, a server request, or any other client message (a
+// cancellation, an input response) keeps its place before it.
+func moveAnswersEarlier(c *format.Cassette) {
 	ins := c.Interactions
 	n := len(ins)
 	calls := map[string]string{}  // client call id → method (message level)
@@ -303,8 +308,8 @@ func floatAnswers(c *format.Cassette) {
 }
 
 // bareResponse returns the line of the response (headers, no message)
-// that began answer i's event stream, if only lines an answer may pass
-// (passable, on other streams) come between them; -1 if not.
+// that began answer i's event stream. Only lines an answer may pass
+// (passable, on other streams) may come between them; else it returns -1.
 func bareResponse(ins []format.Interaction, passable []bool, i int) int {
 	for r := i - 1; r >= 0; r-- {
 		switch {
@@ -320,14 +325,15 @@ func bareResponse(ins []format.Interaction, passable []bool, i int) int {
 	return -1
 }
 
-// liftSideCloses writes the close of every listen or standalone stream
-// that was open until the client let it go (format.EndSession) right after its
-// stream's last line, as a close line is written: the client closes such a
-// stream (an unsubscribe, a listen it no longer needs) off its calls'
-// path, so whether the close reaches the recorder before or among the
-// requests that follow is timing, not behaviour. Replay keeps such a
-// stream open until the client closes it, wherever the line is.
-func liftSideCloses(c *format.Cassette) {
+// moveSideClosesEarlier moves the close of every listen or standalone
+// stream that was open until the client let it go (format.EndSession). The
+// close goes right after its stream's last line, where a close line is
+// written. The client closes such a stream (an unsubscribe, a listen it no
+// longer needs) off its calls' path. So whether the close reaches the
+// recorder before or among the requests that follow is timing, not
+// behaviour. Replay keeps such a stream open until the client closes it,
+// wherever the line is.
+func moveSideClosesEarlier(c *format.Cassette) {
 	ins := c.Interactions
 	side := map[int]bool{}
 	last := map[int]int{} // stream → the index of its last line so far

@@ -5,26 +5,27 @@ import (
 	"github.com/looprig/mcp/cassette/internal/redact"
 )
 
-// EvenOutMessages writes what timing alone orders in a recording of
-// messages one way: a cancellation, an answer and the list changes and
-// listings around it, a notification and the listings around it.
-func EvenOutMessages(c *format.Cassette) {
-	settleCancels(c)
-	floatAnswers(c)
-	FloatNotifications(c)
+// OrderMessages writes what timing alone orders in a recording of
+// messages in one order. That covers a cancellation, an answer with the
+// list changes and listings around it, and a notification with the
+// listings around it.
+func OrderMessages(c *format.Cassette) {
+	orderCancels(c)
+	moveAnswersEarlier(c)
+	MoveNotificationsEarlier(c)
 	redact.RenameStates(c)
 }
 
-// EvenOutHTTP is EvenOutMessages at the HTTP level, where a notification
-// of the standalone GET or a listen stream and the answers of the calls in
-// flight also reach the recorder in either order, and event ids are
-// numbered in the order written.
-func EvenOutHTTP(c *format.Cassette) {
-	sinkNotifications(c)
-	settleCancels(c)
-	floatAnswers(c)
-	FloatNotifications(c)
-	liftSideCloses(c) // again: a cancellation settled may have carried one down
+// OrderHTTP is OrderMessages at the HTTP level. There two more things
+// reach the recorder in either order: a notification of the standalone GET
+// or a listen stream, and the answers of the calls in flight. Event ids are numbered
+// in the order written.
+func OrderHTTP(c *format.Cassette) {
+	moveNotificationsLater(c)
+	orderCancels(c)
+	moveAnswersEarlier(c)
+	MoveNotificationsEarlier(c)
+	moveSideClosesEarlier(c) // again: a cancellation moved may have carried one later
 	redact.RenameEventIDs(c)
 	redact.RenameStates(c)
 }

@@ -17,16 +17,20 @@ import (
 )
 
 // The decider takes every decision of one replayed session, faults
-// included, above the scheduler (schedule.go), and is as pure: no locks,
-// no timers, no I/O. Each event a player sees is one call that returns a
-// decision: a live client message (client), a server line due at the
-// message level (next) or on an HTTP stream (due, respond, streamEnd), a
-// hold past Config.Wait (expire). The players (play_conn.go for an
-// mcp.Connection, play_http.go for an http.RoundTripper) hold their lock
-// around the call and then only do I/O: read and write, hold, signal,
-// build responses. So faults, retries and give-ups behave alike at both
-// levels, where the level allows. Its tests are the transcripts in
-// testdata/decide.
+// included. It sits above the scheduler (schedule.go) and is as pure: no
+// locks, no timers, no I/O. Each event a player sees is one call that
+// returns a decision. The events are:
+//
+//   - a live client message (client);
+//   - a server line due at the message level (next);
+//   - a server line due on an HTTP stream (due, respond, streamEnd);
+//   - a hold past Config.Wait (expire).
+//
+// The players are play_conn.go (an mcp.Connection) and play_http.go (an
+// http.RoundTripper). They hold their lock around the call, then only do
+// I/O: read and write, hold, signal, build responses. So faults, retries
+// and give-ups behave alike at both levels, where the level allows. Its
+// tests are the transcripts in testdata/decide.
 
 // An act is what a player does with an event.
 type act uint8
@@ -89,9 +93,9 @@ type decider struct {
 
 	// Injected faults (Config.Faults).
 	ended    bool         // format.FaultEnd ended the session
-	statused map[int]bool // format.FaultStatus lines answered with their status (and voided)
-	lost     map[int]bool // polls whose JSON answer format.FaultDrop lost (and voided)
-	faulted  map[int]bool // of those, the ones the client has not sent again (then revived)
+	statused map[int]bool // format.FaultStatus lines answered with their status (answer replaced)
+	lost     map[int]bool // polls whose JSON answer format.FaultDrop lost (answer replaced)
+	faulted  map[int]bool // of those, the ones the client has not sent again (then restored)
 	dropped  *dropped     // format.FaultDrop: the stream that broke, until resumed
 	failed   []int        // format.FaultFail: the answers served as their task failed
 }
@@ -128,18 +132,18 @@ func (d *decider) client(m *liveMsg) decision {
 	return d.serve(i, m, retry)
 }
 
-// refuse explains why m matched nothing, and voids the recorded call it
-// stood for (see scheduler.void).
+// refuse explains why m matched nothing. The mismatch replaces the answer
+// of the recorded call m stood for (see scheduler.replaceAnswer).
 func (d *decider) refuse(m *liveMsg) decision {
 	var merr *errs.Mismatch
-	var void int
+	var stoodFor int
 	if m.req != nil {
-		merr, void = d.p.httpMismatch(d.s, m.req)
+		merr, stoodFor = d.p.httpMismatch(d.s, m.req)
 	} else {
-		merr, void = d.p.mismatch(d.s, m.kind, []byte(m.key), m.canon)
+		merr, stoodFor = d.p.mismatch(d.s, m.kind, []byte(m.key), m.canon)
 	}
-	if void >= 0 {
-		d.s.void(void)
+	if stoodFor >= 0 {
+		d.s.replaceAnswer(stoodFor)
 	}
 	return decision{act: actRefuse, line: -1, merr: merr}
 }
@@ -164,19 +168,20 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 			return decision{act: actBreak, line: i, err: d.p.faultEnding(), written: true}
 		}
 		if code := fs.status[i]; code != 0 && !d.statused[i] {
-			// format.FaultStatus, once. The recorded request is voided, so
-			// nothing waits for its answer; sent again, it is revived.
+			// format.FaultStatus, once. The status replaces the recorded
+			// answer, so nothing waits for it. Sent again, the request gets
+			// the recorded answer.
 			d.statused[i], d.faulted[i] = true, true
-			d.s.void(i)
+			d.s.replaceAnswer(i)
 			return decision{act: actStatus, line: i, status: code}
 		}
 		if first := d.p.streams[d.p.c.Interactions[i].HTTP.Stream].First(); fs.drop[first] && !d.lost[i] {
 			// format.FaultDrop of a poll's JSON answer, once: the connection
 			// breaks once the poll is written, and its reply is lost. The
-			// poll is voided as for format.FaultStatus: polled again, it is
-			// answered as recorded.
+			// break replaces the recorded answer, as for format.FaultStatus.
+			// Polled again, the poll is answered as recorded.
 			d.lost[i], d.faulted[i] = true, true
-			d.s.void(i)
+			d.s.replaceAnswer(i)
 			return decision{act: actBreak, line: i, err: d.p.faultError(first, "the connection broke before the answer"), written: true}
 		}
 	}
@@ -193,9 +198,9 @@ func (d *decider) serve(i int, m *liveMsg, retry bool) decision {
 	return dec
 }
 
-// await notes what message level call i, just served, waits for; it
-// returns the error the call is answered with when nothing will answer
-// it.
+// await notes what message level call i, just served, waits for. When
+// nothing will answer the call, it returns the error the call is answered
+// with.
 func (d *decider) await(i int) *errs.Mismatch {
 	p := d.p
 	switch h := d.s.awaits(i); {
@@ -212,10 +217,10 @@ func (d *decider) await(i int) *errs.Mismatch {
 }
 
 // givesUp reports whether m cancels a served call that the recording shows
-// the client gave up: at the message level, it cancelled it or closed the
-// session with it pending; at HTTP, it stopped reading its stream, or the
-// session ended. The go-sdk sends the cancellation as the call returns,
-// and the recording may or may not have caught it.
+// the client gave up. At the message level, the client cancelled it or
+// closed the session with it pending. At HTTP, it stopped reading its
+// stream, or the session ended. The go-sdk sends the cancellation as the
+// call returns, and the recording may or may not have caught it.
 func (d *decider) givesUp(m jsonrpc.Message) bool {
 	r, ok := m.(*jsonrpc.Request)
 	if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
@@ -240,10 +245,10 @@ func (d *decider) givesUp(m jsonrpc.Message) bool {
 	return false
 }
 
-// resume decides a GET that resumes the stream format.FaultDrop broke, as a
-// server with an event store would on 2025-11-25 and earlier: the rest of
-// the stream after the event whose id it names. ok is false for any other
-// request.
+// resume decides a GET that resumes the stream format.FaultDrop broke. It
+// answers as a server with an event store would on 2025-11-25 and earlier:
+// the rest of the stream after the event whose id it names. ok is false
+// for any other request.
 func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 	dr := d.dropped
 	if dr == nil || dr.resumed || r.method != http.MethodGet || r.lastEventID == "" {
@@ -261,9 +266,9 @@ func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 	return decision{}, false
 }
 
-// next decides the message level's next server line: the first the
-// scheduler releases goes out (later, for format.FaultDelay), or format.FaultEnd ends
-// the session there. ok is false when none is ready.
+// next decides the message level's next server line. The first the
+// scheduler releases goes out (later, for format.FaultDelay), or
+// format.FaultEnd ends the session there. ok is false when none is ready.
 func (d *decider) next() (dec decision, ok bool) {
 	i, ok := d.s.next()
 	if !ok {
@@ -289,9 +294,9 @@ func (d *decider) release(i int) decision {
 }
 
 // due decides event line i of HTTP stream sl, the reader's next (the
-// next-th of sl.events): format.FaultEnd ends the stream with the session,
-// format.FaultDrop breaks it, or it awaits its turn and then goes out as release
-// says.
+// next-th of sl.events). format.FaultEnd ends the stream with the session,
+// or format.FaultDrop breaks it. Else the line awaits its turn, then goes
+// out as release says.
 func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 	switch {
 	case d.ended || i >= d.p.faults.end:
@@ -304,9 +309,9 @@ func (d *decider) due(i int, sl *format.StreamLines, next int) decision {
 	return decision{act: actAwait, line: i} // then release
 }
 
-// respond decides the first line of served HTTP stream sl, awaited: its
-// response goes out (later, for format.FaultDelay); without one, the request
-// fails as recorded, or waits for the client.
+// respond decides the first line of served HTTP stream sl, awaited. Its
+// response goes out (later, for format.FaultDelay). Without a response,
+// the request fails as recorded, or waits for the client.
 func (d *decider) respond(sl *format.StreamLines) decision {
 	first := sl.First()
 	if first != sl.Close {
@@ -320,9 +325,9 @@ func (d *decider) respond(sl *format.StreamLines) decision {
 	return decision{act: actWait, line: first}
 }
 
-// streamEnd decides how HTTP stream sl ends once its events are out: with
-// the session if format.FaultEnd cut it; else its close line is awaited, and then
-// (awaited) it ends as recorded.
+// streamEnd decides how HTTP stream sl ends once its events are out. It
+// ends with the session if format.FaultEnd cut it. Else its close line is
+// awaited, and then (awaited) it ends as recorded.
 func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 	switch {
 	case sl.Close >= d.p.faults.end:
@@ -341,17 +346,18 @@ func (d *decider) streamEnd(sl *format.StreamLines, awaited bool) decision {
 }
 
 // bounded reports whether HTTP line i, not ready, is held for requests the
-// live client has not made (not while it owes the server an answer, nor a
-// line that keeps its place, such as the standalone stream's, which waits
-// as long as the client reads): the hold Config.Wait bounds.
+// live client has not made: the hold Config.Wait bounds. A line is not
+// bounded while the client owes the server an answer. Nor is a line that
+// keeps its place, such as the standalone stream's: it waits as long as
+// the client reads.
 func (d *decider) bounded(i int) bool {
 	return !d.s.ready(i) && d.p.pl.steps[i].after >= 0 && d.s.heldForRequests(i)
 }
 
-// bounds returns the message level's held lines whose bound runs, those
-// held for client requests the live client has not made (not while it
-// owes the server an answer it is working on), and forgets the held lines
-// released.
+// bounds returns the message level's held lines whose bound runs: those
+// held for client requests the live client has not made. The bound does
+// not run while the client owes the server an answer it is working on.
+// bounds also forgets the held lines released.
 func (d *decider) bounds() []int {
 	var run []int
 	for a := range d.held {
@@ -366,9 +372,10 @@ func (d *decider) bounds() []int {
 	return run
 }
 
-// expire fails held line h, past its bound: each served request that
-// waits for it is answered with the returned mismatch (by line),
-// which names what it waited for. ok is false if h was ready after all.
+// expire fails held line h, past its bound. Each served request that
+// waits for it is answered with the returned *errs.Mismatch (by
+// line), which names what it waited for. ok is false if h was ready after
+// all.
 func (d *decider) expire(h int) (lines []int, merrs []*errs.Mismatch, ok bool) {
 	delete(d.held, h)
 	waited, ok := d.s.expire(h)

@@ -13,14 +13,15 @@ import (
 )
 
 // Matching: which recorded client line a live client message is. This file
-// holds all of it: the match keys of messages and HTTP requests, the index
-// of the recorded client lines by key, and the order in which a live
-// message's candidates are tried.
+// holds all of it: the match keys of messages and HTTP requests, and the
+// index of the recorded client lines by key. It also holds the order in
+// which a live message's candidates are tried.
 
-// match returns the recorded client line live message m is: a cancellation
-// of a call the live session made, found by the call; a request a fault
-// answered, sent again (retry); else the first unserved recorded line with
-// m's key, or the first one a mismatch voided.
+// match returns the recorded client line live message m is. That is a
+// cancellation of a call the live session made, found by the call; or a
+// request a fault answered, sent again (retry). Else it is the first
+// unserved recorded line with m's key, or the first whose answer a
+// mismatch replaced.
 func (d *decider) match(m *liveMsg) (i int, ok, retry bool) {
 	i, ok, named := d.p.cancelFor(d.s, d.liveID, m.msg)
 	if !named {
@@ -37,19 +38,19 @@ func (d *decider) match(m *liveMsg) (i int, ok, retry bool) {
 		retry = ok
 	}
 	if !ok && !named {
-		i, ok = d.s.reclaim(d.p.index[m.key])
+		i, ok = d.s.matchReplaced(d.p.index[m.key])
 	}
 	return i, ok, retry
 }
 
-// retry returns the recorded request a fault answered (by, format.FaultStatus's
-// or format.FaultDrop's lines) that a live request with key is, sent again: it
-// gets the recording's answer.
+// retry returns the recorded request a fault answered that a live request
+// with key sends again. by holds format.FaultStatus's or format.FaultDrop's
+// lines. The request gets the recording's answer.
 func (d *decider) retry(key string, by map[int]bool) (int, bool) {
 	for _, j := range d.p.index[key] {
 		if i := int(j); by[i] && d.faulted[i] {
 			delete(d.faulted, i)
-			d.s.revive(i)
+			d.s.restoreAnswer(i)
 			return i, true
 		}
 	}
@@ -67,13 +68,14 @@ func (s *scheduler) match(cands []int32) (int, bool) {
 	return 0, false
 }
 
-// reclaim returns the first voided line of candidates (client lines with
-// a live message's key, in recorded order): the live message is that line
-// after all, and its server lines may go out (revive).
-func (s *scheduler) reclaim(cands []int32) (int, bool) {
+// matchReplaced returns the first line of candidates whose answer was
+// replaced. Candidates are client lines with a live message's key, in
+// recorded order. The live message is that line after all, and its server
+// lines may go out (restoreAnswer).
+func (s *scheduler) matchReplaced(cands []int32) (int, bool) {
 	for _, i := range cands {
-		if s.voided[i] {
-			s.revive(int(i))
+		if s.replaced[i] {
+			s.restoreAnswer(int(i))
 			return int(i), true
 		}
 	}
@@ -88,12 +90,13 @@ func (p *Player) indexClients(infos []format.LineInfo) {
 	}
 }
 
-// cancelFor returns the recorded client line a live message m stands for
-// when m is a notifications/cancelled naming a call the live session made
-// (liveID: served recorded call line → its live id): the first unserved
-// recorded cancellation of that call, found by the call and not by the
-// number, which live ids need not share with the recording. named is false
-// when m names no such call (it is matched by its key, as any message is).
+// cancelFor returns the recorded client line a live message m stands for,
+// when m is a notifications/cancelled naming a call the live session made.
+// liveID maps a served recorded call line to its live id. The line is the
+// first unserved recorded cancellation of that call. It is found by the
+// call, not by the number: live ids need not be the recording's. named is
+// false when m names no such call. Then m is matched by its key, as any
+// message is.
 func (p *Player) cancelFor(s *scheduler, liveID map[int]jsonrpc.ID, m jsonrpc.Message) (i int, ok, named bool) {
 	r, isReq := m.(*jsonrpc.Request)
 	if !isReq || r.IsCall() || r.Method != "notifications/cancelled" || len(p.pl.cancels) == 0 {
@@ -127,10 +130,11 @@ func (p *Player) recordedKey(i int, kind byte) string {
 	return httpKey(h.Method, h.URL, h.Headers, body, in.Text)
 }
 
-// httpKey is the match key of an HTTP request: its method, URL and Mcp-*
-// headers (Mcp-Session-Id, Mcp-Protocol-format.Version, Mcp-Method, Mcp-Name,
-// Mcp-Param-…) and Last-Event-ID, placeholders spelled alike, and its
-// body's key (a message's, or its text).
+// httpKey is the match key of an HTTP request. It holds the request's
+// method, URL, Mcp-* headers and Last-Event-ID, placeholders spelled
+// alike. The Mcp-* headers are Mcp-Session-Id, Mcp-Protocol-Version,
+// Mcp-Method, Mcp-Name and Mcp-Param-…. It ends with the body's key (a
+// message's, or its text).
 func httpKey(method, url string, h http.Header, body []byte, text string) string {
 	var b strings.Builder
 	b.WriteString(method)
@@ -161,10 +165,10 @@ func httpKey(method, url string, h http.Header, body []byte, text string) string
 }
 
 // A Matcher turns messages into match keys: two messages match when their
-// keys are equal. A key is the message's kind and its canonical JSON without
-// "jsonrpc", without the id of a request (ids are rewritten), without the
-// ignored paths (defaultIgnore and Config.IgnorePaths), with every
-// placeholder spelled alike.
+// keys are equal. A key is the message's kind and its canonical JSON, with
+// every placeholder spelled alike. The JSON leaves out "jsonrpc", the id of
+// a request (ids are rewritten), and the ignored paths (defaultIgnore and
+// Config.IgnorePaths).
 type Matcher struct {
 	ignore []format.Path
 }
@@ -178,11 +182,12 @@ var traceContextPaths = []string{
 	"result._meta.traceparent", "result._meta.tracestate", "result._meta.baggage",
 }
 
-// defaultIgnore are the paths matching always ignores: per-request
-// metadata (progress tokens, trace context; in 2026-07-28 the client's
-// identity, capabilities and revision ride in "_meta" too) and the
-// client's identity in initialize, so that a cassette recorded by another
-// version of this library, or another client, still replays.
+// defaultIgnore are the paths matching always ignores. They are
+// per-request metadata and the client's identity in initialize. The
+// metadata holds progress tokens and trace context. In 2026-07-28 the
+// client's identity, capabilities and revision ride in "_meta" too. So a
+// cassette recorded by another version of this library, or another
+// client, still replays.
 var defaultIgnore = append([]string{"params._meta", "result._meta", "params.clientInfo"}, traceContextPaths...)
 
 // NewMatcher returns the matcher for the cassettes cs: it ignores
@@ -215,8 +220,8 @@ func (mt *Matcher) key(kind byte, canon []byte) []byte {
 	return redact.Normalise(filter([]byte{kind}, canon, ps))
 }
 
-// filter appends the canonical value v to dst without the values at ps
-// (each relative to v): an object member is left out, an array element
+// filter appends the canonical value v to dst without the values at ps,
+// each relative to v. An object member is left out; an array element
 // becomes null.
 func filter(dst, v []byte, ps []format.Path) []byte {
 	if len(ps) == 0 || len(v) == 0 || v[0] != '{' && v[0] != '[' {

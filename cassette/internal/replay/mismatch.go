@@ -11,24 +11,25 @@ import (
 )
 
 // A live message that matched no recorded one is explained against the
-// nearest recorded message like it: the mismatch a player answers
-// it with, and the recorded call it stood for, which the decider voids.
+// nearest recorded message like it. The explanation is the
+// *errs.Mismatch a player answers it with. The recorded call it stood
+// for is returned too: the decider replaces that call's answer.
 
-// mismatch explains why a live message (live, canonical and redacted, of
-// kind, with match key key) matched no unserved recorded client line,
-// against the nearest one. For an HTTP request, req describes it.
+// mismatch explains why a live message matched no unserved recorded client
+// line, against the nearest one. live is the message, canonical and
+// redacted. kind is its kind and key its match key.
 //
-// It also returns the recorded call the live one stood for, when the live
-// message is a call and the nearest recorded message an unserved call of
-// the same method: replay voids it (see scheduler.void), so that nothing
-// waits for its answer; else -1.
+// It also returns the recorded call the live one stood for, else -1. That
+// is the nearest recorded message, if the live message is a call and the
+// nearest an unserved call of the same method. Replay replaces that call's
+// answer (see scheduler.replaceAnswer), so that nothing waits for it.
 func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.Mismatch, int) {
 	info, _ := format.ScanMessage(live)
 	e := &errs.Mismatch{Cassette: p.c.File, Method: info.Method}
 	if kind == format.MsgResponse {
 		e.Method = p.requestMethod(info.ID)
 	}
-	nearest, void := -1, -1
+	nearest, stoodFor := -1, -1
 	if cands := p.index[string(key)]; len(cands) > 0 {
 		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded message is served at most once"
 	}
@@ -43,7 +44,7 @@ func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.Mism
 		if m, _ := format.ScanMessage(p.canon[i]); !s.served[i] && p.canon[i] != nil && m.Kind == kind && m.Method == info.Method {
 			nearest = int(i)
 			if kind == format.MsgCall {
-				void = nearest
+				stoodFor = nearest
 			}
 			e.Reason = "differs from the nearest unserved recorded message like it; the next recorded client message is " + next
 			if i == s.firstOpen {
@@ -69,7 +70,7 @@ func (p *Player) mismatch(s *scheduler, kind byte, key, live []byte) (*errs.Mism
 	if live != nil {
 		e.Diff = diff(want, key[1:])
 	}
-	return e, void
+	return e, stoodFor
 }
 
 // requestMethod returns the method of the recorded server request with id,
@@ -87,14 +88,15 @@ func (p *Player) requestMethod(id string) string {
 
 // httpMismatch explains why live matched nothing, against the nearest
 // unserved recorded request. It also returns the recorded request the live
-// one stood for (a call of the same method), which replay voids; else -1.
+// one stood for (a call of the same method), else -1. Replay replaces that
+// request's answer.
 func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.Mismatch, int) {
 	e := &errs.Mismatch{Cassette: p.c.File, Method: "HTTP " + live.method}
 	liveMethod := ""
 	if r, ok := live.msg.(*jsonrpc.Request); ok {
 		e.Method, liveMethod = r.Method, r.Method
 	}
-	nearest, void := -1, -1
+	nearest, stoodFor := -1, -1
 	if cands := p.index[live.key]; len(cands) > 0 {
 		nearest, e.Reason = int(cands[len(cands)-1]), "already served: a recorded request is served at most once"
 	}
@@ -110,7 +112,7 @@ func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.Mismatch, int)
 			nearest, e.Reason = int(i), "differs from the nearest unserved recorded request like it"
 			if isCall && p.canon[i] != nil {
 				if m, _ := format.ScanMessage(p.canon[i]); m.Kind == format.MsgCall {
-					void = nearest
+					stoodFor = nearest
 				}
 			}
 		}
@@ -130,7 +132,7 @@ func (p *Player) httpMismatch(s *scheduler, live *liveReq) (*errs.Mismatch, int)
 		want = shape(in.HTTP.Method, in.HTTP.URL, in.HTTP.Headers, p.canon[nearest], in.Text, p.mt)
 	}
 	e.Diff = diff(want, shape(live.method, live.url, live.headers, live.body, string(live.body), p.mt))
-	return e, void
+	return e, stoodFor
 }
 
 // shape is the comparable form of a request, for a mismatch's diff.
@@ -153,9 +155,9 @@ func shape(method, url string, h http.Header, canon []byte, text string, mt *Mat
 	return format.EncodeTree(m)
 }
 
-// diff shows how a live message differs from a recorded one: a unified
-// line diff (-recorded +live) of their indented JSON, both canonical JSON
-// (nil for none), the same text every time.
+// diff shows how a live message differs from a recorded one. It is a
+// unified line diff (-recorded +live) of their indented JSON, the same
+// text every time. Both are canonical JSON (nil for none).
 func diff(recorded, live []byte) string {
 	return jsondiff.Bytes("recorded", recorded, "live", live)
 }

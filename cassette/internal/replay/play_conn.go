@@ -25,11 +25,11 @@ type connTransport struct{ c *PlayConn }
 
 func (t connTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
 
-// PlayConn is the decider's adapter to an mcp.Connection: Write hands a
-// live client message to the decider and answers as it says, Read hands
-// out what it releases, in recorded order, and the session's recorded
-// ending; a hold past Config.Wait fails its call. It does only I/O: the
-// decisions are the decider's (decide.go).
+// PlayConn is the decider's adapter to an mcp.Connection. Write hands a
+// live client message to the decider and answers as it says. Read hands
+// out what the decider releases, in recorded order, and the session's
+// recorded ending. A hold past Config.Wait fails its call. PlayConn does
+// only I/O: the decisions are the decider's (decide.go).
 type PlayConn struct {
 	p   *Player
 	rep *Report
@@ -87,7 +87,7 @@ func (c *PlayConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.fail(m, dec.merr)
 		}
 	}
-	c.settle()
+	c.syncTimers()
 	return nil
 }
 
@@ -101,9 +101,9 @@ func (c *PlayConn) fail(m jsonrpc.Message, merr *errs.Mismatch) {
 	}
 }
 
-// settle keeps the bound running for exactly the held lines the decider
-// says are bounded, and wakes Read. c.mu is held.
-func (c *PlayConn) settle() {
+// syncTimers runs a Config.Wait timer for exactly the held lines the
+// decider says are bounded, and wakes Read. c.mu is held.
+func (c *PlayConn) syncTimers() {
 	run := c.d.bounds()
 	for a, t := range c.timers {
 		if !slices.Contains(run, a) {
@@ -119,9 +119,9 @@ func (c *PlayConn) settle() {
 	c.signal()
 }
 
-// expire fails held line h, an answer or the session's end: each served
-// call that waits for it gets a JSON-RPC error carrying a mismatch
-// that names what it waited for.
+// expire fails held line h, an answer or the session's end. Each served
+// call that waits for it gets a JSON-RPC error. The error carries a
+// *errs.Mismatch that names what the call waited for.
 func (c *PlayConn) expire(h int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -138,7 +138,7 @@ func (c *PlayConn) expire(h int) {
 		c.rep.Add(err)
 		c.extra = append(c.extra, &jsonrpc.Response{ID: c.d.liveID[call], Error: &jsonrpc.Error{Code: errs.CodeMismatch, Message: err.Error()}})
 	}
-	c.settle()
+	c.syncTimers()
 }
 
 func (c *PlayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -248,8 +248,8 @@ func (c *PlayConn) Excused(i int) bool {
 func (c *PlayConn) SessionID() string { return "" }
 
 // Diagnose returns what the recording knows of the server's end, once the
-// session has reached it: the child's exit status, the tail of its
-// standard error, the error that ended reading.
+// session has reached it. That is the child's exit status, the tail of its
+// standard error, and the error that ended reading.
 func (c *PlayConn) Diagnose() *transport.Diagnosis {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,13 +3,16 @@ package replay
 import "slices"
 
 // The scheduler decides, for one replayed session, when each recorded line
-// the server sent may be delivered, by the rules of the package
+// the server sent may be delivered. It follows the rules of the package
 // documentation ("Order"). It is pure: no locks, no timers, no I/O. The
-// decider (decide.go) drives it and adds the faults: it tells it which
-// recorded client line a live message matched (serve), asks whether a line
-// may go out (ready), takes the message level's lines in order (next), and
-// tells it when a line was held past Config.Wait (expire). Its tests are
-// the transcripts in testdata/schedule.
+// decider (decide.go) drives it and adds the faults. The decider:
+//
+//   - tells it which recorded client line a live message matched (serve);
+//   - asks whether a line may go out (ready);
+//   - takes the message level's lines in order (next);
+//   - tells it when a line was held past Config.Wait (expire).
+//
+// Its tests are the transcripts in testdata/schedule.
 
 // A step is what the scheduler knows of one line.
 type step struct {
@@ -45,7 +48,7 @@ type scheduler struct {
 	served    []bool // client lines a live message matched
 	passed    []bool // client lines served, or skippable lines a later client line passed
 	failed    []bool // server lines held past the bound: nothing waits for them, and they are not delivered
-	voided    []bool // client lines a mismatching live message stood for (see void), until the client sends them after all
+	replaced  []bool // client lines something else answered (see replaceAnswer), until the client sends them after all
 	delivered []bool // message level: server lines handed out
 
 	maxServed   int32 // the last served client line; -1
@@ -61,7 +64,7 @@ type scheduler struct {
 func newScheduler(pl *plan) *scheduler {
 	n := len(pl.steps)
 	s := &scheduler{pl: pl, served: make([]bool, n), passed: make([]bool, n), failed: make([]bool, n),
-		voided: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
+		replaced: make([]bool, n), delivered: make([]bool, n), maxServed: -1}
 	s.passOver()
 	s.advance()
 	return s
@@ -211,9 +214,9 @@ func (s *scheduler) blockers(i int) []int {
 }
 
 // heldForRequests reports whether server line i, not ready, waits for a
-// client message the live client has not sent that is not merely its
-// answer to a server request it was given (which it is still working on):
-// the hold that Config.Wait bounds.
+// client message the live client has not sent: the hold that Config.Wait
+// bounds. A wait for the client's answer to a server request it was given
+// does not count: the client is still working on it.
 func (s *scheduler) heldForRequests(i int) bool {
 	for _, j := range s.blockers(i) {
 		if !s.pl.steps[j].reply {
@@ -223,17 +226,18 @@ func (s *scheduler) heldForRequests(i int) bool {
 	return false
 }
 
-// void records that a live client message stood for client line i but
-// differed from it (a mismatch): the line counts as sent, and the server
-// lines attached to it (its answer, the lines of its stream) fail, so that
-// nothing waits for them and none is delivered. The line is still the
-// client's to send (see reclaim): one changed argument is one mismatch,
-// and the recorded call it was compared with is answered when it comes.
-func (s *scheduler) void(i int) {
+// replaceAnswer records that something other than the recording answered
+// client line i. A live message stood for it but differed (a mismatch), or
+// a fault answered it. The line counts as sent. Its server lines (its
+// answer, the lines of its stream) fail: nothing waits for them, and none
+// is delivered. The line is still the client's to send (see matchReplaced).
+// One changed argument is one mismatch: the recorded call it was compared
+// with is answered when it comes.
+func (s *scheduler) replaceAnswer(i int) {
 	if s.served[i] {
 		return
 	}
-	s.voided[i] = true
+	s.replaced[i] = true
 	s.serve(i)
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
@@ -243,11 +247,11 @@ func (s *scheduler) void(i int) {
 	s.advance()
 }
 
-// revive undoes void for client line i, sent again: its server lines may
-// go out after all (a request a mismatch stood for, or one a fault answered
-// in their place, which the client made again).
-func (s *scheduler) revive(i int) {
-	s.voided[i] = false
+// restoreAnswer undoes replaceAnswer for client line i, which the client
+// sent again: its server lines may go out after all. The line is one a
+// mismatch stood for, or one a fault answered, which the client made again.
+func (s *scheduler) restoreAnswer(i int) {
+	s.replaced[i] = false
 	for k := range s.pl.steps {
 		if st := &s.pl.steps[k]; st.server && (st.after == int32(i) || st.call == int32(i)) {
 			s.failed[k] = false
@@ -259,17 +263,18 @@ func (s *scheduler) revive(i int) {
 }
 
 // verdict says what becomes of client call i, just served, that has no
-// recorded answer: it waits for the session's end the server caused
-// (wait), for the client, who gave it up (wait), or nothing will answer it
-// (ok false).
+// recorded answer. It waits (true) for the session's end the server
+// caused, or for the client, who gave it up. Else nothing will answer it
+// (false).
 func (s *scheduler) verdict(i int) (wait bool) {
 	st := &s.pl.steps[i]
 	return st.answerAt >= 0 || st.giveUp || st.endsAt >= 0
 }
 
-// awaits returns the server line client call i waits for once served: its
-// answer, or else the session's end the server caused after it; -1 for a
-// call that waits for the client (it gave it up) or for nothing.
+// awaits returns the server line client call i waits for once served. That
+// is its answer, or else the session's end the server caused after it. It
+// returns -1 for a call that waits for the client (it gave it up) or for
+// nothing.
 func (s *scheduler) awaits(i int) int {
 	st := &s.pl.steps[i]
 	switch {

@@ -15,10 +15,14 @@ import (
 var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want sections of testdata/schedule and testdata/decide")
 
 // TestSchedule runs the scheduler's transcripts in testdata/schedule. Each
-// is a txtar file: a prose comment saying what it shows, a "transcript"
-// (a cassette in shorthand, one line of the file per line), a "script" of
-// what the live client does, and "want": what the scheduler let out after
-// each step. -update-schedule rewrites "want".
+// is a txtar file with four parts:
+//
+//   - a prose comment saying what it shows;
+//   - a "transcript": a cassette in shorthand, one line of the file per line;
+//   - a "script" of what the live client does;
+//   - "want": what the scheduler let out after each step.
+//
+// -update-schedule rewrites "want".
 //
 // Transcript lines, message level (transport inprocess):
 //
@@ -41,14 +45,22 @@ var updateSchedule = flag.Bool("update-schedule", false, "rewrite the want secti
 //	close S HOW
 //	end client
 //
-// Script commands: "send ..." (the live client sends what a client
-// transcript line describes, its call ids its own: "send call 7 a" matches
-// "client call 2 a"); "expire" (every awaited line past the bound). After
-// each, the harness plays the adapters' part: the message level's reader
-// takes what next releases; at the HTTP level one reader per served
-// stream reads its lines in order while they are ready. A line awaited (an
-// answer, or the ending a served call died with) and not ready is held;
-// "expire" fails the held lines that are bounded.
+// Script commands:
+//
+//	send ...   the live client sends what a client transcript line describes,
+//	           its call ids its own: "send call 7 a" matches "client call 2 a"
+//	expire     every awaited line is past the bound
+//
+// After each, the harness plays the adapters' part. At the message level,
+// the reader takes what next releases. At the HTTP level, one reader per
+// served stream reads its lines in order while they are ready. A line
+// awaited and not ready is held: an answer, or the ending a served call
+// died with. "expire" fails the held lines that are bounded.
+//
+// Beside what is delivered, "want" says "served N" for a client line a
+// live message matched. "mismatch (nearest line N)" is a live message that
+// matched none. "answer replaced N" follows it when the mismatch replaced
+// the answer of the recorded call N it stood for.
 func TestSchedule(t *testing.T) {
 	runTranscripts(t, "schedule", "schedule", func(sections map[string]string) (string, error) {
 		return runSchedule(sections["transcript"], sections["script"])
@@ -78,10 +90,10 @@ func runSchedule(transcript, script string) (string, error) {
 				return "", fmt.Errorf("%s: %v", cmd, err)
 			}
 			i, ok := h.s.match(p.index[key])
-			reclaimed := false
+			restored := false
 			if !ok {
-				i, ok = h.s.reclaim(p.index[key])
-				reclaimed = ok
+				i, ok = h.s.matchReplaced(p.index[key])
+				restored = ok
 			}
 			if !ok {
 				in, _ := shorthandLine(f[1:], h.http())
@@ -90,7 +102,7 @@ func runSchedule(transcript, script string) (string, error) {
 			}
 			h.s.serve(i)
 			fmt.Fprintf(&out, "served %d\n", c.Line(i))
-			if reclaimed {
+			if restored {
 				fmt.Fprintf(&out, "(the line a mismatch stood for)\n")
 			}
 			if st := &p.pl.steps[i]; st.client && !h.http() && p.c.Interactions[i].Kind == format.KindMessage {
@@ -141,14 +153,14 @@ type harness struct {
 func (h *harness) http() bool { return h.p.streams != nil }
 
 // mismatch reports a live message (live, of match key key) that matched
-// no unserved line, and voids the recorded call it stood for, as the
-// message level's adapter does.
+// no unserved line. It replaces the answer of the recorded call the message
+// stood for, as the message level's adapter does.
 func (h *harness) mismatch(key string, live []byte) {
-	merr, void := h.p.mismatch(h.s, key[0], []byte(key), live)
+	merr, stoodFor := h.p.mismatch(h.s, key[0], []byte(key), live)
 	fmt.Fprintf(h.out, "mismatch (nearest line %d)\n", merr.Position)
-	if void >= 0 {
-		h.s.void(void)
-		fmt.Fprintf(h.out, "voided %d\n", h.p.c.Line(void))
+	if stoodFor >= 0 {
+		h.s.replaceAnswer(stoodFor)
+		fmt.Fprintf(h.out, "answer replaced %d\n", h.p.c.Line(stoodFor))
 	}
 }
 
@@ -388,10 +400,10 @@ func shorthandLine(f []string, isHTTP bool) (format.Interaction, error) {
 }
 
 // FuzzSchedule builds transcripts from arbitrary bytes (message level and
-// HTTP), and serves their client lines in an arbitrary order, expiring at
-// arbitrary points. The scheduler must not panic, must deliver each server
-// line at most once and never an answer before its call, and, when the
-// client lines are served in recorded order, must let every server line
+// HTTP). It serves their client lines in an arbitrary order, expiring at
+// arbitrary points. The scheduler must not panic. It must deliver each
+// server line at most once, and never an answer before its call. When the
+// client lines are served in recorded order, it must let every server line
 // out.
 func FuzzSchedule(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, []byte{1, 0, 2})

@@ -192,7 +192,7 @@ type verifier struct {
 	cancelled   map[string]bool     // the id keys of the client requests verify cancelled
 	states      redact.Names        // the recorded request states (renamed) → the live server's
 	tasks       redact.Names        // the recorded task ids (renamed) → the live server's
-	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (settlePoll)
+	superseded  map[string]bool     // the id keys of the live polls Verify polled again after (repollUntilMoved)
 	origin      string              // the live server's origin, over HTTP: sent where the recording renamed its own
 }
 
@@ -354,7 +354,7 @@ func (v *verifier) awaitAnswer(ctx context.Context, conn msgWriter, info *format
 		return err
 	}
 	if method == "tasks/get" && info.Pair >= 0 {
-		if got, err = v.settlePoll(ctx, conn, info.Pair, info.Canon, got); err != nil {
+		if got, err = v.repollUntilMoved(ctx, conn, info.Pair, info.Canon, got); err != nil {
 			return err
 		}
 	}

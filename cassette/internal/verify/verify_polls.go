@@ -16,22 +16,22 @@ import (
 // live server answers a poll with its task still working where the
 // recorded answer had moved on (input_required, completed, failed,
 // cancelled), Verify polls the live task again, at the server's hint, until
-// it moves on too, at most maxSettlePolls times within maxSettleWait. The
+// it moves on too, at most maxRepolls times within maxRepollWait. The
 // live session is compared with the last of these polls in the place of
 // the recorded one (the polls it superseded are folded out of it), and a
 // task that moves on to another state than the recorded one is a result
 // drift, as any answer that differs.
 const (
-	maxSettlePolls = 1000
-	maxSettleWait  = 30 * time.Second
-	settleFloor    = time.Millisecond
-	settleCeiling  = 100 * time.Millisecond
+	maxRepolls    = 1000
+	maxRepollWait = 30 * time.Second
+	repollFloor   = time.Millisecond
+	repollCeiling = 100 * time.Millisecond
 )
 
-// settlePoll returns the live answer to poll i (a tasks/get the recording
-// sent), polled again while the live task is still working where the
-// recorded answer rec had moved on; got is the live answer so far.
-func (v *verifier) settlePoll(ctx context.Context, conn interface {
+// repollUntilMoved returns the live answer to poll i, a tasks/get the
+// recording sent. It polls again while the live task is still working
+// where the recorded answer rec had moved on. got is the live answer so far.
+func (v *verifier) repollUntilMoved(ctx context.Context, conn interface {
 	Write(context.Context, jsonrpc.Message) error
 }, i int, rec json.RawMessage, got jsonrpc.Message) (jsonrpc.Message, error) {
 	want, _ := taskStatusOf(rec)
@@ -42,14 +42,14 @@ func (v *verifier) settlePoll(ctx context.Context, conn interface {
 	if !ok {
 		return got, nil
 	}
-	deadline := time.Now().Add(maxSettleWait)
+	deadline := time.Now().Add(maxRepollWait)
 	sent := format.LiveIDKey(req.ID) // the last poll sent
-	for n := 1; n <= maxSettlePolls && time.Now().Before(deadline); n++ {
+	for n := 1; n <= maxRepolls && time.Now().Before(deadline); n++ {
 		status, hint := liveTaskStatus(got)
 		if status != "working" {
 			break
 		}
-		if err := sleepCtx(ctx, min(max(hint, settleFloor), settleCeiling)); err != nil {
+		if err := sleepCtx(ctx, min(max(hint, repollFloor), repollCeiling)); err != nil {
 			return nil, fmt.Errorf("polling the live task again: %w", err)
 		}
 		id, err := jsonrpc.MakeID(fmt.Sprintf("verify-poll-%d-%d", i, n))

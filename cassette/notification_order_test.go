@@ -45,12 +45,12 @@ const (
 	ack         = `s:{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`
 )
 
-// TestFloatNotifications: a notification the server sent of its own accord
-// is written before the read-only exchanges recorded just before it, so
-// that every timing of it gives the same lines; it never passes a call or
-// a client notification (either may have caused it). An acknowledgement
-// goes right after its subscription's request.
-func TestFloatNotifications(t *testing.T) {
+// TestNotificationsWrittenBeforeListings: a notification the server sent
+// of its own accord is written before the read-only exchanges recorded
+// just before it. So every timing of it gives the same lines. It never
+// passes a call or a client notification: either may have caused it. An
+// acknowledgement goes right after its subscription's request.
+func TestNotificationsWrittenBeforeListings(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		in, want []string
@@ -65,9 +65,9 @@ func TestFloatNotifications(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := msgLines(tc.in...)
-			inFormat(c, record.FloatNotifications)
+			inFormat(c, record.MoveNotificationsEarlier)
 			if diff := cmp.Diff(tc.want, shown(c)); diff != "" {
-				t.Errorf("floatNotifications mismatch (-want +got):\n%s", diff)
+				t.Errorf("MoveNotificationsEarlier mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

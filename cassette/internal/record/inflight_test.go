@@ -26,13 +26,13 @@ func (s *slowAccept) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
 }
 
-// TestRecorderSettlesAnswersInFlight: the client's answer to a server's
+// TestRecorderWaitsForAnswersInFlight: the client's answer to a server's
 // request, POSTed without waiting for its 202, may still be in flight when
-// the session ends. The session's end waits for it (at most settleGrace),
-// so its 202 is recorded whether it came before the DELETE or just after;
-// one that never comes still leaves a stream the cassette can hold (a
+// the session ends. The session's end waits for it (at most noCallWait).
+// So its 202 is recorded whether it came before the DELETE or just after.
+// One that never comes still leaves a stream the cassette can hold (a
 // close line, the session's end).
-func TestRecorderSettlesAnswersInFlight(t *testing.T) {
+func TestRecorderWaitsForAnswersInFlight(t *testing.T) {
 	origin, err := auth.ParseOrigin("http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestRecorderSettlesAnswersInFlight(t *testing.T) {
 		rt := r.Wrap(base)
 		post(rt)
 		<-base.entered
-		entries, err := r.Close() // after settleGrace
+		entries, err := r.Close() // after noCallWait
 		if err != nil {
 			t.Fatal(err)
 		}

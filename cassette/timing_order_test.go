@@ -28,11 +28,11 @@ const (
 	rootsNote   = `c:{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
 )
 
-// TestRecordingOrdersEvenOut: each way timing can order one session's
-// lines, as a recorder sees them, is written the same way (what a second
-// recording of one session must give); and what may have caused a line
-// stays before it.
-func TestRecordingOrdersEvenOut(t *testing.T) {
+// TestRecordingOrdersWrittenOneWay: each way timing can order one
+// session's lines, as a recorder sees them, is written the same way. A
+// second recording of one session must give that. What may have caused a
+// line stays before it.
+func TestRecordingOrdersWrittenOneWay(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		orders [][]string // the ways the lines may come; the first is also what is written when want is nil
@@ -75,7 +75,7 @@ func TestRecordingOrdersEvenOut(t *testing.T) {
 			}
 			for i, order := range tc.orders {
 				c := msgLines(order...)
-				inFormat(c, record.EvenOutMessages)
+				inFormat(c, record.OrderMessages)
 				if diff := cmp.Diff(want, shown(c)); diff != "" {
 					t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 				}
@@ -143,11 +143,11 @@ func shownHTTP(c *Cassette) []string {
 	return out
 }
 
-// TestHTTPRecordingOrdersEvenOut is TestRecordingOrdersEvenOut at the HTTP
-// level, where the list change comes on the listen (or standalone) stream,
-// the answer on its call's stream, and event ids are numbered in the order
-// written.
-func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
+// TestHTTPRecordingOrdersWrittenOneWay is TestRecordingOrdersWrittenOneWay
+// at the HTTP level. There the list change comes on the listen (or
+// standalone) stream and the answer on its call's stream. Event ids are
+// numbered in the order written.
+func TestHTTPRecordingOrdersWrittenOneWay(t *testing.T) {
 	listenReq := `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`
 	var (
 		listen  = httpLine{"req", 1, "", listenReq}
@@ -192,7 +192,7 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 		}
 		for i, order := range orders {
 			c := httpLines(order...)
-			inFormat(c, record.EvenOutHTTP)
+			inFormat(c, record.OrderHTTP)
 			if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 				t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 			}
@@ -200,12 +200,12 @@ func TestHTTPRecordingOrdersEvenOut(t *testing.T) {
 	}
 }
 
-// TestHTTPCancellationEvenOut: a call the client cancels at 2025-11-25
-// over HTTP ends its stream, for the client, right before the
-// cancellation, whether the client gave the stream up first or the server
-// ended it (with its answer to the cancelled call) once the session had
-// moved on.
-func TestHTTPCancellationEvenOut(t *testing.T) {
+// TestHTTPCancellationWrittenOneWay: a call the client cancels at
+// 2025-11-25 over HTTP ends its stream, for the client, right before the
+// cancellation. That holds whether the client gave the stream up first, or
+// the server ended it once the session had moved on (with its answer to
+// the cancelled call).
+func TestHTTPCancellationWrittenOneWay(t *testing.T) {
 	var (
 		slow      = httpLine{"req", 1, "", slowReq}
 		slowR     = httpLine{"resp", 1, "", ""}
@@ -233,18 +233,18 @@ func TestHTTPCancellationEvenOut(t *testing.T) {
 	}
 	for i, order := range orders {
 		c := httpLines(order...)
-		inFormat(c, record.EvenOutHTTP)
+		inFormat(c, record.OrderHTTP)
 		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i, diff)
 		}
 	}
 }
 
-// TestHTTPListenLetGoEvenOut: a listen the client lets go of (an
-// unsubscribe) is closed off the calls' path: its close is written right
-// after the stream's last line, wherever it reached the recorder among the
-// requests that follow.
-func TestHTTPListenLetGoEvenOut(t *testing.T) {
+// TestHTTPListenLetGoWrittenOneWay: a listen the client lets go of (an
+// unsubscribe) is closed off the calls' path. Its close is written right
+// after the stream's last line. That holds wherever the close reached the
+// recorder among the requests that follow.
+func TestHTTPListenLetGoWrittenOneWay(t *testing.T) {
 	var (
 		listen  = httpLine{"req", 1, "", `c:{"id":2,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
 		listenR = httpLine{"resp", 1, "", ""}
@@ -265,10 +265,10 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, letGo, togAns, togEnd},
 		{listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, togReq, togR, togAns, togEnd, letGo},
 	}
-	want := shownHTTP(func() *Cassette { c := httpLines(orders[0]...); inFormat(c, record.EvenOutHTTP); return c }())
+	want := shownHTTP(func() *Cassette { c := httpLines(orders[0]...); inFormat(c, record.OrderHTTP); return c }())
 	for i, order := range orders[1:] {
 		c := httpLines(order...)
-		inFormat(c, record.EvenOutHTTP)
+		inFormat(c, record.OrderHTTP)
 		if diff := cmp.Diff(want, shownHTTP(c)); diff != "" {
 			t.Errorf("order %d written otherwise (-want +got):\n%s", i+1, diff)
 		}
@@ -277,7 +277,7 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 	// close passes: each close goes right after its own stream's last line.
 	listen2 := httpLine{"req", 4, "", `c:{"id":9,"jsonrpc":"2.0","method":"subscriptions/listen"}`}
 	two := httpLines(listen, listenR, acked, listen2, httpLine{"resp", 4, "", ""}, lsReq, letGo, lsR, httpLine{"let-go", 4, "", ""}, lsAns, lsEnd)
-	inFormat(two, record.EvenOutHTTP)
+	inFormat(two, record.OrderHTTP)
 	// (Streams are numbered again in request order: the second listen is 2.)
 	wantTwo := []string{"request 1", "response 1", "event 1", "close 1 end=session", "request 2", "response 2", "close 2 end=session", "request 3", "response 3", "event 3", "close 3 end=eof"}
 	var gotTwo []string
@@ -291,7 +291,7 @@ func TestHTTPListenLetGoEvenOut(t *testing.T) {
 	// A close the client made while the stream was still in use (a
 	// give-up, not a let-go) keeps its place.
 	c := httpLines(listen, listenR, acked, lsReq, lsR, lsAns, lsEnd, httpLine{"gave-up", 1, "", ""})
-	inFormat(c, record.EvenOutHTTP)
+	inFormat(c, record.OrderHTTP)
 	if got := shownHTTP(c); got[len(got)-1] != "close 1 end=client" {
 		t.Errorf("a give-up moved: %q", got)
 	}
