@@ -14,6 +14,7 @@ func OrderMessages(c *format.Cassette) {
 	moveAnswersEarlier(c)
 	MoveNotificationsEarlier(c)
 	redact.RenameStates(c)
+	redact.RenameTraceContext(c)
 }
 
 // OrderHTTP is OrderMessages at the HTTP level. There two more things
@@ -28,4 +29,5 @@ func OrderHTTP(c *format.Cassette) {
 	moveSideClosesEarlier(c) // again: a cancellation moved may have carried one later
 	redact.RenameEventIDs(c)
 	redact.RenameStates(c)
+	redact.RenameTraceContext(c)
 }
