@@ -19,6 +19,7 @@ import (
 	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
@@ -421,7 +422,7 @@ func answer(req *http.Request, status string, code int, contentType string, body
 // statelessRevision reports whether req is of protocol 2026-07-28 or
 // later, which has no stream resumption.
 func statelessRevision(req *http.Request) bool {
-	return req.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
+	return req.Header.Get("Mcp-Protocol-Version") >= protocol.Revision20260728
 }
 
 func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
