@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"github.com/looprig/mcp/auth"
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -16,11 +16,11 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/deadline"
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/internal/wire"
 	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
 )
