@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -182,7 +184,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 		}
 	}()
 	var acked chan struct{}
-	if c.ProtocolVersion() >= protocol20260728 {
+	if c.ProtocolVersion() >= protocol.Revision20260728 {
 		acked = c.awaitAck(uri)
 		defer c.dropAck(uri, acked)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -547,7 +548,7 @@ const ListAckWait = 2 * time.Second
 // place in the session. A server that does not acknowledge within
 // ListAckWait is not waited for longer.
 func (c *Client) awaitListAck(ctx context.Context, res *mcp.InitializeResult) {
-	if res == nil || res.ProtocolVersion < protocol20260728 || res.Capabilities == nil {
+	if res == nil || res.ProtocolVersion < protocol.Revision20260728 || res.Capabilities == nil {
 		return
 	}
 	caps := res.Capabilities

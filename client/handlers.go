@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -142,7 +144,7 @@ func (c *Client) askForLogs(ctx context.Context, level mcp.LoggingLevel) error {
 	if level == "" {
 		level = "info"
 	}
-	if c.session.InitializeResult().ProtocolVersion >= "2026-07-28" {
+	if c.session.InitializeResult().ProtocolVersion >= protocol.Revision20260728 {
 		c.logLevel.Store(&level)
 		return nil
 	}

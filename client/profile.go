@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,19 +44,13 @@ const (
 	ProfileLegacy
 )
 
-// Protocol revisions this package speaks.
-const (
-	protocol20260728 = "2026-07-28"
-	protocol20251125 = "2025-11-25"
-)
-
 var profileVersions = [...]string{
 	ProfileDefault:  "",
-	Profile20260728: protocol20260728,
-	Profile20251125: protocol20251125,
-	Profile20250618: "2025-06-18",
-	Profile20250326: "2025-03-26",
-	ProfileLegacy:   "2024-11-05",
+	Profile20260728: protocol.Revision20260728,
+	Profile20251125: protocol.Revision20251125,
+	Profile20250618: protocol.Revision20250618,
+	Profile20250326: protocol.Revision20250326,
+	ProfileLegacy:   protocol.Revision20241105,
 }
 
 // ErrUnknownProfile is returned by ParseProfile for a name it does not
@@ -162,13 +157,13 @@ func revisionRefused(def Definition, got string, o offer) error {
 // supports).
 func refusedRevision(err error, p Profile, o offer) error {
 	var rpcErr *jsonrpc.Error
-	if o.version >= protocol20260728 || !errors.As(err, &rpcErr) {
+	if o.version >= protocol.Revision20260728 || !errors.As(err, &rpcErr) {
 		return nil
 	}
 	switch rpcErr.Code {
 	case jsonrpc.CodeMethodNotFound:
 		return fmt.Errorf("%w: the server refused initialize at %s (%v), as a server of %s or later only does; profile %s accepts %s",
-			ErrRevisionMismatch, o.version, rpcErr.Message, protocol20260728, p, o.accepts())
+			ErrRevisionMismatch, o.version, rpcErr.Message, protocol.Revision20260728, p, o.accepts())
 	case mcp.CodeUnsupportedProtocolVersion:
 		var d mcp.UnsupportedProtocolVersionData
 		json.Unmarshal(rpcErr.Data, &d)
@@ -180,7 +175,7 @@ func refusedRevision(err error, p Profile, o offer) error {
 
 func (p Profile) offer() offer {
 	if p == ProfileDefault {
-		return offer{version: protocol20260728, accept: []string{protocol20260728, protocol20251125}}
+		return offer{version: protocol.Revision20260728, accept: []string{protocol.Revision20260728, protocol.Revision20251125}}
 	}
 	if !p.valid() {
 		return offer{}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/internal/skillmd"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,7 +22,7 @@ import (
 // and verify it against the skill's entry before returning anything.
 
 // SkillsExtension is the name of the skills extension (SEP-2640).
-const SkillsExtension = skillmd.Extension
+const SkillsExtension = protocol.SkillsExtension
 
 const methodSkillsList = "skills/list"
 

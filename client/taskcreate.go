@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,7 +30,7 @@ import (
 // capabilities, and the server lists the extension.
 func (c *Client) mayCreateTask() bool {
 	res := c.session.InitializeResult()
-	if res == nil || res.ProtocolVersion < protocol20260728 || res.Capabilities == nil {
+	if res == nil || res.ProtocolVersion < protocol.Revision20260728 || res.Capabilities == nil {
 		return false
 	}
 	_, ok := res.Capabilities.Extensions[TasksExtension]

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,25 +29,16 @@ const (
 )
 
 // A TaskStatus is the status of a task as its server reports it.
-type TaskStatus string
+type TaskStatus = protocol.TaskStatus
 
 // The statuses of SEP-2663.
 const (
-	TaskWorking       TaskStatus = "working"
-	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
+	TaskWorking       = protocol.TaskWorking
+	TaskInputRequired = protocol.TaskInputRequired
+	TaskCompleted     = protocol.TaskCompleted
+	TaskFailed        = protocol.TaskFailed
+	TaskCancelled     = protocol.TaskCancelled
 )
-
-// Terminal reports whether a task with this status will not change again.
-func (s TaskStatus) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
-}
-
-func (s TaskStatus) valid() bool {
-	return s == TaskWorking || s == TaskInputRequired || s.Terminal()
-}
 
 // A TaskState is what the server said of a task at one point: in its
 // handle, or in the answer to one tasks/get.
@@ -95,7 +88,7 @@ func decodeTask(raw json.RawMessage) (*TaskState, error) {
 	if w.TaskID == "" {
 		return nil, fmt.Errorf("%w: no taskId", ErrInvalidTask)
 	}
-	if !w.Status.valid() {
+	if !w.Status.Known() {
 		return nil, fmt.Errorf("%w: task %s has status %q", ErrInvalidTask, w.TaskID, w.Status)
 	}
 	st := &TaskState{ID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage, CreatedAt: w.CreatedAt,

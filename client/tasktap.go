@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/internal/clientseam"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,7 @@ import (
 
 // TasksExtension is the name of the tasks extension (SEP-2663), as
 // declared in a request's client capabilities.
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const TasksExtension = protocol.TasksExtension
 
 // answerSlot receives the raw result of the one request sent with its
 // context.

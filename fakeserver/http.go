@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/hostorigin"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -241,7 +242,7 @@ func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error, error
 }
 
 // modernRevision is the first revision without sessions.
-const modernRevision = "2026-07-28"
+const modernRevision = protocol.Revision20260728
 
 // isModern reports whether r speaks 2026-07-28 or later: its
 // Mcp-Protocol-Version header says so (the go-sdk's client sends it on

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,11 +19,11 @@ const (
 	// unknown method, so a client on the zero client.Profile falls back
 	// to initialize (and a client pinned to 2026-07-28 refuses the
 	// server); a request of protocol 2026-07-28 is refused with -32022.
-	Revision20251125 = "2025-11-25"
+	Revision20251125 = protocol.Revision20251125
 	// Revision20260728 serves only the current revision: initialize is an
 	// unknown method, so a client pinned to an older revision cannot
 	// connect.
-	Revision20260728 = "2026-07-28"
+	Revision20260728 = protocol.Revision20260728
 )
 
 // ErrUnknownRevision is returned when Options.Revision is not one of the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -102,7 +103,7 @@ func (s *Server) listTools() (string, map[string]bool, error) {
 		return "", nil, err
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fakeserver-wrap", Version: Version}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fakeserver-wrap", Version: Version}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol.Revision20251125})
 	if err != nil {
 		return "", nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,7 +65,7 @@ var serverChecks = []serverCheck{
 // order: the current one, which a server serves when it answers
 // server/discover, and 2025-11-25, which a server meets from older
 // clients unless it serves the current revision only.
-var checkRevisions = []string{"2026-07-28", "2025-11-25"}
+var checkRevisions = []string{protocol.Revision20260728, protocol.Revision20251125}
 
 // CheckServer checks that the server f makes keeps the protocol's rules
 // (f: a [Fake]'s Factory, a *server.Server's Factory, inprocess.New of a
@@ -97,7 +98,7 @@ func CheckServer(ctx context.Context, f transport.Factory) error {
 			errs = append(errs, err)
 			continue
 		}
-		current = current || s != nil && s.rev >= "2026-07-28"
+		current = current || s != nil && s.rev >= protocol.Revision20260728
 		if s == nil {
 			continue // the server does not serve rev
 		}
@@ -132,7 +133,7 @@ func RunServerChecks(t *testing.T, f transport.Factory) {
 			if s == nil {
 				t.Skipf("the server does not serve %s (it does not answer server/discover)", rev)
 			}
-			current = current || s.rev >= "2026-07-28"
+			current = current || s.rev >= protocol.Revision20260728
 			t.Cleanup(func() {
 				if err := s.cs.Close(); err != nil {
 					t.Errorf("close: %v", err)
@@ -172,7 +173,7 @@ func openCheck(ctx context.Context, f transport.Factory, rev string) (*checkSess
 		return nil, &CheckError{"initialize", rev, err}
 	}
 	got := cs.InitializeResult().ProtocolVersion
-	if rev >= "2026-07-28" && got < rev {
+	if rev >= protocol.Revision20260728 && got < rev {
 		if err := cs.Close(); err != nil {
 			return nil, &CheckError{"close", got, err}
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/protocol"
 )
 
 // checkSkills checks the skills of a server that offers the skills
@@ -16,7 +17,7 @@ import (
 // and for a SKILL.md its frontmatter, field by field).
 func checkSkills(ctx context.Context, s *checkSession) []error {
 	caps := s.cs.InitializeResult().Capabilities
-	if s.rev < "2026-07-28" || caps == nil {
+	if s.rev < protocol.Revision20260728 || caps == nil {
 		return nil
 	}
 	if _, ok := caps.Extensions[client.SkillsExtension]; !ok {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/hostorigin"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -363,7 +364,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *refusal) {
 	header := req.Header.Get("Mcp-Protocol-Version")
 	switch {
-	case header >= "2026-07-28", h.stateful == nil:
+	case header >= protocol.Revision20260728, h.stateful == nil:
 		return true, nil
 	case in == nil, req.Header.Get("Mcp-Session-Id") != "", in.msgs == nil:
 		return false, nil // the go-sdk refuses a body it cannot read

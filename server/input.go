@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -80,7 +82,7 @@ func newProtocol(ss *mcp.ServerSession) bool {
 		return true
 	}
 	p := ss.InitializeParams()
-	return p == nil || p.ProtocolVersion >= "2026-07-28"
+	return p == nil || p.ProtocolVersion >= protocol.Revision20260728
 }
 
 // statelessKey marks the context of a request served by stateless HTTP;

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,7 +40,7 @@ const maxSafeInteger = 1<<53 - 1
 // Requests whose Mcp-Method or Mcp-Name header does not match their body
 // are left to the go-sdk, which refuses them for that first.
 func (s *Server) checkParamHeaders(req *http.Request, in *inbound) *refusal {
-	if in == nil || req.Header.Get("Mcp-Protocol-Version") < "2026-07-28" {
+	if in == nil || req.Header.Get("Mcp-Protocol-Version") < protocol.Revision20260728 {
 		return nil
 	}
 	r, id, ok := in.single()

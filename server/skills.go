@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/looprig/mcp/internal/skillmd"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,7 +25,7 @@ import (
 // skill file is an ordinary resource, read with resources/read.
 
 // SkillsExtension is the name of the skills extension (SEP-2640).
-const SkillsExtension = skillmd.Extension
+const SkillsExtension = protocol.SkillsExtension
 
 // DefaultSkillPageSize is the skills per skills/list page, and the entries
 // per resources/directory/read page, when SkillOptions.PageSize is zero.

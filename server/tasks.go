@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/looprig/mcp/protocol"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,7 +19,7 @@ import (
 // TasksExtension is the name of the tasks extension (SEP-2663), under
 // which a client declares it in its capabilities' extensions and the
 // server advertises it in server/discover.
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const TasksExtension = protocol.TasksExtension
 
 // TaskOptions configures the tasks a server runs (Options.Tasks). The
 // zero value gives the documented defaults.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -69,7 +70,7 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return m, err
 		}
 		r, ok := m.(*jsonrpc.Request)
-		if !ok || !r.IsCall() || !isTaskMethod(r.Method) || wire.ProtocolVersion(r.Params) != "2026-07-28" {
+		if !ok || !r.IsCall() || !isTaskMethod(r.Method) || wire.ProtocolVersion(r.Params) != protocol.Revision20260728 {
 			return m, nil
 		}
 		var resp *jsonrpc.Response

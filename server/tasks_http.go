@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,7 @@ func isTaskMethod(method string) bool {
 // for the tasks extension: a 2026-07-28 tasks/* request, or a tools/call
 // of a task tool.
 func (h *HTTPHandler) taskRequest(req *http.Request, in *inbound) (*jsonrpc.Request, []byte, bool) {
-	if h.s.tasks == nil || in == nil || req.Header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+	if h.s.tasks == nil || in == nil || req.Header.Get("Mcp-Protocol-Version") != protocol.Revision20260728 {
 		return nil, nil, false
 	}
 	r, id, ok := in.single()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/looprig/mcp/protocol"
 )
 
 // Default bounds of tasks, used when the corresponding [TaskOptions] field
@@ -42,21 +44,16 @@ var (
 )
 
 // TaskStatus is the status of a task (SEP-2663).
-type TaskStatus string
+type TaskStatus = protocol.TaskStatus
 
 // The statuses of a task. Completed, failed and cancelled are terminal.
 const (
-	TaskWorking       TaskStatus = "working"
-	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
+	TaskWorking       = protocol.TaskWorking
+	TaskInputRequired = protocol.TaskInputRequired
+	TaskCompleted     = protocol.TaskCompleted
+	TaskFailed        = protocol.TaskFailed
+	TaskCancelled     = protocol.TaskCancelled
 )
-
-// Terminal reports whether s is a status a task does not leave.
-func (s TaskStatus) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
-}
 
 // A Task is what a TaskStore keeps of one task: what tasks/get reports.
 type Task struct {

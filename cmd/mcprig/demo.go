@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/client"
-	"github.com/looprig/mcp/examples/adoption"
+	"github.com/looprig/mcp/cmd/mcprig/internal/adoption"
 	"github.com/looprig/mcp/fakeserver"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/looprig/mcp/internal/leakcheck"
-	"github.com/looprig/mcp/internal/opmatrix"
+	"github.com/looprig/mcp/test/opmatrix"
 )
 
 // TestMain lets this test binary stand in for mcprig: started with a

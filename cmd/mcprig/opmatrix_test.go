@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/looprig/mcp/internal/opmatrix"
+	"github.com/looprig/mcp/test/opmatrix"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +22,7 @@ const (
 	mcprigReplayed = "mcprig replay"
 )
 
-// TestOperationMatrixMcprig is internal/opmatrix's TestOperationMatrix
+// TestOperationMatrixMcprig is test/opmatrix's TestOperationMatrix
 // through mcprig: every operation, both ways, against each server over
 // stdio (mcprig record -- CMD, a recording stdio proxy the client launches;
 // mcprig replay FILE) and Streamable HTTP, stateful and stateless (mcprig

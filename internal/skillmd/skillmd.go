@@ -20,9 +20,6 @@ import (
 	"github.com/looprig/mcp/internal/canonjson"
 )
 
-// Extension is the name of the skills extension.
-const Extension = "io.modelcontextprotocol/skills"
-
 // File is the name of a skill's manifest, at the root of its directory.
 const File = "SKILL.md"
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/looprig/mcp/internal/jsondiff"
 	"github.com/looprig/mcp/internal/safetext"
+	"github.com/looprig/mcp/protocol"
 )
 
 // Kinds of drift.
@@ -276,20 +277,20 @@ func taskSummary(method string, res map[string]any) (string, bool) {
 		return "", false
 	}
 	s := "task " + id + ": " + status
-	switch status {
-	case "completed":
+	switch protocol.TaskStatus(status) {
+	case protocol.TaskCompleted:
 		r, _ := res["result"].(map[string]any)
 		out := contentSummary(r["content"])
 		if isErr, _ := r["isError"].(bool); isErr {
 			out = "tool error: " + out
 		}
 		s += ", " + out
-	case "failed":
+	case protocol.TaskFailed:
 		if e, ok := res["error"].(map[string]any); ok {
 			msg, _ := e["message"].(string)
 			s += fmt.Sprintf(", error %v: %s", e["code"], Short(msg, 100))
 		}
-	case "input_required":
+	case protocol.TaskInputRequired:
 		if reqs, ok := res["inputRequests"].(map[string]any); ok {
 			s += ", asks " + strings.Join(slices.Sorted(maps.Keys(reqs)), ", ")
 		}

@@ -12,7 +12,7 @@
 // The examples:
 //
 //	stage-16-mcp-adoption   the adoption proof: `go run ./cmd/mcprig demo`,
-//	                        compared with examples/adoption/testdata/stage-16-mcp-adoption.txt
+//	                        compared with cmd/mcprig/internal/adoption/testdata/stage-16-mcp-adoption.txt
 //	                        (the same file TestAdoption reads)
 //	examples/downstream     a user's module: its tests and examples, run as a
 //	                        user's CI runs them (CI=true go test ./...); the
@@ -58,7 +58,7 @@ const examples = [
     name: 'stage-16-mcp-adoption',
     what: 'the adoption proof (mcprig demo)',
     cmd: ['go', 'run', './cmd/mcprig', 'demo'],
-    transcript: 'examples/adoption/testdata/stage-16-mcp-adoption.txt',
+    transcript: 'cmd/mcprig/internal/adoption/testdata/stage-16-mcp-adoption.txt',
   },
   {
     name: 'examples/downstream',

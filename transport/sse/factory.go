@@ -6,13 +6,14 @@ import (
 	"net/http"
 
 	"github.com/looprig/mcp/auth"
-	"github.com/looprig/mcp/internal/httpguard"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ProtocolVersion is the only protocol revision this transport speaks.
-const ProtocolVersion = "2024-11-05"
+const ProtocolVersion = protocol.Revision20241105
 
 // A Factory makes legacy HTTP+SSE transports to one endpoint. It is a
 // transport.Factory, a transport.ProtocolPinner (2024-11-05) and a

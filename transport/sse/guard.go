@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 

@@ -16,10 +16,11 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/deadline"
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/internal/sse"
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/oauth2"
 )
@@ -421,7 +422,7 @@ func answer(req *http.Request, status string, code int, contentType string, body
 // statelessRevision reports whether req is of protocol 2026-07-28 or
 // later, which has no stream resumption.
 func statelessRevision(req *http.Request) bool {
-	return req.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
+	return req.Header.Get("Mcp-Protocol-Version") >= protocol.Revision20260728
 }
 
 func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

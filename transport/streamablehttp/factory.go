@@ -6,8 +6,8 @@ import (
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/clientseam"
-	"github.com/looprig/mcp/internal/httpguard"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/auth"
-	"github.com/looprig/mcp/internal/httpguard"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 )
 
 // Options configures [New]. The zero value (or nil) is valid: no

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -254,7 +255,7 @@ func (d *decider) resume(r *liveReq) (dec decision, ok bool) {
 	if dr == nil || dr.resumed || r.method != http.MethodGet || r.lastEventID == "" {
 		return decision{}, false
 	}
-	if d.p.c.Header.Protocol >= "2026-07-28" {
+	if d.p.c.Header.Protocol >= protocol.Revision20260728 {
 		return decision{act: actStatus, line: -1, status: http.StatusMethodNotAllowed}, true // no resumption in that revision
 	}
 	for k := dr.next - 1; k >= 0; k-- {
@@ -460,7 +461,7 @@ func (p *Player) answer(i int) []byte {
 	text := p.faultError(i, "the task failed").Error()
 	delete(r, "result")
 	delete(r, "inputRequests")
-	r["status"], r["statusMessage"] = "failed", text
+	r["status"], r["statusMessage"] = protocol.TaskFailed, text
 	r["error"] = map[string]any{"code": jsonrpc.CodeInternalError, "message": text}
 	result, err := json.Marshal(r)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/transcript"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -376,7 +377,7 @@ func (v *verifier) endListen(ctx context.Context, conn msgWriter, method string,
 	}
 	v.cancelled[format.LiveIDKey(id)] = true
 	params := map[string]any{"requestId": id.Raw()}
-	if v.c.Header.Protocol == "2026-07-28" {
+	if v.c.Header.Protocol == protocol.Revision20260728 {
 		// Every message of 2026-07-28 names its revision in _meta; a
 		// server refuses one that does not.
 		params["_meta"] = map[string]any{format.MetaProtocol: v.c.Header.Protocol}

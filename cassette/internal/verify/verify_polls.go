@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -35,7 +36,7 @@ func (v *verifier) repollUntilMoved(ctx context.Context, conn interface {
 	Write(context.Context, jsonrpc.Message) error
 }, i int, rec json.RawMessage, got jsonrpc.Message) (jsonrpc.Message, error) {
 	want, _ := taskStatusOf(rec)
-	if want == "" || want == "working" {
+	if want == "" || want == string(protocol.TaskWorking) {
 		return got, nil
 	}
 	req, ok := v.infos[i].Msg.ToMessage().(*jsonrpc.Request)
@@ -46,7 +47,7 @@ func (v *verifier) repollUntilMoved(ctx context.Context, conn interface {
 	sent := format.LiveIDKey(req.ID) // the last poll sent
 	for n := 1; n <= maxRepolls && time.Now().Before(deadline); n++ {
 		status, hint := liveTaskStatus(got)
-		if status != "working" {
+		if status != string(protocol.TaskWorking) {
 			break
 		}
 		if err := sleepCtx(ctx, min(max(hint, repollFloor), repollCeiling)); err != nil {

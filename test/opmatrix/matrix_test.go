@@ -7,7 +7,7 @@ import (
 
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/internal/leakcheck"
-	"github.com/looprig/mcp/internal/opmatrix"
+	"github.com/looprig/mcp/test/opmatrix"
 	"github.com/looprig/mcp/transport"
 )
 

@@ -1,6 +1,6 @@
 // Package hostileclient has no code of its own: its tests are this
 // module's server under hostile and broken clients, the mirror of
-// internal/hostile's fault matrix (hostile servers against the client).
+// test/hostile's fault matrix (hostile servers against the client).
 //
 // TestHostileClientMatrix attacks package server's HTTPHandler, in both of
 // its modes (sessions for older clients, and Stateless), as a client can:

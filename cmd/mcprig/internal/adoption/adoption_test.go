@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/looprig/mcp/examples/adoption"
+	"github.com/looprig/mcp/cmd/mcprig/internal/adoption"
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 )

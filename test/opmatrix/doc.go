@@ -74,5 +74,6 @@
 // table; .ci/run prints it in CI.
 //
 // Its helpers (the servers, the script, the report) are exported for
-// cmd/mcprig's matrix; the package has no other users.
+// cmd/mcprig's matrix, a test; the package has no other users. It is a
+// harness, not API (see package test).
 package opmatrix

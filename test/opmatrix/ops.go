@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -236,7 +237,7 @@ func (s *session) subscribe(ctx context.Context, cl bool) Outcome {
 		if err := s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: readme}); err != nil {
 			return outcome("", err)
 		}
-		if s.rev >= "2026-07-28" {
+		if s.rev >= protocol.Revision20260728 {
 			return Outcome{Result: "subscribed, until Close"}
 		}
 		return outcome("subscribed, unsubscribed", s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: readme}))

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/client"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/stdio"
@@ -42,24 +43,24 @@ var Kinds = []Kind{InProcess, Stdio, HTTP, Stateless, SSE}
 
 // Revisions are the protocol revisions, in the table's order: the two
 // first-class ones, and legacy SSE's own.
-var Revisions = []string{"2026-07-28", "2025-11-25", "2024-11-05"}
+var Revisions = []string{protocol.Revision20260728, protocol.Revision20251125, protocol.Revision20241105}
 
 // profiles are the client profiles that pin each revision.
 var profiles = map[string]client.Profile{
-	"2026-07-28": client.Profile20260728,
-	"2025-11-25": client.Profile20251125,
-	"2024-11-05": client.ProfileLegacy,
+	protocol.Revision20260728: client.Profile20260728,
+	protocol.Revision20251125: client.Profile20251125,
+	protocol.Revision20241105: client.ProfileLegacy,
 }
 
 // Exists reports whether srv can be reached over kind at rev, and why
 // not.
 func Exists(srv Server, kind Kind, rev string) (bool, string) {
 	switch {
-	case kind == SSE && rev != "2024-11-05":
+	case kind == SSE && rev != protocol.Revision20241105:
 		return false, "legacy SSE speaks 2024-11-05 only"
-	case kind != SSE && rev == "2024-11-05":
+	case kind != SSE && rev == protocol.Revision20241105:
 		return false, "2024-11-05 is legacy SSE's revision only"
-	case srv == SDK && kind == HTTP && rev == "2026-07-28":
+	case srv == SDK && kind == HTTP && rev == protocol.Revision20260728:
 		return false, "the go-sdk serves 2026-07-28 only statelessly"
 	}
 	return true, ""
@@ -586,10 +587,10 @@ func notExisting() string {
 		}
 	}
 	for _, op := range Ops {
-		if ok, why := (Group{Server: Ours, Kind: Stateless, Rev: "2025-11-25"}).Makes(op); !ok && unreachable[op] {
+		if ok, why := (Group{Server: Ours, Kind: Stateless, Rev: protocol.Revision20251125}).Makes(op); !ok && unreachable[op] {
 			fmt.Fprintf(&b, "  %s over http stateless at 2025-11-25: %s\n", op, why)
 		}
-		if ok, why := (Group{Server: Ours, Kind: InProcess, Rev: "2025-11-25", Tasks: true}).Makes(op); !ok && taskOps[op] {
+		if ok, why := (Group{Server: Ours, Kind: InProcess, Rev: protocol.Revision20251125, Tasks: true}).Makes(op); !ok && taskOps[op] {
 			fmt.Fprintf(&b, "  %s at 2025-11-25: %s\n", op, why)
 		}
 	}

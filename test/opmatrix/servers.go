@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/fakeserver"
+	"github.com/looprig/mcp/protocol"
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
@@ -108,16 +109,16 @@ func (g Group) Makes(op string) (bool, string) {
 	if ok, why := Offers(g.Server, op); !ok {
 		return false, why
 	}
-	if skillOps[op] && (g.Rev != "2026-07-28" || g.Tasks) {
+	if skillOps[op] && (g.Rev != protocol.Revision20260728 || g.Tasks) {
 		return false, "the skills extension's operations are made at 2026-07-28, by the group without tasks"
 	}
-	if taskOps[op] && g.Rev != "2026-07-28" {
+	if taskOps[op] && g.Rev != protocol.Revision20260728 {
 		return false, "the tasks extension is 2026-07-28's: a session at an earlier revision has no tasks"
 	}
 	if taskOps[op] != g.Tasks {
 		return false, "made by the other group of its server, transport and revision (a task group makes the task operations only)"
 	}
-	if g.Kind == Stateless && g.Rev == "2025-11-25" && unreachable[op] {
+	if g.Kind == Stateless && g.Rev == protocol.Revision20251125 && unreachable[op] {
 		return false, "a server serving 2025-11-25 statelessly keeps no session: it cannot ask the client, or tell it of a change, outside a call's answer"
 	}
 	return true, ""

@@ -17,7 +17,7 @@
 //
 // scripts/apicheck runs apidiff and then this command; run it from there:
 //
-//	go run ./internal/apicheck -base v0.1.0 -report REPORT [-changelog CHANGELOG.md] [-version V] [-head-tag T]
+//	go run ./scripts/internal/apicheck -base v0.1.0 -report REPORT [-changelog CHANGELOG.md] [-version V] [-head-tag T]
 //
 // The version defaults to [client.Version].
 package main

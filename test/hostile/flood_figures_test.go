@@ -44,7 +44,7 @@ func (f readFigures) String() string {
 // only when HOSTILE_FLOOD_FIGURES is set (to 1, or to the transports to
 // measure: "stdio,streamablehttp,sse"): it measures, it proves nothing.
 //
-//	HOSTILE_FLOOD_FIGURES=1 go test -run TestFloodFigures -v ./internal/hostile/
+//	HOSTILE_FLOOD_FIGURES=1 go test -run TestFloodFigures -v ./test/hostile/
 func TestFloodFigures(t *testing.T) {
 	which := os.Getenv("HOSTILE_FLOOD_FIGURES")
 	if which == "" {
