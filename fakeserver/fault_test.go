@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"errors"
+	"github.com/looprig/mcp/internal/faultspec"
 	"github.com/looprig/mcp/transport"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestNewRejects(t *testing.T) {
 		{"unknown tool", Options{Faults: []Fault{{Kind: FaultHang, Tool: "sample"}}}, `catalog "docs" has no tool "sample"`},
 		{"unknown skill", Options{Faults: []Fault{{Kind: FaultSkillDigest, Tool: "pdf-processing"}}}, `catalog "docs" has no skill "pdf-processing"`},
 		{"a tool is not a skill", Options{Catalog: CatalogRich, Faults: []Fault{{Kind: FaultSkillSize, Tool: "lookup"}}}, `catalog "rich" has no skill "lookup"`},
-		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay needs a positive duration"},
+		{"bad fault value", Options{Faults: []Fault{{Kind: FaultDelay, Tool: "lookup"}}}, "delay takes a positive duration"},
 		{"crash in-process", Options{Faults: []Fault{{Kind: FaultCrash, Tool: "lookup"}}}, "does not act in this process, only in a child process (fakeserver.Main)"},
 		{"ignore-eof in-process", Options{Faults: []Fault{{Kind: FaultIgnoreEOF}}}, "does not act in this process, only in a stdio child (fakeserver.Main without --http)"},
 		{"grandchild in-process", Options{Faults: []Fault{{Kind: FaultGrandchild}}}, "does not act in this process, only in a child process"},
@@ -99,7 +100,7 @@ func TestFaultsNeedingPOSIXRefusedOnWindows(t *testing.T) {
 	var texts []string
 	for kind, a := range kinds {
 		f := Fault{Kind: kind, Tool: "lookup", Delay: time.Second, Bytes: 1, Count: 1}
-		if a.tool == 0 {
+		if a.spec.Target.Need == faultspec.None {
 			f.Tool = ""
 		}
 		texts = append(texts, f.String())
