@@ -82,6 +82,7 @@ type Kind struct {
 	Name   string
 	Target Target
 	Arg    Arg
+	Where  string // where it acts, for FAULTS.md; empty when the consumer works it out
 }
 
 // A Grammar is one consumer's table of kinds.

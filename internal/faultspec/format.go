@@ -47,8 +47,8 @@ func endsInNumber(name string) bool {
 	return i >= 0 && isNumber(name[i+1:])
 }
 
-// Row returns the kind's row in FAULTS.md's table: its package, its text
-// form, where it acts, its target and its argument.
+// Row returns the kind's row in FAULTS.md's table: its text form, its
+// package, where it acts, its target and its argument.
 func Row(owner string, k Kind, where string) string {
 	return "| `" + k.Usage() + "` | " + owner + " | " + where + " | " + k.Target.doc() + " | " + k.Arg.doc() + " |"
 }
@@ -90,3 +90,19 @@ func (a Arg) doc() string {
 
 // Allows reports whether a Number ARG may be n.
 func (a Arg) Allows(n int) bool { return within(n, a.In) }
+
+// Rows returns the rows of doc's table of kinds (FAULTS.md) whose package
+// is owner, or every row when owner is empty.
+func Rows(doc, owner string) []string {
+	var rows []string
+	for _, line := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(line, " | ")
+		if owner == "" || len(cells) > 1 && cells[1] == owner {
+			rows = append(rows, line)
+		}
+	}
+	return rows
+}

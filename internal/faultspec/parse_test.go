@@ -2,6 +2,7 @@ package faultspec
 
 import (
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,4 +263,18 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v: its parts format as %q", s, sp, text)
 		}
 	})
+}
+
+// TestDocumentOwners: every row of FAULTS.md's table is a kind of cassette
+// or of the fake; their own tests hold each row to their tables.
+func TestDocumentOwners(t *testing.T) {
+	doc, err := os.ReadFile("../../FAULTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Rows(string(doc), "")
+	owned := len(Rows(string(doc), "cassette")) + len(Rows(string(doc), "fakeserver"))
+	if len(all) == 0 || owned != len(all) {
+		t.Errorf("FAULTS.md: %d rows, %d of cassette or fakeserver; want every row theirs", len(all), owned)
+	}
 }

@@ -43,14 +43,20 @@ var (
 		In: []faultspec.Range{{Min: 401, Max: 401}, {Min: 403, Max: 403}, {Min: 500, Max: 599}}}
 )
 
+// Where replay's kinds act, for FAULTS.md.
+const (
+	replayBoth = "replay: message and HTTP level"
+	replayHTTP = "replay: HTTP level"
+)
+
 // FaultGrammar is the table of replay's kinds: each acts on a TARGET, a
 // message number or a request; delay and status take an ARG.
 var FaultGrammar = &faultspec.Grammar{Owner: "cassette", Kinds: []faultspec.Kind{
-	{Name: string(FaultDrop), Target: request},
-	{Name: string(FaultDelay), Target: request, Arg: delay},
-	{Name: string(FaultEnd), Target: request},
-	{Name: string(FaultStatus), Target: request, Arg: status},
-	{Name: string(FaultFail), Target: request},
+	{Name: string(FaultDrop), Target: request, Where: replayHTTP + " (an event, or a poll's JSON answer)"},
+	{Name: string(FaultDelay), Target: request, Arg: delay, Where: replayBoth + " (a server message)"},
+	{Name: string(FaultEnd), Target: request, Where: replayBoth},
+	{Name: string(FaultStatus), Target: request, Arg: status, Where: replayHTTP + " (a client request)"},
+	{Name: string(FaultFail), Target: request, Where: replayBoth + " (a poll's answer)"},
 }}
 
 // ParseFault reads a fault's text form (see cassette.Fault).
