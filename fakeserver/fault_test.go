@@ -267,3 +267,16 @@ func TestFaultsNeedingPOSIXRefusedOnWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultFlagOldSpelling: the --fault flag of a fake's child reads the
+// spelling of v0.1.0's scripts, KIND=TOOL, as the @ form.
+func TestFaultFlagOldSpelling(t *testing.T) {
+	c, err := parseFlags([]string{"--fault", "crash=lookup:7", "--fault", "error=lookup:down: later", "--fault", "crash@lookup:7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Fault{{Kind: FaultCrash, Tool: "lookup", Code: 7}, {Kind: FaultError, Tool: "lookup", Message: "down: later"}, {Kind: FaultCrash, Tool: "lookup", Code: 7}}
+	if diff := cmp.Diff(want, c.faults); diff != "" {
+		t.Errorf("--fault mismatch (-want +got):\n%s", diff)
+	}
+}
