@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -466,6 +467,17 @@ func TestParseFault(t *testing.T) {
 		}
 		if msg := err.Error(); !strings.HasPrefix(msg, "cassette: fault ") || strings.ContainsRune(msg, 0x1b) {
 			t.Errorf("ParseFault(%q) = %q, want a cassette error with nothing hidden", s, msg)
+		}
+	}
+}
+
+// TestFaultTypesAreCassettes: the fault types are declared in package
+// cassette, not aliases of an internal package's (DESIGN.md: public types
+// live in public packages).
+func TestFaultTypesAreCassettes(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[cassette.Fault](), reflect.TypeFor[cassette.FaultKind](), reflect.TypeOf(cassette.FaultDrop)} {
+		if got := typ.PkgPath(); got != "github.com/looprig/mcp/cassette" {
+			t.Errorf("%s is declared in %s, want github.com/looprig/mcp/cassette", typ, got)
 		}
 	}
 }
