@@ -21,7 +21,7 @@ func (g *Grammar) Parse(s string) (Spec, error) {
 	}
 	k, ok := g.kind(name)
 	if !ok {
-		return Spec{}, g.bad(s, "unknown kind "+quote(name)+" (FAULTS.md lists the kinds)")
+		return Spec{}, g.unknown(s, name)
 	}
 	sp := Spec{Kind: name}
 	hasTarget := rest != "" && rest[0] != ':'
@@ -29,7 +29,7 @@ func (g *Grammar) Parse(s string) (Spec, error) {
 		sp.Old = rest[0] == '='
 		rest = rest[1:]
 		if k.Target.Need == None {
-			return Spec{}, g.bad(s, k.Name+" takes no TARGET (want "+k.Usage()+")")
+			return Spec{}, g.noTarget(s, k)
 		}
 		sp.Target, rest = cutTarget(k, rest)
 	}
@@ -66,10 +66,10 @@ func (g *Grammar) Check(kind, target, arg string, hasArg bool) (Spec, error) {
 	text := Format(kind, target, arg, hasArg)
 	k, ok := g.kind(kind)
 	if !ok {
-		return Spec{}, g.bad(text, "unknown kind "+quote(kind)+" (FAULTS.md lists the kinds)")
+		return Spec{}, g.unknown(text, kind)
 	}
 	if target != "" && k.Target.Need == None {
-		return Spec{}, g.bad(text, k.Name+" takes no TARGET (want "+k.Usage()+")")
+		return Spec{}, g.noTarget(text, k)
 	}
 	sp := Spec{Kind: kind, Target: target, Arg: arg, HasArg: hasArg}
 	if why := g.read(k, &sp, target != ""); why != "" {
@@ -159,6 +159,14 @@ func (sp *Spec) readRequest(t string) string {
 func quote(s string) string { return `"` + safetext.Line(s) + `"` }
 
 func (g *Grammar) bad(text, why string) *Error { return &Error{Owner: g.Owner, Text: text, Why: why} }
+
+func (g *Grammar) unknown(text, kind string) *Error {
+	return g.bad(text, "unknown kind "+quote(kind)+" (FAULTS.md lists the kinds)")
+}
+
+func (g *Grammar) noTarget(text string, k Kind) *Error {
+	return g.bad(text, k.Name+" takes no TARGET (want "+k.Usage()+")")
+}
 
 func isNumber(s string) bool {
 	if s == "" {
