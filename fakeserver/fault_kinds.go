@@ -1,6 +1,9 @@
 package fakeserver
 
-import "github.com/looprig/mcp/internal/faultspec"
+import (
+	"github.com/looprig/mcp/internal/faultspec"
+	"github.com/looprig/mcp/transport"
+)
 
 // The placeholders of the fake's arguments. Each names the Fault field its
 // ARG fills (Fault.setArg, Fault.arg).
@@ -92,7 +95,7 @@ var kinds, grammar = index(kindTable)
 
 func index(table []kindSpec) (map[FaultKind]kindSpec, *faultspec.Grammar) {
 	m := make(map[FaultKind]kindSpec, len(table))
-	g := &faultspec.Grammar{Owner: "fakeserver"}
+	g := &faultspec.Grammar{Owner: "fakeserver", Class: transport.ErrBadFault}
 	for _, k := range table {
 		m[FaultKind(k.spec.Name)] = k
 		g.Kinds = append(g.Kinds, k.spec)

@@ -12,6 +12,8 @@
 // FAULTS.md at the repository's root.
 //
 // KIND=TARGET, the fake's spelling before 0.2.0, is read as KIND@TARGET.
+// A leaf, it imports no package of the module above internal/: each
+// consumer names the sentinel its errors wrap (Grammar.Class).
 //
 // Where ARG begins depends on TARGET's form. After a name (a tool, a
 // skill), ARG begins at the first ':', so free text may hold ':'. After a
@@ -22,7 +24,6 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/safetext"
-	"github.com/looprig/mcp/transport"
 )
 
 // A Need says whether a kind takes a part of the text form.
@@ -88,6 +89,7 @@ type Kind struct {
 // A Grammar is one consumer's table of kinds.
 type Grammar struct {
 	Owner string // the consumer's package, which prefixes its errors
+	Class error  // what its errors wrap: transport.ErrBadFault
 	Kinds []Kind
 }
 
@@ -119,19 +121,20 @@ type Spec struct {
 	Old      bool          // written KIND=TARGET
 }
 
-// An Error is a fault that does not read. It wraps [transport.ErrBadFault].
+// An Error is a fault that does not read. It wraps its grammar's Class.
 type Error struct {
 	Owner string // the consumer's package
 	Text  string // the fault as written, or as a value's text form
 	Why   string // what is wrong
+	Class error  // the grammar's Class
 }
 
 func (e *Error) Error() string {
-	return e.Owner + `: fault "` + safetext.Line(e.Text) + `": ` + transport.ErrBadFault.Error() + ": " + safetext.Line(e.Why)
+	return e.Owner + `: fault "` + safetext.Line(e.Text) + `": ` + e.Class.Error() + ": " + safetext.Line(e.Why)
 }
 
-// Unwrap returns [transport.ErrBadFault].
-func (e *Error) Unwrap() error { return transport.ErrBadFault }
+// Unwrap returns the grammar's Class.
+func (e *Error) Unwrap() error { return e.Class }
 
 // Usage returns the kind's text form with placeholders, as the document
 // shows it: delay@TOOL:DURATION, redirect[@TOOL][:STATUS].

@@ -158,7 +158,9 @@ func (sp *Spec) readRequest(t string) string {
 // quote returns s in double quotes, its control characters visible.
 func quote(s string) string { return `"` + safetext.Line(s) + `"` }
 
-func (g *Grammar) bad(text, why string) *Error { return &Error{Owner: g.Owner, Text: text, Why: why} }
+func (g *Grammar) bad(text, why string) *Error {
+	return &Error{Owner: g.Owner, Text: text, Why: why, Class: g.Class}
+}
 
 func (g *Grammar) unknown(text, kind string) *Error {
 	return g.bad(text, "unknown kind "+quote(kind)+" (FAULTS.md lists the kinds)")

@@ -15,7 +15,7 @@ import (
 
 // test is a grammar with every need and form: the consumers' tables
 // (cassette's, the fake's) are tested, kind by kind, in their packages.
-var test = &Grammar{Owner: "test", Kinds: []Kind{
+var test = &Grammar{Owner: "test", Class: transport.ErrBadFault, Kinds: []Kind{
 	{Name: "bare"},
 	{Name: "hang", Target: Target{Need: Required, Form: Name, Name: "TOOL"}},
 	{Name: "deny", Target: Target{Need: Optional, Form: Name, Name: "TOOL"}},

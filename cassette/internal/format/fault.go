@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/looprig/mcp/internal/faultspec"
+	"github.com/looprig/mcp/transport"
 )
 
 // A FaultKind names a fault replay injects: package cassette's FaultKind,
@@ -51,7 +52,7 @@ const (
 
 // FaultGrammar is the table of replay's kinds: each acts on a TARGET, a
 // message number or a request; delay and status take an ARG.
-var FaultGrammar = &faultspec.Grammar{Owner: "cassette", Kinds: []faultspec.Kind{
+var FaultGrammar = &faultspec.Grammar{Owner: "cassette", Class: transport.ErrBadFault, Kinds: []faultspec.Kind{
 	{Name: string(FaultDrop), Target: request, Where: replayHTTP + " (an event, or a poll's JSON answer)"},
 	{Name: string(FaultDelay), Target: request, Arg: delay, Where: replayBoth + " (a server message)"},
 	{Name: string(FaultEnd), Target: request, Where: replayBoth},
