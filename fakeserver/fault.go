@@ -236,7 +236,7 @@ func (f Fault) check() error {
 	}
 	var why string
 	switch a := kinds[f.Kind].spec.Arg.Name; {
-	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0 || f.Count < 0:
+	case f.Delay < 0 || f.Bytes < 0 || !codeArg.Allows(f.Code) || f.Events < 0 || f.Count < 0:
 		why = "negative or out-of-range parameter"
 	case f.Status != 0 && a != argStatus:
 		why = "Status is for server-error and redirect only"
