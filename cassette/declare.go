@@ -100,6 +100,6 @@ func checkRedaction(c *format.Cassette, o *Options) error {
 
 // replayConfig returns what a replay with o is played with.
 func replayConfig(o *Options) *replay.Config {
-	return &replay.Config{Wait: o.wait(), Faults: o.Faults, IgnorePaths: o.IgnorePaths, Hooks: o.hooks(),
+	return &replay.Config{Wait: o.wait(), Faults: replayFaults(o.Faults), IgnorePaths: o.IgnorePaths, Hooks: o.hooks(),
 		Redact: redactConfig(o), Secret: secretHeaderSet(o), Errors: madeErrors}
 }

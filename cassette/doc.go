@@ -77,7 +77,9 @@
 //	status@tools/list:503             the first tools/list is answered 503
 //	fail@tasks/get                    the task fails at its first recorded state
 //
-// See [Fault] for the grammar.
+// See [Fault] for the grammar, which the fake's faults share (package
+// fakeserver). FAULTS.md, at the repository's root, lists every kind of
+// both, where it acts, its target and its argument.
 //
 // # Redaction
 //

@@ -1,9 +1,13 @@
 package cassette
 
-import "github.com/looprig/mcp/cassette/internal/format"
+import (
+	"time"
+
+	"github.com/looprig/mcp/cassette/internal/format"
+)
 
 // A FaultKind names a fault replay injects into a recorded session.
-type FaultKind = format.FaultKind
+type FaultKind string
 
 // The faults replay can inject. Each acts on one message of the cassette,
 // named by its number (Message.Number, the #N of mcprig inspect), so that
@@ -25,10 +29,10 @@ const (
 	// reply is lost (its outcome unknown to the transport). Polling a task
 	// is a read, safe to repeat: the same poll sent again is answered with
 	// the recorded state, once.
-	FaultDrop = format.FaultDrop
+	FaultDrop FaultKind = "drop"
 	// FaultDelay holds message N, a server message, Delay longer than
 	// replay would: messages released meanwhile go out first.
-	FaultDelay = format.FaultDelay
+	FaultDelay FaultKind = "delay"
 	// FaultEnd ends the session at message N: neither it nor anything
 	// recorded after it is served. At the message level the connection
 	// breaks (a *RecordedError of class transport: the calls in flight have an
@@ -39,14 +43,14 @@ const (
 	// server forgot. Either way the call that N answers fails with its
 	// outcome unknown: streamablehttp reports a resumption refused 404 as
 	// the call's dropped stream.
-	FaultEnd = format.FaultEnd
+	FaultEnd FaultKind = "end"
 	// FaultStatus (Streamable HTTP) answers the request carrying message
 	// N, a client message, with the HTTP status Status (401 with a Bearer
 	// invalid_token challenge, 403 with insufficient_scope, or 5xx)
 	// instead of its recorded answer, once: the recorded request is not
 	// served, so a client that sends it again (as it may a listing after
 	// re-authorizing) gets the recording's answer.
-	FaultStatus = format.FaultStatus
+	FaultStatus FaultKind = "status"
 	// FaultFail fails a task (the tasks extension) at one of its recorded
 	// states: message N, the answer to a poll (tasks/get), is served as the
 	// task failed (status "failed", its error and statusMessage naming the
@@ -59,7 +63,7 @@ const (
 	// whose polls 1 and 2 are both "working", fail@tasks/get (K = 1) fails
 	// the task while it works, and fail@tasks/get#2 is refused, the
 	// refusal naming the poll to use. The same holds for drop@tasks/get#K.
-	FaultFail = format.FaultFail
+	FaultFail FaultKind = "fail"
 )
 
 // A Fault is one fault replay injects. It acts on the message numbered
@@ -67,9 +71,10 @@ const (
 // answer to it): the Nth request of Method whose name is Name, so that it
 // survives a change of revision, which numbers messages otherwise.
 //
-// Its text form, which ParseFault reads and String writes, is
-// KIND@TARGET[:ARG], TARGET being a message number N or a request
-// METHOD[=NAME][#NTH]:
+// Its text form, which ParseFault reads and String writes, is the one
+// grammar of faults, shared with package fakeserver's: KIND@TARGET[:ARG],
+// TARGET being a message number N or a request METHOD[=NAME][#NTH].
+// FAULTS.md, at the repository's root, lists every kind:
 //
 //	drop@12                          break the stream before message 12
 //	delay@13:200ms                   hold message 13 200ms longer
@@ -94,13 +99,42 @@ const (
 // (the answer to its last round). A NAME holding ':' or '#' is written as
 // it is: ARG is after the last ':', and NTH after a last '#' followed by
 // digits only (write #1 after a name that ends in '#' and digits).
-//
-// Its fields: Kind; Message, the message it acts on (Message.Number, from
-// 1; zero when Method is set); Method, Name and Nth, the request it acts
-// on instead (Name empty for any request of Method, Nth from 1, zero
-// meaning 1); Delay, how much longer (FaultDelay); Status, 401, 403 or
-// 500 to 599 (FaultStatus).
-type Fault = format.Fault
+type Fault struct {
+	Kind    FaultKind
+	Message int           // the message it acts on: Message.Number, from 1; zero when Method is set
+	Method  string        // the request it acts on, by method (and Name, Nth), instead of Message
+	Name    string        // with Method: the request's name; empty for any request of Method
+	Nth     int           // with Method: which request of Method and Name, from 1; zero means 1
+	Delay   time.Duration // FaultDelay: how much longer
+	Status  int           // FaultStatus: 401, 403 or 500 to 599
+}
 
-// ParseFault reads a fault's text form (see Fault).
-func ParseFault(s string) (Fault, error) { return format.ParseFault(s) }
+// ParseFault reads a fault's text form (see Fault). A fault that does not
+// read wraps transport.ErrBadFault.
+func ParseFault(s string) (Fault, error) {
+	f, err := format.ParseFault(s)
+	if err != nil {
+		return Fault{}, err
+	}
+	return Fault{Kind: FaultKind(f.Kind), Message: f.Message, Method: f.Method, Name: f.Name, Nth: f.Nth, Delay: f.Delay, Status: f.Status}, nil
+}
+
+// String returns the fault's text form.
+func (f Fault) String() string { return f.replay().String() }
+
+// replay returns f as replay takes it.
+func (f Fault) replay() format.Fault {
+	return format.Fault{Kind: format.FaultKind(f.Kind), Message: f.Message, Method: f.Method, Name: f.Name, Nth: f.Nth, Delay: f.Delay, Status: f.Status}
+}
+
+// replayFaults returns faults as replay takes them.
+func replayFaults(faults []Fault) []format.Fault {
+	if faults == nil {
+		return nil
+	}
+	out := make([]format.Fault, len(faults))
+	for i, f := range faults {
+		out[i] = f.replay()
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -410,12 +411,21 @@ func TestFaultsRefused(t *testing.T) {
 	}
 }
 
+// TestParseFault reads every kind of replay in its text form, at the edges
+// of its bounds (N and NTH from 1, the statuses 401, 403, 500 to 599), and
+// refuses the text past them; KIND=TARGET reads as KIND@TARGET.
 func TestParseFault(t *testing.T) {
-	for s, want := range map[string]cassette.Fault{
+	tests := map[string]cassette.Fault{
 		"drop@12":                               {Kind: cassette.FaultDrop, Message: 12},
+		"drop@1":                                {Kind: cassette.FaultDrop, Message: 1},
 		"delay@3:200ms":                         {Kind: cassette.FaultDelay, Message: 3, Delay: 200 * time.Millisecond},
+		"delay@3:1ns":                           {Kind: cassette.FaultDelay, Message: 3, Delay: 1},
 		"end@9":                                 {Kind: cassette.FaultEnd, Message: 9},
+		"end@9223372036854775807":               {Kind: cassette.FaultEnd, Message: 9223372036854775807},
 		"status@4:401":                          {Kind: cassette.FaultStatus, Message: 4, Status: 401},
+		"status@4:403":                          {Kind: cassette.FaultStatus, Message: 4, Status: 403},
+		"status@4:500":                          {Kind: cassette.FaultStatus, Message: 4, Status: 500},
+		"status@4:599":                          {Kind: cassette.FaultStatus, Message: 4, Status: 599},
 		"end@tools/call=get_weather#2":          {Kind: cassette.FaultEnd, Method: "tools/call", Name: "get_weather", Nth: 2},
 		"drop@tools/call=lookup":                {Kind: cassette.FaultDrop, Method: "tools/call", Name: "lookup"},
 		"end@tools/list#3":                      {Kind: cassette.FaultEnd, Method: "tools/list", Nth: 3},
@@ -428,16 +438,46 @@ func TestParseFault(t *testing.T) {
 		"fail@7":                                {Kind: cassette.FaultFail, Message: 7},
 		"fail@tasks/get#2":                      {Kind: cassette.FaultFail, Method: "tasks/get", Nth: 2},
 		"drop@tasks/get":                        {Kind: cassette.FaultDrop, Method: "tasks/get"},
-	} {
+	}
+	seen := map[cassette.FaultKind]bool{}
+	for s, want := range tests {
+		seen[want.Kind] = true
 		got, err := cassette.ParseFault(s)
 		if err != nil || got != want || got.String() != s {
 			t.Errorf("ParseFault(%q) = %+v, %v; String %q", s, got, err, got.String())
 		}
+		old := strings.Replace(s, "@", "=", 1)
+		if again, err := cassette.ParseFault(old); err != nil || again != want {
+			t.Errorf("ParseFault(%q), the = spelling, = %+v, %v; want %+v", old, again, err, want)
+		}
 	}
-	for _, s := range []string{"drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "status@1:200", "status@1", "boom@1",
-		"end@", "end@=lookup", "end@tools/call#0", "end@tools call", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call", "fail@1:2"} {
-		if _, err := cassette.ParseFault(s); !errors.Is(err, transport.ErrBadFault) {
+	for _, k := range []cassette.FaultKind{cassette.FaultDrop, cassette.FaultDelay, cassette.FaultEnd, cassette.FaultStatus, cassette.FaultFail} {
+		if !seen[k] {
+			t.Errorf("kind %s has no case", k)
+		}
+	}
+	for _, s := range []string{"", "drop", "drop@0", "drop@x", "drop@1:2", "delay@1", "delay@1:-1s", "delay@1:0s", "delay@1:9999999999h",
+		"status@1:200", "status@1:400", "status@1:402", "status@1:404", "status@1:499", "status@1:600", "status@1:99999999999999999999", "status@1",
+		"boom@1", "end@", "end@=lookup", "end@tools/call#0", "end@tools call", "end@99999999999999999999", "end@tools/call=x#99999999999999999999",
+		"end@tools/call=look\x1bup", "delay@tools/call=x", "status@tools/call=x:200", "boom@tools/call", "fail@1:2", "end:1"} {
+		_, err := cassette.ParseFault(s)
+		if !errors.Is(err, transport.ErrBadFault) {
 			t.Errorf("ParseFault(%q) = %v, want transport.ErrBadFault", s, err)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "cassette: fault ") || strings.ContainsRune(msg, 0x1b) {
+			t.Errorf("ParseFault(%q) = %q, want a cassette error with nothing hidden", s, msg)
+		}
+	}
+}
+
+// TestFaultTypesAreCassettes: the fault types are declared in package
+// cassette, not aliases of an internal package's (DESIGN.md: public types
+// live in public packages).
+func TestFaultTypesAreCassettes(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[cassette.Fault](), reflect.TypeFor[cassette.FaultKind](), reflect.TypeOf(cassette.FaultDrop)} {
+		if got := typ.PkgPath(); got != "github.com/looprig/mcp/cassette" {
+			t.Errorf("%s is declared in %s, want github.com/looprig/mcp/cassette", typ, got)
 		}
 	}
 }

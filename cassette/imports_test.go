@@ -153,12 +153,9 @@ func TestImportsNoInit(t *testing.T) {
 }
 
 // aliasesAllowed are the aliases of internal types still to be made real
-// types of their package (the fault types, issue 31). The list only
-// shrinks: TestNoAliasOfInternalTypes fails for an entry no longer an alias.
-var aliasesAllowed = []string{
-	self + ".Fault",
-	self + ".FaultKind",
-}
+// types of their package: none. The list only shrinks:
+// TestNoAliasOfInternalTypes fails for an entry no longer an alias.
+var aliasesAllowed = []string{}
 
 // TestNoAliasOfInternalTypes checks that no exported type of a public
 // package of the module is an alias of a type declared in an internal

@@ -79,7 +79,9 @@
 // # Faults
 //
 // Faults are [Fault] values, or text for the --fault flag in the form
-// KIND[=TOOL][:ARG] (see [Fault] and [ParseFault]). Delay, hang, error,
+// KIND[@TOOL][:ARG] (see [Fault] and [ParseFault]), the grammar replay's
+// faults share (package cassette). FAULTS.md, at the repository's root,
+// lists every kind, where it acts, its target and its argument. Delay, hang, error,
 // panic, oversize, flood-notifications and env work in-process (and on
 // every transport); the task kinds (see Tasks) over HTTP and stdio; crash, malformed, flood-stderr,
 // ignore-eof, ignore-sigterm and grandchild act on the process and work only
@@ -94,16 +96,16 @@
 //
 // The task faults make the fake's tools run as tasks (the tasks
 // extension, SEP-2663, served on 2026-07-28 over HTTP and stdio):
-// task=TOOL (optional: a client that does not declare the extension gets
-// the call run in the request) or task-required=TOOL (such a client gets
+// task@TOOL (optional: a client that does not declare the extension gets
+// the call run in the request) or task-required@TOOL (such a client gets
 // -32021 and the tool does not run). A client that declares it gets the
 // task at once and polls tasks/get. With them:
 //
-//	task=lookup, hang=lookup      a task that never finishes (working until cancelled, expired or Close)
-//	task-fail=lookup:disk full    a task that fails: status failed, error -32603 "disk full"
-//	task-input=lookup             a task that asks for input once (key "fakeserver.continue") before it replies
+//	task@lookup, hang@lookup      a task that never finishes (working until cancelled, expired or Close)
+//	task-fail@lookup:disk full    a task that fails: status failed, error -32603 "disk full"
+//	task-input@lookup             a task that asks for input once (key "fakeserver.continue") before it replies
 //	task-expire:50ms              every task expires 50 ms after it was created
-//	task-poll-error=lookup:2      the first 2 polls of each task of lookup fail with -32603
+//	task-poll-error@lookup:2      the first 2 polls of each task of lookup fail with -32603
 //
 // Every poll of a task the principal holds is counted in Counts.Polls by
 // the task's tool ([Server.Polls]), apart from executions and rounds: a

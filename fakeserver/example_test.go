@@ -69,8 +69,10 @@ func ExampleNew() {
 	// map[lookup:2]
 }
 
+// The text form is KIND[@TOOL][:ARG]; KIND=TOOL, the spelling before
+// 0.2.0, is read the same.
 func ExampleParseFault() {
-	for _, s := range []string{"delay=lookup:200ms", "crash=lookup:3", "flood-stderr:65536", "explode"} {
+	for _, s := range []string{"delay@lookup:200ms", "crash=lookup:3", "flood-stderr:65536", "explode"} {
 		f, err := fakeserver.ParseFault(s)
 		if err != nil {
 			fmt.Println(err)
@@ -79,10 +81,10 @@ func ExampleParseFault() {
 		fmt.Printf("%s tool=%q -> %s\n", f.Kind, f.Tool, f)
 	}
 	// Output:
-	// delay tool="lookup" -> delay=lookup:200ms
-	// crash tool="lookup" -> crash=lookup:3
+	// delay tool="lookup" -> delay@lookup:200ms
+	// crash tool="lookup" -> crash@lookup:3
 	// flood-stderr tool="" -> flood-stderr:65536
-	// fakeserver: fault "explode": invalid fault: unknown kind
+	// fakeserver: fault "explode": invalid fault: unknown kind "explode" (FAULTS.md lists the kinds)
 }
 
 // A fake of your own: a tool whose replies follow a script call by call,

@@ -207,7 +207,7 @@ func discardIfNil(l *slog.Logger) *slog.Logger {
 func (s *Server) checkFaults(has, hasSkill func(name string) bool, child bool) (maxResult int, err error) {
 	for _, f := range s.faults {
 		if err := f.check(); err != nil {
-			return 0, fmt.Errorf("fakeserver: fault %q: %w", f, err)
+			return 0, err
 		}
 		if !child {
 			if err := checkProcess([]Fault{f}); err != nil {

@@ -3,11 +3,12 @@ package fakeserver
 import (
 	"errors"
 	"fmt"
-	"github.com/looprig/mcp/transport"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/looprig/mcp/internal/faultspec"
+	"github.com/looprig/mcp/transport"
 )
 
 // A FaultKind names a scripted misbehaviour.
@@ -118,46 +119,25 @@ const (
 // A Fault is one scripted misbehaviour. Its text form, accepted by
 // [ParseFault] and the --fault flag and produced by String, is
 //
-//	KIND[=TOOL][:ARG]
+//	KIND[@TOOL][:ARG]
 //
-// where ARG is the fault's parameter:
+// the one grammar of faults, shared with package cassette's. FAULTS.md, at
+// the repository's root, lists every kind, where it acts, its target and
+// its argument. For example:
 //
-//	delay=TOOL:DURATION     e.g. delay=lookup:200ms
-//	hang=TOOL
-//	error=TOOL[:MESSAGE]    e.g. error=lookup:backend down
-//	panic=TOOL[:MESSAGE]
-//	oversize=TOOL:BYTES     e.g. oversize=lookup:20000000
-//	flood-notifications=TOOL:COUNT e.g. flood-notifications=lookup:5000
-//	env
-//	crash=TOOL[:CODE]       CODE defaults to 1
-//	malformed=TOOL
-//	flood-stderr:BYTES      at start; flood-stderr=TOOL:BYTES on each call
-//	ignore-eof
-//	ignore-sigterm
-//	grandchild[:setsid]
-//	drop=TOOL:EVENTS        e.g. drop=lookup:0
-//	drop-no-id=TOOL:EVENTS
-//	delay-headers[=TOOL]:DURATION
-//	unauthorized[=TOOL]
-//	forbidden[=TOOL]
-//	gone=TOOL
-//	server-error[=TOOL][:STATUS] STATUS defaults to 500
-//	no-get
-//	redirect[=TOOL][:STATUS] STATUS defaults to 307
-//	foreign-endpoint
-//	task=TOOL               the tasks extension's kinds (tasks.go)
-//	task-required=TOOL
-//	task-fail=TOOL[:MESSAGE]
-//	task-input=TOOL
-//	task-expire:DURATION    e.g. task-expire:50ms
-//	task-poll-error=TOOL:COUNT
-//	skill-digest=SKILL      the skills extension's kinds (skills.go)
-//	skill-size=SKILL
-//	skill-frontmatter=SKILL
-//	skill-changed=SKILL
+//	delay@lookup:200ms          error@lookup:backend down
+//	oversize@lookup:20000000    crash@lookup:7
+//	flood-stderr:65536          grandchild:setsid
+//	drop@lookup:0               redirect:308
+//	task-fail@lookup:disk full  skill-digest@pdf-processing
+//
+// A skill kind names a skill where the others name a tool. ARG begins at
+// the first ':' after TOOL, so a MESSAGE may hold ':'. KIND=TOOL, the
+// spelling before 0.2.0, is read as KIND@TOOL.
 type Fault struct {
 	Kind FaultKind
-	// Tool is the tool the fault applies to; empty for process-wide kinds.
+	// Tool is the tool the fault applies to (a skill for the skill kinds);
+	// empty for process-wide kinds.
 	Tool string
 	// Delay is FaultDelay's, FaultDelayHeaders' and FaultTaskExpire's
 	// duration.
@@ -183,152 +163,93 @@ type Fault struct {
 	Status int
 }
 
-// arity says whether a kind takes a tool and what argument it takes.
-type arity struct {
-	tool  int    // 0: none, 1: optional, 2: required
-	arg   string // "", "duration", "bytes", "code", "message"
-	argOK int    // 0: none, 1: optional, 2: required
-	stdio bool
-	http  bool
-}
-
-var kinds = map[FaultKind]arity{
-	FaultDelay:              {tool: 2, arg: "duration", argOK: 2},
-	FaultHang:               {tool: 2},
-	FaultError:              {tool: 2, arg: "message", argOK: 1},
-	FaultPanic:              {tool: 2, arg: "message", argOK: 1},
-	FaultOversize:           {tool: 2, arg: "bytes", argOK: 2},
-	FaultFloodNotifications: {tool: 2, arg: "count", argOK: 2},
-	FaultEnv:                {},
-	FaultCrash:              {tool: 2, arg: "code", argOK: 1, stdio: true},
-	FaultMalformed:          {tool: 2, stdio: true},
-	FaultFloodStderr:        {tool: 1, arg: "bytes", argOK: 2, stdio: true},
-	FaultIgnoreEOF:          {stdio: true},
-	FaultIgnoreSIGTERM:      {stdio: true},
-	FaultGrandchild:         {arg: "setsid", argOK: 1, stdio: true},
-
-	FaultDrop:            {tool: 2, arg: "events", argOK: 2, http: true},
-	FaultDropNoID:        {tool: 2, arg: "events", argOK: 2, http: true},
-	FaultDelayHeaders:    {tool: 1, arg: "duration", argOK: 2, http: true},
-	FaultUnauthorized:    {tool: 1, http: true},
-	FaultForbidden:       {tool: 1, http: true},
-	FaultGone:            {tool: 2, http: true},
-	FaultServerError:     {tool: 1, arg: "status", argOK: 1, http: true},
-	FaultNoGet:           {http: true},
-	FaultRedirect:        {tool: 1, arg: "status", argOK: 1, http: true},
-	FaultForeignEndpoint: {http: true},
-}
-
-// ParseFault parses the text form of a fault (see [Fault]).
+// ParseFault parses the text form of a fault (see [Fault]). A fault that
+// does not parse, or cannot act on this system, wraps
+// [transport.ErrBadFault].
 func ParseFault(s string) (Fault, error) {
-	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w: %s", s, transport.ErrBadFault, why)
+	sp, err := grammar.Parse(s)
+	if err != nil {
+		return Fault{}, err
 	}
-	var f Fault
-	head, arg, hasArg := s, "", false
-	if i := strings.IndexAny(s, "=:"); i >= 0 {
-		head = s[:i]
-		rest := s[i:]
-		if rest[0] == '=' {
-			tool, a, ok := strings.Cut(rest[1:], ":")
-			f.Tool, arg, hasArg = tool, a, ok
-		} else {
-			arg, hasArg = rest[1:], true
-		}
+	f := Fault{Kind: FaultKind(sp.Kind), Tool: sp.Target}
+	if sp.HasArg {
+		f.setArg(kinds[f.Kind].spec.Arg, sp)
 	}
-	f.Kind = FaultKind(head)
-	a, ok := kinds[f.Kind]
-	if !ok {
-		return bad("unknown kind")
-	}
-	if hasArg && a.argOK == 0 {
-		return bad("takes no argument")
-	}
-	if hasArg {
-		switch a.arg {
-		case "duration":
-			d, err := time.ParseDuration(arg)
-			if err != nil {
-				return bad(err.Error())
-			}
-			f.Delay = d
-		case "bytes":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				return bad("bytes: " + err.Error())
-			}
-			f.Bytes = n
-		case "code":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				return bad("code: " + err.Error())
-			}
-			f.Code = n
-		case "count":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				return bad("count: " + err.Error())
-			}
-			f.Count = n
-		case "message":
-			f.Message = arg
-		case "events":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				return bad("events: " + err.Error())
-			}
-			f.Events = n
-		case "status":
-			n, err := strconv.Atoi(arg)
-			if err != nil {
-				return bad("status: " + err.Error())
-			}
-			f.Status = n
-		case "setsid":
-			if arg != "setsid" {
-				return bad(`want no argument or "setsid"`)
-			}
-			f.Setsid = true
-		}
-	} else if a.argOK == 2 {
-		return bad("missing :" + strings.ToUpper(a.arg))
-	}
-	if err := f.check(); err != nil {
+	if err := f.checkSystem(runtime.GOOS); err != nil {
 		return Fault{}, fmt.Errorf("fakeserver: fault %q: %w", s, err)
 	}
 	return f, nil
 }
 
-// check validates f's fields against its kind.
+// setArg sets the field a's ARG fills from sp.
+func (f *Fault) setArg(a faultspec.Arg, sp faultspec.Spec) {
+	switch a.Name {
+	case argDuration:
+		f.Delay = sp.Duration
+	case argBytes:
+		f.Bytes = sp.Number
+	case argCount:
+		f.Count = sp.Number
+	case argCode:
+		f.Code = sp.Number
+	case argEvents:
+		f.Events = sp.Number
+	case argStatus:
+		f.Status = sp.Number
+	case argMessage:
+		f.Message = sp.Arg
+	case argSetsid:
+		f.Setsid = true
+	}
+}
+
+// arg returns the text of f's ARG, and whether it is written.
+func (f Fault) arg() (string, bool) {
+	a := kinds[f.Kind].spec.Arg
+	switch a.Name {
+	case argDuration:
+		return f.Delay.String(), true
+	case argBytes:
+		return strconv.Itoa(f.Bytes), true
+	case argCount:
+		return strconv.Itoa(f.Count), true
+	case argEvents:
+		return strconv.Itoa(f.Events), true
+	case argCode:
+		return strconv.Itoa(f.Code), f.Code != 0
+	case argStatus:
+		return strconv.Itoa(f.Status), f.Status != 0
+	case argMessage:
+		return f.Message, f.Message != ""
+	case argSetsid:
+		return argSetsid, f.Setsid
+	}
+	return "", false
+}
+
+// check validates a fault given as a value, as [ParseFault] would its
+// text form, and the fields its kind does not take.
 func (f Fault) check() error {
-	a, ok := kinds[f.Kind]
-	if !ok {
-		return fmt.Errorf("%w: unknown kind %q", transport.ErrBadFault, f.Kind)
-	}
-	switch {
-	case a.tool == 0 && f.Tool != "":
-		return fmt.Errorf("%w: %s applies to no tool", transport.ErrBadFault, f.Kind)
-	case a.tool == 2 && f.Tool == "":
-		return fmt.Errorf("%w: %s needs a tool (%s=TOOL)", transport.ErrBadFault, f.Kind, f.Kind)
-	case f.Delay < 0 || f.Bytes < 0 || f.Code < 0 || f.Code > 255 || f.Events < 0 || f.Count < 0:
-		return fmt.Errorf("%w: negative or out-of-range parameter", transport.ErrBadFault)
-	case (f.Kind == FaultDelay || f.Kind == FaultDelayHeaders) && f.Delay == 0:
-		return fmt.Errorf("%w: %s needs a positive duration", transport.ErrBadFault, f.Kind)
-	case f.Status != 0 && f.Kind == FaultServerError && (f.Status < 500 || f.Status > 599):
-		return fmt.Errorf("%w: status %d: want 500 to 599 for server-error", transport.ErrBadFault, f.Status)
-	case f.Status != 0 && f.Kind != FaultServerError && (f.Kind != FaultRedirect || !isRedirect(f.Status)):
-		return fmt.Errorf("%w: status %d: want 301, 302, 303, 307 or 308 for redirect", transport.ErrBadFault, f.Status)
-	case f.Setsid && f.Kind != FaultGrandchild:
-		return fmt.Errorf("%w: setsid is for grandchild only", transport.ErrBadFault)
-	case f.Kind == FaultFloodNotifications && f.Count == 0:
-		return fmt.Errorf("%w: %s needs a positive count", transport.ErrBadFault, f.Kind)
-	case (f.Kind == FaultOversize || f.Kind == FaultFloodStderr) && f.Bytes == 0:
-		return fmt.Errorf("%w: %s needs a positive size", transport.ErrBadFault, f.Kind)
-	}
-	if err := f.checkTask(); err != nil {
+	arg, hasArg := f.arg()
+	if _, err := grammar.Check(string(f.Kind), f.Tool, arg, hasArg); err != nil {
 		return err
 	}
-	return f.checkSystem(runtime.GOOS)
+	var why string
+	switch a := kinds[f.Kind].spec.Arg.Name; {
+	case f.Delay < 0 || f.Bytes < 0 || !codeArg.Allows(f.Code) || f.Events < 0 || f.Count < 0:
+		why = "negative or out-of-range parameter"
+	case f.Status != 0 && a != argStatus:
+		why = "Status is for server-error and redirect only"
+	case f.Setsid && a != argSetsid:
+		why = "setsid is for grandchild only"
+	}
+	if why != "" {
+		return fmt.Errorf("fakeserver: fault %q: %w: %s", f, transport.ErrBadFault, why)
+	}
+	if err := f.checkSystem(runtime.GOOS); err != nil {
+		return fmt.Errorf("fakeserver: fault %q: %w", f, err)
+	}
+	return nil
 }
 
 // checkSystem refuses a fault that cannot act on the system goos: on
@@ -350,47 +271,11 @@ func (f Fault) checkSystem(goos string) error {
 	return fmt.Errorf("%w: %s needs a POSIX system (%s): %w", transport.ErrBadFault, f, why, errors.ErrUnsupported)
 }
 
-// String returns the fault's text form; ParseFault(f.String()) == f.
+// String returns the fault's text form, KIND[@TOOL][:ARG];
+// ParseFault(f.String()) == f.
 func (f Fault) String() string {
-	s := string(f.Kind)
-	if f.Tool != "" {
-		s += "=" + f.Tool
-	}
-	switch kinds[f.Kind].arg {
-	case "duration":
-		s += ":" + f.Delay.String()
-	case "bytes":
-		s += ":" + strconv.Itoa(f.Bytes)
-	case "count":
-		s += ":" + strconv.Itoa(f.Count)
-	case "code":
-		if f.Code != 0 {
-			s += ":" + strconv.Itoa(f.Code)
-		}
-	case "message":
-		if f.Message != "" {
-			s += ":" + f.Message
-		}
-	case "events":
-		s += ":" + strconv.Itoa(f.Events)
-	case "status":
-		if f.Status != 0 {
-			s += ":" + strconv.Itoa(f.Status)
-		}
-	case "setsid":
-		if f.Setsid {
-			s += ":setsid"
-		}
-	}
-	return s
-}
-
-func isRedirect(status int) bool {
-	switch status {
-	case 301, 302, 303, 307, 308:
-		return true
-	}
-	return false
+	arg, hasArg := f.arg()
+	return faultspec.Format(string(f.Kind), f.Tool, arg, hasArg)
 }
 
 // HTTPOnly reports whether f acts only when the fake server is served over

@@ -75,14 +75,21 @@ Flags:
                               roots, logging, progress, list-changed,
                               pagination), or a definition registered by the
                               program (fakeserver.Register)
-  --fault SPEC                a scripted fault, repeatable:
-                                delay=TOOL:DURATION   hang=TOOL
-                                error=TOOL[:MESSAGE]  panic=TOOL[:MESSAGE]
-                                oversize=TOOL:BYTES   crash=TOOL[:CODE]
-                                flood-notifications=TOOL:COUNT
-                                malformed=TOOL        flood-stderr[=TOOL]:BYTES
+  --fault SPEC                a scripted fault, KIND[@TOOL][:ARG], repeatable
+                              (FAULTS.md lists every kind; KIND=TOOL is read
+                              as KIND@TOOL):
+                                delay@TOOL:DURATION   hang@TOOL
+                                error@TOOL[:MESSAGE]  panic@TOOL[:MESSAGE]
+                                oversize@TOOL:BYTES   crash@TOOL[:CODE]
+                                flood-notifications@TOOL:COUNT
+                                malformed@TOOL        flood-stderr[@TOOL]:BYTES
                                 ignore-eof            ignore-sigterm
                                 grandchild[:setsid]   env
+                                task@TOOL             task-required@TOOL
+                                task-fail@TOOL[:MESSAGE]  task-input@TOOL
+                                task-expire:DURATION  task-poll-error@TOOL:COUNT
+                                skill-digest@SKILL    skill-size@SKILL
+                                skill-frontmatter@SKILL  skill-changed@SKILL
   --count-file PATH           rewrite PATH atomically with the tool execution
                               counts as JSON after each execution
   --stop-file PATH            append "stdin-eof" when stdin ends and "sigterm"
@@ -95,12 +102,12 @@ Flags:
                               (headers and bodies read within 10 s each, idle
                               connections closed after 60 s, at most 256 open);
                               HTTP faults:
-                                drop=TOOL:EVENTS      drop-no-id=TOOL:EVENTS
-                                delay-headers[=TOOL]:DURATION
-                                unauthorized[=TOOL]   forbidden[=TOOL]
-                                gone=TOOL             no-get
-                                server-error[=TOOL][:STATUS]
-                                redirect[=TOOL][:STATUS]
+                                drop@TOOL:EVENTS      drop-no-id@TOOL:EVENTS
+                                delay-headers[@TOOL]:DURATION
+                                unauthorized[@TOOL]   forbidden[@TOOL]
+                                gone@TOOL             no-get
+                                server-error[@TOOL][:STATUS]
+                                redirect[@TOOL][:STATUS]
                                 foreign-endpoint (with --sse)
   --stateless                 with --http, serve Streamable HTTP without
                               sessions (2026-07-28's stateless mode)

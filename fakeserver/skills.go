@@ -24,7 +24,7 @@ type Skill struct {
 	Files map[string]string
 }
 
-// The fault kinds of the skills extension. Each names a skill (KIND=SKILL,
+// The fault kinds of the skills extension. Each names a skill (KIND@SKILL,
 // the skill's name in Fault.Tool) whose SKILL.md the client must refuse to
 // load: its entry, or the file it reads, lies.
 const (
@@ -40,12 +40,6 @@ const (
 	// listed: as many bytes, one of them different.
 	FaultSkillChanged FaultKind = "skill-changed"
 )
-
-func init() {
-	for _, k := range skillKinds {
-		kinds[k] = arity{tool: 2}
-	}
-}
 
 var skillKinds = []FaultKind{FaultSkillDigest, FaultSkillSize, FaultSkillFrontmatter, FaultSkillChanged}
 

@@ -71,10 +71,10 @@ func TestSkillFaultsRefusedByClient(t *testing.T) {
 		fault, what string // what = "": loads
 	}{
 		{"", ""},
-		{"skill-digest=pdf-processing", "digest"},
-		{"skill-size=pdf-processing", "size"},
-		{"skill-frontmatter=pdf-processing", "frontmatter"},
-		{"skill-changed=pdf-processing", "digest"},
+		{"skill-digest@pdf-processing", "digest"},
+		{"skill-size@pdf-processing", "size"},
+		{"skill-frontmatter@pdf-processing", "frontmatter"},
+		{"skill-changed@pdf-processing", "digest"},
 	} {
 		var faults []Fault
 		if c.fault != "" {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/server"
-	"github.com/looprig/mcp/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,26 +44,6 @@ const (
 
 // continueKey is the key of FaultTaskInput's input request.
 const continueKey = "fakeserver.continue"
-
-func init() {
-	kinds[FaultTask] = arity{tool: 2}
-	kinds[FaultTaskRequired] = arity{tool: 2}
-	kinds[FaultTaskFail] = arity{tool: 2, arg: "message", argOK: 1}
-	kinds[FaultTaskInput] = arity{tool: 2}
-	kinds[FaultTaskExpire] = arity{arg: "duration", argOK: 2}
-	kinds[FaultTaskPollError] = arity{tool: 2, arg: "count", argOK: 2}
-}
-
-// checkTask validates the parameters of the task kinds.
-func (f Fault) checkTask() error {
-	switch {
-	case f.Kind == FaultTaskExpire && f.Delay == 0:
-		return fmt.Errorf("%w: %s needs a positive duration", transport.ErrBadFault, f.Kind)
-	case f.Kind == FaultTaskPollError && f.Count == 0:
-		return fmt.Errorf("%w: %s needs a positive count", transport.ErrBadFault, f.Kind)
-	}
-	return nil
-}
 
 // isTaskKind reports whether k is a kind of the tasks extension.
 func isTaskKind(k FaultKind) bool {

@@ -221,13 +221,13 @@ func TestTaskFaultsExpiryAndRequired(t *testing.T) {
 }
 
 func TestParseTaskFaults(t *testing.T) {
-	for _, s := range []string{"task=lookup", "task-required=lookup", "task-fail=lookup", "task-fail=lookup:disk full", "task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:3"} {
+	for _, s := range []string{"task@lookup", "task-required@lookup", "task-fail@lookup", "task-fail@lookup:disk full", "task-input@lookup", "task-expire:50ms", "task-poll-error@lookup:3"} {
 		f, err := ParseFault(s)
 		if err != nil || f.String() != s {
 			t.Errorf("ParseFault(%q) = %v, %v; String %q", s, f, err, f.String())
 		}
 	}
-	for _, s := range []string{"task", "task-expire", "task-expire=lookup:1s", "task-poll-error=lookup", "task-poll-error=lookup:0", "task-expire:0s"} {
+	for _, s := range []string{"task", "task-expire", "task-expire@lookup:1s", "task-poll-error@lookup", "task-poll-error@lookup:0", "task-expire:0s"} {
 		if _, err := ParseFault(s); !errors.Is(err, transport.ErrBadFault) {
 			t.Errorf("ParseFault(%q): %v, want transport.ErrBadFault", s, err)
 		}

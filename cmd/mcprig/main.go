@@ -131,6 +131,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
 	io.WriteString(w, gateHelp)
+	io.WriteString(w, faultHelp)
 }
 
 // gateHelp is what diff, verify and check share: severities, --fail-on,

@@ -53,7 +53,9 @@ is not checked, and an Origin must be the request's own.
 --fault injects a fault, so that one recorded session exercises a
 client's failure paths. Its grammar is KIND@TARGET[:ARG], TARGET a message
 number N of mcprig inspect or a request METHOD[=NAME][#NTH] (NAME is
-params.name, or params.uri for resources; NTH counts from 1):
+params.name, or params.uri for resources; NTH counts from 1). It is the
+grammar of the fake's faults too (mcprig fakeserver --fault); FAULTS.md,
+at the repository's root, lists every kind of both:
 
   drop@T            break the response stream before T's answer (HTTP), or
                     lose the JSON answer to a tasks/get poll
@@ -176,3 +178,11 @@ func replayStdio(ctx context.Context, f *replayFlags, p *cassette.Factory, in io
 	}
 	return runErr
 }
+
+// faultHelp is mcprig help's word on faults, which replay and fakeserver
+// share.
+const faultHelp = `
+replay --fault and fakeserver --fault share one grammar, KIND[@TARGET][:ARG]
+(end@tools/call=lookup#2, delay@lookup:200ms): FAULTS.md, at the
+repository's root, lists every kind, where it acts, its target and argument.
+`

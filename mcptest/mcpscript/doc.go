@@ -20,7 +20,7 @@
 // A script connects clients by name and asserts on what they see:
 //
 //	# A call runs once, even when the server crashes in the middle of it.
-//	connect docs stdio fakeserver --count-file counts.json --fault crash=lookup:7
+//	connect docs stdio fakeserver --count-file counts.json --fault crash@lookup:7
 //	! call docs lookup '{"query":"x"}'
 //	stderr '^class: server$'
 //	executions counts.json lookup 1
@@ -108,7 +108,8 @@
 //		                            (repeatable) injects a fault
 //		                            (cassette.ParseFault: drop@N,
 //		                            delay@N:DURATION, end@N, status@N:CODE, fail@N,
-//		                            N a message of mcprig inspect);
+//		                            N a message of mcprig inspect, or a request
+//		                            METHOD[=NAME][#NTH]; FAULTS.md lists them);
 //		                            -allow-unused lets the client leave
 //		                            recorded requests unmade
 //		HTTP FLAGS: -token-env VAR (send the value of the script's variable

@@ -70,11 +70,11 @@ func runScript(t *testing.T, script string) (failed bool, log string) {
 // an in-process fake would leave undone.
 func TestServeRefusesHTTPFaultsInProcess(t *testing.T) {
 	mcptest.LeakCheck(t)
-	failed, log := runScript(t, "serve s --fault drop=lookup:0\n")
-	if !failed || !strings.Contains(log, `serve s: fakeserver: fault "drop=lookup:0": invalid fault: it does not act in-process, only over Streamable HTTP`) {
+	failed, log := runScript(t, "serve s --fault drop@lookup:0\n")
+	if !failed || !strings.Contains(log, `serve s: fakeserver: fault "drop@lookup:0": invalid fault: it does not act in-process, only over Streamable HTTP`) {
 		t.Errorf("script failed %v, log:\n%s\nwant a failure refusing the fault", failed, log)
 	}
-	if failed, log := runScript(t, "serve -http s --fault drop=lookup:0\n"); failed {
+	if failed, log := runScript(t, "serve -http s --fault drop@lookup:0\n"); failed {
 		t.Errorf("serve -http with the fault failed:\n%s", log)
 	}
 }

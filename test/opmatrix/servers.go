@@ -531,7 +531,7 @@ func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
 // over HTTP; fakeTaskArgs, in a stdio child.
 var (
 	fakeTaskFaults = []fakeserver.Fault{{Kind: fakeserver.FaultTaskRequired, Tool: "job"}, {Kind: fakeserver.FaultTaskRequired, Tool: "hold"}}
-	fakeTaskArgs   = []string{"--fault", "task-required=job", "--fault", "task-required=hold"}
+	fakeTaskArgs   = []string{"--fault", "task-required@job", "--fault", "task-required@hold"}
 )
 
 // TaskPoll is the poll interval the servers' tasks suggest, and the

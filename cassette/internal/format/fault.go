@@ -1,106 +1,31 @@
 package format
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/looprig/mcp/internal/faultspec"
 	"github.com/looprig/mcp/transport"
 )
 
-// A FaultKind names a fault replay injects into a recorded session.
+// A FaultKind names a fault replay injects: package cassette's FaultKind,
+// as replay takes it.
 type FaultKind string
 
-// The faults replay can inject. Each acts on one message of the cassette,
-// named by its number (Message.Number, the #N of mcprig inspect), so that
-// one recorded real session exercises a client's failure paths. A
-// recorded tools/call is still never answered twice.
+// The faults replay can inject; cassette's FaultDrop, FaultDelay, … say
+// what each does.
 const (
-	// FaultDrop (Streamable HTTP) breaks the response stream that carries
-	// message N, a server message on an event stream, just before its
-	// event: the events before it went out. On 2025-11-25 and earlier, a
-	// client that resumes the stream (GET with the Last-Event-ID of an
-	// event it got) is answered with the rest of the stream, from message
-	// N, as a server with an event store would; message N is served once.
-	// Where the recording allows no resumption (2026-07-28, or no event id
-	// before the cut), the reply is lost, as it would be live.
-	//
-	// Message N may also be the answer to a task's poll (tasks/get) that
-	// the server sent as a JSON body, not on a stream: the connection
-	// breaks once the poll is written, before its answer, and the poll's
-	// reply is lost (its outcome unknown to the transport). Polling a task
-	// is a read, safe to repeat: the same poll sent again is answered with
-	// the recorded state, once.
-	FaultDrop FaultKind = "drop"
-	// FaultDelay holds message N, a server message, Delay longer than
-	// replay would: messages released meanwhile go out first.
-	FaultDelay FaultKind = "delay"
-	// FaultEnd ends the session at message N: neither it nor anything
-	// recorded after it is served. At the message level the connection
-	// breaks (a *RecordedError of class transport: the calls in flight have an
-	// unknown outcome, as when a server dies mid-call); at the HTTP level
-	// open streams end, a request whose response headers N precedes gets
-	// no response (its connection breaks once it is written), and every
-	// request from then on is answered 404 Not Found, as for a session the
-	// server forgot. Either way the call that N answers fails with its
-	// outcome unknown: streamablehttp reports a resumption refused 404 as
-	// the call's dropped stream.
-	FaultEnd FaultKind = "end"
-	// FaultStatus (Streamable HTTP) answers the request carrying message
-	// N, a client message, with the HTTP status Status (401 with a Bearer
-	// invalid_token challenge, 403 with insufficient_scope, or 5xx)
-	// instead of its recorded answer, once: the recorded request is not
-	// served, so a client that sends it again (as it may a listing after
-	// re-authorizing) gets the recording's answer.
+	FaultDrop   FaultKind = "drop"
+	FaultDelay  FaultKind = "delay"
+	FaultEnd    FaultKind = "end"
 	FaultStatus FaultKind = "status"
-	// FaultFail fails a task (the tasks extension) at one of its recorded
-	// states: message N, the answer to a poll (tasks/get), is served as the
-	// task failed (status "failed", its error and statusMessage naming the
-	// fault) in place of the recorded state, at both levels. The task's
-	// later requests (its polls, tasks/update, tasks/cancel) are then not
-	// reported unused. fail@tasks/get#K fails it at the answer to the K-th
-	// recorded poll. Polling need not match: a poll answered with the same
-	// state as the poll before it is never served, that poll answering in
-	// its place. So K names the first poll of a state: in a recording
-	// whose polls 1 and 2 are both "working", fail@tasks/get (K = 1) fails
-	// the task while it works, and fail@tasks/get#2 is refused, the
-	// refusal naming the poll to use. The same holds for drop@tasks/get#K.
-	FaultFail FaultKind = "fail"
+	FaultFail   FaultKind = "fail"
 )
 
-// A Fault is one fault replay injects. It acts on the message numbered
-// Message, or, when Method is set, on the request Method names (and the
-// answer to it): the Nth request of Method whose name is Name, so that it
-// survives a change of revision, which numbers messages otherwise.
-//
-// Its text form, which ParseFault reads and String writes, is
-// KIND@TARGET[:ARG], TARGET being a message number N or a request
-// METHOD[=NAME][#NTH]:
-//
-//	drop@12                          break the stream before message 12
-//	delay@13:200ms                   hold message 13 200ms longer
-//	end@9                            end the session at message 9
-//	status@12:503                    answer the request of message 12 with 503
-//	end@tools/call=get_weather#2     the server dies under the second call of get_weather
-//	drop@tools/call=lookup           the stream of lookup's first call breaks before its answer
-//	delay@resources/read=docs://readme:1s   its answer comes a second late
-//	status@tools/list:401            the first tools/list is answered 401
-//	fail@tasks/get                   the task fails at its first recorded state
-//	drop@tasks/get                   the first poll's reply is lost
-//
-// A request is named by its method and its name: params.name for
-// tools/call and prompts/get, params.uri for resources/read,
-// resources/subscribe and resources/unsubscribe, params.ref's name or uri
-// for completion/complete; without =NAME any request of the method
-// counts. NTH counts from 1 (the default) the requests of the session in
-// order; the continuations of a multi round-trip request (2026-07-28's
-// input-required rounds) belong to the request they continue, so that
-// "the second call of get_weather" is the same call on both revisions.
-// status acts on the request itself; drop, delay and end on its answer
-// (the answer to its last round). A NAME holding ':' or '#' is written as
-// it is: ARG is after the last ':', and NTH after a last '#' followed by
-// digits only (write #1 after a name that ends in '#' and digits).
+// A Fault is one fault replay injects: package cassette's Fault, as
+// replay takes it (replay.Config.Faults). It acts on the message numbered
+// Message, or, when Method is set, on the Nth request of Method whose
+// name is Name. Its text form is cassette.Fault's.
 type Fault struct {
 	Kind    FaultKind
 	Message int           // the message it acts on: Message.Number, from 1; zero when Method is set
@@ -111,122 +36,51 @@ type Fault struct {
 	Status  int           // FaultStatus: 401, 403 or 500 to 599
 }
 
-// faultSyntax is ParseFault's grammar, for its errors.
-const faultSyntax = "want KIND@TARGET[:ARG], TARGET a message number N or a request METHOD[=NAME][#NTH]: drop@N, delay@N:DURATION, end@N, status@N:CODE, fail@N"
+// The targets and arguments of replay's kinds.
+var (
+	request = faultspec.Target{Need: faultspec.Required, Form: faultspec.Request, Name: "TARGET"}
+	delay   = faultspec.Arg{Need: faultspec.Required, Form: faultspec.Duration, Name: "DURATION"}
+	status  = faultspec.Arg{Need: faultspec.Required, Form: faultspec.Number, Name: "STATUS",
+		In: []faultspec.Range{{Min: 401, Max: 401}, {Min: 403, Max: 403}, {Min: 500, Max: 599}}}
+)
 
-// ParseFault reads a fault's text form (see Fault).
+// Where replay's kinds act, for FAULTS.md.
+const (
+	replayBoth = "replay: message and HTTP level"
+	replayHTTP = "replay: HTTP level"
+)
+
+// FaultGrammar is the table of replay's kinds: each acts on a TARGET, a
+// message number or a request; delay and status take an ARG.
+var FaultGrammar = &faultspec.Grammar{Owner: "cassette", Class: transport.ErrBadFault, Kinds: []faultspec.Kind{
+	{Name: string(FaultDrop), Target: request, Where: replayHTTP + " (an event, or a poll's JSON answer)"},
+	{Name: string(FaultDelay), Target: request, Arg: delay, Where: replayBoth + " (a server message)"},
+	{Name: string(FaultEnd), Target: request, Where: replayBoth},
+	{Name: string(FaultStatus), Target: request, Arg: status, Where: replayHTTP + " (a client request)"},
+	{Name: string(FaultFail), Target: request, Where: replayBoth + " (a poll's answer)"},
+}}
+
+// ParseFault reads a fault's text form (see cassette.Fault).
 func ParseFault(s string) (Fault, error) {
-	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("cassette: fault %q: %w: %s (%s)", s, transport.ErrBadFault, why, faultSyntax)
+	sp, err := FaultGrammar.Parse(s)
+	if err != nil {
+		return Fault{}, err
 	}
-	kind, rest, ok := strings.Cut(s, "@")
-	if !ok {
-		return bad("no @TARGET")
-	}
-	f := Fault{Kind: FaultKind(kind)}
-	target, arg, hasArg := rest, "", false
-	switch f.Kind {
-	case FaultDrop, FaultEnd, FaultFail:
-		if n, _, colon := strings.Cut(rest, ":"); colon && isNumber(n) {
-			return bad("takes no argument")
-		}
-	case FaultDelay, FaultStatus:
-		if i := strings.LastIndexByte(rest, ':'); i >= 0 {
-			target, arg, hasArg = rest[:i], rest[i+1:], true
-		}
-	default:
-		return bad("unknown kind")
-	}
-	if err := f.parseTarget(target); err != "" {
-		return bad(err)
-	}
-	switch f.Kind {
-	case FaultDelay:
-		d, err := time.ParseDuration(arg)
-		if !hasArg || err != nil || d <= 0 {
-			return bad("delay takes a positive duration")
-		}
-		f.Delay = d
-	case FaultStatus:
-		code, err := strconv.Atoi(arg)
-		if !hasArg || err != nil || !FaultStatusOK(code) {
-			return bad("status takes 401, 403 or a code from 500 to 599")
-		}
-		f.Status = code
-	}
-	return f, nil
-}
-
-// parseTarget reads TARGET into f; it returns what is wrong, or "".
-func (f *Fault) parseTarget(t string) string {
-	if isNumber(t) {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 {
-			return "N must be a message number from 1"
-		}
-		f.Message = n
-		return ""
-	}
-	if i := strings.LastIndexByte(t, '#'); i >= 0 && isNumber(t[i+1:]) {
-		n, err := strconv.Atoi(t[i+1:])
-		if err != nil || n < 1 {
-			return "NTH counts from 1"
-		}
-		f.Nth, t = n, t[:i]
-	}
-	method, name, _ := strings.Cut(t, "=")
-	if !strings.Contains(method, "/") && method != "ping" && method != "initialize" || strings.ContainsAny(method, " \t") {
-		return "TARGET must be a message number or a request's method (tools/call, ping, …)"
-	}
-	f.Method, f.Name = method, name
-	return ""
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return Fault{Kind: FaultKind(sp.Kind), Message: sp.Message, Method: sp.Method, Name: sp.Name, Nth: sp.Nth,
+		Delay: sp.Duration, Status: sp.Number}, nil
 }
 
 // FaultStatusOK reports whether a status fault may answer with code.
-func FaultStatusOK(code int) bool { return code == 401 || code == 403 || code >= 500 && code <= 599 }
+func FaultStatusOK(code int) bool { return status.Allows(code) }
 
 // String returns the fault's text form.
 func (f Fault) String() string {
-	s := string(f.Kind) + "@" + f.target()
+	target := faultspec.RequestTarget(f.Message, f.Method, f.Name, f.Nth)
 	switch f.Kind {
 	case FaultDelay:
-		s += ":" + f.Delay.String()
+		return faultspec.Format(string(f.Kind), target, f.Delay.String(), true)
 	case FaultStatus:
-		s += ":" + strconv.Itoa(f.Status)
+		return faultspec.Format(string(f.Kind), target, strconv.Itoa(f.Status), true)
 	}
-	return s
-}
-
-// target is TARGET of the text form.
-func (f Fault) target() string {
-	if f.Method == "" {
-		return strconv.Itoa(f.Message)
-	}
-	s := f.Method
-	if f.Name != "" {
-		s += "=" + f.Name
-	}
-	if f.Nth > 1 || f.Nth == 1 && endsInNumber(f.Name) {
-		s += "#" + strconv.Itoa(f.Nth)
-	}
-	return s
-}
-
-// endsInNumber reports whether a name ends in '#' and digits, so that its
-// text form needs an explicit #NTH.
-func endsInNumber(name string) bool {
-	i := strings.LastIndexByte(name, '#')
-	return i >= 0 && isNumber(name[i+1:])
+	return faultspec.Format(string(f.Kind), target, "", false)
 }
