@@ -10,12 +10,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/safetext"
-	"github.com/looprig/mcp/transport"
 )
+
+// errBadFault stands for the sentinel a consumer names (cassette's and the
+// fake's name errBadFault): a leaf imports nothing above it.
+var errBadFault = errors.New("invalid fault")
 
 // test is a grammar with every need and form: the consumers' tables
 // (cassette's, the fake's) are tested, kind by kind, in their packages.
-var test = &Grammar{Owner: "test", Class: transport.ErrBadFault, Kinds: []Kind{
+var test = &Grammar{Owner: "test", Class: errBadFault, Kinds: []Kind{
 	{Name: "bare"},
 	{Name: "hang", Target: Target{Need: Required, Form: Name, Name: "TOOL"}},
 	{Name: "deny", Target: Target{Need: Optional, Form: Name, Name: "TOOL"}},
@@ -157,8 +160,8 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		_, err := test.Parse(tt.in)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, transport.ErrBadFault) {
-			t.Errorf("Parse(%q) = %v; want an *Error wrapping transport.ErrBadFault", tt.in, err)
+		if !errors.As(err, &e) || !errors.Is(err, errBadFault) {
+			t.Errorf("Parse(%q) = %v; want an *Error wrapping errBadFault", tt.in, err)
 			continue
 		}
 		if e.Text != tt.in || e.Owner != "test" || !strings.Contains(e.Why, tt.why) {
@@ -243,7 +246,7 @@ func FuzzParse(f *testing.F) {
 		sp, err := test.Parse(s)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, transport.ErrBadFault) || e.Text != s {
+			if !errors.As(err, &e) || !errors.Is(err, errBadFault) || e.Text != s {
 				t.Fatalf("Parse(%q) = %v; want an *Error holding the text", s, err)
 			}
 			if msg := err.Error(); safetext.Line(msg) != msg {
