@@ -42,9 +42,10 @@ type Definition struct {
 	Disabled []string
 	// Tasks, if set, declares the tasks extension
 	// (io.modelcontextprotocol/tasks) in the client capabilities of each
-	// tools/call CallTool and CallModel send (protocol 2026-07-28; the
-	// go-sdk's own capabilities otherwise), so that the server may run a
-	// tool as a task, which CallTool waits for. When false, no request
+	// tools/call that CallTool and CallModel send. This holds on protocol
+	// 2026-07-28; other revisions send the go-sdk's own capabilities. So
+	// the server may run a tool as a task, which CallTool waits for. When
+	// false, no request
 	// declares it: a server runs every tool at once, or refuses one that
 	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
 	// Client.StartTool declares it whatever this says.
@@ -146,7 +147,7 @@ type Limits struct {
 	// Zero means 1,024.
 	MaxQueuedNotifications int
 	// CallTimeout bounds one request after Connect (a tool call, a read, a
-	// prompt), on top of the caller's context: a server that never answers
+	// prompt), on top of the caller's context. A server that never answers
 	// fails the call with ClassTimeout, and the go-sdk tells the server the
 	// request was cancelled. It covers every round of a multi round-trip
 	// request, handlers included. Zero means 5 minutes; negative means no
