@@ -44,10 +44,10 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 // Inbound frames are bounded by the go-sdk's mcp.DefaultMaxLineLength
 // (16 MiB). Each is read as the go-sdk reads it, and refused as
 // [HTTPHandler] refuses a body (see "Hostile clients" in the package
-// documentation): a message another reader could read otherwise, or a
-// request whose id the reply could not carry unchanged, is answered with
-// the error -32600 and id null, and never reaches the session; the
-// session goes on. stdout receives one Write per frame. If stdin is an
+// documentation). A message another reader could read otherwise is
+// answered with the error -32600 and id null. So is a request whose id
+// the reply could not carry unchanged. Neither reaches the session, and
+// the session goes on. stdout receives one Write per frame. If stdin is an
 // io.Closer it is closed when the session ends; otherwise a read blocked
 // on it when ctx ends stays blocked until it returns.
 func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
