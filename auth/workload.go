@@ -14,11 +14,11 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 )
 
-// WorkloadIdentityConfig configures [NewWorkloadIdentity]: a workload (a
-// CI job, a Kubernetes pod, a SPIFFE workload) that authenticates as
-// itself with the JWT its platform issued it, presented as an RFC 7523
+// WorkloadIdentityConfig configures [NewWorkloadIdentity]. A workload (a
+// CI job, a Kubernetes pod, a SPIFFE workload) authenticates as itself
+// with the JWT its platform issued it. The JWT is presented as an RFC 7523
 // JWT-bearer grant (the MCP extension io.modelcontextprotocol/auth/wif,
-// SEP-1933): no client secret, no key, no registration.
+// SEP-1933). There is no client secret, no key, no registration.
 type WorkloadIdentityConfig struct {
 	// TokenFile is the path of a file holding the workload's JWT (a
 	// Kubernetes projected service account token, a JWT-SVID, a CI OIDC
