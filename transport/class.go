@@ -25,9 +25,10 @@ const (
 	// ClassAuth: the server refused the credentials. [ErrAuth].
 	ClassAuth
 	// ClassPolicy: this library refused, by policy or by the client's
-	// configuration: a disabled or held binding, an unknown tool, a size or
-	// round limit, a cross-origin redirect, a server's request for input
-	// the client does not serve or could not answer. [ErrPolicy].
+	// configuration. Examples: a disabled or held binding, an unknown
+	// tool, a size or round limit, a cross-origin redirect. So is a
+	// server's request for input the client does not serve or could not
+	// answer. [ErrPolicy].
 	ClassPolicy
 	// ClassTimeout: a deadline passed (the caller's context's, a client's
 	// or a transport's own bound), or the caller gave up (its context was

@@ -15,11 +15,11 @@ var (
 	// ErrStart is matched by errors from a transport that could not start its
 	// peer (a missing executable, a refused dial).
 	ErrStart = errors.New("transport: peer did not start")
-	// ErrPolicy is matched by errors from a request the transport refused by
-	// policy: a size limit, a cross-origin redirect, an insecure scheme; and
-	// by errors of a factory made from a nil or zero argument
-	// (inprocess.New(nil)) or with credentials made so (auth's
-	// ErrInvalidArgument), which nothing was sent with.
+	// ErrPolicy is matched by errors from a request the transport refused
+	// by policy: a size limit, a cross-origin redirect, an insecure scheme.
+	// It is also matched by errors of a factory made from a nil or zero
+	// argument (inprocess.New(nil)), or with credentials made so (auth's
+	// ErrInvalidArgument). Nothing was sent with those.
 	ErrPolicy = errors.New("transport: refused by policy")
 	// ErrAuth is matched by errors from a peer that refused the credentials.
 	ErrAuth = errors.New("transport: not authorized")

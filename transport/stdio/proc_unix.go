@@ -114,10 +114,11 @@ func (p *proc) exitStatus() (exitStatus, bool) {
 	return p.status, true
 }
 
-// stop ends the child once its stdin is closed: it waits closeGrace for the
-// leader to exit, sends SIGTERM to the group (and to the descendants that
-// left it) and waits termGrace, then stops and sends SIGKILL to all of them
-// in every case (grandchildren may outlive the leader) and reaps the leader.
+// stop ends the child once its stdin is closed. It waits closeGrace for
+// the leader to exit. It sends SIGTERM to the group (and to the
+// descendants that left it) and waits termGrace. Then it stops and sends
+// SIGKILL to all of them in every case, since grandchildren may outlive
+// the leader. It reaps the leader.
 func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	defer unregister(p)
 	if !waitFor(p.exited, closeGrace) {
