@@ -80,10 +80,10 @@ type Tool struct {
 // return (server.ToolHandler): the result; an isError result carrying the
 // error's text; or, for a *jsonrpc.Error, that JSON-RPC error. A result
 // with InputRequests set asks the client for input (multi round-trip
-// requests, SEP-2322): on 2026-07-28 it is sent as an input-required
-// result and the client continues the call with a new round; on 2025-11-25
-// the go-sdk sends the requests to the client during the call and runs the
-// reply again with the answers. Either way [Call].InputResponses holds them
+// requests, SEP-2322). On 2026-07-28 it is sent as an input-required
+// result, and the client continues the call with a new round. On
+// 2025-11-25 the go-sdk sends the requests to the client during the call,
+// and runs the reply again with the answers. Either way [Call].InputResponses holds them
 // in the next round, and [Call].RequestState the state the result set.
 type Reply func(ctx context.Context, call *Call) (*mcp.CallToolResult, error)
 

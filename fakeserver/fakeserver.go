@@ -43,9 +43,9 @@ type Options struct {
 	// faults may name the same tool.
 	Faults []Fault
 	// CountFile, if set, is rewritten atomically (a temporary file renamed
-	// over it) with the counts as JSON after each round, and once, empty,
-	// by New: the side channel through which a test reads the counts of a
-	// fake server in another process (see [ReadCounts]).
+	// over it) with the counts as JSON after each round. New writes it
+	// once, empty. It is the side channel through which a test reads the
+	// counts of a fake server in another process (see [ReadCounts]).
 	CountFile string
 	// Logger receives the server's diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger

@@ -25,9 +25,9 @@ type HTTPOptions struct {
 	// instead of Streamable HTTP.
 	SSE bool
 	// Stateless serves Streamable HTTP without sessions for any client
-	// (server.HTTPOptions.Stateless): every POST is answered on its own,
-	// GET and DELETE get 405, and there is no event store, so a dropped
-	// response stream cannot be resumed, and a 2025-11-25 client cannot be
+	// (server.HTTPOptions.Stateless). Every POST is answered on its own,
+	// and GET and DELETE get 405. There is no event store, so a dropped
+	// response stream cannot be resumed. A 2025-11-25 client cannot be
 	// asked for input. Without it, 2025-11-25 clients get sessions and
 	// 2026-07-28 requests are answered statelessly, as that revision has
 	// no sessions. The HTTP faults act the same either way. Not with SSE.
@@ -195,9 +195,9 @@ func door(serving *server.HTTPOptions) (*hostorigin.Policy, error) {
 // how to close it.
 //
 // A fake (and a wrapped server.Server) is served by the server package's
-// handler: stateful serving keeps sessions for the clients that have them
-// (2025-11-25 and older) and answers 2026-07-28 requests, which have no
-// sessions, statelessly; Stateless keeps no session for anyone. A wrapped
+// handler. Stateful serving keeps sessions for the clients that have them
+// (2025-11-25 and older). It answers 2026-07-28 requests, which have no
+// sessions, statelessly. Stateless keeps no session for anyone. A wrapped
 // go-sdk server gets the same routing over the go-sdk's own handlers.
 func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error, error) {
 	if s.srv != nil {
