@@ -197,11 +197,12 @@ func (f *Fake) Faults() []fakeserver.Fault { return append([]fakeserver.Fault(ni
 func (f *Fake) Server() *fakeserver.Server { return f.srv }
 
 // Counts returns the counters of every tool called at least once, by every
-// connection, as one snapshot (see fakeserver.Counts): Executions counts a
+// connection, as one snapshot (see fakeserver.Counts). Executions counts a
 // call once it has passed validation, whatever happened next (a fault, a
-// crash), unless that round ended by asking for input; Rounds counts every
-// round, so a call that asked the client for input once has one more
-// round than executions. A count file that cannot be read fails the test.
+// crash). It does not count a round that ended by asking for input.
+// Rounds counts every round. So a call that asked the client for input
+// once has one more round than executions. A count file that cannot be
+// read fails the test.
 func (f *Fake) Counts() fakeserver.Counts {
 	f.t.Helper()
 	if f.srv != nil {
