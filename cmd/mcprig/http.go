@@ -138,8 +138,8 @@ func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads r's body whole, at most p.maxBody bytes, and puts it
-// back as a body of known length, so that nothing is forwarded of a body
-// that will be refused, nor a body cut short; it returns the body. A body
+// back as a body of known length. So nothing is forwarded of a body that
+// will be refused, nor a body cut short. It returns the body. A body
 // over the bound is answered 413 (at once when its Content-Length says
 // so), a body not read in time 408; readBody then reports false.
 func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {

@@ -124,9 +124,9 @@ func noteOf(in *cassette.Interaction, listens map[string]bool) (note, over strin
 }
 
 // writeMermaid writes a Mermaid sequence diagram of c: client and server,
-// an arrow per message (autonumbered: the numbers are the messages', as
-// faults count them) but for a task's repeated polls, which a note counts,
-// notes for what else happened.
+// and an arrow per message. The arrows are autonumbered, and the numbers
+// are the messages', as faults count them. A task's repeated polls get a
+// note that counts them instead. Notes show what else happened.
 func writeMermaid(w *bufio.Writer, c *cassette.Cassette) {
 	s := readCassette(c)
 	w.WriteString("sequenceDiagram\n    autonumber\n")
