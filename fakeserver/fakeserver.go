@@ -118,10 +118,13 @@ func (s *Server) endSession(id string) {
 }
 
 // New returns a fake server. Its errors come from its options, which often
-// come from scripts and flags: an unknown catalog, an invalid definition
-// (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
-// catalog does not have (wrapping [transport.ErrBadFault]), or a fault that
-// acts only in a child process (a [*PathError]).
+// come from scripts and flags:
+//   - an unknown catalog;
+//   - an invalid definition (wrapping [ErrBadDefinition]);
+//   - an invalid fault;
+//   - a fault for a tool the catalog does not have (wrapping
+//     [transport.ErrBadFault]);
+//   - a fault that acts only in a child process (a [*PathError]).
 func New(opts *Options) (*Server, error) { return newServer(opts, nil) }
 
 // newServer builds the server; proc is set for a stdio child.

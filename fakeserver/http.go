@@ -127,20 +127,21 @@ func (r Request) String() string {
 
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
-// on, with s's scripted HTTP faults. It returns a [*PathError] for a fault
-// that does not act there (see [Path]), an error wrapping
-// [transport.ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
-// opts.OtherOrigin is empty, an error if opts sets both SSE and Stateless,
-// and the server package's *server.OptionsError for an invalid
-// opts.Serving.
+// on, with s's scripted HTTP faults. It returns:
+//   - a [*PathError] for a fault that does not act there (see [Path]);
+//   - an error wrapping [transport.ErrBadFault] if a redirect or
+//     foreign-endpoint fault is scripted and opts.OtherOrigin is empty;
+//   - an error if opts sets both SSE and Stateless;
+//   - the server package's *server.OptionsError for an invalid
+//     opts.Serving.
 //
 // Every request passes the Host and Origin checks of server.HTTPOptions
 // (opts.Serving's AllowedHosts and AllowedOrigins) first: a refused one
 // is answered 403 before it is logged or a fault acts on it.
 //
 // A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
-// go-sdk's own handlers, with an event store for resumption and the
-// go-sdk's own localhost protection beneath; of opts.Serving only
+// go-sdk's own handlers. They have an event store for resumption, and the
+// go-sdk's own localhost protection beneath. Of opts.Serving only
 // MaxBodyBytes, AllowedHosts and AllowedOrigins apply to it.
 func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions

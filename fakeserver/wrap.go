@@ -28,12 +28,11 @@ type WrapOptions struct {
 }
 
 // Wrap returns a fake server that serves srv, your own server under test,
-// with the fault script and the counters of a fake: every tools/call is
-// counted ([Server.Counts]) and the faults scripted
-// for its tool act before srv's handler runs. It serves in-process
-// ([Server.Factory]) and over HTTP ([Server.HTTPHandler],
-// [Server.StartHTTP]); srv's own tools, resources and prompts are served
-// unchanged.
+// with the fault script and the counters of a fake. Every tools/call is
+// counted ([Server.Counts]). The faults scripted for its tool act before
+// srv's handler runs. It serves in-process ([Server.Factory]) and over
+// HTTP ([Server.HTTPHandler], [Server.StartHTTP]). srv's own tools,
+// resources and prompts are served unchanged.
 //
 // Wrap installs a receiving middleware on srv (the go-sdk's
 // AddReceivingMiddleware), which cannot be taken off. [Server.Detach]
