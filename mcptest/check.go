@@ -166,9 +166,10 @@ func refusesRevision(err error) bool {
 }
 
 // openCheck opens a session offering rev. It returns nil when rev is
-// 2026-07-28 and the server fell back to an older revision (it does not
-// serve 2026-07-28, and the next session checks what it serves); a server
-// that answers 2025-11-25 with an older revision is checked at that one.
+// 2026-07-28 and the server fell back to an older revision. Such a server
+// does not serve 2026-07-28, and the next session checks what it serves. A
+// server that answers 2025-11-25 with an older revision is checked at that
+// one.
 func openCheck(ctx context.Context, f transport.Factory, rev string) (*checkSession, error) {
 	tr, err := f.Transport()
 	if err != nil {

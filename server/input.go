@@ -24,10 +24,10 @@ var (
 	// ErrTooManyRounds is returned when a handler asks for input more often
 	// in one call than Options.MaxInputRounds allows.
 	ErrTooManyRounds = errors.New("too many input rounds")
-	// ErrInputUnavailable is returned when a handler asks for input that the
-	// client cannot be asked for: a 2025-11-25 (or older) client answers
-	// only server-to-client requests, which need a session, and stateless
-	// HTTP serving (HTTPOptions.Stateless) has none.
+	// ErrInputUnavailable is returned when a handler asks for input that
+	// the client cannot be asked for. A 2025-11-25 (or older) client
+	// answers only server-to-client requests, which need a session.
+	// Stateless HTTP serving (HTTPOptions.Stateless) has none.
 	ErrInputUnavailable = errors.New("input from the client unavailable")
 )
 
