@@ -71,10 +71,11 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// A FrameError reports an inbound frame that could not be read: a line over
-// [Options.MaxFrameBytes] (Err wraps [ErrFrameTooLarge]), a line that is not
-// JSON or not a JSON-RPC message, or a frame cut short by the end of the
-// stream. It ends the connection, and [Conn.Diagnose] reports it.
+// A FrameError reports an inbound frame that could not be read. The frame
+// may be a line over [Options.MaxFrameBytes] (Err wraps
+// [ErrFrameTooLarge]). It may be a line that is not JSON or not a JSON-RPC
+// message. It may be cut short by the end of the stream. It ends the
+// connection, and [Conn.Diagnose] reports it.
 type FrameError struct {
 	Err error
 }

@@ -164,11 +164,11 @@ func (p *proc) signalAll(sig syscall.Signal, outside []proctree.Proc) {
 // the middle of a fork has a child by then, which the next round finds.
 // All rounds together wait at most stopTimeout for that.
 //
-// What it waits for is what the tracker can walk (the leader, and the
-// descendants it has seen or sees now): a member of the group that is
-// not is reached by the group's SIGKILL, and its children could not be
-// found however long it was waited for. So a child that left nothing
-// behind costs a look at the leader, not a read of the whole table.
+// It waits for what the tracker can walk: the leader, and the descendants
+// it has seen or sees now. A member of the group that is not among them is
+// reached by the group's SIGKILL. Its children could not be found however
+// long it was waited for. So a child that left nothing behind costs a look
+// at the leader, not a read of the whole table.
 func (p *proc) freeze() []proctree.Proc {
 	// With nothing to find, nothing need stand still: the group's SIGKILL
 	// that follows reaches every member at once, a fork in progress too

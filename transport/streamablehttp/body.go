@@ -470,8 +470,8 @@ func (s *sseBody) diverted(data []byte) bool {
 	return ok && s.st.divert(s.ctx, r)
 }
 
-// appendBare hands out e without its data: what the go-sdk keeps of an
-// event whose message it does not read (its id, its retry), so that it
+// appendBare hands out e without its data. That is what the go-sdk keeps
+// of an event whose message it does not read: its id and its retry. So it
 // resumes from the same id, and waits as long, as it would have. An event
 // left with neither is not written.
 func (s *sseBody) appendBare(e sse.Event) error {

@@ -391,12 +391,13 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 }
 
 // resumeRefused answers a GET that resumes call's stream and was refused
-// (404 once the server ended the session, or any other non-2xx) or failed
-// for the last time: a stream holding one error response for the call,
-// [ErrStreamDropped], saying why. The server had the call and may have run
-// it; its answer is lost. Handed the status or the error, the go-sdk would
-// fail the whole connection (ErrSessionMissing for 404), and the call with
-// a session error that hides that it was sent.
+// (404 once the server ended the session, or any other non-2xx). It also
+// answers one that failed for the last time. The answer is a stream
+// holding one error response for the call, [ErrStreamDropped], saying why.
+// The server had the call and may have run it; its answer is lost. Handed
+// the status or the error, the go-sdk would fail the whole connection
+// (ErrSessionMissing for 404). It would fail the call with a session error
+// that hides that it was sent.
 func resumeRefused(req *http.Request, call *callRef, why string) *http.Response {
 	body, _ := sse.Append(nil, sse.Event{Name: "message",
 		Data: errorResponse(call, dropError(errors.New("its resumption failed: "+why)))})

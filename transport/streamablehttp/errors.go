@@ -75,10 +75,10 @@ var (
 	// [transport.RedirectError]'s.
 	ErrRedirectRefused error = &jsonrpc.Error{Code: CodeRedirectRefused, Message: "streamablehttp: redirect of GET refused"}
 
-	// ErrRefused is returned to a call whose POST the server (or a proxy
-	// before it) answered with a 4xx status other than 401, 403 and 404,
-	// and a body that is not a JSON-RPC error: 400, 405, 409, 413 and the
-	// like. The server refused the request, so it did not run it. The
+	// ErrRefused is returned to a call whose POST was answered with a 4xx
+	// status other than 401, 403 and 404, by the server or a proxy before
+	// it. The body is not a JSON-RPC error. The status is 400, 405, 409, 413
+	// or the like. The server refused the request, so it did not run it. The
 	// outcome is known, and the call is not sent again. The go-sdk, handed
 	// such a status, would fail the whole connection. This transport hands
 	// it the call's error instead, so the connection stays usable. Its message names the
