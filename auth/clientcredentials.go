@@ -53,9 +53,9 @@ type ClientCredentialsConfig struct {
 	// TokenURL, if set, is the authorization server's token endpoint: no
 	// discovery happens, and the first request already carries a token.
 	// Without it, the endpoint is discovered when the server first answers
-	// 401: its protected resource metadata (RFC 9728) names the
-	// authorization server, whose metadata (RFC 8414) names the endpoint,
-	// which must then be https (or on a loopback host).
+	// 401. The server's protected resource metadata (RFC 9728) names the
+	// authorization server. That server's metadata (RFC 8414) names the
+	// endpoint, which must then be https (or on a loopback host).
 	TokenURL string
 
 	// Issuer, if set, pins the authorization server: discovery that leads

@@ -149,10 +149,10 @@ func (o *OAuth) Handler() sdkauth.OAuthHandler {
 }
 
 // Credential returns the handler's current access token, refreshing it if it
-// has expired. It returns a zero Token when the handler has none yet, or when
-// the refresh token was refused (invalid_grant): the request then goes
-// without a credential, the server answers 401, and Authorize runs the flow
-// again. It fails with [ErrInvalidArgument] when the OAuth has no handler
+// has expired. It returns a zero Token when the handler has none yet, or
+// when the refresh token was refused (invalid_grant). The request then
+// goes without a credential, the server answers 401, and Authorize runs
+// the flow again. It fails with [ErrInvalidArgument] when the OAuth has no handler
 // (NewOAuth(nil)).
 func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) {
 	if o == nil || o.h == nil {
@@ -180,9 +180,9 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 }
 
 // ErrTokenType is returned for an access token whose token_type is
-// neither Bearer nor, for a client holding a DPoP key, DPoP (compared
-// without regard to case; an empty token_type is Bearer, as
-// golang.org/x/oauth2 reads it). The token is not sent anywhere.
+// neither Bearer nor, for a client holding a DPoP key, DPoP. The type is
+// compared without regard to case. An empty token_type is Bearer, as
+// golang.org/x/oauth2 reads it. The token is not sent anywhere.
 var ErrTokenType = errors.New("auth: unsupported token type")
 
 // issued returns the access token tok as a Token: DPoP-bound when the

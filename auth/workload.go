@@ -39,10 +39,11 @@ type WorkloadIdentityConfig struct {
 	// Empty means none: the workload's JWT identifies it.
 	ClientID string
 
-	// Scopes, TokenURL, Issuer, Resource: as in [ClientCredentialsConfig]
-	// (nil Scopes: the challenge's or the metadata's; no TokenURL: the
-	// token endpoint is discovered from the server's first 401; Issuer
-	// pins the authorization server the workload's JWT may be sent to).
+	// Scopes, TokenURL, Issuer, Resource: as in [ClientCredentialsConfig].
+	// Nil Scopes means the challenge's or the metadata's. Without
+	// TokenURL, the token endpoint is discovered from the server's first
+	// 401. Issuer pins the authorization server the workload's JWT may be
+	// sent to.
 	Scopes   []string
 	TokenURL string
 	Issuer   string
