@@ -207,9 +207,9 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 // wants reports whether an update of uri is for a subscription the caller
 // holds: of uri itself or of a resource uri is within (the server may name
 // the sub-resource that changed). On 2026-07-28 the update names the
-// subscriptions/listen stream it came on (_meta subscriptionId): an update
-// from a stream that Unsubscribe ended, even one the client handles after
-// subscribing to the URI again, is not the caller's.
+// subscriptions/listen stream it came on (_meta subscriptionId). An update
+// from a stream that Unsubscribe ended is not the caller's. That holds even
+// for one the client handles after subscribing to the URI again.
 func (c *Client) wants(p *mcp.ResourceUpdatedNotificationParams) bool {
 	id, hasID := p.Meta[mcp.MetaKeySubscriptionID]
 	c.mu.Lock()

@@ -155,9 +155,9 @@ type Limits struct {
 	CallTimeout time.Duration
 	// MaxInputRounds bounds the continuations of one tools/call,
 	// prompts/get or resources/read that the server answers "input
-	// required" (protocol 2026-07-28): a server that still needs input, or
-	// still sheds load, after that many continuations fails the request
-	// with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
+	// required" (protocol 2026-07-28). A server may still need input, or
+	// still shed load, after that many continuations. The request then
+	// fails with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
 	// means none: an input-required result fails at once.
 	MaxInputRounds int
 	// MaxTaskPolls bounds the tasks/get requests one wait for a task sends
@@ -165,9 +165,9 @@ type Limits struct {
 	// fails the wait with ErrTaskPolls. Zero means 10,000.
 	MaxTaskPolls int
 	// TaskPollMin and TaskPollMax bound the time between two polls of a
-	// task: the server's hint (pollIntervalMs) is raised to TaskPollMin
-	// and lowered to TaskPollMax, and a server that gives none is polled
-	// every second within them. Zero means 100ms and 10s.
+	// task. The server's hint (pollIntervalMs) is raised to TaskPollMin
+	// and lowered to TaskPollMax. A server that gives none is polled every
+	// second within them. Zero means 100ms and 10s.
 	TaskPollMin, TaskPollMax time.Duration
 	// TaskTimeout bounds how long one wait for a task takes, from its
 	// start: a wait that would poll past it fails with ErrTaskTimeout

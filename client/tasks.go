@@ -190,9 +190,9 @@ func (t *Task) Tool() string { return t.tool }
 // call, and returns at once with a handle. A server that runs the tool as
 // a task answers with the task's id (Task.ID). The caller then polls
 // (Task.Status), waits (Task.Wait) or cancels (Task.Cancel) as it sees fit.
-// A server that answers at once (the tool does not run as a task, or the
-// revision is 2025-11-25) gives a Task whose ID is "", whose Status is
-// completed and whose Wait returns the result. StartTool is refused as
+// A server may answer at once: the tool does not run as a task, or the
+// revision is 2025-11-25. That gives a Task whose ID is "", whose Status
+// is completed and whose Wait returns the result. StartTool is refused as
 // CallTool is; it fulfils the server's input-required results as CallTool
 // does before the task is created; it is never retried.
 func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, error) {
@@ -211,8 +211,9 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, e
 }
 
 // Task returns a handle for a task the server already runs, known by its
-// id: one a lost connection left running (errors.As finds its id in a
-// *TaskError), or one another client started on the same server.
+// id. A lost connection may have left it running; errors.As finds its id
+// in a *TaskError. Or another client may have started it on the same
+// server.
 func (c *Client) Task(id, tool string) *Task {
 	return &Task{c: c, tool: tool, id: id, last: &TaskState{ID: id, Status: TaskWorking}, answered: map[string]bool{}}
 }

@@ -61,12 +61,12 @@ func (realClock) Sleep(ctx context.Context, d, floor time.Duration, wake <-chan 
 // Limits.TaskPollMin and TaskPollMax), at most Limits.MaxTaskPolls times,
 // for at most Limits.TaskTimeout. A task that needs input
 // (input_required) is answered through the Handlers, as an input-required
-// result is, with one tasks/update per round, at most
-// Limits.MaxInputRounds; a tasks/update whose reply is lost is never sent
-// again (ErrOutcomeUnknown). A poll whose reply is lost, or that the
-// transport turned down before the server answered it (an HTTP 429 or
-// 5xx), is sent again at the next interval, within the same bounds: it is
-// a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
+// result is. It gets one tasks/update per round, at most
+// Limits.MaxInputRounds. A tasks/update whose reply is lost is never sent
+// again (ErrOutcomeUnknown). A poll may lose its reply, or the transport
+// may turn it down before the server answers it (an HTTP 429 or 5xx).
+// Such a poll is sent again at the next interval, within the same bounds:
+// it is a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
 // cancel the task when it gives up; Cancel does. A tool that ran and
 // reported failure returns its result and a ClassTool *Error, as CallTool
 // does. Waits of one Task must not overlap.
