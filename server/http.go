@@ -80,7 +80,7 @@ const (
 //     the request's own (its host and port equal the Host header).
 type HTTPOptions struct {
 	// Stateless serves every request on its own, as a 2026-07-28 request
-	// always is: no session is kept, so any replica of the server can
+	// always is. No session is kept. So any replica of the server can
 	// answer any request, and nothing is lost when a process restarts.
 	// Clients of 2025-11-25 and older are then served without sessions
 	// too: no Mcp-Session-Id, no GET stream (405), no DELETE, no

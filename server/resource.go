@@ -101,9 +101,9 @@ func (s *Server) RemoveResources(uris ...string) {
 
 // RegisterPrompt publishes p, rendered by h.
 //
-// Before h runs, the request must name every argument p marks required,
-// and the total size of the argument names and values must be within the
-// input bound; otherwise the caller gets an invalid-params error (-32602).
+// Before h runs, the request must name every argument p marks required.
+// The total size of the argument names and values must be within the
+// input bound. Otherwise the caller gets an invalid-params error (-32602).
 // Other failures are as for [Server.RegisterResource].
 //
 // RegisterPrompt returns an error wrapping [ErrInvalidDefinition] for an

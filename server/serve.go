@@ -11,8 +11,9 @@ import (
 )
 
 // Serve runs one session over t, any go-sdk transport, and returns when the
-// session ends: nil when the client closed it, ctx's error when ctx ended
-// it (the session is closed first), or the error that broke it.
+// session ends. It returns nil when the client closed it. It returns ctx's
+// error when ctx ended it (the session is closed first). Otherwise it
+// returns the error that broke it.
 //
 // To serve many sessions at once, call Serve once per transport; all
 // sessions share the registry.

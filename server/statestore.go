@@ -21,7 +21,7 @@ const (
 )
 
 // ErrTooManyStates is returned by a memory store's Use when it remembers
-// its bound of used states that have not expired: the continuation is
+// its bound of used states that have not expired. The continuation is
 // refused (the server is busy) rather than a replay let through.
 var ErrTooManyStates = errors.New("too many continuations to remember")
 

@@ -18,9 +18,9 @@ import (
 )
 
 // A ToolHandler runs one tool call. By the time it runs, the call's
-// arguments (req.Params.Arguments) are a JSON object within the input bound
-// that satisfies the tool's input schema; they are the bytes the client
-// sent, with no schema defaults applied.
+// arguments (req.Params.Arguments) are a JSON object within the input
+// bound. They satisfy the tool's input schema. They are the bytes the
+// client sent, with no schema defaults applied.
 //
 // What the caller sees:
 //   - a result: that result, if its encoding is within the result bound;
