@@ -42,8 +42,8 @@ const (
 	// ClassClosed: the client was closed.
 	ClassClosed
 	// ClassMismatch: a replay mismatch. The session is replayed from a
-	// recording (a cassette) that does not hold what the client sent at
-	// this point, or that held its answer past the replay's bound; the
+	// recording (a cassette). The recording does not hold what the client
+	// sent at this point, or it held its answer past the replay's bound; the
 	// request was not executed. [ErrMismatch].
 	ClassMismatch
 )

@@ -55,9 +55,10 @@ var (
 // Their texts name no transport: the transports prefix what they wrap, and
 // the struct errors name theirs in a field.
 var (
-	// ErrInsecure is returned by an HTTP transport's New when the endpoint
-	// is plain http on a host that is not loopback and AllowInsecureHTTP is
-	// not set, or when the TLS configuration allows versions below TLS 1.2.
+	// ErrInsecure is returned by an HTTP transport's New in two cases. One
+	// is an endpoint that is plain http on a host that is not loopback,
+	// when AllowInsecureHTTP is not set. The other is a TLS configuration
+	// that allows versions below TLS 1.2.
 	ErrInsecure = errors.New("insecure endpoint")
 
 	// ErrCrossOrigin is returned when a request would go to an origin other

@@ -35,15 +35,16 @@ var (
 	// session it no longer has.
 	ErrServer = errors.New("transport: server failed the request")
 	// ErrMismatch is matched by errors from a replaying transport (a
-	// cassette) whose recording does not hold what the client sent at this
-	// point of the session, or held its answer past the replay's bound: a
-	// replay mismatch (cassette.MismatchError). Nothing was executed.
+	// cassette) when its recording does not hold what the client sent at
+	// this point of the session. It is also matched when the recording held
+	// its answer past the replay's bound. That is a replay mismatch
+	// (cassette.MismatchError). Nothing was executed.
 	ErrMismatch = errors.New("transport: replay mismatch")
 )
 
 // A Classifier is implemented by a Factory whose errors reach the client in
-// a form the go-sdk chose (for example as JSON-RPC errors it synthesised),
-// where errors.Is against the sentinels above cannot see them.
+// a form the go-sdk chose, for example as JSON-RPC errors it synthesised.
+// There errors.Is against the sentinels above cannot see them.
 //
 // Classify may return, in place of a bare sentinel, an error of the
 // transport's own that matches one (errors.Is) and says more: a replaying

@@ -111,8 +111,8 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
 // Read returns the next message from the child. When the child ends its
-// output on its own, Read waits (up to CloseGrace) for the exit status and
-// returns an [*ExitError]; a bad frame ends the connection with a
+// output on its own, Read waits (up to CloseGrace) for the exit status. It
+// then returns an [*ExitError]. A bad frame ends the connection with a
 // [*FrameError], returned by every later Read.
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if fe := c.readErr.Load(); fe != nil {

@@ -20,7 +20,7 @@ var ErrFrameTooLarge = errors.New("frame too large")
 // child is reaped in the background once it exits.
 var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
-// A StartError reports that the child process could not be started: the
+// A StartError reports that the child process could not be started. The
 // executable is missing or not executable, the directory does not exist, a
 // pipe could not be created, or the context was done.
 //

@@ -49,17 +49,17 @@ const (
 var (
 	// ErrStreamDropped is returned to a call whose response stream (or JSON
 	// body) ended before the response arrived, when the stream could not be
-	// resumed: it carried no event id, or it was of protocol 2026-07-28,
-	// which has no resumption. It is also returned when the connection broke
+	// resumed. It could not be when it carried no event id, or when it was
+	// of protocol 2026-07-28, which has no resumption. It is also returned when the connection broke
 	// after the call was written and before the response headers came. The
 	// request may have been executed by the server; it is not re-sent.
 	// (Only this transport resumes streams, so only it has this error.)
 	ErrStreamDropped error = &jsonrpc.Error{Code: CodeStreamDropped, Message: "streamablehttp: response stream dropped"}
 
 	// ErrResponseMismatch is returned to a call whose POST was answered
-	// 200 application/json with a body that is not its response: a response
-	// to another id, a request or notification, or no JSON-RPC message at
-	// all. The body is finished, so no answer is coming. The call fails at
+	// 200 application/json with a body that is not its response. The body
+	// may hold a response to another id, a request or notification, or no
+	// JSON-RPC message at all. The body is finished, so no answer is coming. The call fails at
 	// once with this protocol error. The request may have been executed; it
 	// is not sent again. Whatever the body held is not delivered, so it
 	// cannot complete another call. The connection stays usable.

@@ -39,8 +39,8 @@ type Options struct {
 
 	// MaxResumeAttempts bounds how many times in a row the GET that resumes
 	// a dropped response stream (Last-Event-ID) is tried when it fails
-	// before any response, and how many times the standalone stream is
-	// reconnected without a new event. It is the go-sdk's
+	// before any response. It also bounds how many times the standalone
+	// stream is reconnected without a new event. It is the go-sdk's
 	// StreamableClientTransport.MaxRetries. If zero, defaults to 5. A
 	// resumed stream that ends again with no new event id is not resumed
 	// again: its call fails with ErrStreamDropped. A negative value disables
