@@ -23,12 +23,13 @@ import (
 // A test that leaves nothing behind is not held up: the check returns as
 // soon as the goroutines it waits for have ended. Idle keep-alive
 // connections of http.DefaultTransport (the go-sdk's own client, http.Get)
-// are closed first, as httptest.Server.Close does, so that a connection
-// pooled to a server that outlives the test is not waited for or reported.
+// are closed first, as httptest.Server.Close does. So a connection pooled
+// to a server that outlives the test is not waited for or reported.
 //
-// Call it first in a test that does not call t.Parallel (its siblings'
-// goroutines would be reported); helpers such as [Connect] and [Stdio]
-// check their own processes and sessions whether or not LeakCheck is called.
+// Call it first in a test that does not call t.Parallel; its siblings'
+// goroutines would be reported. Helpers such as [Connect] and [Stdio]
+// check their own processes and sessions whether or not LeakCheck is
+// called.
 func LeakCheck(t testing.TB) {
 	t.Helper()
 	leakcheck.Check(t)

@@ -51,8 +51,8 @@ type AuthServerOptions struct {
 	// TokenTTL is the lifetime of an access token (expires_in). Zero means
 	// DefaultTokenTTL. A lifetime under ten seconds makes the
 	// golang.org/x/oauth2 token sources of the go-sdk and of auth treat
-	// every token as expired already, so that each request refreshes: a
-	// way to test refresh without waiting.
+	// every token as expired already. Each request then refreshes: a way
+	// to test refresh without waiting.
 	TokenTTL time.Duration
 	// Trust are the other fake servers whose JWTs the jwt-bearer grant
 	// takes as assertions, besides the server's own (see
@@ -82,8 +82,8 @@ type AuthServerOptions struct {
 
 	// RefuseGrant refuses every client_credentials, jwt-bearer and token
 	// exchange request with this OAuth error code (invalid_grant,
-	// invalid_scope, unauthorized_client, …), status 400 (401 for
-	// invalid_client): a client must surface it, not retry it, and not
+	// invalid_scope, unauthorized_client, …). The status is 400 (401 for
+	// invalid_client). A client must surface it, not retry it, and not
 	// switch to another grant. Empty means no refusal.
 	RefuseGrant string
 	// StaleNonces makes every DPoP nonce stale once issued: each proof,
@@ -228,10 +228,10 @@ type grant struct {
 
 // StartAuthServer starts a fake authorization server on a loopback port.
 // Close stops it. opts is checked: a client without an ID, or two with
-// one, is an error. Like every listener of this module, it answers 403,
-// before any endpoint runs, a request whose Host is not a loopback name
-// or whose Origin is not a loopback origin (server.HTTPOptions describes
-// the rule).
+// one, is an error. Like every listener of this module, it answers 403 to
+// a request whose Host is not a loopback name or whose Origin is not a
+// loopback origin. It does so before any endpoint runs.
+// (server.HTTPOptions describes the rule.)
 func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	var o AuthServerOptions
 	if opts != nil {
