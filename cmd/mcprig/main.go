@@ -163,9 +163,10 @@ Exit status of diff, verify and check (stable):
   3  the live server could not be started, or its session failed (verify, check)
 `
 
-// version describes this build: mcprig's module version (the tag it was
-// installed at, or "(devel)" when built from a checkout), the VCS revision
-// it was built from, the go-sdk it speaks MCP with and the Go release.
+// version describes this build. It gives mcprig's module version: the tag
+// it was installed at, or "(devel)" when built from a checkout. It gives
+// the VCS revision it was built from, the go-sdk it speaks MCP with and
+// the Go release.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
