@@ -33,11 +33,12 @@ type ClientCredentialsConfig struct {
 	// only that). Exactly one of ClientSecret and PrivateKey must be set.
 	ClientSecret Secret
 
-	// PrivateKey authenticates the client with private_key_jwt (RFC 7523):
-	// each token request carries a JWT assertion, valid for one minute,
-	// signed with it: ES256, ES384 or ES512 for an *ecdsa.PrivateKey on
-	// P-256, P-384 or P-521, RS256 for an *rsa.PrivateKey, EdDSA for an
-	// ed25519.PrivateKey. See [ParsePrivateKey].
+	// PrivateKey authenticates the client with private_key_jwt (RFC 7523).
+	// Each token request carries a JWT assertion, valid for one minute,
+	// signed with it. The algorithm is ES256, ES384 or ES512 for an
+	// *ecdsa.PrivateKey on P-256, P-384 or P-521. It is RS256 for an
+	// *rsa.PrivateKey, and EdDSA for an ed25519.PrivateKey. See
+	// [ParsePrivateKey].
 	PrivateKey crypto.Signer
 
 	// KeyID, if set, is the assertion's "kid" header.
@@ -52,9 +53,9 @@ type ClientCredentialsConfig struct {
 	// TokenURL, if set, is the authorization server's token endpoint: no
 	// discovery happens, and the first request already carries a token.
 	// Without it, the endpoint is discovered when the server first answers
-	// 401: its protected resource metadata (RFC 9728) names the
-	// authorization server, whose metadata (RFC 8414) names the endpoint,
-	// which must then be https (or on a loopback host).
+	// 401. The server's protected resource metadata (RFC 9728) names the
+	// authorization server. That server's metadata (RFC 8414) names the
+	// endpoint, which must then be https (or on a loopback host).
 	TokenURL string
 
 	// Issuer, if set, pins the authorization server: discovery that leads

@@ -23,28 +23,30 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// ErrDPoP is wrapped by every DPoP error: a key that cannot sign proofs
-// (from [NewDPoPKey]), a proof that could not be signed, and a server that
-// refused a request for want of a nonce again after the one retry with
-// the nonce it gave.
+// ErrDPoP is wrapped by every DPoP error. One is a key that cannot sign
+// proofs (from [NewDPoPKey]). One is a proof that could not be signed. One
+// is a server that refused a request for want of a nonce again, after the
+// one retry with the nonce it gave.
 var ErrDPoP = errors.New("auth: DPoP")
 
 const dpopKeyRedacted = "auth.DPoPKey(REDACTED)"
 
 // A DPoPKey is the private key a client proves possession of with DPoP
 // (RFC 9449, the MCP extension io.modelcontextprotocol/auth/dpop,
-// SEP-1932), so that the access tokens issued to it are bound to it: a
-// token that leaks is useless without the key. Give a source's token
-// requests the key's HTTP client ([DPoPKey.Client]; the HTTPClient of
-// [ClientCredentialsConfig], [WorkloadIdentityConfig] and
-// [EnterpriseConfig], or the Client of the go-sdk's authorization code
-// handler for [NewAuthorizationCode]): each token request then carries a
-// proof, and a token the authorization server issues as DPoP-bound
-// (token_type DPoP) is sent to the MCP server as "Authorization: DPoP …"
-// with a fresh proof of its own in the DPoP header, for each request, to
-// the validated origin only. A token issued as Bearer (an authorization
-// server that does not support DPoP) is sent as a bearer token, as RFC 9449
-// §5 lets a client do.
+// SEP-1932). The access tokens issued to the client are bound to it, so a
+// token that leaks is useless without the key.
+//
+// Give a source's token requests the key's HTTP client ([DPoPKey.Client]).
+// That is the HTTPClient of [ClientCredentialsConfig],
+// [WorkloadIdentityConfig] and [EnterpriseConfig]. For
+// [NewAuthorizationCode] it is the Client of the go-sdk's authorization
+// code handler. Each token request then carries a proof. The authorization
+// server may issue a token as DPoP-bound (token_type DPoP). That token is
+// sent to the MCP server as "Authorization: DPoP …", with a fresh proof of
+// its own in the DPoP header. It is sent so for each request, to the
+// validated origin only. A token issued as Bearer (an authorization server
+// that does not support DPoP) is sent as a bearer token, as RFC 9449 §5
+// lets a client do.
 //
 // Like [Secret], a DPoPKey never shows its key: printing it with any fmt
 // verb or slog shows a redaction, and encoding it fails with
@@ -90,16 +92,17 @@ func NewDPoPKey(key crypto.Signer) (DPoPKey, error) {
 // IsZero reports whether the key is the zero DPoPKey.
 func (k DPoPKey) IsZero() bool { return k.k == nil }
 
-// Client returns an HTTP client for a source's token requests: base's
-// settings (nil means a client with a 30-second timeout) but its
-// CheckRedirect, which is [CheckRedirect]; its transport applies that rule
-// too, whatever CheckRedirect the client is later given, and
-// adding a proof of this key to each token request (a form POST with a
-// grant_type) and retrying one with the nonce the authorization server
-// asks for (an answer use_dpop_nonce with a DPoP-Nonce header), once. Other
-// requests (metadata, registration) go as they are. On the zero DPoPKey,
-// the client's transport sends nothing: it fails every request with
-// [ErrInvalidArgument], so no token request goes without a proof.
+// Client returns an HTTP client for a source's token requests. It has
+// base's settings (nil means a client with a 30-second timeout) except
+// CheckRedirect, which is [CheckRedirect]. Its transport applies that rule
+// too, whatever CheckRedirect the client is later given. The transport
+// adds a proof of this key to each token request (a form POST with a
+// grant_type). The authorization server may ask for a nonce (an answer
+// use_dpop_nonce with a DPoP-Nonce header). The transport then retries the
+// request with that nonce, once. Other requests (metadata, registration)
+// go as they are. On the zero DPoPKey, the client's transport sends
+// nothing. It fails every request with [ErrInvalidArgument], so no token
+// request goes without a proof.
 func (k DPoPKey) Client(base *http.Client) *http.Client {
 	c := &http.Client{Timeout: 30 * time.Second}
 	if base != nil {

@@ -15,11 +15,11 @@ import (
 // authorization (the MCP extension
 // io.modelcontextprotocol/enterprise-managed-authorization, SEP-990). The
 // user signed in to the client through the enterprise's identity provider
-// (IdP) and the client holds their ID token; the client exchanges it at
+// (IdP), and the client holds their ID token. The client exchanges it at
 // the IdP (RFC 8693 token exchange) for an identity assertion JWT
-// authorization grant (ID-JAG) for the MCP server's authorization server,
-// and presents that there with the JWT-bearer grant (RFC 7523). The IdP's
-// policy decides; nobody is prompted.
+// authorization grant (ID-JAG). The ID-JAG is for the MCP server's
+// authorization server. The client presents it there with the JWT-bearer
+// grant (RFC 7523). The IdP's policy decides; nobody is prompted.
 type EnterpriseConfig struct {
 	// IDTokenFile is the path of a file holding the user's ID token, read
 	// afresh for every token request (at most 64 KiB, white space
@@ -53,9 +53,9 @@ type EnterpriseConfig struct {
 	// Scopes, TokenURL, Issuer, Resource: as in [ClientCredentialsConfig],
 	// for the MCP server's authorization server. The token exchange asks
 	// for an ID-JAG whose audience is that server's issuer and whose
-	// resource is the MCP server's, both discovered from the server's
-	// first 401 (protected resource metadata, then the authorization
-	// server's metadata); with TokenURL there is no discovery, and Issuer
+	// resource is the MCP server's. Both are discovered from the server's
+	// first 401: the protected resource metadata, then the authorization
+	// server's metadata. With TokenURL there is no discovery, and Issuer
 	// and Resource must be set.
 	Scopes   []string
 	TokenURL string

@@ -16,18 +16,18 @@ const (
 )
 
 // A GrantError is an authorization server's refusal of a token request
-// (RFC 6749 §5.2), as the sources of this package ([ClientCredentials],
-// [WorkloadIdentity], [Enterprise]) return it, wrapped: the grant, the
-// endpoint, and the OAuth error code and description.
+// (RFC 6749 §5.2). The sources of this package ([ClientCredentials],
+// [WorkloadIdentity], [Enterprise]) return it wrapped. It holds the grant,
+// the endpoint, and the OAuth error code and description.
 //
 // The refusals invalid_grant, invalid_scope and unauthorized_client are
-// final: the source sends the same request again neither at once nor
-// later, and tries no other grant; it returns the same GrantError, without
-// a request. invalid_grant (the assertion or ID token is expired, for
-// another audience, not trusted) stands until what the source would
-// present changes (a new workload token in the file or from the function,
-// a new ID token); invalid_scope and unauthorized_client stand whatever it
-// presents. Either stands only for the scopes refused: more scopes after a
+// final. The source sends the same request again neither at once nor
+// later, and tries no other grant. It returns the same GrantError, without
+// a request. invalid_grant means the assertion or ID token is expired, for
+// another audience, or not trusted. It stands until what the source would
+// present changes: a new workload token in the file or from the function,
+// or a new ID token. invalid_scope and unauthorized_client stand whatever
+// it presents. Either stands only for the scopes refused: more scopes after a
 // step-up are asked for. Other refusals (invalid_client, a server error)
 // are not remembered.
 type GrantError struct {

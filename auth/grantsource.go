@@ -66,12 +66,12 @@ type tokenEndpoint struct {
 	methods               []string // token_endpoint_auth_methods_supported
 }
 
-// grantSource is the engine of the sources without a user: it discovers
-// the token endpoint from the server's first 401 (unless TokenURL is set),
-// pins the issuer, obtains tokens with its grant and keeps the current one
-// until it expires, binds it to the DPoP key of its HTTP client, and
-// remembers a final refusal (GrantError) so as not to present the same
-// thing again.
+// grantSource is the engine of the sources without a user. It discovers
+// the token endpoint from the server's first 401, unless TokenURL is set.
+// It pins the issuer. It obtains tokens with its grant, and keeps the
+// current one until it expires. It binds the token to the DPoP key of its
+// HTTP client. It remembers a final refusal (GrantError), so as not to
+// present the same thing again.
 type grantSource struct {
 	kind   error // wrapped by every error: ErrClientCredentials, …
 	cfg    endpointConfig

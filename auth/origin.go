@@ -14,10 +14,10 @@ import (
 // or its port is not a number in 1–65535.
 var ErrInvalidOrigin = errors.New("auth: invalid origin")
 
-// An Origin is the scheme, host and port of a URL (RFC 6454), normalised:
-// the scheme and host are lower case, a trailing dot on the host is dropped,
-// an IPv6 host has no brackets, and the port is always explicit (80 for http,
-// 443 for https when the URL names none). Two URLs have the same origin
+// An Origin is the scheme, host and port of a URL (RFC 6454), normalised.
+// The scheme and host are lower case. A trailing dot on the host is
+// dropped. An IPv6 host has no brackets. The port is always explicit: 80
+// for http, 443 for https when the URL names none. Two URLs have the same origin
 // exactly when their Origins are ==.
 type Origin struct {
 	Scheme string // "http" or "https"

@@ -15,19 +15,19 @@ var ErrNoCredential = errors.New("auth: no credential")
 
 // NewRoundTripper returns an http.RoundTripper that attaches the credential
 // from src, as "Authorization: Bearer …", to a request only if the request's
-// own URL has origin o. It checks every request it carries, so a request an
-// http.Client makes to follow a redirect is checked like any other: one to
-// another origin goes without a credential, and any Authorization or DPoP
+// own URL has origin o. It checks every request it carries. So a request
+// an http.Client makes to follow a redirect is checked like any other. One
+// to another origin goes without a credential. Any Authorization or DPoP
 // header it carries (copied by the client from the original request) is
 // removed.
 //
 // A DPoP-bound token (see [DPoPKey]) goes as "Authorization: DPoP …", with a
 // fresh proof of the key in the DPoP header (htm, htu, iat, jti, ath, and the
-// nonce the server last gave). When the server refuses the request with 401
-// and a DPoP challenge use_dpop_nonce naming a new nonce (DPoP-Nonce), the
-// request is sent again, once, with a proof carrying that nonce: the server
-// refused it before acting on it, so even a POST of a tools/call is sent
-// again then, and only then. A second refusal is handed back as it is; an
+// nonce the server last gave). The server may refuse the request with 401
+// and a DPoP challenge use_dpop_nonce naming a new nonce (DPoP-Nonce). The
+// request is then sent again, once, with a proof carrying that nonce. The
+// server refused it before acting on it. So even a POST of a tools/call is
+// sent again then, and only then. A second refusal is handed back as it is; an
 // Authorizer of this package then fails with [ErrDPoP] rather than authorize
 // again. A request whose body cannot be read again (no GetBody) is not sent
 // again.

@@ -21,9 +21,9 @@ const (
 )
 
 // A Token is a bearer credential: the value sent in an Authorization header.
-// Its value is reachable only through [Token.Reveal]; printing it with any
+// Its value is reachable only through [Token.Reveal]. Printing it with any
 // fmt verb, logging it with slog, or encoding it with json, text, binary or
-// gob never shows the value (encoding fails with [ErrNotMarshalable]).
+// gob never shows the value. Encoding fails with [ErrNotMarshalable].
 //
 // The value lives behind a pointer, so even fmt's reflection on an
 // unexported struct field (which bypasses the methods) prints an address,

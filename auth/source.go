@@ -37,15 +37,16 @@ type Authorizer interface {
 }
 
 // ErrInvalidArgument is returned when a constructor of this package was
-// given a nil or zero argument it cannot work with: [Bearer]'s zero Token,
-// [NewOAuth]'s nil handler, [NewRoundTripper]'s nil Source or zero Origin,
-// [DPoPKey.Client] on the zero DPoPKey. These constructors have no error
-// result, so what they return carries the error and returns it on first
-// use, before anything is sent: the Source from every Credential (so a
-// request through [NewRoundTripper] fails with [ErrNoCredential] and this
-// error, and never goes without its credential), the round tripper and the
-// client from every request. The HTTP transports classify it as a refusal
-// by policy (a configuration error), not as an authorization failure.
+// given a nil or zero argument it cannot work with. These are [Bearer]'s
+// zero Token, [NewOAuth]'s nil handler, [NewRoundTripper]'s nil Source or
+// zero Origin, and [DPoPKey.Client] on the zero DPoPKey. These
+// constructors have no error result. So what they return carries the
+// error, and returns it on first use, before anything is sent. The Source
+// returns it from every Credential. So a request through [NewRoundTripper]
+// fails with [ErrNoCredential] and this error, and never goes without its
+// credential. The round tripper and the client return it from every
+// request. The HTTP transports classify it as a refusal by policy (a
+// configuration error), not as an authorization failure.
 var ErrInvalidArgument = errors.New("auth: invalid argument")
 
 // Bearer returns a Source that attaches the same token to every request.
@@ -72,27 +73,28 @@ func (s invalidSource) Credential(context.Context, *http.Request) (Token, error)
 }
 
 // OAuth is a [Source] and [Authorizer] backed by a go-sdk
-// [sdkauth.OAuthHandler]: the authorization code flow of
-// [sdkauth.AuthorizationCodeHandler] (client ID metadata documents,
-// pre-registered clients, dynamic client registration, scope step-up on 403
-// insufficient_scope), the client credentials flow of the go-sdk's extauth
-// package, or any other implementation. Tokens are refreshed by the
-// handler's oauth2.TokenSource as they expire.
+// [sdkauth.OAuthHandler]. The handler may be the authorization code flow
+// of [sdkauth.AuthorizationCodeHandler]. That flow has client ID metadata
+// documents, pre-registered clients, dynamic client registration, and
+// scope step-up on 403 insufficient_scope. It may be the client
+// credentials flow of the go-sdk's extauth package, or any other
+// implementation. Tokens are refreshed by the handler's
+// oauth2.TokenSource as they expire.
 //
 // The handler's own HTTP client (AuthorizationCodeHandlerConfig.Client) is
 // used for metadata discovery, registration and token requests; give it the
 // SSRF protections your deployment needs. [NewAuthorizationCode] gives the
 // handler a copy of it whose CheckRedirect is [CheckRedirect]. A handler
-// given to NewOAuth keeps its client as it is: the go-sdk's handlers keep
-// their client in a field this package cannot reach: only the client given
-// to [NewAuthorizationCode] is held to the rule by this package. For another
+// given to NewOAuth keeps its client as it is. The go-sdk's handlers keep
+// their client in a field this package cannot reach. So only the client
+// given to [NewAuthorizationCode] is held to the rule by this package. For another
 // handler, set its client's CheckRedirect to [CheckRedirect] yourself.
 //
-// The scopes the server's challenges ask for (401, and 403
-// insufficient_scope step-ups, which the go-sdk's handler adds to those it
-// was granted) are counted across Authorize calls: a challenge that would
-// bring them past [MaxScopes] is refused with [ErrTooManyScopes] before
-// the handler runs. Scopes the handler adds by itself (scopes_supported of
+// The scopes the server's challenges ask for are counted across Authorize
+// calls. Those are the 401 challenges, and the 403 insufficient_scope
+// step-ups, which the go-sdk's handler adds to those it was granted. A
+// challenge that would bring them past [MaxScopes] is refused with
+// [ErrTooManyScopes] before the handler runs. Scopes the handler adds by itself (scopes_supported of
 // the metadata when a challenge names none, offline_access) are its own.
 type OAuth struct {
 	h   sdkauth.OAuthHandler
@@ -107,8 +109,8 @@ var errNoHandler = fmt.Errorf("%w: auth.NewOAuth: h is nil", ErrInvalidArgument)
 
 // NewOAuth wraps h. If h is nil, the OAuth's Credential and Authorize fail
 // with [ErrInvalidArgument], so that no request is sent without a
-// credential, and Handler returns nil; so do those of a nil *OAuth (a
-// source declared and never set).
+// credential. Handler then returns nil. A nil *OAuth (a source declared
+// and never set) behaves the same.
 func NewOAuth(h sdkauth.OAuthHandler) *OAuth { return &OAuth{h: h} }
 
 // NewAuthorizationCode returns an OAuth source running the go-sdk's
@@ -147,10 +149,10 @@ func (o *OAuth) Handler() sdkauth.OAuthHandler {
 }
 
 // Credential returns the handler's current access token, refreshing it if it
-// has expired. It returns a zero Token when the handler has none yet, or when
-// the refresh token was refused (invalid_grant): the request then goes
-// without a credential, the server answers 401, and Authorize runs the flow
-// again. It fails with [ErrInvalidArgument] when the OAuth has no handler
+// has expired. It returns a zero Token when the handler has none yet, or
+// when the refresh token was refused (invalid_grant). The request then
+// goes without a credential, the server answers 401, and Authorize runs
+// the flow again. It fails with [ErrInvalidArgument] when the OAuth has no handler
 // (NewOAuth(nil)).
 func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) {
 	if o == nil || o.h == nil {
@@ -178,9 +180,9 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 }
 
 // ErrTokenType is returned for an access token whose token_type is
-// neither Bearer nor, for a client holding a DPoP key, DPoP (compared
-// without regard to case; an empty token_type is Bearer, as
-// golang.org/x/oauth2 reads it). The token is not sent anywhere.
+// neither Bearer nor, for a client holding a DPoP key, DPoP. The type is
+// compared without regard to case. An empty token_type is Bearer, as
+// golang.org/x/oauth2 reads it. The token is not sent anywhere.
 var ErrTokenType = errors.New("auth: unsupported token type")
 
 // issued returns the access token tok as a Token: DPoP-bound when the

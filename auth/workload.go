@@ -14,11 +14,11 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 )
 
-// WorkloadIdentityConfig configures [NewWorkloadIdentity]: a workload (a
-// CI job, a Kubernetes pod, a SPIFFE workload) that authenticates as
-// itself with the JWT its platform issued it, presented as an RFC 7523
+// WorkloadIdentityConfig configures [NewWorkloadIdentity]. A workload (a
+// CI job, a Kubernetes pod, a SPIFFE workload) authenticates as itself
+// with the JWT its platform issued it. The JWT is presented as an RFC 7523
 // JWT-bearer grant (the MCP extension io.modelcontextprotocol/auth/wif,
-// SEP-1933): no client secret, no key, no registration.
+// SEP-1933). There is no client secret, no key, no registration.
 type WorkloadIdentityConfig struct {
 	// TokenFile is the path of a file holding the workload's JWT (a
 	// Kubernetes projected service account token, a JWT-SVID, a CI OIDC
@@ -39,10 +39,11 @@ type WorkloadIdentityConfig struct {
 	// Empty means none: the workload's JWT identifies it.
 	ClientID string
 
-	// Scopes, TokenURL, Issuer, Resource: as in [ClientCredentialsConfig]
-	// (nil Scopes: the challenge's or the metadata's; no TokenURL: the
-	// token endpoint is discovered from the server's first 401; Issuer
-	// pins the authorization server the workload's JWT may be sent to).
+	// Scopes, TokenURL, Issuer, Resource: as in [ClientCredentialsConfig].
+	// Nil Scopes means the challenge's or the metadata's. Without
+	// TokenURL, the token endpoint is discovered from the server's first
+	// 401. Issuer pins the authorization server the workload's JWT may be
+	// sent to.
 	Scopes   []string
 	TokenURL string
 	Issuer   string

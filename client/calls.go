@@ -14,13 +14,13 @@ import (
 // CallTool calls the named tool once. It is never retried, whatever fails:
 // a caller that retries risks running the tool twice.
 //
-// When the server answers that it needs input (protocol 2026-07-28: an
-// input-required result), CallTool fulfils it through the Handlers and
-// sends the continuation the server asked for, at most
-// Limits.MaxInputRounds times; that continuation is the only tools/call
-// ever sent again, and one whose reply is lost is not re-sent either
-// (ErrOutcomeUnknown). A request for input no handler serves fails at once
-// with ErrNoHandler, before any handler runs.
+// The server may answer that it needs input (protocol 2026-07-28: an
+// input-required result). CallTool then fulfils it through the Handlers
+// and sends the continuation the server asked for. It does so at most
+// Limits.MaxInputRounds times. That continuation is the only tools/call
+// ever sent again. A continuation whose reply is lost is not sent again
+// either (ErrOutcomeUnknown). A request for input that no handler serves
+// fails at once with ErrNoHandler, before any handler runs.
 //
 // A call is refused without reaching the server when the tool is unknown
 // (ErrUnknownTool), its binding is disabled (ErrDisabled) or it is held
@@ -31,10 +31,10 @@ import (
 // still be shown to a model.
 //
 // With Definition.Tasks set, the call declares the tasks extension
-// (protocol 2026-07-28), and a server may run the tool as a task: CallTool
-// then waits for the task's outcome as Task.Wait does (bounded by
-// Limits.MaxTaskPolls, TaskPollMin, TaskPollMax and TaskTimeout rather
-// than CallTimeout, which bounds each request), and cancels the task
+// (protocol 2026-07-28), and a server may run the tool as a task. CallTool
+// then waits for the task's outcome as Task.Wait does. The wait is bounded
+// by Limits.MaxTaskPolls, TaskPollMin, TaskPollMax and TaskTimeout, not by
+// CallTimeout, which bounds each request. CallTool cancels the task
 // (tasks/cancel) when it gives up: ctx ends, the client closes, or a bound
 // is passed. Its errors then hold a *TaskError naming the task.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
@@ -209,9 +209,9 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 // wants reports whether an update of uri is for a subscription the caller
 // holds: of uri itself or of a resource uri is within (the server may name
 // the sub-resource that changed). On 2026-07-28 the update names the
-// subscriptions/listen stream it came on (_meta subscriptionId): an update
-// from a stream that Unsubscribe ended, even one the client handles after
-// subscribing to the URI again, is not the caller's.
+// subscriptions/listen stream it came on (_meta subscriptionId). An update
+// from a stream that Unsubscribe ended is not the caller's. That holds even
+// for one the client handles after subscribing to the URI again.
 func (c *Client) wants(p *mcp.ResourceUpdatedNotificationParams) bool {
 	id, hasID := p.Meta[mcp.MetaKeySubscriptionID]
 	c.mu.Lock()
@@ -303,11 +303,12 @@ func (c *Client) watchAcks(next mcp.MethodHandler) mcp.MethodHandler {
 // cancels the subscription's listen stream rather than waiting for it).
 //
 // A go-sdk v1.8.0 server on a connection that persists (in-process, stdio)
-// drops all of the session's list-change subscriptions when any of its
-// listen streams ends, so that on 2026-07-28 Handlers.ListChanged hears
-// nothing more from such a server after an Unsubscribe (fixed upstream in
-// go-sdk pull request 1275). Over Streamable HTTP each request is a session
-// of its own, and this does not happen.
+// has a flaw. When any of its listen streams ends, it drops all of the
+// session's list-change subscriptions. So on 2026-07-28,
+// Handlers.ListChanged hears nothing more from such a server after an
+// Unsubscribe. This is fixed upstream in go-sdk pull request 1275. Over
+// Streamable HTTP each request is a session of its own, and this does not
+// happen.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	base, err := c.begin(OpUnsubscribe, "")
 	if err != nil {

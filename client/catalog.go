@@ -30,9 +30,9 @@ type Catalog struct {
 	// ToolFingerprints holds each tool's own fingerprint, by tool name.
 	ToolFingerprints map[string]string
 	// Cache holds the server's caching hint for each list it paged through
-	// ("tools", "resources", "resourceTemplates", "prompts"): ttlMs and
-	// cacheScope (protocol 2026-07-28, SEP-2549), the shortest TTL of the
-	// list's pages and "private" if any page was. The fingerprint does not
+	// ("tools", "resources", "resourceTemplates", "prompts"). A hint is
+	// ttlMs and cacheScope (protocol 2026-07-28, SEP-2549). It holds the
+	// shortest TTL of the list's pages, and "private" if any page was. The fingerprint does not
 	// cover it. Within a TTL the go-sdk answers a repeated list, or a
 	// resources/read, from its own cache.
 	Cache map[string]mcp.Cacheable

@@ -119,8 +119,8 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 	}
 	// The go-sdk negotiates: offered 2026-07-28, it tries server/discover
 	// and falls back to initialize at 2025-11-25; offered an older
-	// revision, it initializes. What it settles on is checked against the
-	// profile.
+	// revision, it initializes. The revision it ends up with is checked
+	// against the profile.
 	o, _ := def.negotiation() // validated above
 	cs, err := sdk.Connect(ctx, c.conn, &mcp.ClientSessionOptions{ProtocolVersion: o.version})
 	if err != nil {
@@ -146,7 +146,7 @@ func Connect(ctx context.Context, def Definition, h *Handlers) (*Client, error) 
 		cs.Close()
 		return fail(OpDiscover, err, false)
 	}
-	c.settle(ctx, cs, cat, h)
+	c.installCatalog(ctx, cs, cat, h)
 	return c, nil
 }
 
@@ -198,17 +198,17 @@ func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
 	return sdk, nil
 }
 
-// settle installs cat, the catalog Connect discovered, and hands on the
-// list changes the server announced meanwhile (servers that set their
-// lists up as the session starts announce one): such a change is
-// discovered again before Connect returns, once, so that the catalog
-// Connect returns is the changed one, and the re-listing has a fixed place
-// in the session, before the caller's first call, so that a recording of
-// it is the same every time. The connection counts announcements as it
-// reads them, before the go-sdk hands them on, so that one read before the
-// last listing's answer is never missed. Changes announced during that
-// second listing are handled after Connect, as every later one is.
-func (c *Client) settle(ctx context.Context, cs *mcp.ClientSession, cat *Catalog, h *Handlers) {
+// installCatalog installs cat, the catalog Connect discovered. It also
+// hands on the list changes the server announced meanwhile. (A server that
+// sets its lists up as the session starts announces one.) Such a change is
+// discovered again before Connect returns, once. So the catalog Connect
+// returns is the changed one. The second listing also has a fixed place in
+// the session, before the caller's first call, so a recording of it is the
+// same every time. The connection counts announcements as it reads them,
+// before the go-sdk hands them on. So one read before the last listing's
+// answer is never missed. Changes announced during that second listing are
+// handled after Connect, as every later one is.
+func (c *Client) installCatalog(ctx context.Context, cs *mcp.ClientSession, cat *Catalog, h *Handlers) {
 	c.mu.Lock()
 	changed := slices.Clone(c.pending)
 	for _, what := range listKinds {
@@ -412,28 +412,32 @@ func (c *Client) classifier() transport.Classifier {
 	return cl
 }
 
-// Close ends the session. It refuses new calls at once and drops
-// notifications that arrive from then on; it waits up to
-// Limits.DrainTimeout for in-flight calls to finish and for the handlers of
-// notifications already queued to run; it unsubscribes from resources;
-// then it cancels the calls and handlers still running (their context),
-// drops the notifications still queued, and closes the transport (for a
-// stdio child: stdin first, then the signals, within its grace bounds).
+// Close ends the session, in this order:
+//   - It refuses new calls at once and drops notifications that arrive
+//     from then on.
+//   - It waits up to Limits.DrainTimeout for in-flight calls to finish,
+//     and for the handlers of notifications already queued to run.
+//   - It unsubscribes from resources.
+//   - It cancels the context of the calls and handlers still running, and
+//     drops the notifications still queued.
+//   - It closes the transport. A stdio child gets stdin closed first, then
+//     the signals, within its grace bounds.
 //
-// Close returns within DrainTimeout (plus up to a second for unsubscribing,
-// if there are subscriptions), plus the transport's own close bound or
-// HandlerGrace, whichever is longer, whatever the server and the handlers
-// do. When it returns, no handler is running, and none will start, unless
-// a handler ignores its context: one still running HandlerGrace after its
-// context was cancelled is abandoned on its goroutine (Go cannot stop it),
-// runs on until it returns by itself, and has what it returns discarded;
-// Close then returns a ClassTimeout *Error wrapping ErrHandlerStuck that
-// names it. The connection is closed either way.
+// Close returns within DrainTimeout, plus up to a second for unsubscribing
+// if there are subscriptions. Add the transport's own close bound or
+// HandlerGrace, whichever is longer. This holds whatever the server and
+// the handlers do. When it returns, no handler is running, and none will
+// start, unless a handler ignores its context. A handler still running
+// HandlerGrace after its context was cancelled is abandoned on its
+// goroutine, since Go cannot stop it. It runs on until it returns by
+// itself, and what it returns is discarded. Close then returns a
+// ClassTimeout *Error wrapping ErrHandlerStuck that names it. The
+// connection is closed either way.
 //
-// A tools/call whose caller gave up before the reply that creates its task
-// arrived (see "Long-running tools: tasks" in the package documentation)
-// is in flight until that reply comes and the task it names is cancelled,
-// TaskCancelWait at most for each.
+// A caller may give up on a tools/call before the reply that creates its
+// task arrived (see "Long-running tools: tasks" in the package
+// documentation). That call is in flight until the reply comes and the
+// task it names is cancelled, TaskCancelWait at most for each.
 //
 // Close may be called more than once and concurrently; every call returns
 // when the client is closed, with the same result.
@@ -541,12 +545,12 @@ func (c *Client) unsubscribeAll(deadline time.Time) {
 // Limits.ConnectTimeout).
 const ListAckWait = 2 * time.Second
 
-// awaitListAck waits, on 2026-07-28 and when the server lists changes of
-// its catalog, for the server to acknowledge the subscriptions/listen the
-// go-sdk opened for them, before Connect discovers: once Connect returns,
-// a change is announced to the client, and the acknowledgement has one
-// place in the session. A server that does not acknowledge within
-// ListAckWait is not waited for longer.
+// awaitListAck waits for the server to acknowledge the subscriptions/listen
+// the go-sdk opened for list changes. It waits on 2026-07-28 only, and when
+// the server lists changes of its catalog. It waits before Connect
+// discovers. So once Connect returns, a change is announced to the client,
+// and the acknowledgement has one place in the session. A server that does
+// not acknowledge within ListAckWait is not waited for longer.
 func (c *Client) awaitListAck(ctx context.Context, res *mcp.InitializeResult) {
 	if res == nil || res.ProtocolVersion < protocol.Revision20260728 || res.Capabilities == nil {
 		return

@@ -42,9 +42,10 @@ type Definition struct {
 	Disabled []string
 	// Tasks, if set, declares the tasks extension
 	// (io.modelcontextprotocol/tasks) in the client capabilities of each
-	// tools/call CallTool and CallModel send (protocol 2026-07-28; the
-	// go-sdk's own capabilities otherwise), so that the server may run a
-	// tool as a task, which CallTool waits for. When false, no request
+	// tools/call that CallTool and CallModel send. This holds on protocol
+	// 2026-07-28; other revisions send the go-sdk's own capabilities. So
+	// the server may run a tool as a task, which CallTool waits for. When
+	// false, no request
 	// declares it: a server runs every tool at once, or refuses one that
 	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
 	// Client.StartTool declares it whatever this says.
@@ -146,7 +147,7 @@ type Limits struct {
 	// Zero means 1,024.
 	MaxQueuedNotifications int
 	// CallTimeout bounds one request after Connect (a tool call, a read, a
-	// prompt), on top of the caller's context: a server that never answers
+	// prompt), on top of the caller's context. A server that never answers
 	// fails the call with ClassTimeout, and the go-sdk tells the server the
 	// request was cancelled. It covers every round of a multi round-trip
 	// request, handlers included. Zero means 5 minutes; negative means no
@@ -154,9 +155,9 @@ type Limits struct {
 	CallTimeout time.Duration
 	// MaxInputRounds bounds the continuations of one tools/call,
 	// prompts/get or resources/read that the server answers "input
-	// required" (protocol 2026-07-28): a server that still needs input, or
-	// still sheds load, after that many continuations fails the request
-	// with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
+	// required" (protocol 2026-07-28). A server may still need input, or
+	// still shed load, after that many continuations. The request then
+	// fails with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
 	// means none: an input-required result fails at once.
 	MaxInputRounds int
 	// MaxTaskPolls bounds the tasks/get requests one wait for a task sends
@@ -164,9 +165,9 @@ type Limits struct {
 	// fails the wait with ErrTaskPolls. Zero means 10,000.
 	MaxTaskPolls int
 	// TaskPollMin and TaskPollMax bound the time between two polls of a
-	// task: the server's hint (pollIntervalMs) is raised to TaskPollMin
-	// and lowered to TaskPollMax, and a server that gives none is polled
-	// every second within them. Zero means 100ms and 10s.
+	// task. The server's hint (pollIntervalMs) is raised to TaskPollMin
+	// and lowered to TaskPollMax. A server that gives none is polled every
+	// second within them. Zero means 100ms and 10s.
 	TaskPollMin, TaskPollMax time.Duration
 	// TaskTimeout bounds how long one wait for a task takes, from its
 	// start: a wait that would poll past it fails with ErrTaskTimeout

@@ -16,9 +16,9 @@ import (
 )
 
 // A FailureClass says what kind of thing went wrong, and so what a caller
-// may do about it: the module's one vocabulary of failures, defined in
-// transport (see [transport.Class]) and shared with cassette endings,
-// mcprig and the testscript commands.
+// may do about it. It is the module's one vocabulary of failures, defined
+// in transport (see [transport.Class]). Cassette endings, mcprig and the
+// testscript commands share it.
 type FailureClass = transport.Class
 
 // The classes, as transport defines them.
@@ -36,9 +36,10 @@ const (
 	// ClassAuth: the server refused the credentials.
 	ClassAuth = transport.ClassAuth
 	// ClassPolicy: this library refused, by policy or by the client's
-	// configuration: a disabled or held binding, an unknown tool, a size or
-	// round limit, a cross-origin redirect, a server's request for input
-	// the Handlers do not serve or could not answer.
+	// configuration. Examples: a disabled or held binding, an unknown
+	// tool, a size or round limit, a cross-origin redirect. So is a
+	// server's request for input the Handlers do not serve or could not
+	// answer.
 	ClassPolicy = transport.ClassPolicy
 	// ClassTimeout: a deadline passed (the caller's context's,
 	// Limits.CallTimeout, Limits.ConnectTimeout, or one of the transport's
@@ -184,13 +185,16 @@ var (
 	// ErrInvalidCatalog is returned when a server lists an invalid catalog:
 	// a tool twice, a null item.
 	ErrInvalidCatalog = errors.New("invalid catalog")
-	// ErrOutcomeUnknown is wrapped by the error of a request that may run
-	// something (CallTool, CallModel, ReadResource, GetPrompt, and each
-	// continuation of a multi round-trip request) when it was sent and its
-	// reply was lost: the response stream broke with no way to resume it
-	// (always so on protocol 2026-07-28, which has no Last-Event-ID; on
-	// 2025-11-25 when the stream carried no event id), the connection or the
-	// server process ended under it, or it timed out waiting for the reply.
+	// ErrOutcomeUnknown is wrapped by the error of a request that was sent
+	// and whose reply was lost, when the request may run something. Such
+	// requests are CallTool, CallModel, ReadResource, GetPrompt, and each
+	// continuation of a multi round-trip request. The reply is lost when:
+	//   - the response stream broke with no way to resume it. This is
+	//     always so on protocol 2026-07-28, which has no Last-Event-ID. On
+	//     2025-11-25 it is so when the stream carried no event id.
+	//   - the connection or the server process ended under it.
+	//   - it timed out waiting for the reply.
+	//
 	// The server may or may not have run it. The library never sends it
 	// again; whether to is the caller's decision. The error's Class still
 	// says what failed (transport, server, timeout).
@@ -198,10 +202,11 @@ var (
 	// ErrNoHandler is returned when a server's input-required result asks
 	// for something (sampling, elicitation, roots) that Handlers has no
 	// handler for. No handler runs and no continuation is sent. A server
-	// that checks the client's capabilities before it asks (as this
-	// module's server does, on both revisions) refuses the call itself
-	// with JSON-RPC error -32021 (missing required client capabilities);
-	// that error wraps ErrNoHandler too, and keeps the *jsonrpc.Error.
+	// may check the client's capabilities before it asks, as this
+	// module's server does on both revisions. It then refuses the call
+	// itself with JSON-RPC error -32021 (missing required client
+	// capabilities). That error wraps ErrNoHandler too, and keeps the
+	// *jsonrpc.Error.
 	ErrNoHandler = errors.New("no handler for the server's input request")
 	// ErrHandler is returned when a handler could not answer a server's
 	// input request: it returned an error or no result, or an accepted
@@ -213,11 +218,12 @@ var (
 	// several content blocks, a requested schema that does not resolve.
 	ErrInvalidInputRequest = errors.New("invalid input request")
 	// ErrHeaderMismatch is returned when the server refused a request
-	// because its HTTP headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
-	// Mcp-Param-*) disagree with its body (JSON-RPC error -32020, protocol
-	// 2026-07-28): something between the client and the server rewrote
-	// them, or the two disagree on a tool's x-mcp-header annotations. The
-	// request was not executed. It is a ClassProtocol error.
+	// because its HTTP headers disagree with its body (JSON-RPC error
+	// -32020, protocol 2026-07-28). The headers are Mcp-Protocol-Version,
+	// Mcp-Method, Mcp-Name and Mcp-Param-*. Either something between the
+	// client and the server rewrote them, or the two disagree on a tool's
+	// x-mcp-header annotations. The request was not executed. It is a
+	// ClassProtocol error.
 	ErrHeaderMismatch = errors.New("request headers do not match its body")
 	// ErrInputRounds is returned when a server still needs input (or still
 	// sheds load) after Limits.MaxInputRounds continuations of one request.

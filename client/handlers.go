@@ -14,18 +14,19 @@ import (
 // Handlers serve what a server asks of the client. A nil field means the
 // client does not offer that feature: its capability is not advertised.
 //
-// Sampling, Elicitation and Roots serve both protocol revisions: on
-// 2025-11-25 they answer the server's requests during a call (a request
-// with no handler gets a JSON-RPC error); on 2026-07-28 they fulfil an
-// input-required result, after which the client sends the continuation (a
-// request with no handler fails the call with ErrNoHandler).
+// Sampling, Elicitation and Roots serve both protocol revisions. On
+// 2025-11-25 they answer the server's requests during a call; a request
+// with no handler gets a JSON-RPC error. On 2026-07-28 they fulfil an
+// input-required result, and the client then sends the continuation; a
+// request with no handler fails the call with ErrNoHandler.
 //
 // Notification handlers (Logging, Progress, ListChanged, CatalogChanged)
-// run one at a time on a goroutine of the client's, from a queue bounded by
-// Limits.MaxQueuedNotifications; request handlers (Sampling, Elicitation)
-// run on the go-sdk's goroutines and may be called concurrently. Every
-// handler's context is cancelled when Close's drain ends; see Client.Close
-// for what is guaranteed of a handler that ignores it.
+// run one at a time on a goroutine of the client's. They come from a queue
+// bounded by Limits.MaxQueuedNotifications. Request handlers (Sampling,
+// Elicitation) run on the go-sdk's goroutines and may be called
+// concurrently. Every handler's context is cancelled when Close's drain
+// ends. See Client.Close for what is guaranteed of a handler that ignores
+// it.
 type Handlers struct {
 	// Sampling answers sampling/createMessage.
 	Sampling func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) //lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams, mcp.CreateMessageResult
@@ -35,10 +36,10 @@ type Handlers struct {
 	// does not advertise the roots capability.
 	Roots []*mcp.Root //lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.Root
 	// Logging receives notifications/message. When it is set, the client
-	// asks for messages at LogLevel and above: on 2025-11-25 and earlier
-	// with logging/setLevel at Connect, when the server offers logging; on
-	// 2026-07-28, which has no logging/setLevel, in the _meta of every
-	// request it sends (io.modelcontextprotocol/logLevel).
+	// asks for messages at LogLevel and above. On 2025-11-25 and earlier it
+	// asks with logging/setLevel at Connect, when the server offers
+	// logging. 2026-07-28 has no logging/setLevel: there it asks in the
+	// _meta of every request it sends (io.modelcontextprotocol/logLevel).
 	Logging func(context.Context, *mcp.LoggingMessageParams) //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingMessageParams
 	// LogLevel is the least severe level Logging receives. Zero means "info".
 	LogLevel mcp.LoggingLevel //lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
@@ -47,8 +48,8 @@ type Handlers struct {
 	Progress func(context.Context, *mcp.ProgressNotificationParams)
 	// ResourceUpdated receives notifications/resources/updated for the
 	// resources subscribed to with Client.Subscribe, and for resources
-	// within them (on 2026-07-28 they come on a subscriptions/listen
-	// stream, on 2025-11-25 after resources/subscribe); an update of
+	// within them. On 2026-07-28 they come on a subscriptions/listen
+	// stream, on 2025-11-25 after resources/subscribe. An update of
 	// anything else, or one that comes after Unsubscribe, is dropped.
 	ResourceUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 	// ListChanged is called after the client has re-discovered the catalog

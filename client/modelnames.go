@@ -28,11 +28,11 @@ const MaxModelNameLen = 64
 // A model name is "mcp__" + server + "__" + tool with every character outside
 // [A-Za-z0-9_-] replaced by '_'. A name is left readable when it is unique
 // and at most MaxModelNameLen long. Otherwise a deterministic suffix makes
-// it unique: when several tools map to the same name, the tool whose name
-// needed no replacement keeps it (else the smallest tool name, in byte
-// order), and every other one, and every name that had to be shortened,
-// becomes its first 55 characters, '_', and the first 8 hex digits of the
-// SHA-256 of the tool's name. The result depends only on the set of names,
+// it unique. When several tools map to the same name, one keeps it: the
+// tool whose name needed no replacement, else the smallest tool name in
+// byte order. Every other one becomes its first 55 characters, '_', and
+// the first 8 hex digits of the SHA-256 of the tool's name. So does every
+// name that had to be shortened. The result depends only on the set of names,
 // not on the order they are listed in.
 func ModelNames(server string, tools []string) map[string]string {
 	prefix := "mcp__" + sanitize(server) + "__"

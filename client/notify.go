@@ -114,8 +114,8 @@ func (n *notifier) busy() {
 	}
 }
 
-// settle closes n.idle if nothing runs any more. n.mu is held.
-func (n *notifier) settle() {
+// closeIdle closes n.idle if nothing runs any more. n.mu is held.
+func (n *notifier) closeIdle() {
 	if !n.worker && len(n.requests) == 0 && n.idle != nil {
 		close(n.idle)
 		n.idle = nil
@@ -128,7 +128,7 @@ func (n *notifier) work() {
 		n.mu.Lock()
 		if len(n.queue) == 0 || n.stopped {
 			n.worker, n.current = false, nil
-			n.settle()
+			n.closeIdle()
 			n.mu.Unlock()
 			return
 		}
@@ -162,7 +162,7 @@ func (n *notifier) request(ctx context.Context, kind string, run func(context.Co
 	defer func() {
 		n.mu.Lock()
 		delete(n.requests, nt)
-		n.settle()
+		n.closeIdle()
 		n.mu.Unlock()
 	}()
 	ctx, cancel := context.WithCancel(ctx)
@@ -240,36 +240,37 @@ func (n *notifier) droppedCount() int64 {
 // were still queued when Close's drain ended.
 func (c *Client) DroppedNotifications() int64 { return c.notes.droppedCount() }
 
-// Pacing. The go-sdk reads the connection on one goroutine and hands what it
-// reads to its handlers on another, through a queue it does not bound: when
-// the reader is faster than the hand-over (a flood, a busy machine), that
-// queue grows with the flood. The client therefore holds the reader back
-// while more than pacingWindow notifications it has read have not yet been
-// handed to the client's handlers (queued or dropped there), so that the
-// go-sdk's queue holds at most that many of them.
+// Pacing. The go-sdk reads the connection on one goroutine. It hands what
+// it reads to its handlers on another, through a queue it does not bound.
+// When the reader is faster than the hand-over (a flood, a busy machine),
+// that queue grows with the flood. So the client holds the reader back
+// while more than pacingWindow notifications it has read are not yet
+// handed to the client's handlers (queued or dropped there). The go-sdk's
+// queue then holds at most that many of them.
 //
-// Transports that can, pace themselves (clientseam.Pacer: Streamable HTTP,
-// whose connection is the go-sdk's own and cannot be wrapped without hiding
-// the unexported methods the go-sdk calls on it); the client wraps the
+// Transports that can, pace themselves (clientseam.Pacer). Streamable HTTP
+// does: its connection is the go-sdk's own, and a wrapper would hide the
+// unexported methods the go-sdk calls on it. The client wraps the
 // connections of the others. A cassette replays Streamable HTTP through
-// this module's transport, so its replay is paced too; only the go-sdk's
-// own Streamable HTTP transport used bare (see sdkConnection), which is no
-// clientseam.Pacer, is not (its notifications are still queued and dropped
-// within Limits.MaxQueuedNotifications).
+// this module's transport, so its replay is paced too. Only the go-sdk's
+// own Streamable HTTP transport used bare (see sdkConnection) is not
+// paced, since it is no clientseam.Pacer. Its notifications are still
+// queued and dropped within Limits.MaxQueuedNotifications.
 const (
 	pacingWindow = 256
 	// pacingStall is how long the reader waits for a hand-over before it
 	// forgets the notifications it is waiting for: the go-sdk hands over
-	// no notification whose parameters it cannot decode. It is long enough
-	// that a hand-over held up by a busy machine's scheduler (the go-sdk's
-	// handing goroutine not run for tens of milliseconds while its reader
-	// is) is not taken for one that will never come, which would let the
-	// reader run a window ahead each time.
+	// no notification whose parameters it cannot decode. A busy machine's
+	// scheduler may hold a hand-over up: the go-sdk's handing goroutine is
+	// not run for tens of milliseconds while its reader is. pacingStall is
+	// long enough that such a hand-over is not taken for one that will
+	// never come. That mistake would let the reader run a window ahead
+	// each time.
 	pacingStall = 250 * time.Millisecond
 	// catchUpStall is how long a request that has its answer waits, at
 	// most, for the go-sdk's next hand-over of a notification read before
-	// it (see notifier.catchUp): long enough for a loaded machine's
-	// scheduler, paid only for a notification the go-sdk drops.
+	// it (see notifier.catchUp). It is long enough for a loaded machine's
+	// scheduler. Only a notification the go-sdk drops costs that long.
 	catchUpStall = time.Second
 )
 
@@ -343,15 +344,15 @@ func (p *pacedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // catchUp waits until the go-sdk has handed the client's handlers every
-// notification the connection had read when it was called (those a server
-// sent before the answer just read, on the answer's stream or the
-// connection: progress, log messages), so that a request returns with
-// them queued: the go-sdk hands notifications over on a goroutine of its
-// own, and an answer read after them could otherwise overtake them, and a
-// Close right after the call drop them. It waits no longer than
-// catchUpStall without a hand-over (the go-sdk hands over no notification
-// whose parameters it cannot decode; one such costs a call that long,
-// once).
+// notification the connection had read when catchUp was called. These are
+// the ones a server sent before the answer just read, on the answer's
+// stream or the connection: progress, log messages. So a request returns
+// with them queued. The go-sdk hands notifications over on a goroutine of
+// its own. Without the wait, an answer read after them could overtake
+// them, and a Close right after the call would drop them. catchUp waits no
+// longer than catchUpStall without a hand-over. (The go-sdk hands over no
+// notification whose parameters it cannot decode. One such costs a call
+// that long, once.)
 func (n *notifier) catchUp(ctx context.Context) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -122,16 +122,17 @@ func (o offer) accepts() string {
 }
 
 // ErrRevisionMismatch is returned by Connect when the server and the
-// profile have no protocol revision in common: the server negotiated one
-// the profile does not accept, or refused the one the profile offers (a
-// server of 2026-07-28 only has no initialize; a server may answer
-// initialize with -32022, unsupported protocol version). The message
+// profile have no protocol revision in common. Either the server
+// negotiated one the profile does not accept, or it refused the one the
+// profile offers. (A server of 2026-07-28 only has no initialize. A
+// server may answer initialize with -32022, unsupported protocol
+// version.) The message
 // names both revisions. It is a ClassProtocol error, and connecting again
 // with the same profile fails the same way.
 var ErrRevisionMismatch = errors.New("protocol revision mismatch")
 
 // A recording stands in for a server: a replaying cassette.Factory. It
-// says where its session settled its revision, and which.
+// says where its session chose its revision, and which.
 type recording interface {
 	RecordedRevision() (where, revision string)
 }
@@ -150,11 +151,11 @@ func revisionRefused(def Definition, got string, o offer) error {
 		ErrRevisionMismatch, got, def.Profile, o.accepts())
 }
 
-// refusedRevision returns the revision mismatch err, from the go-sdk's
-// handshake at the profile's revision, stands for, or nil: the server
-// refused initialize (method not found: it speaks 2026-07-28 or later
-// only), or refused the revision offered (-32022, naming the revisions it
-// supports).
+// refusedRevision returns the revision mismatch that err stands for, or
+// nil. err comes from the go-sdk's handshake at the profile's revision.
+// It stands for a mismatch when the server refused initialize (method not
+// found: it speaks 2026-07-28 or later only). It also does when the server
+// refused the revision offered (-32022, naming the revisions it supports).
 func refusedRevision(err error, p Profile, o offer) error {
 	var rpcErr *jsonrpc.Error
 	if o.version >= protocol.Revision20260728 || !errors.As(err, &rpcErr) {

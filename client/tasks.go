@@ -180,12 +180,12 @@ func (t *Task) ID() string { return t.id }
 func (t *Task) Tool() string { return t.tool }
 
 // StartTool calls the named tool, declaring the tasks extension for this
-// call, and returns at once with a handle: a server that runs the tool as
-// a task answers with the task's id (Task.ID), and the caller polls
+// call, and returns at once with a handle. A server that runs the tool as
+// a task answers with the task's id (Task.ID). The caller then polls
 // (Task.Status), waits (Task.Wait) or cancels (Task.Cancel) as it sees fit.
-// A server that answers at once (the tool does not run as a task, or the
-// revision is 2025-11-25) gives a Task whose ID is "", whose Status is
-// completed and whose Wait returns the result. StartTool is refused as
+// A server may answer at once: the tool does not run as a task, or the
+// revision is 2025-11-25. That gives a Task whose ID is "", whose Status
+// is completed and whose Wait returns the result. StartTool is refused as
 // CallTool is; it fulfils the server's input-required results as CallTool
 // does before the task is created; it is never retried.
 func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, error) {
@@ -204,8 +204,9 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*Task, e
 }
 
 // Task returns a handle for a task the server already runs, known by its
-// id: one a lost connection left running (errors.As finds its id in a
-// *TaskError), or one another client started on the same server.
+// id. A lost connection may have left it running; errors.As finds its id
+// in a *TaskError. Or another client may have started it on the same
+// server.
 func (c *Client) Task(id, tool string) *Task {
 	return &Task{c: c, tool: tool, id: id, last: &TaskState{ID: id, Status: TaskWorking}, answered: map[string]bool{}}
 }
@@ -250,13 +251,13 @@ func (c *Client) start(ctx context.Context, t *Task, name string, args any, task
 }
 
 // taskLike reports whether the go-sdk decoded a task handle into res.
-// Only res's JSON shows its result type (the go-sdk keeps it unexported),
-// so it marshals a copy of res without what it carries (content,
-// structured content, _meta, input requests): {"content":null,
-// "resultType":"…"}, whose cost is the same whatever the size of the
-// result (marshaling res itself cost every call as much as encoding its
-// answer again), and whose one string is the result type: its bytes say
-// it, no decoding needed.
+// Only res's JSON shows its result type, since the go-sdk keeps it
+// unexported. So taskLike marshals a copy of res without what it carries
+// (content, structured content, _meta, input requests). That gives
+// {"content":null,"resultType":"…"}. Its cost is the same whatever the
+// size of the result. (Marshaling res itself cost every call as much as
+// encoding its answer again.) Its one string is the result type, so its
+// bytes say it and no decoding is needed.
 func taskLike(res *mcp.CallToolResult) bool {
 	if res == nil {
 		return false

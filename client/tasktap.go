@@ -78,10 +78,11 @@ func tapMessage(ctx context.Context, msg []byte) {
 	}
 }
 
-// tapper returns the wrapper of the connection that fills answer slots, or
-// nil when the transport taps its own connections (clientseam.Tapper) or
-// is the go-sdk's own Streamable HTTP transport, whose connection a
-// wrapper would hide its private hooks from (see sdkConnection).
+// tapper returns the wrapper of the connection that fills answer slots. It
+// returns nil when the transport taps its own connections
+// (clientseam.Tapper). It also returns nil for the go-sdk's own Streamable
+// HTTP transport: a wrapper would hide that connection's private hooks
+// (see sdkConnection).
 func (c *Client) tapper(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 	if t, ok := transport.As[clientseam.Tapper](tr); ok {
 		t.SetTap(tapMessage)

@@ -13,18 +13,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TaskCancelWait bounds how long CallTool waits for the server to
-// acknowledge the tasks/cancel it sends when it gives up on a task, and
-// how long a tools/call given up before its task handle arrived waits for
-// that handle, to cancel the task it names.
+// TaskCancelWait bounds two waits. One is CallTool's wait for the server
+// to acknowledge the tasks/cancel it sends when it gives up on a task.
+// The other is for a tools/call given up before its task handle arrived:
+// it waits that long for the handle, to cancel the task it names.
 const TaskCancelWait = 2 * time.Second
 
 // TaskError is the error of a tool call the server ran as a task, when the
-// call did not end with the task's result: the task failed or was
+// call did not end with the task's result. The task failed or was
 // cancelled, a bound was passed, or the connection was lost while it ran.
-// ID names the task: while the server keeps it (its TTL), Client.Task(ID,
-// tool) on this or a new connection polls it again, a read that is safe to
-// repeat.
+// ID names the task. While the server keeps it (its TTL), Client.Task(ID,
+// tool) on this or a new connection polls it again. That is a read, safe
+// to repeat.
 type TaskError struct {
 	ID     string
 	Status TaskStatus // the last status the client saw, or ""
@@ -61,12 +61,12 @@ func (realClock) Sleep(ctx context.Context, d, floor time.Duration, wake <-chan 
 // Limits.TaskPollMin and TaskPollMax), at most Limits.MaxTaskPolls times,
 // for at most Limits.TaskTimeout. A task that needs input
 // (input_required) is answered through the Handlers, as an input-required
-// result is, with one tasks/update per round, at most
-// Limits.MaxInputRounds; a tasks/update whose reply is lost is never sent
-// again (ErrOutcomeUnknown). A poll whose reply is lost, or that the
-// transport turned down before the server answered it (an HTTP 429 or
-// 5xx), is sent again at the next interval, within the same bounds: it is
-// a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
+// result is. It gets one tasks/update per round, at most
+// Limits.MaxInputRounds. A tasks/update whose reply is lost is never sent
+// again (ErrOutcomeUnknown). A poll may lose its reply, or the transport
+// may turn it down before the server answers it (an HTTP 429 or 5xx).
+// Such a poll is sent again at the next interval, within the same bounds:
+// it is a read. A bound passed after a failed poll wraps that poll's failure. Wait does not
 // cancel the task when it gives up; Cancel does. A tool that ran and
 // reported failure returns its result and a ClassTool *Error, as CallTool
 // does. Waits of one Task must not overlap.
@@ -166,11 +166,11 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 	}
 }
 
-// pollAgain reports whether a poll that failed with err may be sent again:
-// its reply was lost, or the transport turned it down before the server
-// answered it (over HTTP a 429 or 5xx status, a request that could not be
-// sent). A poll is a read; a poll the server answered with an error (an
-// unknown task, say) is not sent again.
+// pollAgain reports whether a poll that failed with err may be sent again.
+// It may when its reply was lost, or when the transport turned it down
+// before the server answered it. Over HTTP that is a 429 or 5xx status,
+// or a request that could not be sent. A poll is a read. A poll the server
+// answered with an error (an unknown task, say) is not sent again.
 func (c *Client) pollAgain(err error) bool {
 	return errors.Is(c.fail(OpCallTool, "", err), ErrOutcomeUnknown) || rejectedByTransport(err)
 }
@@ -268,9 +268,9 @@ func (t *Task) answer(ctx context.Context, st *TaskState) error {
 }
 
 // giveUp cancels the task for a caller that stopped waiting for it, within
-// TaskCancelWait, unless the task is over, the connection lost, or a
-// tasks/update failed (whose answer the server may have taken: the caller
-// decides, with the task's id).
+// TaskCancelWait. It does not when the task is over or the connection
+// lost. Nor does it when a tasks/update failed, since the server may have
+// taken its answer: the caller decides, with the task's id.
 func (t *Task) giveUp(ctx context.Context, err error) {
 	if t.id == "" || t.last.Status.Terminal() || t.updateFailed || errors.Is(err, mcp.ErrConnectionClosed) {
 		return

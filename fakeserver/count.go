@@ -16,8 +16,8 @@ import (
 // arguments passed validation. It counts before any fault acts, so a
 // round that crashes the server, hangs or fails counts as well. An
 // execution is a round that did not end by asking the client for input (an
-// input-required result, SEP-2322): a call that completes in one round is
-// one round and one execution; a call that asks for input once and then
+// input-required result, SEP-2322). A call that completes in one round is
+// one round and one execution. A call that asks for input once and then
 // completes is two rounds and one execution, on either protocol revision.
 // Invariant 1 is about executions: a tool is executed to completion at most
 // once per call the user made.

@@ -55,8 +55,8 @@ type Tool struct {
 	// Title and Description are published as given.
 	Title, Description string
 	// InputSchema is the JSON Schema the arguments are validated against
-	// before the reply runs (a call with invalid arguments is an isError
-	// result and is not counted): a json.RawMessage, a string holding
+	// before the reply runs. (A call with invalid arguments is an isError
+	// result and is not counted.) It is a json.RawMessage, a string holding
 	// JSON, a *jsonschema.Schema or a map. Its root type must be "object".
 	// Nil means {"type":"object"}: any object.
 	InputSchema any
@@ -73,17 +73,17 @@ type Tool struct {
 
 // A Reply answers one round of a tool call. It runs after the arguments
 // have passed validation, the execution has been counted and the faults
-// scripted for the tool have acted; it must be deterministic (a function of
-// the call only) for the fake to stay deterministic.
+// scripted for the tool have acted. It must be deterministic (a function
+// of the call only) for the fake to stay deterministic.
 //
 // What the caller sees is what the server package gives for a handler's
 // return (server.ToolHandler): the result; an isError result carrying the
 // error's text; or, for a *jsonrpc.Error, that JSON-RPC error. A result
 // with InputRequests set asks the client for input (multi round-trip
-// requests, SEP-2322): on 2026-07-28 it is sent as an input-required
-// result and the client continues the call with a new round; on 2025-11-25
-// the go-sdk sends the requests to the client during the call and runs the
-// reply again with the answers. Either way [Call].InputResponses holds them
+// requests, SEP-2322). On 2026-07-28 it is sent as an input-required
+// result, and the client continues the call with a new round. On
+// 2025-11-25 the go-sdk sends the requests to the client during the call,
+// and runs the reply again with the answers. Either way [Call].InputResponses holds them
 // in the next round, and [Call].RequestState the state the result set.
 type Reply func(ctx context.Context, call *Call) (*mcp.CallToolResult, error)
 
@@ -147,8 +147,8 @@ func Error(message string) Reply {
 	return func(context.Context, *Call) (*mcp.CallToolResult, error) { return nil, errors.New(message) }
 }
 
-// Sequence returns a Reply that answers call N with replies[N-1]: the
-// first call gets the first reply, the second the second, and so on; the
+// Sequence returns a Reply that answers call N with replies[N-1]. The
+// first call gets the first reply, the second the second, and so on. The
 // rounds of one call all go to that call's reply. A call past the end of
 // the sequence fails with an isError result that says so (end the sequence
 // with the reply you want repeated as many times as the test calls).

@@ -1,10 +1,10 @@
 // Package fakeserver is a deterministic fake MCP server with scripted
-// faults, for testing clients: in-process, as a stdio child, and over HTTP
-// (stateful or stateless), on protocol revisions 2025-11-25 and
-// 2026-07-28, or on one of them only (Options.Revision: a server from
-// before 2026-07-28, or one of that revision alone). It serves built-in
-// catalogs, your own tools, resources and prompts ([Definition]), or your
-// own server under test ([Wrap]).
+// faults, for testing clients. It runs in-process, as a stdio child, and
+// over HTTP (stateful or stateless). It speaks protocol revisions
+// 2025-11-25 and 2026-07-28, or one of them only. (Options.Revision makes
+// a server from before 2026-07-28, or one of that revision alone.) It
+// serves built-in catalogs, your own tools, resources and prompts
+// ([Definition]), or your own server under test ([Wrap]).
 //
 //	fs, err := fakeserver.New(&fakeserver.Options{
 //		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},
@@ -18,10 +18,11 @@
 //
 // # Your own tools
 //
-// A [Definition] declares tools (name, schemas, annotations, and a [Reply]:
-// [Text], [Result], [Sequence] call by call, [Error], or a function of the
-// [Call]), resources and prompts. A fake built from it is deterministic,
-// counted and takes every fault, as the built-in catalogs do:
+// A [Definition] declares tools, resources and prompts. A tool has a name,
+// schemas, annotations, and a [Reply]. The reply is [Text], [Result],
+// [Sequence] call by call, [Error], or a function of the [Call]. A fake
+// built from it is deterministic, counted and takes every fault, as the
+// built-in catalogs do:
 //
 //	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
 //		Name:        "get_weather",
@@ -44,37 +45,39 @@
 // A built-in catalog is a fixed set of tools, resources and prompts.
 // "docs" (the default) publishes the tool lookup (input {"query": string},
 // reply "docs: <query>"), the resource docs://readme and the prompt
-// summarize (argument topic). "rich" adds
-// tools that exercise every client feature: sample (sampling), elicit
-// (elicitation), roots, log (logging; the client must set a level), progress
-// (for the call's progress token), toggle (adds or removes the tool
-// ephemeral, so the client gets tools/list_changed), and item-00 … item-24,
-// with a page size of 10 so that every list is paginated.
+// summarize (argument topic). "rich" adds tools that exercise every client
+// feature:
+//   - sample (sampling), elicit (elicitation) and roots;
+//   - log (logging; the client must set a level);
+//   - progress (for the call's progress token);
+//   - toggle, which adds or removes the tool ephemeral, so the client gets
+//     tools/list_changed;
+//   - item-00 … item-24, with a page size of 10, so that every list is
+//     paginated.
 //
-// sample, elicit and roots need the client, and are written once for both
-// revisions with input-required results (SEP-2322): round 1 asks, round 2
-// answers. On 2026-07-28 the client continues the call with a second
-// request carrying the answer; on 2025-11-25 the go-sdk sends the request
-// to the client during the call and runs round 2 itself. Each such call is
-// two rounds and one execution on either revision.
+// sample, elicit and roots need the client. They are written once for
+// both revisions, with input-required results (SEP-2322): round 1 asks,
+// round 2 answers. On 2026-07-28 the client continues the call with a
+// second request carrying the answer. On 2025-11-25 the go-sdk sends the
+// request to the client during the call and runs round 2 itself. Each such
+// call is two rounds and one execution on either revision.
 //
 // # Determinism
 //
-// Same requests, same bytes out: replies are derived only from the
-// requests, lists are sorted, nothing depends on clocks, random values or
-// map order, and the log on stderr has no timestamps. The list-changed
-// notification after toggle is sent by the go-sdk after a short debounce,
-// so its position relative to other messages is the one thing that may
-// vary.
+// Same requests, same bytes out. Replies are derived only from the
+// requests, and lists are sorted. Nothing depends on clocks, random values
+// or map order. The log on stderr has no timestamps. The go-sdk sends the
+// list-changed notification after toggle after a short debounce. So its
+// position relative to other messages is the one thing that may vary.
 //
 // # Counting
 //
-// Every round of a tool (a tools/call request whose input has passed
-// validation) is counted per tool before any fault acts, and so is every
+// Every round of a tool is counted per tool before any fault acts. A round
+// is a tools/call request whose input has passed validation. So is every
 // execution: a round that did not end by asking for input ([Counts]).
-// [Server.Counts] reads them in-process, as one snapshot; for a child
-// process, read the file named by --count-file (Options.CountFile), rewritten
-// atomically after each round, with [ReadCounts].
+// [Server.Counts] reads them in-process, as one snapshot. For a child
+// process, read them with [ReadCounts] from the file named by --count-file
+// (Options.CountFile). The file is rewritten atomically after each round.
 //
 // # Faults
 //
@@ -118,16 +121,17 @@
 //
 // # Over HTTP
 //
-// [Server.StartHTTP] serves the fake server on a loopback port (Streamable
-// HTTP, or the legacy SSE shape with HTTPOptions.SSE), with the event store on
-// and sessions numbered fake-1, fake-2, … (or stateless, with
-// HTTPOptions.Stateless: no sessions, no event store, each POST answered
-// on its own; the HTTP faults act the same), and starts a second listener, the
-// other origin, that the redirect faults point at and that serves nothing.
-// Both answer 403, before logging or serving anything, a request whose
-// Host or Origin the server package refuses (a rebound host name, a
-// cross-site page; HTTPOptions.Serving's AllowedHosts and AllowedOrigins
-// admit more). Both log what they see, so a test can assert on the
+// [Server.StartHTTP] serves the fake server on a loopback port. It serves
+// Streamable HTTP, or the legacy SSE shape with HTTPOptions.SSE. The event
+// store is on, and sessions are numbered fake-1, fake-2, …. With
+// HTTPOptions.Stateless it serves statelessly instead: no sessions, no
+// event store, each POST answered on its own. The HTTP faults act the
+// same. It also starts a second listener, the other origin, that the
+// redirect faults point at and that serves nothing. Both listeners answer
+// 403 to a request whose Host or Origin the server package refuses, before
+// logging or serving anything. Examples are a rebound host name or a
+// cross-site page. HTTPOptions.Serving's AllowedHosts and AllowedOrigins
+// admit more. Both log what they see, so a test can assert on the
 // protocol's HTTP side:
 //
 //	hs, err := fs.StartHTTP("", nil)
@@ -144,9 +148,9 @@
 // # As a stdio child
 //
 // [Main] serves over os.Stdin and os.Stdout; it is what `mcprig fakeserver`
-// runs. A test runs its own binary as the fake server: TestMain calls
-// [MainIfChild] first, and the test starts [ChildCommand] (or passes it to
-// a stdio transport):
+// runs. A test runs its own binary as the fake server. TestMain calls
+// [MainIfChild] first. The test starts [ChildCommand], or passes it to a
+// stdio transport:
 //
 //	func TestMain(m *testing.M) {
 //		fakeserver.MainIfChild()

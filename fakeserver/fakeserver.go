@@ -43,9 +43,9 @@ type Options struct {
 	// faults may name the same tool.
 	Faults []Fault
 	// CountFile, if set, is rewritten atomically (a temporary file renamed
-	// over it) with the counts as JSON after each round, and once, empty,
-	// by New: the side channel through which a test reads the counts of a
-	// fake server in another process (see [ReadCounts]).
+	// over it) with the counts as JSON after each round. New writes it
+	// once, empty. It is the side channel through which a test reads the
+	// counts of a fake server in another process (see [ReadCounts]).
 	CountFile string
 	// Logger receives the server's diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
@@ -118,10 +118,13 @@ func (s *Server) endSession(id string) {
 }
 
 // New returns a fake server. Its errors come from its options, which often
-// come from scripts and flags: an unknown catalog, an invalid definition
-// (wrapping [ErrBadDefinition]), an invalid fault, a fault for a tool the
-// catalog does not have (wrapping [transport.ErrBadFault]), or a fault that
-// acts only in a child process (a [*PathError]).
+// come from scripts and flags:
+//   - an unknown catalog;
+//   - an invalid definition (wrapping [ErrBadDefinition]);
+//   - an invalid fault;
+//   - a fault for a tool the catalog does not have (wrapping
+//     [transport.ErrBadFault]);
+//   - a fault that acts only in a child process (a [*PathError]).
 func New(opts *Options) (*Server, error) { return newServer(opts, nil) }
 
 // newServer builds the server; proc is set for a stdio child.

@@ -26,9 +26,9 @@ type HTTPOptions struct {
 	// instead of Streamable HTTP.
 	SSE bool
 	// Stateless serves Streamable HTTP without sessions for any client
-	// (server.HTTPOptions.Stateless): every POST is answered on its own,
-	// GET and DELETE get 405, and there is no event store, so a dropped
-	// response stream cannot be resumed, and a 2025-11-25 client cannot be
+	// (server.HTTPOptions.Stateless). Every POST is answered on its own,
+	// and GET and DELETE get 405. There is no event store, so a dropped
+	// response stream cannot be resumed. A 2025-11-25 client cannot be
 	// asked for input. Without it, 2025-11-25 clients get sessions and
 	// 2026-07-28 requests are answered statelessly, as that revision has
 	// no sessions. The HTTP faults act the same either way. Not with SSE.
@@ -128,20 +128,21 @@ func (r Request) String() string {
 
 // HTTPHandler returns a handler that serves s over Streamable HTTP (or,
 // with opts.SSE, the legacy HTTP+SSE shape) at whatever path it is mounted
-// on, with s's scripted HTTP faults. It returns a [*PathError] for a fault
-// that does not act there (see [Path]), an error wrapping
-// [transport.ErrBadFault] if a redirect or foreign-endpoint fault is scripted and
-// opts.OtherOrigin is empty, an error if opts sets both SSE and Stateless,
-// and the server package's *server.OptionsError for an invalid
-// opts.Serving.
+// on, with s's scripted HTTP faults. It returns:
+//   - a [*PathError] for a fault that does not act there (see [Path]);
+//   - an error wrapping [transport.ErrBadFault] if a redirect or
+//     foreign-endpoint fault is scripted and opts.OtherOrigin is empty;
+//   - an error if opts sets both SSE and Stateless;
+//   - the server package's *server.OptionsError for an invalid
+//     opts.Serving.
 //
 // Every request passes the Host and Origin checks of server.HTTPOptions
 // (opts.Serving's AllowedHosts and AllowedOrigins) first: a refused one
 // is answered 403 before it is logged or a fault acts on it.
 //
 // A wrapped go-sdk server ([Wrap] of an *mcp.Server) is served by the
-// go-sdk's own handlers, with an event store for resumption and the
-// go-sdk's own localhost protection beneath; of opts.Serving only
+// go-sdk's own handlers. They have an event store for resumption, and the
+// go-sdk's own localhost protection beneath. Of opts.Serving only
 // MaxBodyBytes, AllowedHosts and AllowedOrigins apply to it.
 func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	var o HTTPOptions
@@ -196,9 +197,9 @@ func door(serving *server.HTTPOptions) (*hostorigin.Policy, error) {
 // how to close it.
 //
 // A fake (and a wrapped server.Server) is served by the server package's
-// handler: stateful serving keeps sessions for the clients that have them
-// (2025-11-25 and older) and answers 2026-07-28 requests, which have no
-// sessions, statelessly; Stateless keeps no session for anyone. A wrapped
+// handler. Stateful serving keeps sessions for the clients that have them
+// (2025-11-25 and older). It answers 2026-07-28 requests, which have no
+// sessions, statelessly. Stateless keeps no session for anyone. A wrapped
 // go-sdk server gets the same routing over the go-sdk's own handlers.
 func (s *Server) innerHandler(o *HTTPOptions) (http.Handler, func() error, error) {
 	if s.srv != nil {

@@ -42,12 +42,16 @@ type HTTPServer struct {
 // both.
 //
 // Both servers keep the bounds every HTTP server of this module keeps:
-// request headers read within 10 s, a request body within 10 s (unless
-// opts.Serving sets its own BodyTimeout; a body still arriving then is cut
-// and its connection closed), idle connections closed after 60 s, and at
-// most 256 connections open at once (the next is answered 503 and
-// closed). A slow client holds one connection for those bounds at most,
-// and a good client beside it is served.
+//   - request headers are read within 10 s;
+//   - a request body is read within 10 s, unless opts.Serving sets its
+//     own BodyTimeout. A body still arriving then is cut and its
+//     connection closed;
+//   - idle connections are closed after 60 s;
+//   - at most 256 connections are open at once. The next is answered 503
+//     and closed.
+//
+// A slow client holds one connection for those bounds at most, and a good
+// client beside it is served.
 func (s *Server) StartHTTP(addr string, opts *HTTPOptions) (*HTTPServer, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"

@@ -55,13 +55,13 @@ func lastEventID(p []byte) string {
 	return id
 }
 
-// dropWriter passes the first `after` server-sent events that carry a
-// message through (without their id: lines if stripIDs), then sends
-// retry: 10, flushes and cuts the connection before the next message; later
-// writes are swallowed, as if the network had eaten them. Events with no
-// message (the 2025-11-25 priming event, whose data is empty) always pass:
-// the cut falls where a message is, so it is the same on every revision,
-// and a call whose reply is cut has run.
+// dropWriter passes through the first `after` server-sent events that
+// carry a message (without their id: lines if stripIDs). Then it sends
+// retry: 10, flushes and cuts the connection before the next message.
+// Later writes are dropped silently, as if the network had lost them.
+// Events with no message (the 2025-11-25 priming event, whose data is
+// empty) always pass. The cut falls where a message is, so it is the same
+// on every revision, and a call whose reply is cut has run.
 type dropWriter struct {
 	http.ResponseWriter
 	after    int

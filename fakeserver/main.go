@@ -170,11 +170,11 @@ func parseFlags(args []string) (*config, error) {
 }
 
 // Main runs a fake server over os.Stdin and os.Stdout with the given flags
-// (see the usage text, printed by --help) and returns the process's exit
+// (see the usage text, printed by --help). It returns the process's exit
 // code: 0 when stdin ends, [ExitSIGTERM] after SIGTERM, 1 when serving
 // fails, 2 for bad flags. It is the body of `mcprig fakeserver` and of a
-// test binary run through [MainIfChild]; the caller exits with the code
-// (Main may leave goroutines blocked on stdin behind).
+// test binary run through [MainIfChild]. The caller exits with the code,
+// since Main may leave goroutines blocked on stdin behind.
 func Main(args []string) int {
 	if os.Getenv(sleepEnv) != "" {
 		sleepForever()

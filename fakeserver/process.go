@@ -59,11 +59,11 @@ func (p *process) recordStop(what string) {
 }
 
 // spawnGrandchild re-executes this program, with the same arguments, in
-// sleep mode (see sleepEnv), in this process's group (or, with setsid, in a
-// session of its own), with its standard streams on /dev/null; its pid goes
-// to pidFile if set. It is not waited for: it is there to outlive its
-// parent unless the group is killed (or, out of the group, unless it is
-// found and killed).
+// sleep mode (see sleepEnv). It runs in this process's group, or with
+// setsid in a session of its own. Its standard streams are on /dev/null.
+// Its pid goes to pidFile if set. It is not waited for. It is there to
+// outlive its parent unless the group is killed (or, out of the group,
+// unless it is found and killed).
 func spawnGrandchild(pidFile string, setsid bool) error {
 	exe, err := os.Executable()
 	if err != nil {

@@ -70,9 +70,9 @@ func (s *Server) begin(tool string, req *mcp.CallToolRequest) *Call {
 }
 
 // statePrefix marks the request state a fake hands out with an
-// input-required result: "fakeserver:N:R:" then the reply's own state, so
-// that the continuation (a new request, on any connection) keeps its
-// call's number and knows its round with nothing kept at the server.
+// input-required result: "fakeserver:N:R:" then the reply's own state. So
+// the continuation (a new request, on any connection) keeps its call's
+// number. It knows its round with nothing kept at the server.
 const statePrefix = "fakeserver:"
 
 func formatState(n, round int, user string) string {

@@ -29,25 +29,24 @@ type WrapOptions struct {
 }
 
 // Wrap returns a fake server that serves srv, your own server under test,
-// with the fault script and the counters of a fake: every tools/call is
-// counted ([Server.Counts]) and the faults scripted
-// for its tool act before srv's handler runs. It serves in-process
-// ([Server.Factory]) and over HTTP ([Server.HTTPHandler],
-// [Server.StartHTTP]); srv's own tools, resources and prompts are served
-// unchanged.
+// with the fault script and the counters of a fake. Every tools/call is
+// counted ([Server.Counts]). The faults scripted for its tool act before
+// srv's handler runs. It serves in-process ([Server.Factory]) and over
+// HTTP ([Server.HTTPHandler], [Server.StartHTTP]). srv's own tools,
+// resources and prompts are served unchanged.
 //
 // Wrap installs a receiving middleware on srv (the go-sdk's
-// AddReceivingMiddleware), which cannot be taken off: [Server.Detach]
-// makes it pass every request through untouched, so that a server shared
-// by several tests can be wrapped by each in turn. What it counts is what
-// the middleware sees:
-//   - a tools/call for a tool srv has, once per request: a call to an
-//     unknown tool, or one srv refuses as invalid params (a JSON-RPC
-//     error -32602), is not counted; a call whose arguments srv's handler
-//     then rejects is;
-//   - on 2026-07-28, each round of a multi round-trip call is a request,
-//     so a call that asks for input once is two rounds and one execution;
-//     on 2025-11-25 the go-sdk runs both rounds inside one request, which
+// AddReceivingMiddleware), which cannot be taken off. [Server.Detach]
+// makes it pass every request through untouched. So a server shared by
+// several tests can be wrapped by each in turn. What it counts is what the
+// middleware sees:
+//   - a tools/call for a tool srv has, once per request. A call to an
+//     unknown tool is not counted. Nor is one srv refuses as invalid
+//     params (a JSON-RPC error -32602). A call whose arguments srv's
+//     handler then rejects is counted.
+//   - on 2026-07-28, each round of a multi round-trip call is a request.
+//     So a call that asks for input once is two rounds and one execution.
+//     On 2025-11-25 the go-sdk runs both rounds inside one request. That
 //     counts as one round and one execution.
 //
 // The panic fault answers as server.Server does for a panicking handler

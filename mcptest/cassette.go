@@ -28,9 +28,9 @@ import (
 // not be written, the first replay mismatch and (unless opts.AllowUnused) a
 // recorded request never sent fail the test.
 //
-// The mode cannot change within a parallel test (t.Setenv panics there),
-// and a recording is written only as its test ends: see "Cassettes" in
-// the package doc for recording then replaying in one run.
+// The mode cannot change within a parallel test (t.Setenv panics there).
+// A recording is written only as its test ends. See "Cassettes" in the
+// package doc for recording then replaying in one run.
 func Cassette(t testing.TB, path string, live client.Definition, opts *cassette.Options) client.Definition {
 	t.Helper()
 	mode, err := cassette.ModeFromEnv()

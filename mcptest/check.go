@@ -67,25 +67,33 @@ var serverChecks = []serverCheck{
 // clients unless it serves the current revision only.
 var checkRevisions = []string{protocol.Revision20260728, protocol.Revision20251125}
 
-// CheckServer checks that the server f makes keeps the protocol's rules
-// (f: a [Fake]'s Factory, a *server.Server's Factory, inprocess.New of a
-// go-sdk server, or a stdio or Streamable HTTP factory of a server
-// elsewhere), in
-// the manner of testing/fstest.TestFS, at each revision in turn: on
-// 2026-07-28 when the server serves it (it answers server/discover; a server
-// that does not is checked at 2025-11-25 only), then on 2025-11-25 (a
-// server that serves 2026-07-28 and refuses initialize, or that revision,
-// serves the current revision only, and is checked at it alone), each in
-// a session of its own. In each: the handshake (server/discover or
-// initialize) completes and names the server; ping answers; every list it
-// advertises pages consistently (no repeated cursor, no null or duplicate
-// item, the same items when listed twice) within MaxCheckPages; tool names
-// are valid; every input and output schema is a JSON Schema object of type
-// "object" that resolves; a call to an unknown tool is an error; at
-// 2026-07-28, a server offering the skills extension lists entries that keep
-// its rules, and each skill file reads back as its entry says (size, digest,
-// frontmatter); the session closes cleanly. It returns nil, or one errors.Join of a *CheckError per
-// problem.
+// CheckServer checks that the server f makes keeps the protocol's rules,
+// in the manner of testing/fstest.TestFS. f is a [Fake]'s Factory, a
+// *server.Server's Factory, inprocess.New of a go-sdk server, or a stdio
+// or Streamable HTTP factory of a server elsewhere.
+//
+// It checks at each revision in turn, each in a session of its own. First
+// it checks on 2026-07-28 when the server serves it, that is when it
+// answers server/discover. A server that does not is checked at 2025-11-25
+// only. Then it checks on 2025-11-25. A server that serves 2026-07-28 and
+// refuses initialize, or that revision, serves the current revision only.
+// It is checked at that revision alone. In each session:
+//   - the handshake (server/discover or initialize) completes and names
+//     the server;
+//   - ping answers;
+//   - every list the server advertises pages consistently within
+//     MaxCheckPages: no repeated cursor, no null or duplicate item, the
+//     same items when listed twice;
+//   - tool names are valid;
+//   - every input and output schema is a JSON Schema object of type
+//     "object" that resolves;
+//   - a call to an unknown tool is an error;
+//   - at 2026-07-28, a server offering the skills extension lists entries
+//     that keep its rules. Each skill file reads back as its entry says
+//     (size, digest, frontmatter);
+//   - the session closes cleanly.
+//
+// It returns nil, or one errors.Join of a *CheckError per problem.
 func CheckServer(ctx context.Context, f transport.Factory) error {
 	var errs []error
 	current := false // the server serves 2026-07-28
@@ -159,9 +167,10 @@ func refusesRevision(err error) bool {
 }
 
 // openCheck opens a session offering rev. It returns nil when rev is
-// 2026-07-28 and the server fell back to an older revision (it does not
-// serve 2026-07-28, and the next session checks what it serves); a server
-// that answers 2025-11-25 with an older revision is checked at that one.
+// 2026-07-28 and the server fell back to an older revision. Such a server
+// does not serve 2026-07-28, and the next session checks what it serves. A
+// server that answers 2025-11-25 with an older revision is checked at that
+// one.
 func openCheck(ctx context.Context, f transport.Factory, rev string) (*checkSession, error) {
 	tr, err := f.Transport()
 	if err != nil {

@@ -11,10 +11,10 @@ import (
 )
 
 // checkSkills checks the skills of a server that offers the skills
-// extension (SEP-2640) at 2026-07-28, through a client.Client of its own
-// with Definition.Skills: every entry keeps the extension's rules, and
-// every file of every skill reads back as its entry says (size, digest,
-// and for a SKILL.md its frontmatter, field by field).
+// extension (SEP-2640) at 2026-07-28. It checks through a client.Client of
+// its own with Definition.Skills. Every entry must keep the extension's
+// rules. Every file of every skill must read back as its entry says: size,
+// digest, and for a SKILL.md its frontmatter, field by field.
 func checkSkills(ctx context.Context, s *checkSession) []error {
 	caps := s.cs.InitializeResult().Capabilities
 	if s.rev < protocol.Revision20260728 || caps == nil {

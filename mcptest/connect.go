@@ -9,10 +9,10 @@ import (
 )
 
 // Connect connects a client to def (within def.Limits.ConnectTimeout) and
-// closes it at cleanup. A failure to connect fails the test with the error
-// and, for a child process, how it ended and the tail of its stderr; an
-// error from Close, or a child's process group still running after it,
-// fails the test at cleanup. h may be nil.
+// closes it at cleanup. A failure to connect fails the test with the
+// error. For a child process it also reports how the child ended and the
+// tail of its stderr. An error from Close, or a child's process group
+// still running after it, fails the test at cleanup. h may be nil.
 func Connect(t testing.TB, def client.Definition, h *client.Handlers) *client.Client {
 	t.Helper()
 	c, err := client.Connect(context.Background(), def, h)

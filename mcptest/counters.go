@@ -9,8 +9,8 @@ import (
 )
 
 // connCounter is a factory that counts the client connections it made that
-// are still open, so that a leak check knows at once when a client was
-// never closed, and otherwise waits only for the server to catch up.
+// are still open. So a leak check knows at once when a client was never
+// closed. Otherwise it waits only for the server to catch up.
 type connCounter struct {
 	transport.Factory
 	mu   sync.Mutex // guards open

@@ -18,8 +18,8 @@ import (
 )
 
 // A Fake is a fake server, or a server under test wrapped with faults and
-// counters, started for one test: in-process, over HTTP, or a stdio child
-// per connection (the test binary itself, see [Main]). Its factory's
+// counters, started for one test. It runs in-process, over HTTP, or as a
+// stdio child per connection (the test binary itself, see [Main]). Its factory's
 // connections are tracked: at cleanup, a connection's process group still
 // running, or a session still open, fails the test.
 type Fake struct {
@@ -170,10 +170,10 @@ func inProcessFaults(faults []fakeserver.Fault) []fakeserver.Fault {
 // Factory returns the transport.Factory that connects to the fake server.
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
-// Definition returns a client.Definition of the fake server, named after its
-// catalog ("docs"), definition or wrapped server, with the protocol profile
-// of the options' ClientProfile (the default profile when unset) and the
-// default limits.
+// Definition returns a client.Definition of the fake server. It is named
+// after its catalog ("docs"), definition or wrapped server. It has the
+// protocol profile of the options' ClientProfile (the default profile when
+// unset) and the default limits.
 func (f *Fake) Definition() client.Definition {
 	return client.Definition{Name: f.name, Profile: f.profile, Transport: f.factory}
 }
@@ -197,11 +197,12 @@ func (f *Fake) Faults() []fakeserver.Fault { return append([]fakeserver.Fault(ni
 func (f *Fake) Server() *fakeserver.Server { return f.srv }
 
 // Counts returns the counters of every tool called at least once, by every
-// connection, as one snapshot (see fakeserver.Counts): Executions counts a
+// connection, as one snapshot (see fakeserver.Counts). Executions counts a
 // call once it has passed validation, whatever happened next (a fault, a
-// crash), unless that round ended by asking for input; Rounds counts every
-// round, so a call that asked the client for input once has one more
-// round than executions. A count file that cannot be read fails the test.
+// crash). It does not count a round that ended by asking for input.
+// Rounds counts every round. So a call that asked the client for input
+// once has one more round than executions. A count file that cannot be
+// read fails the test.
 func (f *Fake) Counts() fakeserver.Counts {
 	f.t.Helper()
 	if f.srv != nil {

@@ -10,10 +10,10 @@ import (
 )
 
 // HTTP starts a fake server in this process, served over Streamable HTTP on
-// a loopback port (fakeserver.Server.StartHTTP: event store on, sessions
-// fake-1, fake-2, …, HTTP faults such as drop, redirect or gone; or
-// stateless with opts.Stateless), with its second listener, the other
-// origin. Its Definition connects through transport/streamablehttp with
+// a loopback port, with its second listener, the other origin. It serves
+// as fakeserver.Server.StartHTTP does: event store on, sessions fake-1,
+// fake-2, …, HTTP faults such as drop, redirect or gone. With
+// opts.Stateless it serves statelessly. Its Definition connects through transport/streamablehttp with
 // opts.Transport. [Fake.HTTP] gives the log of what the fake saw (DELETEs,
 // a resuming GET's Last-Event-ID, …) and what reached the other origin.
 //

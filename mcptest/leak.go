@@ -11,23 +11,25 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// LeakCheck fails t at cleanup if a goroutine started since the call, or a
+// LeakCheck fails t at cleanup if something started during t is still
+// running. That may be a goroutine started since the call. It may be a
 // process group started through mcptest (or a factory wrapped by [Track])
-// during t, is still running, or a descendant of its child that left the
-// group (setsid, a double fork) as far as the connection saw it. The report
-// names each leaked goroutine by its stack and each leaked process by pid
-// and command; leaked processes are then killed so that they do not outlive
-// the test binary.
+// during t. It may be a descendant of its child that left the group
+// (setsid, a double fork), as far as the connection saw it. The report
+// names each leaked goroutine by its stack, and each leaked process by pid
+// and command. Leaked processes are then killed, so that they do not
+// outlive the test binary.
 //
 // A test that leaves nothing behind is not held up: the check returns as
 // soon as the goroutines it waits for have ended. Idle keep-alive
 // connections of http.DefaultTransport (the go-sdk's own client, http.Get)
-// are closed first, as httptest.Server.Close does, so that a connection
-// pooled to a server that outlives the test is not waited for or reported.
+// are closed first, as httptest.Server.Close does. So a connection pooled
+// to a server that outlives the test is not waited for or reported.
 //
-// Call it first in a test that does not call t.Parallel (its siblings'
-// goroutines would be reported); helpers such as [Connect] and [Stdio]
-// check their own processes and sessions whether or not LeakCheck is called.
+// Call it first in a test that does not call t.Parallel; its siblings'
+// goroutines would be reported. Helpers such as [Connect] and [Stdio]
+// check their own processes and sessions whether or not LeakCheck is
+// called.
 func LeakCheck(t testing.TB) {
 	t.Helper()
 	leakcheck.Check(t)
@@ -72,9 +74,9 @@ func trackerOf(t testing.TB) *procgroup.Tracker {
 	return tr
 }
 
-// Track returns a factory that makes the same connections as f and records
-// the process group of every stdio child they start against t, so that a
-// group still running when t ends fails t (see [LeakCheck]). Connections are
+// Track returns a factory that makes the same connections as f. It records
+// the process group of every stdio child they start against t. So a group
+// still running when t ends fails t (see [LeakCheck]). Connections are
 // returned unchanged: client.Client.Conn still gives the *stdio.Conn.
 func Track(t testing.TB, f transport.Factory) transport.Factory {
 	t.Helper()

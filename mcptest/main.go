@@ -41,9 +41,9 @@ type MainOptions struct {
 //		mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{&weather}})
 //	}
 //
-// It registers the definitions; runs the test binary as the fake server
-// when [Stdio] started it as one; and otherwise runs the tests, defines
-// the -update flag (see [GoldenCatalog]) unless the package has one, and
+// It registers the definitions. It runs the test binary as the fake server
+// when [Stdio] started it as one. Otherwise it runs the tests. It defines
+// the -update flag (see [GoldenCatalog]) unless the package has one. It
 // fails the binary if goroutines are left behind when the tests end. It
 // does not return. A package that runs scripts calls mcpscript.Main
 // instead, which does all this and installs the scripts' programs.

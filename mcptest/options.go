@@ -29,10 +29,10 @@ type InProcessOptions struct {
 	// …) [HTTP]: either fails the test here (see fakeserver.Path).
 	Faults []fakeserver.Fault
 	// Revision pins the protocol revision the fake serves
-	// (fakeserver.Options.Revision): fakeserver.Revision20251125 for a
-	// server from before 2026-07-28, which a client on the zero profile
-	// reaches by falling back to initialize; fakeserver.Revision20260728
-	// for one that serves only the current revision. Empty serves both.
+	// (fakeserver.Options.Revision). fakeserver.Revision20251125 gives a
+	// server from before 2026-07-28. A client on the zero profile reaches
+	// it by falling back to initialize. fakeserver.Revision20260728 gives
+	// one that serves only the current revision. Empty serves both.
 	Revision string
 	// ClientProfile is the protocol profile of the client.Definition the
 	// Fake hands out ([Fake.Definition], and so [Fake.Client]): the zero

@@ -7,9 +7,10 @@ import (
 )
 
 // Wrap serves srv, your own server under test (a go-sdk *mcp.Server or a
-// *server.Server), in this process with the fault script and the counters
-// of a fake (see fakeserver.Wrap for what is counted and how each fault
-// acts). With [Fake.Client] a test is one line from a connected client:
+// *server.Server), in this process. It adds the fault script and the
+// counters of a fake; see fakeserver.Wrap for what is counted and how each
+// fault acts. With [Fake.Client] a test is one line from a connected
+// client:
 //
 //	fake := mcptest.Wrap(t, srv, &mcptest.WrapOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "search", Delay: time.Second}}})
 //	c := fake.Client(nil)

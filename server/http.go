@@ -54,14 +54,14 @@ const (
 // before the protocol sees it, and refused with 403 Forbidden and a plain
 // text body that says which header was refused and which option admits it.
 //
-// This is the rule of every HTTP listener of this module (mcprig record
-// and replay with --listen, the fake servers, the fake authorization
-// server), written once. "Served on loopback" below means the request
+// This is the rule of every HTTP listener of this module, written once:
+// mcprig record and replay with --listen, the fake servers, the fake
+// authorization server. "Served on loopback" below means the request
 // arrived on a loopback address (127.0.0.0/8 or ::1, from
-// http.LocalAddrContextKey), or on an address the handler cannot see (a
-// request that did not come through a net/http server); "a loopback name"
-// is localhost, a name under .localhost, or a loopback IP address in its
-// usual form, in any case, without a trailing dot.
+// http.LocalAddrContextKey). It also means an address the handler cannot
+// see: a request that did not come through a net/http server. "A loopback
+// name" is localhost, a name under .localhost, or a loopback IP address in
+// its usual form. It may be in any case, without a trailing dot.
 //
 // Host header:
 //   - AllowedHosts set: the Host header's name must be one of them (see
@@ -81,12 +81,13 @@ const (
 //     the request's own (its host and port equal the Host header).
 type HTTPOptions struct {
 	// Stateless serves every request on its own, as a 2026-07-28 request
-	// always is: no session is kept, so any replica of the server can
+	// always is. No session is kept. So any replica of the server can
 	// answer any request, and nothing is lost when a process restarts.
 	// Clients of 2025-11-25 and older are then served without sessions
 	// too: no Mcp-Session-Id, no GET stream (405), no DELETE, no
-	// resumption, no event store, and a tool that needs the user fails for
-	// them with ErrInputUnavailable (they can be asked only in a session).
+	// resumption, no event store. A tool that needs the user fails for
+	// them with ErrInputUnavailable, since they can be asked only in a
+	// session.
 	//
 	// If false (the default), 2026-07-28 requests are still served
 	// statelessly, and older clients get stateful sessions with all of the
@@ -105,10 +106,10 @@ type HTTPOptions struct {
 	// invalid entry HTTPHandler and SSEHandler return an *OptionsError. If empty, see
 	// "DNS rebinding" above.
 	AllowedOrigins []string
-	// MaxBodyBytes bounds the body of one request; a larger body is refused
+	// MaxBodyBytes bounds the body of one request. A larger body is refused
 	// with 413 Request Entity Too Large before any of it reaches the
-	// protocol (a declared Content-Length at once, a chunked body as soon as
-	// the bound is passed). If zero, defaults to [DefaultMaxBodyBytes];
+	// protocol. A declared Content-Length is refused at once, a chunked
+	// body as soon as the bound is passed. If zero, defaults to [DefaultMaxBodyBytes];
 	// negative means no bound.
 	MaxBodyBytes int64
 	// EventStoreBytes bounds the memory of the event store that lets a
@@ -125,19 +126,19 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxSessions bounds the sessions the handler keeps open at once
 	// (SSEHandler: its open session streams). Past it, a request that would
-	// open one more is refused with 503 Service Unavailable, Retry-After,
-	// and the JSON-RPC error -32603 saying the server is busy, before any
-	// of it is served; no session is ended to make room, in use or not: a
-	// session ends only when its client deletes it, IdleTimeout passes, or
-	// the handler is closed. A session being opened counts from the start
+	// open one more is refused before any of it is served. It gets 503
+	// Service Unavailable, Retry-After, and the JSON-RPC error -32603
+	// saying the server is busy. No session is ended to make room, in use
+	// or not. A session ends only when its client deletes it, IdleTimeout
+	// passes, or the handler is closed. A session being opened counts from the start
 	// of its initialize request. 2026-07-28 requests keep no session and
 	// are not counted. If zero, defaults to [DefaultMaxSessions]; negative
 	// means no bound.
 	MaxSessions int
 	// BodyTimeout bounds the time to read the body of one POST, from the
-	// moment the handler starts reading it: a body still arriving after it
-	// is cut, answered 408 Request Timeout (if the client still listens),
-	// and nothing of it is served. The http.Server's ReadTimeout, if set and
+	// moment the handler starts reading it. A body still arriving after it
+	// is cut and answered 408 Request Timeout (if the client still
+	// listens). Nothing of it is served. The http.Server's ReadTimeout, if set and
 	// shorter, bounds it instead. It needs a net/http server (it sets the
 	// connection's read deadline through http.ResponseController). If zero,
 	// defaults to [DefaultBodyTimeout]; negative means no bound.
@@ -192,27 +193,29 @@ func bound64(v, def int64) int64 {
 
 // HTTPHandler serves a [Server] over Streamable HTTP, to clients of every
 // protocol revision, at whatever path it is mounted on. It is the go-sdk's
-// mcp.StreamableHTTPHandler (two of them: stateful and stateless) behind
-// this package's checks; see [HTTPOptions] for what is refused before the
-// protocol sees a request, HTTPOptions.Stateless for the two modes, and
-// the package documentation ("Hostile clients") for how each request is
-// read before it is served.
+// mcp.StreamableHTTPHandler behind this package's checks. There are two of
+// them: stateful and stateless. See [HTTPOptions] for what is refused
+// before the protocol sees a request, and HTTPOptions.Stateless for the
+// two modes. See the package documentation ("Hostile clients") for how
+// each request is read before it is served.
 //
-// A request on 2026-07-28 or later stands alone, as that revision defines:
-// no initialize, no session id, no GET stream or DELETE; its version,
-// capabilities and client info travel in its _meta, its Mcp-Method,
-// Mcp-Name and Mcp-Param-* headers must match its body (else 400 and the
-// JSON-RPC error -32020, header mismatch), and the server answers
-// server/discover and subscriptions/listen. Such a request is served
-// statelessly in either mode; it is recognised by its Mcp-Protocol-Version
-// header, or, for a POST without a session whose header is missing or
-// older, by the protocol version in the _meta of its requests (which the
-// header must then match: -32020). In the default mode a POST without a
-// session that is none of these and not an initialize names no revision
-// it can be served on, and is refused with 400 before anything runs:
-// -32020 when it has no Mcp-Protocol-Version header (a 2026-07-28 request
-// needs one), -32600 when the header names an older revision (whose
-// requests need a session).
+// A request on 2026-07-28 or later stands alone, as that revision defines.
+// It has no initialize, no session id, no GET stream or DELETE. Its
+// version, capabilities and client info travel in its _meta. Its
+// Mcp-Method, Mcp-Name and Mcp-Param-* headers must match its body, else
+// it gets 400 and the JSON-RPC error -32020, header mismatch. The server
+// answers server/discover and subscriptions/listen. Such a request is
+// served statelessly in either mode. It is recognised by its
+// Mcp-Protocol-Version header. A POST without a session may have that
+// header missing or older. It is then recognised by the protocol version
+// in the _meta of its requests, which the header must then match (-32020).
+// In the default mode, a POST without a session may be none of these and
+// not an initialize. It names no revision it can be served on. It is
+// refused with 400 before anything runs:
+//   - -32020 when it has no Mcp-Protocol-Version header (a 2026-07-28
+//     request needs one);
+//   - -32600 when the header names an older revision (whose requests need
+//     a session).
 //
 // Sessions of older revisions (2025-11-25, 2025-06-18, 2025-03-26) are
 // stateful unless HTTPOptions.Stateless is set. A session's id is
@@ -226,11 +229,11 @@ func bound64(v, def int64) int64 {
 // most HTTPOptions.MaxSessions sessions are open at once.
 //
 // A session belongs to the principal that opened it, when the handler is
-// behind the go-sdk's auth middleware (auth.RequireBearerToken, which puts
-// the token's auth.TokenInfo in the request's context): a request that
-// names the session with another principal's token, or none, is refused
-// with 403 Forbidden before it is served, as the go-sdk's own handler
-// refuses it.
+// behind the go-sdk's auth middleware. That is auth.RequireBearerToken,
+// which puts the token's auth.TokenInfo in the request's context. A
+// request may name the session with another principal's token, or none.
+// It is refused with 403 Forbidden before it is served, as the go-sdk's
+// own handler refuses it.
 type HTTPHandler struct {
 	s           *Server
 	stateful    *mcp.StreamableHTTPHandler // sessions before 2026-07-28; nil when Stateless
@@ -351,16 +354,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// route decides which handler serves req, reading its body (in, nil for
-// a request without one) as the go-sdk will: the stateless one for a
-// request on 2026-07-28 or later, by its Mcp-Protocol-Version header
-// (compared as the go-sdk compares it, so that an unknown later version is
-// answered by the revision that lists the supported ones) or, for a POST
-// without a session, by the protocol version in the _meta of its requests;
-// the stateful one for everything else that names its revision: a request
-// of a session, an initialize, a GET or DELETE. A POST without a session
-// that names none is refused (see HTTPHandler), or accepted with nothing
-// run when it holds no call.
+// route decides which handler serves req. It reads req's body (in, nil for
+// a request without one) as the go-sdk will. The stateless handler serves
+// a request on 2026-07-28 or later. route knows one by its
+// Mcp-Protocol-Version header, compared as the go-sdk compares it. So an
+// unknown later version is answered by the revision that lists the
+// supported ones. For a POST without a session, it goes by the protocol
+// version in the _meta of its requests. The stateful handler serves
+// everything else that names its revision: a request of a session, an
+// initialize, a GET or DELETE. A POST without a session that names none is
+// refused (see HTTPHandler). It is accepted with nothing run when it holds
+// no call.
 func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *refusal) {
 	header := req.Header.Get("Mcp-Protocol-Version")
 	switch {
@@ -420,10 +424,10 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, req *http.Request) {
 // Close ends every session the handler started and every stateless request
 // in flight (a subscriptions/listen stream among them), and refuses every
 // later request with 503 Service Unavailable; open streams end. The
-// handlers of stateless requests see their context end (as when the client
-// goes away: the reply can no longer be delivered), and Close waits for
-// them to return; the handlers of a session's requests run on (the go-sdk
-// ends a session without cancelling them). It does not close the listener
+// handlers of stateless requests see their context end, as when the
+// client goes away and the reply can no longer be delivered. Close waits
+// for them to return. The handlers of a session's requests run on, since
+// the go-sdk ends a session without cancelling them. It does not close the listener
 // or the http.Server. Call it before http.Server.Shutdown, which waits for
 // open streams to end. Close may be called more than once.
 func (h *HTTPHandler) Close() error {

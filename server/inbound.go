@@ -54,9 +54,10 @@ func (in *inbound) single() (*jsonrpc.Request, []byte, bool) {
 	return r, in.envs[0].ID, ok
 }
 
-// A refusal answers a request that is refused before the go-sdk sees it:
-// an HTTP status, and a JSON-RPC error whose id is the request's own as
-// sent, or null where it has none that can be carried back. A refusal
+// A refusal answers a request that is refused before the go-sdk sees it.
+// It holds an HTTP status and a JSON-RPC error. The error's id is the
+// request's own as sent, or null where it has none that can be carried
+// back. A refusal
 // with status 202 is an acceptance of what needs no answer: no body.
 type refusal struct {
 	status int
@@ -84,12 +85,13 @@ func (r *refusal) write(w http.ResponseWriter) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":%s}`+"\n", id, e)
 }
 
-// readPOST reads req's body within maxBody bytes and timeout, puts it back
-// for the go-sdk, and checks it as the go-sdk will read it: a message the
-// go-sdk would read otherwise than another reader (wire.Envelopes), a
-// request whose id the go-sdk cannot carry back unchanged (wire.SameID;
-// a null id, which the go-sdk takes for a notification, among them), are
-// refused with -32600 and id null. A body the go-sdk will refuse as
+// readPOST reads req's body within maxBody bytes and timeout, and puts it
+// back for the go-sdk. It checks the body as the go-sdk will read it. Two
+// things are refused with -32600 and id null. One is a message the go-sdk
+// would read otherwise than another reader (wire.Envelopes). The other is
+// a request whose id the go-sdk cannot carry back unchanged (wire.SameID).
+// A null id, which the go-sdk takes for a notification, is among them. A
+// body the go-sdk will refuse as
 // malformed is passed on (in.msgs nil): its refusal is the go-sdk's. With
 // batches false the body is one message, as the legacy SSE transport reads
 // it. A nil *inbound with a nil *refusal means the failure to read the

@@ -26,10 +26,10 @@ var (
 	// ErrTooManyRounds is returned when a handler asks for input more often
 	// in one call than Options.MaxInputRounds allows.
 	ErrTooManyRounds = errors.New("too many input rounds")
-	// ErrInputUnavailable is returned when a handler asks for input that the
-	// client cannot be asked for: a 2025-11-25 (or older) client answers
-	// only server-to-client requests, which need a session, and stateless
-	// HTTP serving (HTTPOptions.Stateless) has none.
+	// ErrInputUnavailable is returned when a handler asks for input that
+	// the client cannot be asked for. A 2025-11-25 (or older) client
+	// answers only server-to-client requests, which need a session.
+	// Stateless HTTP serving (HTTPOptions.Stateless) has none.
 	ErrInputUnavailable = errors.New("input from the client unavailable")
 )
 
@@ -111,11 +111,11 @@ type turn struct {
 }
 
 // continuation opens the sealed state of a request (*state, replaced by the
-// handler's own state), or starts round 0 if there is none. A state that
-// was altered or moved, has expired (Options.StateTTL) or was used before
-// (Options.StateStore), and answers sent without a state, are refused with
-// invalid params; a store that cannot record the use refuses the request
-// as the server busy.
+// handler's own state), or starts round 0 if there is none. Some are
+// refused with invalid params: a state that was altered or moved, has
+// expired (Options.StateTTL) or was used before (Options.StateStore). So
+// are answers sent without a state. A store that cannot record the use
+// refuses the request as the server busy.
 func (s *Server) continuation(ctx context.Context, b binding, state *string, answered bool) (*turn, error) {
 	c := &turn{b: b}
 	if *state == "" {
@@ -273,11 +273,11 @@ func takePending(ctx context.Context) (mcp.Result, bool) {
 
 // roundsForOlderClients is receiving middleware for clients before
 // 2026-07-28. The go-sdk's own middleware (inside this one) answers one
-// round of input requests with server-to-client requests and runs the
-// handler once more; if that asks again, this middleware hands the new
-// input-required result back to the go-sdk's (the handler wrapper returns
-// it without running the handler), so that its requests are fulfilled the
-// same way, round after round. The round bound is the handler wrappers'.
+// round of input requests with server-to-client requests. It then runs the
+// handler once more. If that asks again, this middleware hands the new
+// input-required result back to the go-sdk's. (The handler wrapper returns
+// it without running the handler.) So its requests are fulfilled the same
+// way, round after round. The round bound is the handler wrappers'.
 func (s *Server) roundsForOlderClients(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" && method != "prompts/get" && method != "resources/read" {

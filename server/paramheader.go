@@ -25,10 +25,10 @@ type paramHeader struct {
 // (SEP-2243: the integers a double holds exactly).
 const maxSafeInteger = 1<<53 - 1
 
-// checkParamHeaders refuses, before the go-sdk's own checks of the
-// Mcp-Param-* headers of a 2026-07-28 tools/call, the two faults those
-// checks would report as a header mismatch although the header is not at
-// fault, or would not report at all:
+// checkParamHeaders checks the Mcp-Param-* headers of a 2026-07-28
+// tools/call before the go-sdk's own checks do. It refuses two faults.
+// The go-sdk would report them as a header mismatch although the header is
+// not at fault, or would not report them at all:
 //
 //   - a mirrored argument whose value no header can carry (not a string,
 //     a boolean or an integer of at most 2^53-1 in magnitude: 1e300, 1.5,

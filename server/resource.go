@@ -16,13 +16,12 @@ import (
 // RegisterResource publishes r, read by h.
 //
 // Resources and prompts have no isError result, so their failures are
-// JSON-RPC errors: a handler's *jsonrpc.Error (or an error wrapping one)
-// is sent with its code (use mcp.ResourceNotFoundError for a missing
-// resource), any other error as an internal error (-32603) with its
-// message; a panic, or a result
-// whose encoding exceeds the result bound, is an internal error (-32603)
-// whose message starts "handler panicked" or "result too large". The
-// session goes on serving.
+// JSON-RPC errors. A handler's *jsonrpc.Error (or an error wrapping one)
+// is sent with its code. Use mcp.ResourceNotFoundError for a missing
+// resource. Any other error is sent as an internal error (-32603) with its
+// message. A panic, or a result whose encoding exceeds the result bound,
+// is an internal error (-32603). Its message starts "handler panicked" or
+// "result too large". The session goes on serving.
 //
 // RegisterResource returns an error wrapping [ErrInvalidDefinition] for a
 // URI that is not absolute or a nil handler, and [ErrDuplicate] for a URI
@@ -102,9 +101,9 @@ func (s *Server) RemoveResources(uris ...string) {
 
 // RegisterPrompt publishes p, rendered by h.
 //
-// Before h runs, the request must name every argument p marks required,
-// and the total size of the argument names and values must be within the
-// input bound; otherwise the caller gets an invalid-params error (-32602).
+// Before h runs, the request must name every argument p marks required.
+// The total size of the argument names and values must be within the
+// input bound. Otherwise the caller gets an invalid-params error (-32602).
 // Other failures are as for [Server.RegisterResource].
 //
 // RegisterPrompt returns an error wrapping [ErrInvalidDefinition] for an
@@ -204,10 +203,11 @@ func (s *Server) recoverRPC(kind, name string, errp *error) {
 	}
 }
 
-// rpcError gives a handler's error a valid JSON-RPC code: one that is, or
-// wraps, a *jsonrpc.Error with a code is sent with it (the go-sdk keeps
-// the outer message); any other, or one whose code is 0, which is no
-// JSON-RPC code, is an internal error (-32603) with its message.
+// rpcError gives a handler's error a valid JSON-RPC code. An error that
+// is, or wraps, a *jsonrpc.Error with a code is sent with that code. (The
+// go-sdk keeps the outer message.) Any other error becomes an internal
+// error (-32603) with its message. So does one whose code is 0, which is
+// no JSON-RPC code.
 func rpcError(err error) error {
 	if err == nil {
 		return nil

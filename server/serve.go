@@ -11,8 +11,9 @@ import (
 )
 
 // Serve runs one session over t, any go-sdk transport, and returns when the
-// session ends: nil when the client closed it, ctx's error when ctx ended
-// it (the session is closed first), or the error that broke it.
+// session ends. It returns nil when the client closed it. It returns ctx's
+// error when ctx ended it (the session is closed first). Otherwise it
+// returns the error that broke it.
 //
 // To serve many sessions at once, call Serve once per transport; all
 // sessions share the registry.
@@ -44,10 +45,10 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 // Inbound frames are bounded by the go-sdk's mcp.DefaultMaxLineLength
 // (16 MiB). Each is read as the go-sdk reads it, and refused as
 // [HTTPHandler] refuses a body (see "Hostile clients" in the package
-// documentation): a message another reader could read otherwise, or a
-// request whose id the reply could not carry unchanged, is answered with
-// the error -32600 and id null, and never reaches the session; the
-// session goes on. stdout receives one Write per frame. If stdin is an
+// documentation). A message another reader could read otherwise is
+// answered with the error -32600 and id null. So is a request whose id
+// the reply could not carry unchanged. Neither reaches the session, and
+// the session goes on. stdout receives one Write per frame. If stdin is an
 // io.Closer it is closed when the session ends; otherwise a read blocked
 // on it when ctx ends stays blocked until it returns.
 func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {

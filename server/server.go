@@ -135,8 +135,8 @@ type Options struct {
 	// If zero, defaults to [DefaultMaxInputRounds]; negative means no bound.
 	MaxInputRounds int
 	// StateKey is the HMAC-SHA256 key that seals the requestState of
-	// input-required results, so that a continuation whose state a client
-	// altered, or moved to another tool, prompt, resource or arguments, is
+	// input-required results. A client may alter a state, or move it to
+	// another tool, prompt, resource or arguments. The continuation is then
 	// refused before the handler runs. It must be at least 32 bytes. Servers
 	// that share continuations (replicas behind a load balancer, stateless
 	// serving across restarts) must share the key; keep it secret.

@@ -11,10 +11,10 @@ import (
 )
 
 // SSEHandler serves a [Server] over the legacy HTTP+SSE transport of
-// protocol revision 2024-11-05, for clients that still need it: a GET
-// opens a session and its event stream, whose first event names the
-// endpoint (this handler's path with a ?sessionid= query) where the client
-// POSTs its messages. It is the go-sdk's mcp.SSEHandler behind the same
+// protocol revision 2024-11-05, for clients that still need it. A GET
+// opens a session and its event stream. The stream's first event names
+// the endpoint where the client POSTs its messages: this handler's path
+// with a ?sessionid= query. It is the go-sdk's mcp.SSEHandler behind the same
 // checks as [HTTPHandler] (Host, Origin, body bound; see [HTTPOptions]).
 //
 // A session lasts as long as its GET stream: it ends when the client

@@ -14,17 +14,23 @@ import (
 )
 
 // The requestState of an input-required result, as the client sees it, is
-// sealed: base64url(version | uvarint round | uvarint serial | 8-byte
-// issue time | the handler's state | MAC), where the MAC is HMAC-SHA256
-// under Options.StateKey over a domain string, what the state was issued
-// for (tools/call, prompts/get or resources/read; the tool or prompt name
-// or resource URI; a digest of the arguments; the authenticated principal)
-// and the payload. A client can read the handler's state (it is not
-// encrypted) but cannot change it, move it to another call or principal,
-// make up a round count, or date it anew. The serial (a count of the
-// states this Server has sealed) and the issue time (Unix nanoseconds; 0
-// when Options.StateTTL is negative) make every state unique, so that the
-// StateStore can tell its second use from the first of another.
+// sealed:
+//
+//	base64url(version | uvarint round | uvarint serial | 8-byte issue time | the handler's state | MAC)
+//
+// The MAC is HMAC-SHA256 under Options.StateKey. It covers a domain
+// string, the payload, and what the state was issued for:
+//   - tools/call, prompts/get or resources/read;
+//   - the tool or prompt name or resource URI;
+//   - a digest of the arguments;
+//   - the authenticated principal.
+//
+// A client can read the handler's state, since it is not encrypted. It
+// cannot change it, move it to another call or principal, make up a round
+// count, or date it anew. The serial counts the states this Server has
+// sealed. The issue time is in Unix nanoseconds, 0 when Options.StateTTL
+// is negative. The two make every state unique. So the StateStore can
+// tell its second use from the first of another.
 const (
 	stateVersion = 2
 	stateDomain  = "looprig/mcp requestState\x00"

@@ -29,9 +29,9 @@ var modes = []struct {
 }
 
 // connectVersion connects a go-sdk client to ts on protocol revision
-// version ("" for the go-sdk's default, which offers 2026-07-28), which
-// the server must settle on, and closes the session at cleanup (c nil: a
-// plain client).
+// version ("" for the go-sdk's default, which offers 2026-07-28). The
+// server must negotiate that revision. It closes the session at cleanup
+// (c nil: a plain client).
 func connectVersion(t testing.TB, ts *httptest.Server, c *mcp.Client, version string) *mcp.ClientSession {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client(), MaxRetries: -1}

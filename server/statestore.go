@@ -21,7 +21,7 @@ const (
 )
 
 // ErrTooManyStates is returned by a memory store's Use when it remembers
-// its bound of used states that have not expired: the continuation is
+// its bound of used states that have not expired. The continuation is
 // refused (the server is busy) rather than a replay let through.
 var ErrTooManyStates = errors.New("too many continuations to remember")
 
@@ -30,13 +30,14 @@ var ErrTooManyStates = errors.New("too many continuations to remember")
 // before a continuation's handler runs, after the state passed its
 // integrity check and its StateTTL.
 //
-// A store sees only the continuations of the servers that share it:
-// servers that share Options.StateKey, so that any of them continues a
-// call another one began (replicas behind a load balancer, stateless
-// serving across restarts), must share a store too — one over shared
-// storage (a database, Redis' SET NX with an expiry: the module
-// github.com/looprig/mcp/redisstore) — or a state used at one of them is
-// accepted once more at each of the others, within its StateTTL.
+// A store sees only the continuations of the servers that share it.
+// Servers may share Options.StateKey, so that any of them continues a call
+// another one began. Examples are replicas behind a load balancer, and
+// stateless serving across restarts. Such servers must share a store too,
+// one over shared storage: a database, or Redis' SET NX with an expiry
+// (the module github.com/looprig/mcp/redisstore). Otherwise a state used
+// at one of them is accepted once more at each of the others, within its
+// StateTTL.
 type StateStore interface {
 	// Use records the use of the state named id (at most 64 bytes) and
 	// reports whether it is the first. The state is refused anyway from
@@ -47,9 +48,9 @@ type StateStore interface {
 }
 
 // NewMemoryStateStore returns a StateStore in memory, for the servers of
-// one process: it remembers at most max used states at once (zero:
-// DefaultMaxStates; negative: no bound), each until it expires, and past
-// its bound refuses new uses with ErrTooManyStates. States that never
+// one process. It remembers at most max used states at once (zero:
+// DefaultMaxStates; negative: no bound), each until it expires. Past its
+// bound it refuses new uses with ErrTooManyStates. States that never
 // expire (Options.StateTTL negative) are remembered until the store is
 // full.
 func NewMemoryStateStore(max int) StateStore {

@@ -15,11 +15,12 @@ import (
 )
 
 // A screen reads the frames of a stdio session as the go-sdk's IOTransport
-// reads them (one JSON value after another, each ended by a newline or
-// nothing, at most mcp.DefaultMaxLineLength bytes), refuses those the
-// go-sdk would read otherwise than another reader or could not answer with
-// the id they were sent with (see readPOST: the same rules), answering
-// them itself on out, and hands the go-sdk the others, one per line.
+// reads them. That is one JSON value after another, each ended by a
+// newline or nothing, at most mcp.DefaultMaxLineLength bytes. It refuses
+// the frames the go-sdk would read otherwise than another reader. It also
+// refuses those the go-sdk could not answer with the id they were sent
+// with. (See readPOST: the same rules.) It answers those itself on out,
+// and hands the go-sdk the others, one per line.
 type screen struct {
 	in      io.ReadCloser
 	limit   *limitReader

@@ -18,9 +18,9 @@ import (
 )
 
 // A ToolHandler runs one tool call. By the time it runs, the call's
-// arguments (req.Params.Arguments) are a JSON object within the input bound
-// that satisfies the tool's input schema; they are the bytes the client
-// sent, with no schema defaults applied.
+// arguments (req.Params.Arguments) are a JSON object within the input
+// bound. They satisfy the tool's input schema. They are the bytes the
+// client sent, with no schema defaults applied.
 //
 // What the caller sees:
 //   - a result: that result, if its encoding is within the result bound;
@@ -52,18 +52,23 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *mcp.CallToolRequ
 // caller sees. A call to a tool that is not registered gets the go-sdk's
 // JSON-RPC error (invalid params, "unknown tool").
 //
-// A property of the input schema may carry "x-mcp-header": "Name", so
-// that a 2026-07-28 client sends its value in the Mcp-Param-Name header
-// too (for proxies and gateways to route on); the server refuses a call
+// A property of the input schema may carry "x-mcp-header": "Name". A
+// 2026-07-28 client then sends its value in the Mcp-Param-Name header
+// too, for proxies and gateways to route on. The server refuses a call
 // whose header does not match the argument (see [HTTPHandler]).
 //
-// RegisterTool returns an error wrapping [ErrInvalidDefinition] for an
-// invalid name (empty, longer than 128 bytes, or outside [A-Za-z0-9_.-]), a
-// missing or invalid schema (an x-mcp-header on a property that is not a
-// string, integer or boolean, a header name that is empty, not an HTTP
-// token, or used twice ignoring case) or a nil handler, and [ErrDuplicate]
-// for a name already registered. Both are programmer errors; nothing is
-// published (the go-sdk would instead leave such a tool out of tools/list).
+// RegisterTool returns an error wrapping [ErrInvalidDefinition] for:
+//   - an invalid name: empty, longer than 128 bytes, or outside
+//     [A-Za-z0-9_.-];
+//   - a missing or invalid schema. That includes an x-mcp-header on a
+//     property that is not a string, integer or boolean. It also includes
+//     a header name that is empty, not an HTTP token, or used twice
+//     ignoring case;
+//   - a nil handler.
+//
+// It returns an error wrapping [ErrDuplicate] for a name already
+// registered. Both are programmer errors, and nothing is published. (The
+// go-sdk would instead leave such a tool out of tools/list.)
 func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 	if t == nil || h == nil {
 		return fmt.Errorf("server: tool: nil tool or handler: %w", ErrInvalidDefinition)
@@ -97,10 +102,10 @@ func (s *Server) RegisterTool(t *mcp.Tool, h ToolHandler) error {
 // RegisterToolFor publishes t, run by the typed handler h. A nil
 // t.InputSchema is inferred from In (which must be a struct or a map), and
 // a nil t.OutputSchema from Out (unless Out is any), by jsonschema.For.
-// The arguments are decoded into In as the schema validated them: an
-// object key fills the field whose JSON name it is exactly (not ignoring
-// case, as encoding/json would), so that no field holds a value the schema
-// did not check. Arguments that do not decode into In are invalid input.
+// The arguments are decoded into In as the schema validated them. An
+// object key fills the field whose JSON name it is exactly, not ignoring
+// case as encoding/json would. So no field holds a value the schema did
+// not check. Arguments that do not decode into In are invalid input.
 // Otherwise it is [Server.RegisterTool].
 func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil || h == nil {
@@ -253,11 +258,11 @@ const (
 )
 
 // encodedAtMost returns a bound on the length of res's JSON encoding, and
-// whether it found one without encoding res: where res holds nothing but
-// text contents without annotations or _meta (and perhaps an error flag
-// and a request state), each byte of a string encodes as at most six (a
-// \u00XX escape) and the rest is a few dozen bytes a content. Such a
-// result always encodes. Elsewhere it reports false.
+// whether it found one without encoding res. It finds one where res holds
+// nothing but text contents without annotations or _meta (and perhaps an
+// error flag and a request state). There each byte of a string encodes as
+// at most six (a \u00XX escape), and the rest is a few dozen bytes a
+// content. Such a result always encodes. Elsewhere it reports false.
 func encodedAtMost(res *mcp.CallToolResult) (int, bool) {
 	if res.Meta != nil || res.StructuredContent != nil || res.InputRequests != nil {
 		return 0, false

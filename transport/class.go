@@ -25,9 +25,10 @@ const (
 	// ClassAuth: the server refused the credentials. [ErrAuth].
 	ClassAuth
 	// ClassPolicy: this library refused, by policy or by the client's
-	// configuration: a disabled or held binding, an unknown tool, a size or
-	// round limit, a cross-origin redirect, a server's request for input
-	// the client does not serve or could not answer. [ErrPolicy].
+	// configuration. Examples: a disabled or held binding, an unknown
+	// tool, a size or round limit, a cross-origin redirect. So is a
+	// server's request for input the client does not serve or could not
+	// answer. [ErrPolicy].
 	ClassPolicy
 	// ClassTimeout: a deadline passed (the caller's context's, a client's
 	// or a transport's own bound), or the caller gave up (its context was
@@ -41,8 +42,8 @@ const (
 	// ClassClosed: the client was closed.
 	ClassClosed
 	// ClassMismatch: a replay mismatch. The session is replayed from a
-	// recording (a cassette) that does not hold what the client sent at
-	// this point, or that held its answer past the replay's bound; the
+	// recording (a cassette). The recording does not hold what the client
+	// sent at this point, or it held its answer past the replay's bound; the
 	// request was not executed. [ErrMismatch].
 	ClassMismatch
 )

@@ -31,13 +31,13 @@ const (
 	CodeTimeout = -31402
 )
 
-// ErrLimit and ErrTimeout are *jsonrpc.Error values: the go-sdk hands a call
-// only the code and message of a JSON-RPC error, so a transport that fails a
-// call from below the go-sdk (Streamable HTTP) delivers them as error
-// responses, and errors.Is matches them by code (the go-sdk's error type
-// compares codes). A transport that returns them as Go errors (transport/sse)
-// is matched the same way, and so are the [LimitError] and [TimeoutError]
-// values that unwrap to them.
+// ErrLimit and ErrTimeout are *jsonrpc.Error values. The go-sdk hands a call
+// only the code and message of a JSON-RPC error. So a transport that fails
+// a call from below the go-sdk (Streamable HTTP) delivers them as error
+// responses. errors.Is matches them by code, since the go-sdk's error type
+// compares codes. A transport that returns them as Go errors
+// (transport/sse) is matched the same way. So are the [LimitError] and
+// [TimeoutError] values that unwrap to them.
 var (
 	// ErrLimit is returned when a response exceeds a bound of a transport's
 	// Limits. Reading stops at the bound. Transports classify it as
@@ -55,9 +55,10 @@ var (
 // Their texts name no transport: the transports prefix what they wrap, and
 // the struct errors name theirs in a field.
 var (
-	// ErrInsecure is returned by an HTTP transport's New when the endpoint
-	// is plain http on a host that is not loopback and AllowInsecureHTTP is
-	// not set, or when the TLS configuration allows versions below TLS 1.2.
+	// ErrInsecure is returned by an HTTP transport's New in two cases. One
+	// is an endpoint that is plain http on a host that is not loopback,
+	// when AllowInsecureHTTP is not set. The other is a TLS configuration
+	// that allows versions below TLS 1.2.
 	ErrInsecure = errors.New("insecure endpoint")
 
 	// ErrCrossOrigin is returned when a request would go to an origin other

@@ -15,11 +15,11 @@ var (
 	// ErrStart is matched by errors from a transport that could not start its
 	// peer (a missing executable, a refused dial).
 	ErrStart = errors.New("transport: peer did not start")
-	// ErrPolicy is matched by errors from a request the transport refused by
-	// policy: a size limit, a cross-origin redirect, an insecure scheme; and
-	// by errors of a factory made from a nil or zero argument
-	// (inprocess.New(nil)) or with credentials made so (auth's
-	// ErrInvalidArgument), which nothing was sent with.
+	// ErrPolicy is matched by errors from a request the transport refused
+	// by policy: a size limit, a cross-origin redirect, an insecure scheme.
+	// It is also matched by errors of a factory made from a nil or zero
+	// argument (inprocess.New(nil)), or with credentials made so (auth's
+	// ErrInvalidArgument). Nothing was sent with those.
 	ErrPolicy = errors.New("transport: refused by policy")
 	// ErrAuth is matched by errors from a peer that refused the credentials.
 	ErrAuth = errors.New("transport: not authorized")
@@ -35,15 +35,16 @@ var (
 	// session it no longer has.
 	ErrServer = errors.New("transport: server failed the request")
 	// ErrMismatch is matched by errors from a replaying transport (a
-	// cassette) whose recording does not hold what the client sent at this
-	// point of the session, or held its answer past the replay's bound: a
-	// replay mismatch (cassette.MismatchError). Nothing was executed.
+	// cassette) when its recording does not hold what the client sent at
+	// this point of the session. It is also matched when the recording held
+	// its answer past the replay's bound. That is a replay mismatch
+	// (cassette.MismatchError). Nothing was executed.
 	ErrMismatch = errors.New("transport: replay mismatch")
 )
 
 // A Classifier is implemented by a Factory whose errors reach the client in
-// a form the go-sdk chose (for example as JSON-RPC errors it synthesised),
-// where errors.Is against the sentinels above cannot see them.
+// a form the go-sdk chose, for example as JSON-RPC errors it synthesised.
+// There errors.Is against the sentinels above cannot see them.
 //
 // Classify may return, in place of a bare sentinel, an error of the
 // transport's own that matches one (errors.Is) and says more: a replaying

@@ -73,8 +73,8 @@ func (f *doorFlags) policy() (*hostorigin.Policy, error) {
 }
 
 // A session proxy forwards every request it gets to one endpoint through a
-// round tripper (a recorder or a replaying cassette), streaming responses
-// as they come, and reports when the client ended its session (see
+// round tripper (a recorder or a replaying cassette). It streams responses
+// as they come. It reports when the client ended its session (see
 // sessionEnd). idle, if positive, also ends it once no request has been in
 // flight for that long. Its listener answers through door first (403), and
 // a body over maxBody is refused with 413 before anything is forwarded.
@@ -138,8 +138,8 @@ func (p *sessionProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads r's body whole, at most p.maxBody bytes, and puts it
-// back as a body of known length, so that nothing is forwarded of a body
-// that will be refused, nor a body cut short; it returns the body. A body
+// back as a body of known length. So nothing is forwarded of a body that
+// will be refused, nor a body cut short. It returns the body. A body
 // over the bound is answered 413 (at once when its Content-Length says
 // so), a body not read in time 408; readBody then reports false.
 func (p *sessionProxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
@@ -196,9 +196,9 @@ func (p *sessionProxy) serve(ctx context.Context, l net.Listener) error {
 	return err
 }
 
-// recordHTTP runs the recording HTTP proxy: it prints the URL to connect to
-// on stdout, forwards to the upstream and writes the cassette when the
-// client ends its session (see sessionEnd) or mcprig is interrupted.
+// recordHTTP runs the recording HTTP proxy. It prints the URL to connect
+// to on stdout and forwards to the upstream. It writes the cassette when
+// the client ends its session (see sessionEnd) or mcprig is interrupted.
 func recordHTTP(ctx context.Context, f *recordFlags, opts *cassette.Options, stdout, stderr io.Writer) int {
 	up, err := url.Parse(f.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {

@@ -18,19 +18,26 @@
 // # Gating CI
 //
 // diff, verify and check class each drift or finding by severity
-// (cassette.Severity), worst first: breaking (something removed, a
-// required argument added, a type narrowed, a result's shape or error
-// changed, an invalid schema), dangerous (a description or the
-// instructions changed, an annotation relaxed, a new tool, hidden
-// instructions, invisible characters, a changed fingerprint), minor (an
-// optional argument added, an argument's description reworded) and info
-// (order, titles, icons). --fail-on LEVEL fails on LEVEL or worse; the
-// default, info, fails on anything, as every drift did before severities.
+// (cassette.Severity), worst first:
+//   - breaking: something removed, a required argument added, a type
+//     narrowed, a result's shape or error changed, an invalid schema;
+//   - dangerous: a description or the instructions changed, an annotation
+//     relaxed, a new tool, hidden instructions, invisible characters, a
+//     changed fingerprint;
+//   - minor: an optional argument added, an argument's description
+//     reworded;
+//   - info: order, titles, icons.
 //
-// --format writes text, junit (a testsuite per command, a testcase per
-// cassette and per check), json (schema "looprig.mcprig.report/v1",
-// documented in REPORT.md beside this file) or markdown (a summary to post
-// on a pull request).
+// --fail-on LEVEL fails on LEVEL or worse. The default, info, fails on
+// anything, as every drift did before severities.
+//
+// --format writes one of:
+//   - text;
+//   - junit: a testsuite per command, a testcase per cassette and per
+//     check;
+//   - json: schema "looprig.mcprig.report/v1", documented in REPORT.md
+//     beside this file;
+//   - markdown: a summary to post on a pull request.
 //
 // Their exit statuses are stable:
 //
@@ -157,9 +164,10 @@ Exit status of diff, verify and check (stable):
   3  the live server could not be started, or its session failed (verify, check)
 `
 
-// version describes this build: mcprig's module version (the tag it was
-// installed at, or "(devel)" when built from a checkout), the VCS revision
-// it was built from, the go-sdk it speaks MCP with and the Go release.
+// version describes this build. It gives mcprig's module version: the tag
+// it was installed at, or "(devel)" when built from a checkout. It gives
+// the VCS revision it was built from, the go-sdk it speaks MCP with and
+// the Go release.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

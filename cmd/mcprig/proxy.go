@@ -34,11 +34,11 @@ type serverEnd struct {
 func (e *serverEnd) Error() string   { return errServerEnded.Error() + ": " + e.err.Error() }
 func (e *serverEnd) Unwrap() []error { return []error{errServerEnded, e.err} }
 
-// exitStatus is the exit status of a proxy whose session failed with err:
-// the server's own exit code when that is all that went wrong (the server
-// exited, ending the session), so that the client that launched the proxy
-// sees the status it would have seen from the server itself, recording
-// and replaying alike; else 1.
+// exitStatus is the exit status of a proxy whose session failed with err.
+// It is the server's own exit code when that is all that went wrong: the
+// server exited, ending the session. So the client that launched the proxy
+// sees the status it would have seen from the server itself, recording and
+// replaying alike. Otherwise it is 1.
 func exitStatus(err error) int {
 	if se, ok := err.(*serverEnd); ok && se.diag != nil && se.diag.Exited && se.diag.ExitCode >= 0 {
 		return se.diag.ExitCode
@@ -46,11 +46,11 @@ func exitStatus(err error) int {
 	return 1
 }
 
-// A relay forwards JSON-RPC messages between the client side of a proxy
-// (down: the MCP client that launched mcprig) and its server side (up: a
-// recording or replaying connection), unchanged: the go-sdk decodes each
-// frame into a jsonrpc.Message whose params and result stay raw JSON, and
-// encodes it again on the other side.
+// A relay forwards JSON-RPC messages, unchanged, between the two sides of
+// a proxy. The client side (down) is the MCP client that launched mcprig.
+// The server side (up) is a recording or replaying connection. The go-sdk
+// decodes each frame into a jsonrpc.Message whose params and result stay
+// raw JSON, and encodes it again on the other side.
 type relay struct {
 	down, up mcp.Connection
 

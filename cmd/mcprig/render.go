@@ -10,8 +10,8 @@ import (
 )
 
 // A step is one thing a picture of a cassette shows, in line order: a
-// message (an arrow) or a note (how a stream or the session ended, a
-// resumed stream, a failed request, an HTTP status).
+// message (an arrow) or a note. A note says how a stream or the session
+// ended, or shows a resumed stream, a failed request, an HTTP status.
 type step struct {
 	line    int
 	number  int              // the message's number; 0 for a note
@@ -124,9 +124,9 @@ func noteOf(in *cassette.Interaction, listens map[string]bool) (note, over strin
 }
 
 // writeMermaid writes a Mermaid sequence diagram of c: client and server,
-// an arrow per message (autonumbered: the numbers are the messages', as
-// faults count them) but for a task's repeated polls, which a note counts,
-// notes for what else happened.
+// and an arrow per message. The arrows are autonumbered, and the numbers
+// are the messages', as faults count them. A task's repeated polls get a
+// note that counts them instead. Notes show what else happened.
 func writeMermaid(w *bufio.Writer, c *cassette.Cassette) {
 	s := readCassette(c)
 	w.WriteString("sequenceDiagram\n    autonumber\n")
@@ -162,9 +162,9 @@ func orName(s, def string) string {
 	return s
 }
 
-// mermaidText makes s one line Mermaid shows as it is: characters that
+// mermaidText makes s one line Mermaid shows as it is. Characters that
 // end a statement, start a comment or make markup are written as Mermaid's
-// entity codes, and it is cut to 90 characters.
+// entity codes. The line is cut to 90 characters.
 func mermaidText(s string) string {
 	s = transcript.Short(s, 90)
 	var b strings.Builder

@@ -10,12 +10,13 @@ import (
 	"github.com/looprig/mcp/internal/jsondiff"
 )
 
-// writeHTML writes one self-contained HTML page of c (no request leaves
+// writeHTML writes one self-contained HTML page of c. No request leaves
 // it: its Content-Security-Policy allows nothing but its own inline style
-// and script): the session's header, then a timeline, client on the left
-// and server on the right, one entry per message, numbered as faults count
-// them, that expands to the indented message, and notes for what else
-// happened. The page's address may name a message (#m12) to open it.
+// and script. The page shows the session's header, then a timeline, client
+// on the left and server on the right. The timeline has one entry per
+// message, numbered as faults count them, that expands to the indented
+// message. It has notes for what else happened. The page's address may
+// name a message (#m12) to open it.
 func writeHTML(w *bufio.Writer, c *cassette.Cassette) {
 	shown, total := firstMessages(c, htmlMessages)
 	s := readCassette(shown)

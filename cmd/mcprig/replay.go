@@ -149,10 +149,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-// replayStdio serves p's cassette to the client on in and out. The session ends as
-// recorded: where the recorded server exited, replay writes the tail of
-// its standard error that the cassette holds to stderr and returns a
-// *serverEnd carrying its exit status, which mcprig exits with.
+// replayStdio serves p's cassette to the client on in and out. The
+// session ends as recorded. Where the recorded server exited, replay
+// writes the tail of its standard error that the cassette holds to
+// stderr. It returns a *serverEnd carrying its exit status, which mcprig
+// exits with.
 func replayStdio(ctx context.Context, f *replayFlags, p *cassette.Factory, in io.Reader, out, stderr io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
 	t, err := p.Transport()

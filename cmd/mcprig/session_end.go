@@ -12,14 +12,14 @@ import (
 //
 //   - a session of 2025-11-25 (or earlier) with the DELETE that ends it;
 //   - a session of 2026-07-28, which has no DELETE, when the client closes
-//     the subscriptions/listen stream it holds open for list changes (the
-//     go-sdk's client, and so this module's, opens one at Connect when the
-//     server announces list changes, and ends it at Close) and no other
-//     request is in flight;
+//     the subscriptions/listen stream it holds open for list changes, and
+//     no other request is in flight. (The go-sdk's client, and so this
+//     module's, opens one at Connect when the server announces list
+//     changes, and ends it at Close.)
 //   - any session, when idle is set and no request has been in flight for
-//     idle: the end of a session whose client neither deletes nor listens
-//     (a stateless 2025-11-25 session, a 2026-07-28 server that announces
-//     no list changes).
+//     idle. That ends a session whose client neither deletes nor listens:
+//     a stateless 2025-11-25 session, or a 2026-07-28 server that
+//     announces no list changes.
 //
 // A listen the server ends, or one for resource updates (Unsubscribe ends
 // those), ends nothing.

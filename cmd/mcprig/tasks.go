@@ -58,7 +58,7 @@ func taskState(c *transcript.Call) (task, state string) {
 }
 
 // foldSteps returns steps with each run of repeated polls (consecutive
-// steps marked repeat) replaced by a note saying how many there were; runs
+// steps marked repeat) replaced by a note saying how many there were. runs
 // holds each run, by the index of its note in the result.
 func foldSteps(steps []step) (out []step, runs map[int]*pollRun) {
 	runs = map[int]*pollRun{}

@@ -177,9 +177,9 @@ func (h *handlerFlags) handlers(ts *testscript.TestScript) *client.Handlers {
 }
 
 // scriptFactory makes the transport connect names, and the cassette
-// options that redact its credential if it is recorded; an error is one a
-// script may expect (a program not found, a cassette missing, options a
-// transport refuses), while usage errors fail the script.
+// options that redact its credential if it is recorded. An error it
+// returns is one a script may expect: a program not found, a cassette
+// missing, options a transport refuses. Usage errors fail the script.
 func scriptFactory(ts *testscript.TestScript, st *state, fs *flag.FlagSet, kind string, rest []string) (transport.Factory, cassette.Options, error) {
 	var none cassette.Options
 	switch kind {

@@ -18,8 +18,9 @@ import (
 type MainOptions struct {
 	// Programs are your own programs, installed for scripts beside
 	// mcpscript's own (fakeserver and mcpcall, see the package
-	// documentation): `exec NAME ARGS…`, or `connect CLIENT stdio NAME
-	// ARGS…` to connect to your own server as a supervised child. Each
+	// documentation). A script runs one with `exec NAME ARGS…`. It connects
+	// to your own server as a supervised child with `connect CLIENT stdio
+	// NAME ARGS…`. Each
 	// function is the program's main and returns its exit code; os.Args
 	// holds the script's arguments. A name taken by mcpscript's own
 	// programs is refused.

@@ -55,15 +55,15 @@ func scriptCommands() map[string]cmd {
 	return m
 }
 
-// Params returns testscript parameters that run the scripts in dir with
-// mcpscript's commands (Cmds, a new map each time: add your own to it), the
-// Setup they need, and the checks this project uses for its own scripts:
-// RequireExplicitExec (programs run only through exec) and
-// RequireUniqueNames (no file of the archive written twice). Setup sets
-// GORACE so that the race-enabled children a script runs do not sleep at
-// exit, and closes, when the script ends, every client it left open; a
-// process group that survives that Close fails the script, with a report
-// of its processes. A Setup of your own calls it first:
+// Params returns testscript parameters that run the scripts in dir. They
+// hold mcpscript's commands (Cmds, a new map each time: add your own to
+// it) and the Setup they need. They also hold the checks this project uses
+// for its own scripts: RequireExplicitExec (programs run only through
+// exec) and RequireUniqueNames (no file of the archive written twice).
+// Setup sets GORACE so that the race-enabled children a script runs do not
+// sleep at exit. When the script ends, Setup closes every client it left
+// open. A process group that survives that Close fails the script, with a
+// report of its processes. A Setup of your own calls it first:
 //
 //	p := mcpscript.Params("testdata/script")
 //	mcpSetup := p.Setup
@@ -82,10 +82,10 @@ func Params(dir string) testscript.Params {
 	}
 }
 
-// RunScripts runs the scripts in dir with [Params]: under a *testing.T,
-// each as a parallel subtest (testscript.Run); under any other testing.TB
-// (a benchmark, a program's own runner), one after the other, stopping at
-// the first that fails.
+// RunScripts runs the scripts in dir with [Params]. Under a *testing.T it
+// runs each as a parallel subtest (testscript.Run). Under any other
+// testing.TB (a benchmark, a program's own runner) it runs them one after
+// the other, stopping at the first that fails.
 func RunScripts(t testing.TB, dir string) {
 	t.Helper()
 	if tt, ok := t.(*testing.T); ok {

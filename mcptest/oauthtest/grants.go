@@ -21,14 +21,14 @@ const (
 	idJAGTTL           = 5 * time.Minute
 )
 
-// IDToken returns a JWT the server signs as an identity provider would: iss
-// its URL, sub subject, aud audience, a jti, issued now and expiring ttl
-// from now (zero means the server's TokenTTL; a negative ttl gives a token
-// expired already). It stands for a workload's token (a CI job's OIDC
-// token, for workload identity federation: audience the authorization
-// server's URL) and for a user's ID token (for enterprise-managed
-// authorization: audience the client's ID at this server, which then acts
-// as the IdP). Its jwt-bearer grant and its token exchange take it, and so
+// IDToken returns a JWT the server signs as an identity provider would. It
+// has iss its URL, sub subject, aud audience, and a jti. It is issued now
+// and expires ttl from now. Zero means the server's TokenTTL; a negative
+// ttl gives a token expired already. It stands for a workload's token: a
+// CI job's OIDC token, for workload identity federation, with audience the
+// authorization server's URL. It also stands for a user's ID token, for
+// enterprise-managed authorization. Its audience is then the client's ID
+// at this server, which acts as the IdP. Its jwt-bearer grant and its token exchange take it, and so
 // do those of the servers that list this one in AuthServerOptions.Trust.
 // The signature (ES256, a key the server made at start) is not
 // deterministic.
@@ -124,9 +124,10 @@ func (a *AuthServer) jwtBearerGrant(w http.ResponseWriter, c *AuthClient, f url.
 }
 
 // tokenExchange is the token exchange of enterprise-managed
-// authorization, this server acting as the IdP (RFC 8693, SEP-990): an ID
-// token for client c, which this server or one it trusts signed, for an
-// ID-JAG with the audience and resource asked for, naming c.
+// authorization, this server acting as the IdP (RFC 8693, SEP-990). It
+// takes an ID token for client c, which this server or one it trusts
+// signed. It gives an ID-JAG with the audience and resource asked for,
+// naming c.
 func (a *AuthServer) tokenExchange(w http.ResponseWriter, c *AuthClient, f url.Values) {
 	switch {
 	case f.Get("subject_token_type") != tokenTypeIDToken:

@@ -48,21 +48,26 @@ var errNoServer = errors.New("oauthtest: Protection has no Server")
 const prmPath = "/.well-known/oauth-protected-resource"
 
 // Protect returns next behind a resource server that accepts the tokens a
-// issued: it serves its protected resource metadata (RFC 9728) at
-// /.well-known/oauth-protected-resource and at that path followed by the
-// endpoint's (/.well-known/oauth-protected-resource/mcp), naming a as its
-// authorization server; it answers a request without a token 401 with a
-// WWW-Authenticate challenge that points at the metadata (a Bearer
-// challenge, and a DPoP one when a asks for DPoP); an unknown or expired
-// token, or one issued for another resource, 401 invalid_token; and a
-// token without the scopes p asks for 403 insufficient_scope.
+// issued. The resource server:
+//   - serves its protected resource metadata (RFC 9728) at
+//     /.well-known/oauth-protected-resource, and at that path followed by
+//     the endpoint's (/.well-known/oauth-protected-resource/mcp). The
+//     metadata names a as its authorization server.
+//   - answers a request without a token 401, with a WWW-Authenticate
+//     challenge that points at the metadata. That is a Bearer challenge,
+//     and a DPoP one when a asks for DPoP.
+//   - answers 401 invalid_token to an unknown or expired token, or one
+//     issued for another resource.
+//   - answers 403 insufficient_scope to a token without the scopes p asks
+//     for.
 //
 // A DPoP-bound token must come as "Authorization: DPoP …" with a valid
-// proof of its key in the DPoP header (htm, htu, iat, ath, a jti not seen
-// before, the nonce if a asks for nonces): as Bearer, or without a valid
-// proof, it is refused 401 with a DPoP challenge (invalid_token,
-// invalid_dpop_proof, or use_dpop_nonce with a DPoP-Nonce header). A bearer
-// token sent with the DPoP scheme is refused too.
+// proof of its key in the DPoP header. The proof has htm, htu, iat, ath, a
+// jti not seen before, and the nonce if a asks for nonces. Sent as Bearer,
+// or without a valid proof, the token is refused 401 with a DPoP
+// challenge: invalid_token, invalid_dpop_proof, or use_dpop_nonce with a
+// DPoP-Nonce header. A bearer token sent with the DPoP scheme is refused
+// too.
 //
 // p.Server must be a (or nil). Each 401 and 403 counts in
 // AuthCounts.ResourceRefusals.
@@ -219,9 +224,9 @@ func calledTool(r *http.Request) string {
 
 // FetchAuthorizationCode is a go-sdk AuthorizationCodeFetcher for an
 // authorization server that redirects at once, without a user, as a fake
-// [AuthServer] does: it requests the authorization URL, does not follow
-// the redirect, and returns the code, state and iss of its Location (or
-// the error it carries). Give it to
+// [AuthServer] does. It requests the authorization URL and does not follow
+// the redirect. It returns the code, state and iss of its Location, or the
+// error it carries. Give it to
 // auth.AuthorizationCodeHandlerConfig.AuthorizationCodeFetcher.
 func FetchAuthorizationCode(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)

@@ -39,10 +39,11 @@ type AuthServerOptions struct {
 	// request for another scope is refused (invalid_scope). Empty means
 	// ["mcp"].
 	Scopes []string
-	// Clients are registered before any request: confidential ones (with
-	// a Secret) for the client credentials grant and for the authorization
-	// code grant with client_secret_basic or client_secret_post; public
-	// ones (no Secret) for the authorization code grant with PKCE only.
+	// Clients are registered before any request. Confidential ones (with a
+	// Secret) are for the client credentials grant. They are also for the
+	// authorization code grant with client_secret_basic or
+	// client_secret_post. Public ones (no Secret) are for the authorization
+	// code grant with PKCE only.
 	// Nil means one confidential client, DefaultClientID with
 	// DefaultClientSecret, allowed every grant; an empty, non-nil slice
 	// registers none (clients then come by dynamic registration).
@@ -50,37 +51,39 @@ type AuthServerOptions struct {
 	// TokenTTL is the lifetime of an access token (expires_in). Zero means
 	// DefaultTokenTTL. A lifetime under ten seconds makes the
 	// golang.org/x/oauth2 token sources of the go-sdk and of auth treat
-	// every token as expired already, so that each request refreshes: a
-	// way to test refresh without waiting.
+	// every token as expired already. Each request then refreshes: a way
+	// to test refresh without waiting.
 	TokenTTL time.Duration
 	// Trust are the other fake servers whose JWTs the jwt-bearer grant
 	// takes as assertions, besides the server's own (see
-	// [AuthServer.IDToken]): the CI's or cloud's workload identity issuer
-	// of workload identity federation, the IdP of enterprise-managed
-	// authorization, whose token exchange issues the ID-JAGs.
+	// [AuthServer.IDToken]). One is the CI's or cloud's workload identity
+	// issuer of workload identity federation. Another is the IdP of
+	// enterprise-managed authorization, whose token exchange issues the
+	// ID-JAGs.
 	Trust []*AuthServer
 
 	// RequireDPoP refuses a token request without a DPoP proof (400
 	// invalid_dpop_proof). Without it, a token request with a valid proof
 	// gets a DPoP-bound token (token_type DPoP, bound to the proof's key)
 	// and one without a proof a bearer token. Either way a proof that
-	// fails its checks is refused: its signature and key, htm and htu,
-	// iat within DPoPProofWindow of now, a jti not seen before, and (at
-	// the protected resource) ath and the token's key.
+	// fails its checks is refused. The checks are its signature and key,
+	// htm and htu, iat within DPoPProofWindow of now, and a jti not seen
+	// before. At the protected resource they add ath and the token's key.
 	RequireDPoP bool
 	// DPoPNonce makes the token endpoint and the protected resource
-	// require a server nonce in every DPoP proof (RFC 9449 §8, §9): a
-	// proof without the current one is answered use_dpop_nonce (400 at
-	// the token endpoint, 401 at the resource) with a DPoP-Nonce header
-	// naming it. Nonces are nonce-1, nonce-2, …; one is current at a time.
+	// require a server nonce in every DPoP proof (RFC 9449 §8, §9). A
+	// proof without the current one is answered use_dpop_nonce, with a
+	// DPoP-Nonce header naming it. That is 400 at the token endpoint and
+	// 401 at the resource. Nonces are nonce-1, nonce-2, …; one is current
+	// at a time.
 	DPoPNonce bool
 
 	// The faults.
 
 	// RefuseGrant refuses every client_credentials, jwt-bearer and token
 	// exchange request with this OAuth error code (invalid_grant,
-	// invalid_scope, unauthorized_client, …), status 400 (401 for
-	// invalid_client): a client must surface it, not retry it, and not
+	// invalid_scope, unauthorized_client, …). The status is 400 (401 for
+	// invalid_client). A client must surface it, not retry it, and not
 	// switch to another grant. Empty means no refusal.
 	RefuseGrant string
 	// StaleNonces makes every DPoP nonce stale once issued: each proof,
@@ -149,38 +152,44 @@ type AuthCounts struct {
 	JWTBearerGrants int
 	TokenExchanges  int
 	// DPoPProofs counts the DPoP proofs checked, at the token endpoint and
-	// at the protected resource; DPoPRefusals those refused as invalid
-	// (signature, key, htm, htu, iat, ath, a replayed jti, a bound token
-	// sent as Bearer or without a proof); NoncesIssued the use_dpop_nonce
-	// answers, each naming a nonce.
+	// at the protected resource. DPoPRefusals counts those refused as
+	// invalid: signature, key, htm, htu, iat, ath, a replayed jti, a bound
+	// token sent as Bearer or without a proof. NoncesIssued counts the
+	// use_dpop_nonce answers, each naming a nonce.
 	DPoPProofs   int
 	DPoPRefusals int
 	NoncesIssued int
 }
 
 // An AuthServer is a fake OAuth 2.1 authorization server on a loopback
-// port, for tests of clients of protected MCP servers: authorization
-// server metadata (RFC 8414, also as OpenID configuration), dynamic client
-// registration (RFC 7591), the authorization code grant with PKCE (S256)
-// and a non-interactive authorization endpoint that redirects at once with
-// the code, the client credentials grant, refresh tokens, and scopes. For
-// the clients with no user it has the JWT-bearer grant (RFC 7523: a
-// workload's token, workload identity federation; an ID-JAG,
-// enterprise-managed authorization), the token exchange of an ID token for
-// an ID-JAG (RFC 8693, as an enterprise IdP), and [AuthServer.IDToken] to
-// mint the JWTs they take. Its token endpoint checks DPoP proofs (RFC 9449)
-// and binds tokens to their keys; nonces on request.
-// [AuthServer.Protect] puts a resource server in front of an MCP handler:
-// protected resource metadata (RFC 9728), 401 with a challenge for a
-// missing, unknown or expired token, 403 insufficient_scope for a tool
-// whose scope the token lacks (scope step-up), and DPoP's checks for a
-// DPoP-bound token.
+// port, for tests of clients of protected MCP servers. It has:
+//   - authorization server metadata (RFC 8414, also as OpenID
+//     configuration);
+//   - dynamic client registration (RFC 7591);
+//   - the authorization code grant with PKCE (S256), and a
+//     non-interactive authorization endpoint that redirects at once with
+//     the code;
+//   - the client credentials grant, refresh tokens, and scopes.
+//
+// For the clients with no user it has the JWT-bearer grant (RFC 7523). The
+// grant takes a workload's token (workload identity federation) or an
+// ID-JAG (enterprise-managed authorization). It has the token exchange of
+// an ID token for an ID-JAG (RFC 8693, as an enterprise IdP). It has
+// [AuthServer.IDToken] to mint the JWTs they take. Its token endpoint
+// checks DPoP proofs (RFC 9449) and binds tokens to their keys; nonces on
+// request.
+//
+// [AuthServer.Protect] puts a resource server in front of an MCP handler.
+// It serves protected resource metadata (RFC 9728). It answers 401 with a
+// challenge for a missing, unknown or expired token. It answers 403
+// insufficient_scope for a tool whose scope the token lacks (scope
+// step-up). It makes DPoP's checks for a DPoP-bound token.
 //
 // Everything it issues is deterministic but the signatures of its JWTs:
 // clients client-1, client-2, …, codes code-1, …, access tokens access-1,
 // …, refresh tokens refresh-1, …, DPoP nonces nonce-1, … It keeps
-// everything in memory and never forgets (but the DPoP proofs older than
-// DPoPProofWindow): it is for tests.
+// everything in memory and never forgets, except the DPoP proofs older
+// than DPoPProofWindow. It is for tests.
 type AuthServer struct {
 	// URL is the issuer: http://127.0.0.1:PORT.
 	URL string
@@ -219,10 +228,10 @@ type grant struct {
 
 // StartAuthServer starts a fake authorization server on a loopback port.
 // Close stops it. opts is checked: a client without an ID, or two with
-// one, is an error. Like every listener of this module, it answers 403,
-// before any endpoint runs, a request whose Host is not a loopback name
-// or whose Origin is not a loopback origin (server.HTTPOptions describes
-// the rule).
+// one, is an error. Like every listener of this module, it answers 403 to
+// a request whose Host is not a loopback name or whose Origin is not a
+// loopback origin. It does so before any endpoint runs.
+// (server.HTTPOptions describes the rule.)
 func StartAuthServer(opts *AuthServerOptions) (*AuthServer, error) {
 	var o AuthServerOptions
 	if opts != nil {

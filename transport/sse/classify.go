@@ -11,12 +11,12 @@ import (
 // Classify implements transport.Classifier: it maps this package's errors to
 // the transport sentinels.
 //
-// A status error is classed as Streamable HTTP's are: a 5xx, a 429 (Too
-// Many Requests), and any other 4xx to a POST (404: the session is gone;
-// 400, 405, 413…: the server refused the request, which therefore did not
-// run) are the server's failure (transport.ErrServer); 401 and 403 are
-// auth; any other status, and a session GET answered with something other
-// than an event stream, break the protocol. So does a
+// A status error is classed as Streamable HTTP's are. A 5xx, a 429 (Too
+// Many Requests), and any other 4xx to a POST are the server's failure
+// (transport.ErrServer). A 404 means the session is gone. A 400, 405,
+// 413… means the server refused the request, which therefore did not run.
+// 401 and 403 are auth. Any other status breaks the protocol. So does a
+// session GET answered with something other than an event stream. So does a
 // message on the session stream that is not JSON-RPC (ErrMalformed). A
 // session stream that ends under calls awaiting their answer is
 // transport.ErrBroken: their outcome is unknown.

@@ -49,7 +49,7 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
-		c.st.settled(r.ID)
+		c.st.callOver(r.ID)
 	}
 	return msg, nil
 }
@@ -91,13 +91,13 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-				c.st.settled(id)
+				c.st.callOver(id)
 			}
 		}
 	}
 	err := c.inner.Write(ctx, msg)
 	if err != nil && req != nil && req.IsCall() {
-		c.st.settled(req.ID)
+		c.st.callOver(req.ID)
 	}
 	return err
 }

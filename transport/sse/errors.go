@@ -7,21 +7,24 @@ import (
 	"github.com/looprig/mcp/transport"
 )
 
-// The errors this transport shares with transport/streamablehttp are package
-// transport's: transport.ErrInsecure, transport.ErrCrossOrigin,
-// transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST,
-// transport.ErrTooManyRedirects (the session GET redirected more than
-// transport.MaxRedirects times), transport.ErrUnauthorized (a 401 or 403;
-// the request is not re-sent), transport.ErrLimit (an event over
-// MaxEventBytes, a session stream over MaxStreamBytes, a body over
-// MaxBodyBytes; reading stops at the bound, and a bound crossed on the
-// session stream ends the session: every call in flight fails with it, and
-// none is re-sent), transport.ErrTimeout (a bound of [Timeouts]; an
-// idle-read timeout ends the session the same way), and the types
-// transport.LimitError (What is "sse event", "stream" or "body"),
-// transport.TimeoutError (Phase is "dial", "tls handshake", "response
-// header" or "idle read") and transport.RedirectError, each naming "sse" in
-// its Transport field.
+// The errors this transport shares with transport/streamablehttp are
+// package transport's:
+//   - transport.ErrInsecure, transport.ErrCrossOrigin,
+//     transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST.
+//   - transport.ErrTooManyRedirects: the session GET redirected more than
+//     transport.MaxRedirects times.
+//   - transport.ErrUnauthorized: a 401 or 403. The request is not sent
+//     again.
+//   - transport.ErrLimit: an event over MaxEventBytes, a session stream
+//     over MaxStreamBytes, a body over MaxBodyBytes. Reading stops at the
+//     bound. A bound crossed on the session stream ends the session. Every
+//     call in flight fails with it, and none is sent again.
+//   - transport.ErrTimeout: a bound of [Timeouts]. An idle-read timeout
+//     ends the session the same way.
+//   - the types transport.LimitError (What is "sse event", "stream" or
+//     "body"), transport.TimeoutError (Phase is "dial", "tls handshake",
+//     "response header" or "idle read") and transport.RedirectError. Each
+//     names "sse" in its Transport field.
 var (
 	// ErrCrossOriginEndpoint is returned by Connect when the server's
 	// endpoint event names a message endpoint on another origin. The

@@ -44,10 +44,10 @@ type Options struct {
 	// then its business. It should hand back a redirect as it came, for
 	// this package's redirect rule (auth.CheckRedirect) to judge. One that
 	// follows redirects itself (a round tripper over an http.Client) is
-	// held to the rule anyway: a body is not given to it to send again, a
+	// held to the rule anyway. A body is not given to it to send again. A
 	// connection it opens to another address within a request cancels the
-	// request before it is written, and a response to another request
-	// than the one sent is refused with a *transport.RedirectError. After
+	// request before it is written. A response to another request than the
+	// one sent is refused with a *transport.RedirectError. After
 	// one refusal, the factory sends nothing more through Base.
 	Base http.RoundTripper
 }

@@ -105,14 +105,15 @@ func (s *streamBody) next() (sse.Event, error) {
 	return e, nil
 }
 
-// pump reads the events that follow the endpoint event and hands the
+// pump reads the events that follow the endpoint event. It hands the
 // connection's Read the message each carries, read as the go-sdk reads
-// it: the go-sdk's reader (sse.SDKView) skips the events it reads as
-// empty and hands on the data of every other, whatever its name, which the
-// go-sdk's connection decodes as a JSON-RPC message (wire.DecodeMessage,
-// once, where the go-sdk decodes each twice with a fresh 32 KiB buffer each
-// time). It returns what ended the stream, once the connection has taken
-// every message read before the end, or when the connection closes.
+// it. The go-sdk's reader (sse.SDKView) skips the events it reads as
+// empty. It hands on the data of every other, whatever its name. The
+// go-sdk's connection decodes that as a JSON-RPC message. Here it is
+// decoded once (wire.DecodeMessage), where the go-sdk decodes each twice
+// with a fresh 32 KiB buffer each time. pump returns what ended the
+// stream, once the connection has taken every message read before the
+// end, or when the connection closes.
 func (s *streamBody) pump() error {
 	for {
 		e, err := s.next()
@@ -299,8 +300,8 @@ func (st *connState) awaiting() int {
 	return len(st.pending)
 }
 
-// settled notes a call that was answered, cancelled or not sent.
-func (st *connState) settled(id jsonrpc.ID) {
+// callOver notes a call that was answered, cancelled or not sent.
+func (st *connState) callOver(id jsonrpc.ID) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.pending[id] {

@@ -104,15 +104,15 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // Descendants returns the pids of the child's descendants that are running,
-// in its process group or out of it, as far as this connection's scans have
-// seen them (see the package documentation for what they cannot see; on
-// Windows, every process of the child's job object but the child). After
-// Close has returned nil it is empty.
+// in its process group or out of it. It lists those this connection's
+// scans have seen. See the package documentation for what they cannot
+// see. On Windows it lists every process of the child's job object but the
+// child. After Close has returned nil it is empty.
 func (c *Conn) Descendants() []int { return c.proc.descendants() }
 
 // Read returns the next message from the child. When the child ends its
-// output on its own, Read waits (up to CloseGrace) for the exit status and
-// returns an [*ExitError]; a bad frame ends the connection with a
+// output on its own, Read waits (up to CloseGrace) for the exit status. It
+// then returns an [*ExitError]. A bad frame ends the connection with a
 // [*FrameError], returned by every later Read.
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if fe := c.readErr.Load(); fe != nil {
@@ -199,14 +199,14 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 	return d
 }
 
-// Close ends the child: it closes the child's stdin (the MCP stream), waits
-// CloseGrace for the child to exit, sends SIGTERM to its process group and
-// waits TermGrace, then sends SIGKILL to the group in every case (so no
-// grandchild survives) and reaps the child. It returns within
-// CloseGrace+TermGrace+5.5s, nil unless the child could not be reaped
-// ([ErrUnresponsive]). On Windows, after CloseGrace it terminates the
-// child's job object, the child and every descendant, and waits until the
-// job is empty (see the package documentation).
+// Close ends the child. It closes the child's stdin (the MCP stream) and
+// waits CloseGrace for the child to exit. It sends SIGTERM to its process
+// group and waits TermGrace. Then it sends SIGKILL to the group in every
+// case, so no grandchild survives, and reaps the child. It returns within
+// CloseGrace+TermGrace+5.5s. It returns nil unless the child could not be
+// reaped ([ErrUnresponsive]). On Windows, after CloseGrace it terminates
+// the child's job object, the child and every descendant. It waits until
+// the job is empty (see the package documentation).
 //
 // Close may be called several times, concurrently; every call returns once
 // the first has finished, with its result.

@@ -12,25 +12,34 @@ import (
 // DefaultInheritEnv is the allowlist used when [Options.InheritEnv] is nil,
 // for the system this program runs on.
 //
-// On Unix it is what a typical server needs to find programs (PATH), its
-// configuration and caches (HOME, USER, LOGNAME, SHELL), temporary files
-// (TMPDIR), text encoding and locale (LANG, LC_ALL, LC_CTYPE), time zone
-// (TZ) and terminal type (TERM): the MCP TypeScript SDK's default set, plus
-// locale, temporary directory and time zone.
+// On Unix it is what a typical server needs to find these:
+//   - programs (PATH);
+//   - its configuration and caches (HOME, USER, LOGNAME, SHELL);
+//   - temporary files (TMPDIR);
+//   - text encoding and locale (LANG, LC_ALL, LC_CTYPE);
+//   - time zone (TZ) and terminal type (TERM).
+//
+// That is the MCP TypeScript SDK's default set, plus locale, temporary
+// directory and time zone.
 //
 // On Windows it is what a process needs to run at all and to find what
-// Windows installs: the system's own directories (SystemRoot, windir,
-// SystemDrive; without SystemRoot even the network stack fails to load),
-// the command interpreter (COMSPEC), programs and their extensions (PATH,
-// PATHEXT), temporary files (TEMP, TMP), the user's profile, home and
-// application data (USERPROFILE, HOMEDRIVE, HOMEPATH, APPDATA,
-// LOCALAPPDATA, ProgramData), installed programs (ProgramFiles,
-// ProgramFiles(x86), ProgramW6432, CommonProgramFiles), the user's name
-// (USERNAME), and the machine (OS, PROCESSOR_ARCHITECTURE,
-// NUMBER_OF_PROCESSORS): the MCP TypeScript SDK's set for Windows, plus the
-// interpreter, extensions, second temporary directory, system and program
-// directories and machine description. Names are compared ignoring case
-// there, as Windows compares them ("PATH" copies "Path").
+// Windows installs:
+//   - the system's own directories (SystemRoot, windir, SystemDrive).
+//     Without SystemRoot even the network stack fails to load;
+//   - the command interpreter (COMSPEC);
+//   - programs and their extensions (PATH, PATHEXT);
+//   - temporary files (TEMP, TMP);
+//   - the user's profile, home and application data (USERPROFILE,
+//     HOMEDRIVE, HOMEPATH, APPDATA, LOCALAPPDATA, ProgramData);
+//   - installed programs (ProgramFiles, ProgramFiles(x86), ProgramW6432,
+//     CommonProgramFiles);
+//   - the user's name (USERNAME);
+//   - the machine (OS, PROCESSOR_ARCHITECTURE, NUMBER_OF_PROCESSORS).
+//
+// That is the MCP TypeScript SDK's set for Windows, plus the interpreter,
+// extensions, second temporary directory, system and program directories
+// and machine description. Names are compared ignoring case there, as
+// Windows compares them ("PATH" copies "Path").
 //
 // Credentials (tokens, cloud keys, SSH agent sockets) are on neither: pass
 // what a server needs explicitly in [Options.Env].
@@ -110,10 +119,10 @@ func environ(inherit []string, explicit map[string]string) []string {
 }
 
 // lookupEnv is buildEnv over this process's environment where names are
-// compared exactly: it looks each allowlisted name up (os.LookupEnv reads
-// a variable set twice as its first setting, as buildEnv does) rather than
-// copying the whole environment and building maps of it, a dozen
-// microseconds of a child's start.
+// compared exactly. It looks each allowlisted name up. (os.LookupEnv reads
+// a variable set twice as its first setting, as buildEnv does.) It does
+// not copy the whole environment and build maps of it, which would cost a
+// dozen microseconds of a child's start.
 func lookupEnv(inherit []string, explicit map[string]string) []string {
 	env := make([]string, 0, len(inherit)+len(explicit))
 	for _, name := range inherit {

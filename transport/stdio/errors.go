@@ -14,13 +14,13 @@ import (
 var ErrFrameTooLarge = errors.New("frame too large")
 
 // ErrUnresponsive is returned by Close when the child or another process of
-// its group is still running a few seconds after SIGKILL to the group (for
-// example, stuck in an uninterruptible system call), or on Windows a few
-// seconds after its job object was terminated. The child is reaped in the
-// background once it exits.
+// its group is still running a few seconds after SIGKILL to the group. It
+// may be stuck in an uninterruptible system call, for example. On Windows
+// it is returned a few seconds after the job object was terminated. The
+// child is reaped in the background once it exits.
 var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
-// A StartError reports that the child process could not be started: the
+// A StartError reports that the child process could not be started. The
 // executable is missing or not executable, the directory does not exist, a
 // pipe could not be created, or the context was done.
 //
@@ -71,10 +71,11 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// A FrameError reports an inbound frame that could not be read: a line over
-// [Options.MaxFrameBytes] (Err wraps [ErrFrameTooLarge]), a line that is not
-// JSON or not a JSON-RPC message, or a frame cut short by the end of the
-// stream. It ends the connection, and [Conn.Diagnose] reports it.
+// A FrameError reports an inbound frame that could not be read. The frame
+// may be a line over [Options.MaxFrameBytes] (Err wraps
+// [ErrFrameTooLarge]). It may be a line that is not JSON or not a JSON-RPC
+// message. It may be cut short by the end of the stream. It ends the
+// connection, and [Conn.Diagnose] reports it.
 type FrameError struct {
 	Err error
 }
@@ -102,11 +103,12 @@ func stderrSuffix(tail []byte) string {
 // wrong. A program that fails at start says so first and then prints its
 // usage (Go's flag package: "flag provided but not defined: -x", then
 // "Usage of prog:" and indented defaults), so only the lines before a
-// usage header count. Of those, the last that reads as an error (error,
-// panic, fatal, exception, failed, invalid, unknown, not defined, not
-// found, cannot, denied, refused, missing) and is not indented (an
-// indented line is a stack frame or a flag's help); else the last line
-// that is not indented; else the last line.
+// usage header count. Of those it picks the last that reads as an error
+// and is not indented. An error line holds one of: error, panic, fatal,
+// exception, failed, invalid, unknown, not defined, not found, cannot,
+// denied, refused, missing. An indented line is a stack frame or a flag's
+// help. Failing that it picks the last line that is not indented, and
+// failing that the last line.
 func whatWentWrong(tail []byte) string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(string(tail), "\r\n\t "), "\n") {

@@ -12,16 +12,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// lineConn is newline-delimited JSON over a reader and a writer, read and
-// written exactly as the go-sdk's own connection (mcp.IOTransport's) reads
-// and writes it: the same framing (encoding/json's Decoder finds each value,
-// a byte after it other than a line end is an error, at most maxValue bytes
-// are read for one value), the same batches (an array of messages, whose
-// calls are answered with one array once all are answered), the same
-// errors. It differs in one thing: each message is decoded once, by
-// internal/wire, where the go-sdk decodes a line twice (as a batch, then as
-// a message) with a fresh 32 KiB decoder buffer each time, and the method
-// a third time.
+// lineConn is newline-delimited JSON over a reader and a writer. It reads
+// and writes exactly as the go-sdk's own connection (mcp.IOTransport's)
+// does:
+//   - the same framing: encoding/json's Decoder finds each value, a byte
+//     after it other than a line end is an error, and at most maxValue
+//     bytes are read for one value;
+//   - the same batches: an array of messages, whose calls are answered
+//     with one array once all are answered;
+//   - the same errors.
+//
+// It differs in one thing: each message is decoded once, by internal/wire.
+// The go-sdk decodes a line twice (as a batch, then as a message), with a
+// fresh 32 KiB decoder buffer each time, and the method a third time.
 type lineConn struct {
 	w        io.WriteCloser
 	incoming chan rawOrErr // from the reading goroutine, unbuffered

@@ -12,22 +12,23 @@ const (
 	// the child has started or been sent a request.
 	firstScan = time.Millisecond
 
-	// scanBudget bounds the share of time that goes to looking: after a
-	// look, the next waits at least scanBudget times what it took, so
+	// scanBudget bounds the share of time that goes to looking. After a
+	// look, the next waits at least scanBudget times what it took. So
 	// looks take at most 1/scanBudget of one CPU however loaded the
-	// machine is (a loaded machine makes each look slower, and so rarer).
+	// machine is. (A loaded machine makes each look slower, and so rarer.)
 	scanBudget = 32
 )
 
-// A pace decides when a look is due: firstScan after the latest look once
-// the child has started or been sent a request, then twice as long after
-// each look, down to interval; never sooner after a look than scanBudget
-// times what it took. Looks are taken when the child is heard from (its
-// output is read: it ran, and has started whatever it started to answer)
-// and, while it is silent, every interval: the reader is awake anyway, so
-// a look costs no wake-up of its own, and none disturbs a child that is
-// starting up and has said nothing yet. A pace is safe for concurrent use;
-// one look runs at a time.
+// A pace decides when a look is due. A look is due firstScan after the
+// latest look once the child has started or been sent a request. Then it
+// is due twice as long after each look, down to interval. It is never due
+// sooner after a look than scanBudget times what it took. Looks are taken
+// when the child is heard from: its output is read, so it ran and has
+// started whatever it started to answer. While it is silent, a look is
+// taken every interval. The reader is awake anyway, so a look costs no
+// wake-up of its own. None disturbs a child that is starting up and has
+// said nothing yet. A pace is safe for concurrent use; one look runs at a
+// time.
 type pace struct {
 	interval time.Duration // the slowest pace; zero or less: no looks
 

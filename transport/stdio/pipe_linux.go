@@ -13,12 +13,12 @@ import (
 // poller, and whose child's end is a plain blocking descriptor, as the
 // child gets it.
 //
-// os.Pipe puts both ends in the poller, so the child's end is made
-// non-blocking and registered, then made blocking again when os/exec takes
-// its descriptor, and deregistered when it is closed after the start: six
-// system calls per pipe that do nothing for the child, eighteen per
-// connection. Here the child's end costs one (os.NewFile's look at its
-// flags), and its close is a close.
+// os.Pipe puts both ends in the poller. So the child's end is made
+// non-blocking and registered. It is made blocking again when os/exec
+// takes its descriptor, and deregistered when it is closed after the
+// start. That is six system calls per pipe that do nothing for the child,
+// eighteen per connection. Here the child's end costs one (os.NewFile's
+// look at its flags), and its close is a close.
 func pipe(parentWrites bool) (r, w *os.File, err error) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {

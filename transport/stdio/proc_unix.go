@@ -114,10 +114,11 @@ func (p *proc) exitStatus() (exitStatus, bool) {
 	return p.status, true
 }
 
-// stop ends the child once its stdin is closed: it waits closeGrace for the
-// leader to exit, sends SIGTERM to the group (and to the descendants that
-// left it) and waits termGrace, then stops and sends SIGKILL to all of them
-// in every case (grandchildren may outlive the leader) and reaps the leader.
+// stop ends the child once its stdin is closed. It waits closeGrace for
+// the leader to exit. It sends SIGTERM to the group (and to the
+// descendants that left it) and waits termGrace. Then it stops and sends
+// SIGKILL to all of them in every case, since grandchildren may outlive
+// the leader. It reaps the leader.
 func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	defer unregister(p)
 	if !waitFor(p.exited, closeGrace) {
@@ -163,11 +164,11 @@ func (p *proc) signalAll(sig syscall.Signal, outside []proctree.Proc) {
 // the middle of a fork has a child by then, which the next round finds.
 // All rounds together wait at most stopTimeout for that.
 //
-// What it waits for is what the tracker can walk (the leader, and the
-// descendants it has seen or sees now): a member of the group that is
-// not is reached by the group's SIGKILL, and its children could not be
-// found however long it was waited for. So a child that left nothing
-// behind costs a look at the leader, not a read of the whole table.
+// It waits for what the tracker can walk: the leader, and the descendants
+// it has seen or sees now. A member of the group that is not among them is
+// reached by the group's SIGKILL. Its children could not be found however
+// long it was waited for. So a child that left nothing behind costs a look
+// at the leader, not a read of the whole table.
 func (p *proc) freeze() []proctree.Proc {
 	// With nothing to find, nothing need stand still: the group's SIGKILL
 	// that follows reaches every member at once, a fork in progress too

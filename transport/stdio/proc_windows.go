@@ -27,11 +27,11 @@ type exitStatus struct {
 }
 
 // proc supervises one child process and its descendants through a job
-// object: the child is created suspended, assigned to the job, and only
-// then run, so that every process it starts is in the job too (the job
-// allows no breakaway). Terminating the job ends them all; and since the
-// job is made to kill its processes when its last handle closes, they end
-// with this process too, however it ends.
+// object. The child is created suspended, assigned to the job, and only
+// then run. So every process it starts is in the job too, since the job
+// allows no breakaway. Terminating the job ends them all. The job is made
+// to kill its processes when its last handle closes. So they end with this
+// process too, however it ends.
 type proc struct {
 	cmd *exec.Cmd
 	pid int
@@ -325,9 +325,9 @@ func (s *jobSet) get(pid int) *proc {
 // running (a [Conn]'s group id is its Pid). After Close has returned nil it
 // is false for the group of the child Close ended.
 //
-// On Windows the child's group is its job object: it reports whether the
-// job of the open connection whose child has pid pgid holds a running
-// process, and false once that connection is closed (Close waits until the
+// On Windows the child's group is its job object. GroupAlive reports
+// whether the job of the open connection whose child has pid pgid holds a
+// running process. It reports false once that connection is closed (Close waits until the
 // job is empty, then closes it).
 func GroupAlive(pgid int) bool {
 	p := jobs.get(pgid)

@@ -10,18 +10,19 @@ import (
 )
 
 // BecomeSubreaper makes the calling process a child subreaper (Linux's
-// PR_SET_CHILD_SUBREAPER), so that a child's descendant that is orphaned —
-// a daemon that double-forks and lets its intermediate parent exit — is
+// PR_SET_CHILD_SUBREAPER). A child's descendant may be orphaned: a daemon
+// double-forks and lets its intermediate parent exit. The orphan is then
 // re-parented to this process instead of to init, where Close can still
 // find it. Without it, Close finds only the descendants it saw while their
 // ancestry was intact (see the package documentation).
 //
-// It is a property of the whole process, lasting until it exits, and it
+// It is a property of the whole process, lasting until it exits. It
 // concerns every child of the process, not only this package's: every
 // orphaned descendant of any child is re-parented here. When a stdio child
-// is closed, an adopted orphan is taken for one of that child's descendants
-// and ended (and reaped) if it is still in the child's process group (a
-// double fork without setsid), or if all of these hold:
+// is closed, an adopted orphan may be taken for one of that child's
+// descendants. It is then ended (and reaped). That happens if it is still
+// in the child's process group (a double fork without setsid), or if all
+// of these hold:
 //
 //   - it is in a session other than this process's (it called setsid, as
 //     daemons do);

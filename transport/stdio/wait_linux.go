@@ -28,10 +28,10 @@ type sigchldInfo struct {
 // until the caller reaps it with cmd.Wait.
 //
 // It waits in the runtime's poller on a pidfd of the child, which becomes
-// readable when the child exits, rather than in a waitid that blocks a
-// thread for the child's whole life: measured, a parent thread blocked in
-// waitid from the start costs the child about a millisecond of CPU and its
-// first answer as much. Without pidfds (before Linux 5.3) it blocks in
+// readable when the child exits. It does not wait in a waitid that blocks
+// a thread for the child's whole life. Measured, a parent thread blocked
+// in waitid from the start costs the child about a millisecond of CPU, and
+// its first answer as much. Without pidfds (before Linux 5.3) it blocks in
 // waitid.
 func waitExit(cmd *exec.Cmd) (exitStatus, bool) {
 	pid := cmd.Process.Pid

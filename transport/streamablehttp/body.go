@@ -125,10 +125,11 @@ func (p *plainBody) Read(buf []byte) (int, error) {
 }
 
 // jsonBody is the application/json answer to a call. It reads the whole
-// body, up to the bound, before handing out a byte, so that what the go-sdk
-// reads is either the server's answer or, if the body was too large or
-// broke off, an error response for the call that it delivers to the caller
-// (rather than failing the whole connection).
+// body, up to the bound, before handing out a byte. So what the go-sdk
+// reads is either the server's answer or an error response for the call.
+// The error response is for a body that was too large or broke off. The
+// go-sdk delivers it to the caller, rather than failing the whole
+// connection.
 type jsonBody struct {
 	*bodyBase
 	ctx    context.Context // the request's
@@ -201,10 +202,10 @@ func snippet(data []byte) string {
 }
 
 // sseBody is a text/event-stream response. It reads the stream with
-// internal/sse (the events the standard defines, however the server ends
-// its lines) and hands the go-sdk each complete event written again in the
-// one form the go-sdk reads alike, holding at most MaxEventBytes of the
-// event in progress, so that it can end the stream cleanly when a bound is
+// internal/sse: the events the standard defines, however the server ends
+// its lines. It hands the go-sdk each complete event, written again in the
+// one form the go-sdk reads alike. It holds at most MaxEventBytes of the
+// event in progress. So it can end the stream cleanly when a bound is
 // crossed or the stream breaks:
 //
 //   - the call's answer arrived: everything passes through;
@@ -265,10 +266,10 @@ var sseBufferPool = sync.Pool{New: func() any {
 
 // Close closes the stream and gives its buffers back to the pool. A stream
 // handed over as application/json before its end came is read to its end
-// first, by a goroutine of its own (drain): the go-sdk closes a JSON body
-// before it decodes the answer, which must not wait for the server to end
-// the stream (it delivers an event stream's answer at once, and reads the
-// rest after).
+// first, by a goroutine of its own (drain). The go-sdk closes a JSON body
+// before it decodes the answer. The answer must not wait for the server to
+// end the stream. (The go-sdk delivers an event stream's answer at once,
+// and reads the rest after.)
 func (s *sseBody) Close() error {
 	if s.asJSON && s.end == nil && !s.draining {
 		s.draining = true
@@ -323,13 +324,14 @@ func (s *sseBody) Read(p []byte) (int, error) {
 }
 
 // preread reads the response to a call's POST before the go-sdk is handed
-// it, up to its first message, and reports whether that is the call's
+// it, up to its first message. It reports whether that is the call's
 // answer. Then the response is handed over as application/json holding the
-// answer alone (readJSON), which the go-sdk reads whole, as a response of
-// that type, without the buffered reader of event streams it allocates for
-// every stream and the lines and fields it would parse again: this body has
-// read them. Whatever follows the answer the go-sdk would not read from an
-// event stream either: it ends a call's stream at the answer. What comes
+// answer alone (readJSON). The go-sdk reads that whole, as a response of
+// that type. It needs no buffered reader of event streams, which it
+// allocates for every stream. It does not parse the lines and fields
+// again, since this body has read them. Whatever follows the answer the
+// go-sdk would not read from an event stream either: it ends a call's
+// stream at the answer. What comes
 // before the first message (events without one, notifications the
 // diverter takes) is at most prereadMax bytes; past that, or at the first
 // other message, the stream is handed over as it is.
@@ -407,13 +409,14 @@ func (s *sseBody) fill() {
 // wire.DecodeHeader): the go-sdk resumes from the last id it read, and
 // takes a message from an event named "message" or not named, with data.
 //
-// It hands out no more of an event than the go-sdk keeps of it, which its
-// reader of event streams would otherwise parse line by line: of an event
-// that carries no message, its id and retry (appendBare); of the call's
-// answer, its data alone, without the bare events just before it; of the
-// events after the answer, nothing. The go-sdk ends a call's stream at
-// the answer, so it neither resumes from an id read before it nor waits
-// as a retry read before it says.
+// It hands out no more of an event than the go-sdk keeps of it. (Its
+// reader of event streams would otherwise parse it line by line.) Of an
+// event that carries no message, it hands out its id and retry
+// (appendBare). Of the call's answer, it hands out its data alone, without
+// the bare events just before it. Of the events after the answer, it
+// hands out nothing. The go-sdk ends a call's stream at the answer. So it
+// neither resumes from an id read before it nor waits as a retry read
+// before it says.
 func (s *sseBody) emit(e sse.Event) error {
 	if s.call != nil && s.answered {
 		return nil // the go-sdk reads no event of a call's stream after the answer
@@ -467,8 +470,8 @@ func (s *sseBody) diverted(data []byte) bool {
 	return ok && s.st.divert(s.ctx, r)
 }
 
-// appendBare hands out e without its data: what the go-sdk keeps of an
-// event whose message it does not read (its id, its retry), so that it
+// appendBare hands out e without its data. That is what the go-sdk keeps
+// of an event whose message it does not read: its id and its retry. So it
 // resumes from the same id, and waits as long, as it would have. An event
 // left with neither is not written.
 func (s *sseBody) appendBare(e sse.Event) error {

@@ -238,12 +238,12 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 	return req, call, nil
 }
 
-// begin gives req its own cancel, so that an idle body can abort it
-// whatever the caller's context does (and the bound of Close, if it is the
-// DELETE that ends the session), watches whether the request went out whole
-// (which starts the wait for its response headers, bounded by st.header),
-// and takes a concurrency slot. It returns what the request holds, which
-// its body releases, and the request to send.
+// begin gives req its own cancel. So an idle body can abort it whatever
+// the caller's context does. So can the bound of Close, if req is the
+// DELETE that ends the session. begin watches whether the request went out
+// whole, which starts the wait for its response headers (bounded by
+// st.header). It takes a concurrency slot. It returns what the request
+// holds, which its body releases, and the request to send.
 func (st *connState) begin(req *http.Request, call *callRef) (*bodyBase, *http.Request, error) {
 	timeout := time.Duration(0)
 	if req.Method == http.MethodDelete {
@@ -323,11 +323,11 @@ func (st *connState) refuseGet(req *http.Request, resp *http.Response, call *cal
 
 // refuseRedirect answers a GET redirected to another origin, or returns
 // nil. The http.Client's redirect policy would refuse the redirect too, but
-// as an error, which the go-sdk retries with backoff for the standalone
-// stream and for a resumption; the answer it gets instead is final: the
-// redirect's status, without a Location, with a body holding a JSON-RPC
-// error (ErrRedirectRefused) that the go-sdk fails the connection with at
-// once.
+// as an error. The go-sdk retries that with backoff, for the standalone
+// stream and for a resumption. The answer it gets instead is final. It is
+// the redirect's status, without a Location. Its body holds a JSON-RPC
+// error (ErrRedirectRefused), which the go-sdk fails the connection with
+// at once.
 func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *http.Response {
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
@@ -351,9 +351,10 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 }
 
 // refusedStatus reports whether a call's POST answered code was refused by
-// the server in a way the go-sdk would fail the connection for: a 4xx but
-// 401 and 403 (authorization, handled below), 404 (the session is gone,
-// which the go-sdk handles) and 429 (transient for the go-sdk already).
+// the server in a way the go-sdk would fail the connection for. That is a
+// 4xx, except these: 401 and 403 (authorization, handled below), 404 (the
+// session is gone, which the go-sdk handles) and 429 (transient for the
+// go-sdk already).
 func refusedStatus(code int) bool {
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests:
@@ -391,12 +392,13 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 }
 
 // resumeRefused answers a GET that resumes call's stream and was refused
-// (404 once the server ended the session, or any other non-2xx) or failed
-// for the last time: a stream holding one error response for the call,
-// [ErrStreamDropped], saying why. The server had the call and may have run
-// it; its answer is lost. Handed the status or the error, the go-sdk would
-// fail the whole connection (ErrSessionMissing for 404), and the call with
-// a session error that hides that it was sent.
+// (404 once the server ended the session, or any other non-2xx). It also
+// answers one that failed for the last time. The answer is a stream
+// holding one error response for the call, [ErrStreamDropped], saying why.
+// The server had the call and may have run it; its answer is lost. Handed
+// the status or the error, the go-sdk would fail the whole connection
+// (ErrSessionMissing for 404). It would fail the call with a session error
+// that hides that it was sent.
 func resumeRefused(req *http.Request, call *callRef, why string) *http.Response {
 	body, _ := sse.Append(nil, sse.Event{Name: "message",
 		Data: errorResponse(call, dropError(errors.New("its resumption failed: "+why)))})
@@ -493,10 +495,10 @@ func (st *connState) remember(c *callRef) bool {
 
 // recentIDs is the replay guard's window: the last replayWindow call ids,
 // by their value as the go-sdk reads them. An integer id (every id the
-// go-sdk's client sends) is kept as an int64 in a map and a ring that hold
-// no pointers, so that the garbage collector, which runs every few calls,
-// does not scan the window, as it would a map of jsonrpc.ID (an interface
-// each, and the integer it boxes). A string id takes its slot of the ring
+// go-sdk's client sends) is kept as an int64 in a map and a ring. These
+// hold no pointers. So the garbage collector, which runs every few calls,
+// does not scan the window. It would scan a map of jsonrpc.ID: an
+// interface each, and the integer it boxes. A string id takes its slot of the ring
 // too; its text is in names, beside the ring, and in a map of its own,
 // both made at the first string id.
 type recentIDs struct {

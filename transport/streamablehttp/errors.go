@@ -26,57 +26,62 @@ const (
 // errors.Is matches it by code.
 //
 // The errors this transport shares with transport/sse are package
-// transport's: transport.ErrLimit (a JSON body over MaxJSONBytes, an event
-// over MaxEventBytes, a stream over MaxStreamBytes, or a request whose
-// context ended while it waited for one of MaxConcurrentStreams slots; the
-// call fails and is not re-sent, and the connection stays usable),
-// transport.ErrTimeout (a bound of [Timeouts]; a call whose stream goes idle
-// with no event id to resume from fails with it and is not re-sent),
-// transport.ErrInsecure, transport.ErrCrossOrigin,
-// transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST,
-// transport.ErrTooManyRedirects, transport.ErrUnauthorized (a 401 or 403
-// with no new credential: Options.Credentials is not an auth.Authorizer, or
-// its flow failed), and the types transport.LimitError (What is "json body",
-// "sse event", "stream", "concurrent streams" or "error body"),
-// transport.TimeoutError (Phase is "dial", "tls handshake", "response
-// header", "idle read" or "close") and transport.RedirectError, each naming
-// "streamablehttp" in its Transport field.
+// transport's:
+//   - transport.ErrLimit: a JSON body over MaxJSONBytes, an event over
+//     MaxEventBytes, a stream over MaxStreamBytes. It is also a request
+//     whose context ended while it waited for one of MaxConcurrentStreams
+//     slots. The call fails and is not sent again, and the connection
+//     stays usable.
+//   - transport.ErrTimeout: a bound of [Timeouts]. A call whose stream goes
+//     idle with no event id to resume from fails with it and is not sent
+//     again.
+//   - transport.ErrInsecure, transport.ErrCrossOrigin,
+//     transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST,
+//     transport.ErrTooManyRedirects.
+//   - transport.ErrUnauthorized: a 401 or 403 with no new credential.
+//     Either Options.Credentials is not an auth.Authorizer, or its flow
+//     failed.
+//   - the types transport.LimitError (What is "json body", "sse event",
+//     "stream", "concurrent streams" or "error body"),
+//     transport.TimeoutError (Phase is "dial", "tls handshake", "response
+//     header", "idle read" or "close") and transport.RedirectError. Each
+//     names "streamablehttp" in its Transport field.
 var (
 	// ErrStreamDropped is returned to a call whose response stream (or JSON
 	// body) ended before the response arrived, when the stream could not be
-	// resumed: it carried no event id, or it was of protocol 2026-07-28,
-	// which has no resumption. It is also returned when the connection broke
+	// resumed. It could not be when it carried no event id, or when it was
+	// of protocol 2026-07-28, which has no resumption. It is also returned when the connection broke
 	// after the call was written and before the response headers came. The
 	// request may have been executed by the server; it is not re-sent.
 	// (Only this transport resumes streams, so only it has this error.)
 	ErrStreamDropped error = &jsonrpc.Error{Code: CodeStreamDropped, Message: "streamablehttp: response stream dropped"}
 
 	// ErrResponseMismatch is returned to a call whose POST was answered
-	// 200 application/json with a body that is not its response: a response
-	// to another id, a request or notification, or no JSON-RPC message at
-	// all. The body is finished, so no answer is coming: the call fails at
-	// once with this protocol error (the request may have been executed; it
-	// is not re-sent), and whatever the body held is not delivered, so it
+	// 200 application/json with a body that is not its response. The body
+	// may hold a response to another id, a request or notification, or no
+	// JSON-RPC message at all. The body is finished, so no answer is coming. The call fails at
+	// once with this protocol error. The request may have been executed; it
+	// is not sent again. Whatever the body held is not delivered, so it
 	// cannot complete another call. The connection stays usable.
 	ErrResponseMismatch error = &jsonrpc.Error{Code: CodeResponseMismatch, Message: "streamablehttp: JSON body is not the call's response"}
 
 	// ErrRedirectRefused is what the connection fails with when the server
 	// redirects the standalone GET stream, or a GET resuming a call's
-	// stream, to another origin: a policy refusal, not retried (the go-sdk
-	// retries a failed GET with backoff; this one reaches it as a final
-	// answer instead), with no request and no credential sent to the other
-	// origin. The go-sdk hands the connection's failure on as a JSON-RPC
+	// stream, to another origin. It is a policy refusal, not retried. (The
+	// go-sdk retries a failed GET with backoff; this one reaches it as a
+	// final answer instead.) No request and no credential is sent to the
+	// other origin. The go-sdk hands the connection's failure on as a JSON-RPC
 	// error, which errors.Is matches by code; its message is the
 	// [transport.RedirectError]'s.
 	ErrRedirectRefused error = &jsonrpc.Error{Code: CodeRedirectRefused, Message: "streamablehttp: redirect of GET refused"}
 
-	// ErrRefused is returned to a call whose POST the server (or a proxy
-	// before it) answered with a 4xx status other than 401, 403 and 404 and
-	// a body that is not a JSON-RPC error: 400, 405, 409, 413 and the like.
-	// The server refused the request, so it did not run it: the outcome is
-	// known, and the call is not re-sent. The go-sdk, handed such a status,
-	// would fail the whole connection; this transport hands it the call's
-	// error instead, so the connection stays usable. Its message names the
+	// ErrRefused is returned to a call whose POST was answered with a 4xx
+	// status other than 401, 403 and 404, by the server or a proxy before
+	// it. The body is not a JSON-RPC error. The status is 400, 405, 409, 413
+	// or the like. The server refused the request, so it did not run it. The
+	// outcome is known, and the call is not sent again. The go-sdk, handed
+	// such a status, would fail the whole connection. This transport hands
+	// it the call's error instead, so the connection stays usable. Its message names the
 	// status and the start of the body. The client classes it as the
 	// server's (transport.ErrServer).
 	ErrRefused error = &jsonrpc.Error{Code: CodeRefused, Message: "streamablehttp: request refused"}

@@ -101,7 +101,7 @@ func connect(t testing.TB, f *streamablehttp.Factory) *mcp.ClientSession {
 }
 
 // connectAt opens a session over f at version, which the server must
-// settle on, and closes it at cleanup.
+// negotiate, and closes it at cleanup.
 func connectAt(t testing.TB, f *streamablehttp.Factory, version string) *mcp.ClientSession {
 	t.Helper()
 	return testkit.Connect(t, testkit.Transport(t, f), &testkit.ConnectOptions{Version: version})

@@ -20,20 +20,21 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
-// requestMeta keeps the per-request _meta of a 2026-07-28 connection and
-// gives it to a request sent without it: what the session's previous
-// requests carried (server/discover, always first, carries all of it), or
-// else the revision the request's Mcp-Protocol-Version header names and
-// empty capabilities. Keys the request has are kept.
+// requestMeta keeps the per-request _meta of a 2026-07-28 connection. It
+// gives it to a request sent without it. It gives what the session's
+// previous requests carried; server/discover, always first, carries all of
+// it. Failing that, it gives the revision the request's
+// Mcp-Protocol-Version header names, and empty capabilities. Keys the
+// request has are kept.
 //
-// It also answers for the go-sdk v1.8.0's ClientSession.Ping (and its
-// keep-alive pings), which sends a ping on 2026-07-28 without that _meta:
-// a server refuses it (400, invalid params), and the revision has no ping
-// anyway (SEP-2575 removed it; a server answers one that carries the _meta
-// -32601, method not found). A ping of that revision is sent as the
-// revision's own probe instead, server/discover, with the ping's id: its
-// answer (an object, which the go-sdk reads as ping's empty result) says
-// what a ping says, that the server is there and answers. The session's
+// It also answers for the go-sdk v1.8.0's ClientSession.Ping and its
+// keep-alive pings. These send a ping on 2026-07-28 without that _meta. A
+// server refuses it (400, invalid params). The revision has no ping anyway:
+// SEP-2575 removed it, and a server answers one that carries the _meta
+// with -32601, method not found. So a ping of that revision is sent as the
+// revision's own probe instead, server/discover, with the ping's id. Its
+// answer is an object, which the go-sdk reads as ping's empty result. It
+// says what a ping says: the server is there and answers. The session's
 // Ping then works on every revision.
 type requestMeta struct {
 	mu   sync.Mutex                 // guards last
@@ -149,13 +150,13 @@ func (m *requestMeta) triple(req *http.Request) map[string]json.RawMessage {
 }
 
 // keepComplete reports whether the message of header h is a call, not a
-// ping, whose _meta names its revision: the common case, which fill leaves
-// as it is but for keeping its triple. It reads the params h holds without
-// copying them (nothing is copied unless the triple changed), each level
-// as a raw value, so that of keys given twice the last one counts, and
-// keys match exactly, as in fill's maps; a body it cannot read so (not one
-// JSON-RPC message alone, params or _meta not objects) is left to fill's
-// reading.
+// ping, whose _meta names its revision. That is the common case, which
+// fill leaves as it is but for keeping its triple. It reads the params h
+// holds without copying them; nothing is copied unless the triple changed.
+// It reads each level as a raw value. So of keys given twice the last one
+// counts, and keys match exactly, as in fill's maps. A body it cannot read
+// so is left to fill's reading: not one JSON-RPC message alone, or params
+// or _meta not objects.
 func (m *requestMeta) keepComplete(h *wire.Header) bool {
 	const flags = segjson.DontMatchCaseInsensitiveStructFields | segjson.DontCopyRawMessage
 	if h == nil || h.Trailing || !h.IsCall() || h.Method == "" || h.Method == "ping" || len(h.Params) == 0 || h.Params[0] != '{' {

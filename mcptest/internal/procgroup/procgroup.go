@@ -67,10 +67,10 @@ func (tr *Tracker) Groups() []int {
 	return slices.Clone(tr.groups)
 }
 
-// Leaked waits up to timeout for every tracked group to empty, and returns a
-// report of the processes still running, which it then kills: the group's,
-// and the child's descendants that left the group (setsid, a double fork)
-// as far as its connection has seen them.
+// Leaked waits up to timeout for every tracked group to empty. It returns
+// a report of the processes still running, which it then kills. These are
+// the group's, and the child's descendants that left the group (setsid, a
+// double fork), as far as its connection has seen them.
 func (tr *Tracker) Leaked(timeout time.Duration) string {
 	tr.mu.Lock()
 	groups := slices.Clone(tr.groups)
