@@ -520,15 +520,17 @@ func (f *Factory) finish() {
 	})
 }
 
-// save builds, checks and writes the recording.
+// save writes the recording, in the flow's order: the model built from
+// what was taken, checked (the recording's one analysis), then its bytes
+// written.
 func (f *Factory) save() error {
 	c, err := f.recording()
 	if err != nil {
 		return err
 	}
 	c.File = f.path
-	if _, err := format.Analyse(c); err != nil {
-		return fmt.Errorf("recorded session would not load: %w", exported(err))
+	if err := checkRecording(c); err != nil {
+		return err
 	}
 	data, err := c.Marshal()
 	if err != nil {
@@ -538,6 +540,18 @@ func (f *Factory) save() error {
 		return ErrTooLarge
 	}
 	return f.fs.WriteFile(f.path, data)
+}
+
+// checkRecording analyses c, the model the recorder built, as replay
+// analyses the file. A live peer or a go-vcr hook can break a rule replay
+// relies on (a response that answers no pending request, an initialize
+// answer that disagrees with the header): a cassette that would not load
+// is not written.
+func checkRecording(c *format.Cassette) error {
+	if _, err := format.Analyse(c); err != nil {
+		return fmt.Errorf("recorded session would not load: %w", exported(err))
+	}
+	return nil
 }
 
 // recording returns the cassette of the recorded session.

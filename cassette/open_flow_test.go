@@ -1,15 +1,21 @@
 package cassette_test
 
 import (
+	"errors"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/cassette"
 	"github.com/looprig/mcp/cassette/internal/format"
+	"github.com/looprig/mcp/cassette/vcr"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/inprocess"
+	govcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
 
 // analyses counts, by file, the cassettes format.AnalyseLines checks while
@@ -103,5 +109,36 @@ func TestOpenAnalysesOnce(t *testing.T) {
 
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("analyses of each cassette so far (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordingThatWouldNotLoad: the recording's analysis, the last step
+// before its bytes are written, refuses a session replay could not load:
+// here a BeforeSaveHook renames the server in the initialize answer, which
+// then disagrees with the header. Close says so, naming the line, and the
+// cassette recorded before it is left as it was.
+func TestRecordingThatWouldNotLoad(t *testing.T) {
+	leakcheck.Check(t)
+	path := tempPath(t, "unloadable.jsonl")
+	live := func() transport.Factory {
+		return httpLive(t, newHTTPServer(t, statefulCounter(), false, nil).url(), nil)
+	}
+	old, _ := record(t, path, live(), nil, rev2025, script[0])
+	rename := recorder.NewHook(func(i *govcr.Interaction) error {
+		i.Response.Body = strings.Replace(i.Response.Body, `"serverInfo":{"name":"counter"`, `"serverInfo":{"name":"other"`, 1)
+		return nil
+	}, recorder.BeforeSaveHook)
+	f := open(t, path, live(), vcr.Apply(&cassette.Options{Mode: cassette.ModeRecord}, &vcr.Options{Hooks: []*recorder.Hook{rename}}))
+	if _, err := session(t, f, rev2025, script[0]); err != nil {
+		t.Fatal(err)
+	}
+	err := f.Close()
+	var ferr *cassette.FormatError
+	if !errors.As(err, &ferr) || ferr.Line != 5 {
+		t.Fatalf("Close = %v, want a *FormatError at line 5, the initialize answer", err)
+	}
+	mustContain(t, "Close's error", err.Error(), path, "recorded session would not load", `server "other") disagrees with the header (protocol "2025-11-25", server "counter")`, "nothing written")
+	if now, _ := os.ReadFile(path); string(now) != string(old) {
+		t.Error("the earlier cassette changed")
 	}
 }
