@@ -542,18 +542,6 @@ func (f *Factory) save() error {
 	return f.fs.WriteFile(f.path, data)
 }
 
-// checkRecording analyses c, the model the recorder built, as replay
-// analyses the file. A live peer or a go-vcr hook can break a rule replay
-// relies on (a response that answers no pending request, an initialize
-// answer that disagrees with the header): a cassette that would not load
-// is not written.
-func checkRecording(c *format.Cassette) error {
-	if _, err := format.Analyse(c); err != nil {
-		return fmt.Errorf("recorded session would not load: %w", exported(err))
-	}
-	return nil
-}
-
 // recording returns the cassette of the recorded session.
 func (f *Factory) recording() (*format.Cassette, error) {
 	if f.hrec != nil {
@@ -586,6 +574,18 @@ func (f *Factory) recording() (*format.Cassette, error) {
 		return nil, err
 	}
 	return record.BuildMessages(f.kind, entries, recordConfig(f.o), stderr, learned...)
+}
+
+// checkRecording analyses c, the model the recorder built, as replay
+// analyses the file. A live peer or a go-vcr hook can break a rule replay
+// relies on (a response that answers no pending request, an initialize
+// answer that disagrees with the header): a cassette that would not load
+// is not written.
+func checkRecording(c *format.Cassette) error {
+	if _, err := format.Analyse(c); err != nil {
+		return fmt.Errorf("recorded session would not load: %w", exported(err))
+	}
+	return nil
 }
 
 // diskFS reads cassettes from disk, at most MaxSize bytes, and writes them
