@@ -208,3 +208,20 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkOpenReplay opens the testdata cassettes, and a 1,000-call one,
+// for replay: read, parse, analyse and plan, no session.
+func BenchmarkOpenReplay(b *testing.B) {
+	big, _ := synthetic(b, 1000)
+	for _, path := range []string{"testdata/counter.jsonl", "testdata/http.jsonl", big} {
+		name := strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".jsonl")
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cassette.Open(path, nil, &cassette.Options{Mode: cassette.ModeReplay}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ func Load(path string) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := parse(path, data)
+	c, _, err := parse(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -25,24 +25,26 @@ func Load(path string) (*Cassette, error) {
 func Parse(name string, data []byte) (*Cassette, error) {
 	// The cassette's messages are slices of its data: a copy keeps the
 	// caller's free to change.
-	c, err := parse(name, bytes.Clone(data))
+	c, _, err := parse(name, bytes.Clone(data))
 	if err != nil {
 		return nil, err
 	}
 	return fromFormat(c), nil
 }
 
-// parse is Parse of data the cassette may keep: its lines, checked
-// together.
-func parse(name string, data []byte) (*format.Cassette, error) {
+// parse is Parse of data the cassette may keep: bytes → lines → model,
+// then the lines checked together (analysed), once. It returns what the
+// analysis learnt of each line, which replay plans from.
+func parse(name string, data []byte) (*format.Cassette, []format.LineInfo, error) {
 	c, err := format.Parse(name, data)
 	if err != nil {
-		return nil, exported(err)
+		return nil, nil, exported(err)
 	}
-	if _, err := format.AnalyseLines(c, true); err != nil {
-		return nil, exported(err)
+	infos, err := format.AnalyseLines(c, true)
+	if err != nil {
+		return nil, nil, exported(err)
 	}
-	return c, nil
+	return c, infos, nil
 }
 
 // readFile reads at most MaxSize bytes of the file at path.

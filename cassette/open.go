@@ -96,6 +96,23 @@ var _ transport.Classifier = (*Factory)(nil)
 // *FormatError for one that cannot be replayed, and an *OptionsError for
 // an option the cassette's transport cannot use or a missing live factory.
 func Open(path string, live transport.Factory, opts *Options) (*Factory, error) {
+	f, exists, err := newFactory(path, live, opts)
+	if err != nil {
+		return nil, err
+	}
+	switch f.mode {
+	case ModeReplay:
+		return f.openReplay(exists)
+	case ModeRecord, ModePassthrough:
+		return f.openLive()
+	}
+	return nil, &OptionsError{Func: "Open", Option: "Mode", Value: f.mode.String(), Err: errors.New("unknown mode")}
+}
+
+// newFactory checks path and resolves opts' mode: ModeRecordOnce replays
+// the cassette if it exists, and records it if not. It reports whether
+// the cassette exists, for the modes that read it.
+func newFactory(path string, live transport.Factory, opts *Options) (*Factory, bool, error) {
 	o := opts.withLive(live)
 	f := &Factory{path: path, o: o, live: live}
 	if o.VCR != nil {
@@ -105,10 +122,10 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 		f.fs = diskFS{}
 	}
 	if path == "" {
-		return nil, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
 	}
 	if fi, err := os.Stat(path); (o.VCR == nil || o.VCR.FS == nil) && err == nil && fi.IsDir() {
-		return nil, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
 	}
 	f.mode = o.Mode
 	exists := false
@@ -121,58 +138,79 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 			f.mode = ModeReplay
 		}
 	}
-	switch f.mode {
-	case ModeReplay:
-		if !exists {
-			return nil, fmt.Errorf("cassette %s: %w; record it by running against the live server with %s=1", path, ErrNotRecorded, EnvRecord)
-		}
-		data, err := f.fs.ReadFile(path)
-		var ferr *FormatError
-		switch {
-		case errors.As(err, &ferr):
-			return nil, err
-		case err != nil:
-			return nil, fmt.Errorf("cassette %s: %w", path, err)
-		case len(data) > format.Limit:
-			return nil, &FormatError{File: path, Err: fmt.Errorf("larger than %d bytes", format.Limit)}
-		}
-		c, err := parse(path, data)
-		if err != nil {
-			return nil, err
-		}
-		return f, f.replay(c, "Open")
-	case ModeRecord, ModePassthrough:
-		if live == nil {
-			return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: ErrNoLive}
-		}
-		f.kind = live.Kind()
-		if err := checkOptions("Open", o, f.kind); err != nil {
-			return nil, err
-		}
-		if len(o.Faults) > 0 {
-			return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
-		}
-		if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
-			hf, ok := transport.As[HTTPFactory](live)
-			if !ok {
-				return nil, &OptionsError{Func: "Open", Option: "live", Value: fmt.Sprintf("%T", live),
-					Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
-			}
-			cl, _ := transport.As[transport.Classifier](live)
-			f.hrec = record.NewHTTP(hf.Origin(), cl, f.sessionEnded)
-			f.inner = hf.WithBase(f.hrec.Wrap)
-		}
-		if hf, ok := transport.As[HTTPFactory](live); ok && f.mode == ModeRecord && f.hrec == nil {
-			// A message-level session over HTTP (legacy SSE): what is
-			// recorded is the messages, but the credentials the transport
-			// sends are learned below it, to be redacted wherever they
-			// appear.
-			f.sniff = record.NewSniffer(secretHeaderSet(o))
-			f.recLive = hf.WithBase(f.sniff.Wrap)
-		}
-		return f, nil
+	return f, exists, nil
+}
+
+// openReplay prepares the replay of the cassette at f.path, each step
+// once: load (bytes → lines → model), analyse, the options checked
+// against its transport, plan, players.
+func (f *Factory) openReplay(exists bool) (*Factory, error) {
+	if !exists {
+		return nil, fmt.Errorf("cassette %s: %w; record it by running against the live server with %s=1", f.path, ErrNotRecorded, EnvRecord)
 	}
-	return nil, &OptionsError{Func: "Open", Option: "Mode", Value: f.mode.String(), Err: errors.New("unknown mode")}
+	data, err := f.read()
+	if err != nil {
+		return nil, err
+	}
+	c, infos, err := parse(f.path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkReplay(c, "Open"); err != nil {
+		return f, err
+	}
+	return f, f.replay(c, infos, "Open")
+}
+
+// read returns the bytes of the cassette at f.path, at most format.Limit.
+func (f *Factory) read() ([]byte, error) {
+	data, err := f.fs.ReadFile(f.path)
+	var ferr *FormatError
+	switch {
+	case errors.As(err, &ferr):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("cassette %s: %w", f.path, err)
+	case len(data) > format.Limit:
+		return nil, &FormatError{File: f.path, Err: fmt.Errorf("larger than %d bytes", format.Limit)}
+	}
+	return data, nil
+}
+
+// openLive prepares f to record its live factory's session, or to pass
+// it through: the options checked against the live transport, and the
+// recorder put where it sees what crosses.
+func (f *Factory) openLive() (*Factory, error) {
+	o, live := f.o, f.live
+	if live == nil {
+		return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: ErrNoLive}
+	}
+	f.kind = live.Kind()
+	if err := checkOptions("Open", o, f.kind); err != nil {
+		return nil, err
+	}
+	if len(o.Faults) > 0 {
+		return nil, &OptionsError{Func: "Open", Option: "Faults", Value: f.mode.String(), Err: fmt.Errorf("%w: faults are injected in replay only", transport.ErrBadFault)}
+	}
+	if f.mode == ModeRecord && f.kind == transport.KindStreamableHTTP {
+		hf, ok := transport.As[HTTPFactory](live)
+		if !ok {
+			return nil, &OptionsError{Func: "Open", Option: "live", Value: fmt.Sprintf("%T", live),
+				Err: errors.New("a Streamable HTTP factory is recorded through its base round tripper: want an HTTPFactory such as streamablehttp.New's")}
+		}
+		cl, _ := transport.As[transport.Classifier](live)
+		f.hrec = record.NewHTTP(hf.Origin(), cl, f.sessionEnded)
+		f.inner = hf.WithBase(f.hrec.Wrap)
+	}
+	if hf, ok := transport.As[HTTPFactory](live); ok && f.mode == ModeRecord && f.hrec == nil {
+		// A message-level session over HTTP (legacy SSE): what is
+		// recorded is the messages, but the credentials the transport
+		// sends are learned below it, to be redacted wherever they
+		// appear.
+		f.sniff = record.NewSniffer(secretHeaderSet(o))
+		f.recLive = hf.WithBase(f.sniff.Wrap)
+	}
+	return f, nil
 }
 
 // Replay returns a factory that replays c, a cassette already loaded or
@@ -180,16 +218,31 @@ func Open(path string, live transport.Factory, opts *Options) (*Factory, error) 
 // HTTPFactory to replay through). c must not change while it replays.
 func Replay(c *Cassette, live transport.Factory, opts *Options) (*Factory, error) {
 	f := &Factory{path: c.File, o: opts.withLive(live), live: live, mode: ModeReplay}
-	return f, f.replay(c.toFormat(), "Replay")
+	fc := c.toFormat()
+	if err := f.checkReplay(fc, "Replay"); err != nil {
+		return f, err
+	}
+	// c was built in code, or may have changed since it was loaded: its
+	// one analysis is here.
+	infos, err := format.Analyse(fc)
+	if err != nil {
+		return f, exported(err)
+	}
+	return f, f.replay(fc, infos, "Replay")
 }
 
-// replay prepares f to replay c.
-func (f *Factory) replay(c *format.Cassette, fn string) error {
+// checkReplay takes c's transport as f's, and checks f's options
+// against it (fn names the caller in an *OptionsError).
+func (f *Factory) checkReplay(c *format.Cassette, fn string) error {
 	f.kind = c.Kind()
-	if err := checkOptions(fn, f.o, f.kind); err != nil {
-		return err
-	}
-	p, err := replay.NewPlayer(c, replayConfig(f.o))
+	return checkOptions(fn, f.o, f.kind)
+}
+
+// replay plans the replay of c from infos, what c's analysis learnt of
+// its lines, and prepares the players: a connection's at Transport, or
+// an HTTP round tripper now.
+func (f *Factory) replay(c *format.Cassette, infos []format.LineInfo, fn string) error {
+	p, err := replay.NewPlayer(c, infos, replayConfig(f.o))
 	if err != nil {
 		var oerr *OptionsError
 		if errors.As(err, &oerr) {
@@ -467,15 +520,17 @@ func (f *Factory) finish() {
 	})
 }
 
-// save builds, checks and writes the recording.
+// save writes the recording, in the flow's order: the model built from
+// what was taken, checked (the recording's one analysis), then its bytes
+// written.
 func (f *Factory) save() error {
 	c, err := f.recording()
 	if err != nil {
 		return err
 	}
 	c.File = f.path
-	if _, err := format.Analyse(c); err != nil {
-		return fmt.Errorf("recorded session would not load: %w", exported(err))
+	if err := checkRecording(c); err != nil {
+		return err
 	}
 	data, err := c.Marshal()
 	if err != nil {
@@ -519,6 +574,18 @@ func (f *Factory) recording() (*format.Cassette, error) {
 		return nil, err
 	}
 	return record.BuildMessages(f.kind, entries, recordConfig(f.o), stderr, learned...)
+}
+
+// checkRecording analyses c, the model the recorder built, as replay
+// analyses the file. A live peer or a go-vcr hook can break a rule replay
+// relies on (a response that answers no pending request, an initialize
+// answer that disagrees with the header): a cassette that would not load
+// is not written.
+func checkRecording(c *format.Cassette) error {
+	if _, err := format.Analyse(c); err != nil {
+		return fmt.Errorf("recorded session would not load: %w", exported(err))
+	}
+	return nil
 }
 
 // diskFS reads cassettes from disk, at most MaxSize bytes, and writes them

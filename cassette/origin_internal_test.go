@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/auth"
+	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/cassette/internal/redact"
 	"github.com/looprig/mcp/cassette/internal/replay"
 	"github.com/looprig/mcp/internal/testkit"
@@ -63,7 +64,12 @@ func TestReplayRestoresOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.NewPlayer(c.toFormat(), replayConfig(&Options{AllowUnused: true}))
+	fc := c.toFormat()
+	infos, err := format.Analyse(fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := replay.NewPlayer(fc, infos, replayConfig(&Options{AllowUnused: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,16 @@ type LineInfo struct {
 // Every problem is a *FormatError naming the line.
 func Analyse(c *Cassette) ([]LineInfo, error) { return AnalyseLines(c, false) }
 
+// OnAnalyse, when set, is called with each cassette AnalyseLines checks.
+// Only tests set it, to count analyses; it is nil otherwise.
+var OnAnalyse func(*Cassette)
+
 // AnalyseLines is analyse; canonical says c's messages are canonical
 // already (Parse made them so).
 func AnalyseLines(c *Cassette, canonical bool) ([]LineInfo, error) {
+	if OnAnalyse != nil {
+		OnAnalyse(c)
+	}
 	kind, err := checkHeader(c)
 	if err != nil {
 		return nil, err

@@ -50,3 +50,12 @@ func TestStreamCheck(t *testing.T) {
 		})
 	}
 }
+
+// newPlayer analyses c, as cassette's Open does, and plans its replay.
+func newPlayer(c *format.Cassette, o *Config) (*Player, error) {
+	infos, err := format.Analyse(c)
+	if err != nil {
+		return nil, err
+	}
+	return NewPlayer(c, infos, o)
+}

@@ -79,7 +79,7 @@ func runDecide(transcript, faultText, script string) (string, error) {
 		}
 		o.Faults = append(o.Faults, f)
 	}
-	p, err := NewPlayer(c, o)
+	p, err := newPlayer(c, o)
 	if err != nil {
 		return "", err
 	}
@@ -365,13 +365,13 @@ response 4 json state 4 completed
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); !errors.Is(err, transport.ErrBadFault) {
+		if _, err := newPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); !errors.Is(err, transport.ErrBadFault) {
 			t.Errorf("%s: %v, want transport.ErrBadFault", s, err)
 		}
 	}
 	for _, s := range []string{"fail@tasks/get#1", "fail@tasks/get#3", "drop@tasks/get#3"} {
 		f, _ := format.ParseFault(s)
-		if _, err := NewPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); err != nil {
+		if _, err := newPlayer(c, &Config{Faults: []format.Fault{f}, Errors: testErrors}); err != nil {
 			t.Errorf("%s: %v, want it taken", s, err)
 		}
 	}

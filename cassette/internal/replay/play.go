@@ -22,13 +22,10 @@ type Player struct {
 	faults  *faults
 }
 
-// NewPlayer checks c as Parse does and indexes it. HTTP hooks
+// NewPlayer plans the replay of c from infos, what format.Analyse learnt
+// of c's lines: it does not check c again. HTTP hooks
 // (BeforeResponseReplayHook) run later, as each response is served.
-func NewPlayer(c *format.Cassette, o *Config) (*Player, error) {
-	infos, err := format.Analyse(c)
-	if err != nil {
-		return nil, err
-	}
+func NewPlayer(c *format.Cassette, infos []format.LineInfo, o *Config) (*Player, error) {
 	pl, streams := buildPlan(c, infos)
 	pl.refused = RecoveredRefusals(c, infos)
 	fs, err := planFaults(c, infos, o)

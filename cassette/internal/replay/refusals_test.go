@@ -36,7 +36,7 @@ func TestReplayPassesOverARecoveredRefusal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlayer(c, &Config{Errors: testErrors})
+			p, err := newPlayer(c, &Config{Errors: testErrors})
 			if err != nil {
 				t.Fatal(err)
 			}

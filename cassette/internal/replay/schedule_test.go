@@ -73,7 +73,7 @@ func runSchedule(transcript, script string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := NewPlayer(c, &Config{Errors: testErrors})
+	p, err := newPlayer(c, &Config{Errors: testErrors})
 	if err != nil {
 		return "", err
 	}
@@ -410,7 +410,7 @@ func FuzzSchedule(f *testing.F) {
 	f.Add([]byte{8, 9, 10, 11, 12, 13, 8, 9}, []byte{0, 255, 1})
 	f.Fuzz(func(t *testing.T, ops, order []byte) {
 		c := fuzzTranscript(ops)
-		p, err := NewPlayer(c, &Config{Errors: testErrors})
+		p, err := newPlayer(c, &Config{Errors: testErrors})
 		if err != nil {
 			return // not a valid transcript: analyse's business
 		}
