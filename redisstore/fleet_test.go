@@ -57,6 +57,7 @@ type replica struct {
 	runs      atomic.Int64  // executions of the tools
 	cancelled atomic.Int64  // task handlers whose context ended
 	gate      chan struct{} // closed to let "gated" finish
+	step      chan struct{} // each receive lets "stepped" take one step
 	logged    logCounter    // the server's diagnostics
 }
 
@@ -138,7 +139,7 @@ func (f *fleet) remember(resp *http.Response) error {
 
 func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Options, stateful bool) *replica {
 	t.Helper()
-	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
+	rep := &replica{name: name, gate: make(chan struct{}), step: make(chan struct{}), trips: &tripCounter{}}
 	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
 	if c != nil { // else the memory stores
 		rep.client = c
@@ -178,7 +179,8 @@ func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Optio
 }
 
 // register adds the tools: confirm (asks once in the request, then
-// completes), and the task tools quick, gated and ask.
+// completes), and the task tools quick, gated, ask and stepped (ask, each
+// round after a step).
 func (rep *replica) register(t testing.TB) {
 	noArgs := json.RawMessage(`{"type":"object"}`)
 	count := func(h server.ToolHandler) server.ToolHandler {
@@ -204,6 +206,14 @@ func (rep *replica) register(t testing.TB) {
 		return text("hello from " + rep.name), nil
 	})))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "ask", InputSchema: noArgs}, count(asks), nil))
+	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "stepped", InputSchema: noArgs}, count(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-rep.step:
+			return asks(ctx, req)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}), nil))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "quick", InputSchema: noArgs}, count(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("done at " + rep.name), nil
 	}), nil))
