@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -424,5 +425,40 @@ func TestTaskListenWithoutTasksIsTheSDKs(t *testing.T) {
 		if ack == "" || strings.Contains(ack, "taskIds") {
 			t.Errorf("listen %s: acknowledgement %q, want one without taskIds", body, ack)
 		}
+	}
+}
+
+// A listen for a task that has already ended is acknowledged for it and
+// ends at once with the listen's result, pushing nothing: nothing changes
+// any more. A listen still open ends when the handler is closed.
+func TestTaskListenEnds(t *testing.T) {
+	leakcheck.Check(t)
+	f := newTaskFixture(t, nil)
+	done := f.start("quick")
+	f.await(done, TaskCompleted)
+	l := f.listen(done)
+	if diff := cmp.Diff([]string{done}, l.acked(t, f.ctx)); diff != "" {
+		t.Errorf("acknowledged taskIds (-want +got):\n%s", diff)
+	}
+	if pushes, result := l.rest(t, f.ctx); len(pushes) != 0 || !result {
+		t.Errorf("pushes %v, result %v; want none, then the result", pushes, result)
+	}
+
+	s := newServer(t, "tasks", "v0", &Options{Tasks: &TaskOptions{}})
+	defer s.Close()
+	h := httpHandler(t, s, nil)
+	if err := s.RegisterTaskTool(&mcp.Tool{Name: "held", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	g := &taskFixture{t: t, s: s, ctx: f.ctx, ts: httptest.NewServer(h), token: "alice"}
+	defer g.ts.Close()
+	open := g.listen(g.start("held"))
+	open.acked(t, f.ctx)
+	h.Close()
+	if pushes, result := open.rest(t, f.ctx); len(pushes) != 0 || result {
+		t.Errorf("after Close: pushes %v, result %v; want the stream cut, nothing more", pushes, result)
 	}
 }
