@@ -13,26 +13,36 @@
 // once across the fleet. Use is one SET NX, whose key expires a minute
 // after the state does (server.Options.StateTTL), for clocks that differ.
 //
-// [TaskStore] is a server.TaskStore and a server.TaskSignals. A task
+// [TaskStore] is a server.TaskStore, a server.TaskSignals and a
+// server.TaskWatcher. A task
 // started at one replica is read (tasks/get), answered (tasks/update) and
 // cancelled (tasks/cancel) through any other. A cancellation reaches the
 // handler at the replica running it over pub/sub, and answers wake it
 // there. The bound of tasks per principal (Options.MaxTasks, as
 // server.NewMemoryTaskStore's) holds across the fleet. A task's result is
 // written once, by the replica that ran it, and read at every replica.
-// The server sends no status notifications (clients poll), so none need
-// to cross replicas.
+// A status change made at any replica reaches a subscriptions/listen
+// stream held at any other (notifications/tasks): the write that changes
+// the status publishes the task in the same script (SPUBLISH, so in the
+// order of the writes), on a shard channel in the task's slot, and the
+// replica holding the stream subscribes to it (SSUBSCRIBE) for as long as
+// the stream watches the task. A standalone or Sentinel client holds one
+// subscribing connection per store for every task watched; a Cluster
+// client one per task watched. A change published while that connection
+// reconnects is not pushed; tasks/get still reads it.
 //
 // Round trips to Redis, as BenchmarkFleet counts them: one per
 // continuation, one per tasks/get, two per other change of a task (a read
-// and a compare-and-set in a script), two to create a task, one to signal.
+// and a compare-and-set in a script, which also publishes a status
+// change), two to create a task, one to signal, one to watch a task.
 //
 // # Keys
 //
 // Every key starts with Options.Prefix ("mcp:"): state:ID for a used
 // state; task:{ID} (a hash) and task:{ID}:lease for a task, which share a
 // Cluster slot by their hash tag; principal:{DIGEST} (a sorted set) for the
-// tasks a principal holds. The signals use the channel Prefix+"signals".
+// tasks a principal holds. The signals use the channel Prefix+"signals";
+// the status changes of a task the shard channel task:{ID}:status.
 // A task's keys expire with the task (server.TaskOptions.TTL).
 //
 // # A replica that stops

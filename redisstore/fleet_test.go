@@ -57,6 +57,8 @@ type replica struct {
 	runs      atomic.Int64  // executions of the tools
 	cancelled atomic.Int64  // task handlers whose context ended
 	gate      chan struct{} // closed to let "gated" finish
+	step      chan struct{} // each receive lets "stepped" take one step, or "held" end
+	gets      atomic.Int64  // tasks/get requests served, counted once answered
 	logged    logCounter    // the server's diagnostics
 }
 
@@ -72,6 +74,8 @@ type fleetOptions struct {
 	// Client makes each replica's client; nil: a client of the fleet's
 	// own redis-server.
 	Client func(testing.TB) *redis.Client
+	// PollInterval is the poll interval the tasks suggest; zero: 50ms.
+	PollInterval time.Duration
 }
 
 func newFleet(t testing.TB, o *fleetOptions) *fleet {
@@ -83,7 +87,7 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 	t.Cleanup(f.http.CloseIdleConnections)
 	key := []byte(strings.Repeat("k", 32))
 	if o.Memory {
-		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil, false))
+		f.replicas = append(f.replicas, newReplica(t, "A", nil, key, nil, false, o.PollInterval))
 	} else {
 		client := o.Client
 		if client == nil {
@@ -91,7 +95,7 @@ func newFleet(t testing.TB, o *fleetOptions) *fleet {
 			client = f.redis.client
 		}
 		for _, name := range names {
-			f.replicas = append(f.replicas, newReplica(t, name, client(t), key, &o.Store, o.Stateful))
+			f.replicas = append(f.replicas, newReplica(t, name, client(t), key, &o.Store, o.Stateful, o.PollInterval))
 		}
 	}
 	f.proxy = httptest.NewServer(&httputil.ReverseProxy{Rewrite: f.route, ModifyResponse: f.remember, Transport: &http.Transport{MaxIdleConnsPerHost: 64}})
@@ -136,10 +140,13 @@ func (f *fleet) remember(resp *http.Response) error {
 	return nil
 }
 
-func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Options, stateful bool) *replica {
+func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Options, stateful bool, poll time.Duration) *replica {
 	t.Helper()
-	rep := &replica{name: name, gate: make(chan struct{}), trips: &tripCounter{}}
-	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: 50 * time.Millisecond}}
+	if poll == 0 {
+		poll = 50 * time.Millisecond
+	}
+	rep := &replica{name: name, gate: make(chan struct{}), step: make(chan struct{}), trips: &tripCounter{}}
+	opts := &server.Options{StateKey: key, Logger: slog.New(&rep.logged), Tasks: &server.TaskOptions{PollInterval: poll}}
 	if c != nil { // else the memory stores
 		rep.client = c
 		rep.client.AddHook(rep.trips)
@@ -163,6 +170,9 @@ func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Optio
 	rep.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("X-Served-By", name)
 		authed.ServeHTTP(w, req)
+		if req.Header.Get("Mcp-Method") == "tasks/get" {
+			rep.gets.Add(1) // once served: its read of the task is done
+		}
 	}))
 	var once sync.Once
 	t.Cleanup(func() {
@@ -178,7 +188,8 @@ func newReplica(t testing.TB, name string, c *redis.Client, key []byte, o *Optio
 }
 
 // register adds the tools: confirm (asks once in the request, then
-// completes), and the task tools quick, gated and ask.
+// completes), and the task tools quick, gated, ask and stepped (ask, each
+// round after a step).
 func (rep *replica) register(t testing.TB) {
 	noArgs := json.RawMessage(`{"type":"object"}`)
 	count := func(h server.ToolHandler) server.ToolHandler {
@@ -204,6 +215,22 @@ func (rep *replica) register(t testing.TB) {
 		return text("hello from " + rep.name), nil
 	})))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "ask", InputSchema: noArgs}, count(asks), nil))
+	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "stepped", InputSchema: noArgs}, count(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-rep.step:
+			return asks(ctx, req)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}), nil))
+	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "held", InputSchema: noArgs}, count(func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-rep.step:
+			return text("held at " + rep.name), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}), nil))
 	must(rep.s.RegisterTaskTool(&mcp.Tool{Name: "quick", InputSchema: noArgs}, count(func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("done at " + rep.name), nil
 	}), nil))

@@ -103,6 +103,7 @@ func TestReplicaMatrix(t *testing.T) {
 	t.Run("lease", func(t *testing.T) { matrixLease(t, &m) })
 	t.Run("round-robin", func(t *testing.T) { matrixRoundRobin(t, &m) })
 	t.Run("raced", func(t *testing.T) { matrixRaced(t, &m) })
+	t.Run("push", func(t *testing.T) { matrixPush(t, &m) })
 	for _, fault := range []string{"stopped", "paused", "restarted"} {
 		t.Run(fault, func(t *testing.T) { matrixFault(t, &m, fault) })
 	}

@@ -20,13 +20,20 @@ return {r[1], r[2], lapsed}
 `)
 
 // casScript writes d ARGV[2] and status ARGV[3] to task KEYS[1] if its
-// version is still ARGV[1], and drops its lease KEYS[2] once it is
-// terminal: 1 if written, 0 if the task changed or is gone.
+// version is still ARGV[1], drops its lease KEYS[2] once it is terminal,
+// and publishes d on the shard channel ARGV[4] (tagged as KEYS[1]) when
+// the status changed: 1 if written, 0 if the task changed or is gone. A
+// failed publish (a Redis before 7 knows no SPUBLISH) does not undo the
+// write: only the push is lost.
 var casScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+local r = redis.call('HMGET', KEYS[1], 'v', 's')
+if r[1] ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 'd', ARGV[2], 's', ARGV[3])
 if ARGV[3] == 'completed' or ARGV[3] == 'failed' or ARGV[3] == 'cancelled' then
 	redis.call('DEL', KEYS[2])
+end
+if r[2] ~= ARGV[3] then
+	redis.pcall('SPUBLISH', ARGV[4], ARGV[2])
 end
 return 1
 `)

@@ -27,8 +27,9 @@ var lapsedError = json.RawMessage(`{"code":-32603,"message":"the replica running
 // TaskStore is a server.TaskStore over Redis, shared by replicas: a task
 // started at one is read, answered and cancelled through any other, and
 // the bound of tasks per principal holds across them. It implements
-// server.TaskSignals over Redis pub/sub, and refreshes the leases of the
-// tasks its replica runs until Close.
+// server.TaskSignals over Redis pub/sub and server.TaskWatcher over
+// sharded pub/sub (status pushes reach a listen stream at any replica),
+// and refreshes the leases of the tasks its replica runs until Close.
 type TaskStore struct {
 	c       redis.UniversalClient
 	prefix  string
@@ -41,6 +42,7 @@ type TaskStore struct {
 	running  map[string]bool      // tasks created here and not seen terminal
 	watchers map[int]func(string) // WatchSignals's
 	watched  int                  // WatchSignals calls so far
+	hub      *hub                 // WatchTask's subscriptions; nil until the first
 
 	stop chan struct{} // closed by Close
 	done chan struct{} // closed when the lease loop returns
@@ -50,6 +52,7 @@ type TaskStore struct {
 var (
 	_ server.TaskStore   = (*TaskStore)(nil)
 	_ server.TaskSignals = (*TaskStore)(nil)
+	_ server.TaskWatcher = (*TaskStore)(nil)
 )
 
 // NewTaskStore returns a TaskStore on c, which refreshes the leases of
@@ -84,11 +87,18 @@ func NewTaskStore(c redis.UniversalClient, o *Options) *TaskStore {
 	return s
 }
 
-// Close stops refreshing leases: the tasks this replica still runs read
-// failed once their leases lapse. It does not close the client.
+// Close stops refreshing leases (the tasks this replica still runs read
+// failed once their leases lapse) and ends the watches of WatchTask. It
+// does not close the client.
 func (s *TaskStore) Close() error {
 	s.once.Do(func() { close(s.stop) })
 	<-s.done
+	s.mu.Lock()
+	h := s.hub
+	s.mu.Unlock()
+	if h != nil {
+		h.close()
+	}
 	return nil
 }
 
@@ -186,7 +196,9 @@ func (s *TaskStore) read(ctx context.Context, principal, id string) (record, err
 
 // Update applies change to the task id of principal and writes it if no
 // other replica changed it meanwhile, else reads it again: two round
-// trips when uncontended, one when change changed nothing. change may so
+// trips when uncontended, one when change changed nothing. A write that
+// changes the status publishes the task to WatchTask's watches, in the
+// same round trip. change may so
 // run more than once, each time on the task as read.
 func (s *TaskStore) Update(ctx context.Context, principal, id string, change func(*server.Task) error) (*server.Task, error) {
 	for range maxAttempts {
@@ -210,7 +222,7 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, change fun
 		if string(data) == r.d {
 			return t, nil // nothing to write
 		}
-		ok, err := casScript.Run(ctx, s.c, s.taskKeys(id), r.v, data, string(t.Status)).Int()
+		ok, err := casScript.Run(ctx, s.c, s.taskKeys(id), r.v, data, string(t.Status), s.statusChannel(id)).Int()
 		if err != nil {
 			return nil, unavailable(err)
 		}

@@ -165,7 +165,8 @@
 // [Server.Close] cancels the tasks still running and waits for their
 // handlers. Replicas share tasks through a store over shared storage that
 // implements [TaskSignals] (github.com/looprig/mcp/redisstore). A task
-// started at one is polled, answered and cancelled through any.
+// started at one is polled, answered and cancelled through any. Its
+// status pushes reach a listen stream at any replica (TaskWatcher).
 //
 // The go-sdk v1.8.0 has no tasks: it refuses methods it does not know
 // before any middleware, and its tools/call result cannot carry a task.
@@ -176,9 +177,25 @@
 // [Server.Serve] (ServeStdio, or a transport of the caller's) and
 // [Server.Factory] the session's connection answers tasks/* from the
 // messages it reads and sends a started task in its call's result's
-// place; such a session has no principal. Status notifications (notifications/tasks through
-// subscriptions/listen) are not sent: the go-sdk sends no notification
-// it does not know, and clients poll.
+// place; such a session has no principal.
+//
+// Status pushes: over HTTPHandler, a 2026-07-28 subscriptions/listen
+// whose notifications name taskIds, from a client that declares the
+// extension, is answered by this package (the go-sdk knows no taskIds and
+// sends no notifications/tasks). Its acknowledgement names the ids of the
+// request's principal (another's reads as unknown, and is left out), at
+// most [MaxListenTasks]. Each later status change of those tasks is sent
+// as a notifications/tasks (the task as tasks/get reports it, and the
+// listen's subscriptionId), once and in order; the stream ends with the
+// listen's result once every task named has ended. A client that reads
+// slowly has at most [DefaultTaskPushQueue] changes queued; later ones
+// are dropped and counted in Options.Logger, and tasks/get still reads
+// them. It needs a store that implements [TaskWatcher]
+// (NewMemoryTaskStore's does; redisstore's across replicas). Such a
+// listen agrees to taskIds only: list changes need a listen of their
+// own. Sessions of 2025-11-25 and earlier, and Serve, ServeStdio and
+// Factory, get no pushes: the tasks extension is 2026-07-28's, and their
+// clients poll.
 //
 // # Determinism
 //

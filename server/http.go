@@ -335,14 +335,18 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r == nil && stateless {
 		r = h.s.checkParamHeaders(req, in)
 	}
-	var task *jsonrpc.Request
+	var task, listen *jsonrpc.Request
 	var taskID []byte
+	var watch []string
 	if r == nil && stateless {
 		task, taskID, _ = h.taskRequest(req, in)
+		listen, watch = h.listenRequest(req, in)
 	}
 	switch {
 	case r != nil:
 		r.write(w)
+	case listen != nil:
+		h.serveTaskListen(w, req, listen, watch)
 	case task != nil && isTaskMethod(task.Method):
 		h.serveTaskMethod(w, req, task, taskID)
 	case task != nil:
@@ -400,25 +404,36 @@ func (h *HTTPHandler) route(req *http.Request, in *inbound) (stateless bool, r *
 // serveStateless serves one request without a session, so that Close can
 // end it.
 func (h *HTTPHandler) serveStateless(w http.ResponseWriter, req *http.Request) {
+	ctx, end, ok := h.track(w, req)
+	if !ok {
+		return
+	}
+	defer end()
+	h.stateless.ServeHTTP(w, req.WithContext(context.WithValue(ctx, statelessKey{}, ctx)))
+}
+
+// track returns the context of a stateless request, which Close ends, and
+// the function to call when it is served; false (and 503 sent) when the
+// handler is closed.
+func (h *HTTPHandler) track(w http.ResponseWriter, req *http.Request) (context.Context, func(), bool) {
 	ctx, cancel := context.WithCancel(req.Context())
-	ctx = context.WithValue(ctx, statelessKey{}, ctx)
-	defer cancel()
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
+		cancel()
 		http.Error(w, "mcp: server closed", http.StatusServiceUnavailable)
-		return
+		return nil, nil, false
 	}
 	h.requests[&cancel] = true
 	h.wg.Add(1)
 	h.mu.Unlock()
-	defer func() {
+	return ctx, func() {
+		cancel()
 		h.mu.Lock()
 		delete(h.requests, &cancel)
 		h.mu.Unlock()
 		h.wg.Done()
-	}()
-	h.stateless.ServeHTTP(w, req.WithContext(ctx))
+	}, true
 }
 
 // Close ends every session the handler started and every stateless request

@@ -80,6 +80,7 @@ type tasks struct {
 	poll      time.Duration
 
 	signals   TaskSignals // the store's, if it is shared by several processes
+	watcher   TaskWatcher // the store's, if it tells of status changes
 	stopWatch func()      // ends the watch of signals; nil without signals
 
 	quit chan struct{} // closed by Close: outcomes are no longer retried
@@ -120,6 +121,7 @@ func newTasks(o *TaskOptions) (*tasks, error) {
 	if t.poll <= 0 {
 		t.poll = DefaultPollInterval
 	}
+	t.watcher, _ = t.store.(TaskWatcher)
 	if sig, ok := t.store.(TaskSignals); ok {
 		t.signals = sig
 		t.stopWatch = sig.WatchSignals(t.signalled)

@@ -142,6 +142,20 @@ type TaskSignals interface {
 	WatchSignals(f func(id string)) (stop func())
 }
 
+// TaskWatcher is implemented by a TaskStore that tells of status changes,
+// so that HTTPHandler pushes each (notifications/tasks) to the listen
+// streams subscribed to the task, whichever server sharing the store
+// made it. The server finds it by a type assertion on TaskOptions.Store;
+// NewMemoryTaskStore's store implements it.
+type TaskWatcher interface {
+	// WatchTask calls f with the task id as changed each time an Update,
+	// by any server sharing the store, gives it another status, in the
+	// order of the changes, until stop is called. It returns once the
+	// watch is in place, or an error when the store cannot be asked. f
+	// must return quickly and must not change the task.
+	WatchTask(ctx context.Context, id string, f func(*Task)) (stop func(), err error)
+}
+
 // NewMemoryTaskStore returns a TaskStore in memory, for the servers of
 // one process. It keeps at most max tasks of each principal at once (zero:
 // DefaultMaxTasks; negative: no bound), each until its Expires; past its
@@ -159,6 +173,31 @@ type memoryTasks struct {
 	tasks map[string]*Task // by id
 	held  map[string]int   // tasks by principal
 	swept time.Time        // when expired tasks were last dropped
+
+	watchers map[string]map[int]func(*Task) // WatchTask's, by task id and number
+	watched  int                            // WatchTask calls so far
+}
+
+func (m *memoryTasks) WatchTask(_ context.Context, id string, f func(*Task)) (func(), error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.watched++
+	n := m.watched
+	if m.watchers == nil {
+		m.watchers = make(map[string]map[int]func(*Task))
+	}
+	if m.watchers[id] == nil {
+		m.watchers[id] = make(map[int]func(*Task))
+	}
+	m.watchers[id][n] = f
+	return sync.OnceFunc(func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.watchers[id], n)
+		if len(m.watchers[id]) == 0 {
+			delete(m.watchers, id)
+		}
+	}), nil
 }
 
 // sweep drops the expired tasks, at most once a second.
@@ -234,5 +273,11 @@ func (m *memoryTasks) Update(_ context.Context, principal, id string, change fun
 	}
 	c.ID, c.Principal, c.Expires = t.ID, t.Principal, t.Expires // the binding does not change
 	m.tasks[id] = c
+	if c.Status != t.Status {
+		// Told under m.mu, so that the watchers see the changes in order.
+		for _, f := range m.watchers[id] {
+			f(c.clone())
+		}
+	}
 	return c.clone(), nil
 }
