@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/looprig/mcp/internal/wire"
+	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -53,7 +54,7 @@ type listenParams struct {
 // on a server whose store tells of status changes. Any other listen is
 // the go-sdk's.
 func (h *HTTPHandler) listenRequest(req *http.Request, in *inbound) (*jsonrpc.Request, []string) {
-	if h.s.tasks == nil || h.s.tasks.watcher == nil || in == nil || req.Header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+	if h.s.tasks == nil || h.s.tasks.watcher == nil || in == nil || req.Header.Get("Mcp-Protocol-Version") != protocol.Revision20260728 {
 		return nil, nil
 	}
 	r, _, ok := in.single()
