@@ -139,7 +139,7 @@ type catalogSpec struct {
 
 // server returns the fake server of the spec.
 func (c catalogSpec) server() (*fakeserver.Server, error) {
-	return fakeserver.New(&fakeserver.Options{Catalog: c.catalog, Definition: c.def, Faults: c.faults, Revision: c.revision})
+	return fakeserver.New(&fakeserver.Options{Catalog: c.catalog, Custom: c.def, Faults: c.faults, Revision: c.revision})
 }
 
 // httpSpec is how a server is served over HTTP.
