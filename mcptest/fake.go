@@ -41,7 +41,7 @@ func InProcess(t testing.TB, opts *InProcessOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
 	checkPath(t, "mcptest.InProcess", o.Faults, fakeserver.Path{}, "mcptest.HTTP")
-	srv, err := catalogSpec{o.Catalog, o.Definition, o.Faults, o.Revision}.server()
+	srv, err := catalogSpec{o.Catalog, o.Custom, o.Faults, o.Revision}.server()
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
 	}
@@ -82,7 +82,7 @@ func waitSessions(srv *fakeserver.Server, conns *connCounter, timeout time.Durat
 // The counts of all its children go to one file, read by Counts. Every child's process group is tracked (see [Track]).
 //
 // It fails the test when TestMain did not call [Main], when
-// opts.Definition is not registered (see [MainOptions].Definitions), and
+// opts.Custom is not registered (see [MainOptions].Catalogs), and
 // for a fault that acts on HTTP requests (use [HTTP]).
 func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	t.Helper()
@@ -92,14 +92,14 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	o := orZero(opts)
 	checkPath(t, "mcptest.Stdio", o.Faults, fakeserver.Path{Child: true}, "mcptest.HTTP")
 	name := o.Catalog
-	if d := o.Definition; d != nil {
+	if c := o.Custom; c != nil {
 		if name != "" {
-			t.Fatalf("mcptest.Stdio: set Catalog (%q) or Definition (%q), not both", name, d.Name)
+			t.Fatalf("mcptest.Stdio: set Catalog (%q) or Custom (%q), not both", name, c.Name)
 		}
-		if reg, ok := fakeserver.Registered(d.Name); !ok || reg != d {
-			t.Fatalf("mcptest.Stdio: definition %q is not registered, so the child cannot serve it: pass it to mcptest.Main(m, &mcptest.MainOptions{Definitions: …}) in TestMain", d.Name)
+		if reg, ok := fakeserver.Registered(c.Name); !ok || reg != c {
+			t.Fatalf("mcptest.Stdio: catalog %q is not registered, so the child cannot serve it: pass it to mcptest.Main(m, &mcptest.MainOptions{Catalogs: …}) in TestMain", c.Name)
 		}
-		name = d.Name
+		name = c.Name
 	}
 	if name == "" {
 		name = fakeserver.CatalogDocs
