@@ -200,34 +200,39 @@ type Prompt struct {
 	Get func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error)
 }
 
-// ErrBadDefinition is returned when a [Definition] is invalid: no name, a
+// ErrBadCatalog is returned when a [Catalog] is invalid: no name, a
 // tool without a reply, two items with one name, a resource with two
 // contents, a schema that is not a JSON Schema object, …
-var ErrBadDefinition = errors.New("invalid definition")
+var ErrBadCatalog = errors.New("invalid catalog")
 
-// A DefinitionError says what is wrong with a [Definition]. It wraps
-// [ErrBadDefinition], and the cause when there is one (such as the server
+// A CatalogError says what is wrong with a [Catalog]. It wraps
+// [ErrBadCatalog], and the cause when there is one (such as the server
 // package's server.ErrInvalidDefinition or server.ErrDuplicate).
-type DefinitionError struct {
-	// Definition is the definition's name.
-	Definition string
+type CatalogError struct {
+	// Catalog is the catalog's name.
+	Catalog string
 	// Item is the item at fault: "tool NAME", "resource URI", "prompt
-	// NAME", or "" for the definition itself.
+	// NAME", or "" for the catalog itself.
 	Item string
 	// Err is what is wrong.
 	Err error
 }
 
-func (e *DefinitionError) Error() string {
-	s := fmt.Sprintf("fakeserver: invalid definition %q", e.Definition)
+func (e *CatalogError) Error() string {
+	s := fmt.Sprintf("fakeserver: invalid catalog %q", e.Catalog)
 	if e.Item != "" {
 		s += ": " + e.Item
 	}
-	return s + ": " + strings.TrimPrefix(e.Err.Error(), "invalid definition: ")
+	return s + ": " + strings.TrimPrefix(e.Err.Error(), "invalid catalog: ")
 }
 
-// Unwrap returns ErrBadDefinition and the cause.
-func (e *DefinitionError) Unwrap() []error { return []error{ErrBadDefinition, e.Err} }
+// Unwrap returns ErrBadCatalog and the cause.
+func (e *CatalogError) Unwrap() []error { return []error{ErrBadCatalog, e.Err} }
+
+// DefinitionError is v0.1.0's name for [CatalogError].
+//
+// Deprecated: use [CatalogError].
+type DefinitionError = CatalogError
 
 var catalogName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
@@ -235,7 +240,7 @@ var catalogName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // duplicates within the catalog, resource contents.
 func (c *Catalog) check() error {
 	bad := func(item string, format string, args ...any) error {
-		return &DefinitionError{Definition: c.Name, Item: item, Err: fmt.Errorf(format, args...)}
+		return &CatalogError{Catalog: c.Name, Item: item, Err: fmt.Errorf(format, args...)}
 	}
 	if !catalogName.MatchString(c.Name) {
 		return bad("", "name must be 1 to 64 of [A-Za-z0-9_.-]")
@@ -305,7 +310,7 @@ func (c *Catalog) install(s *Server) error {
 		if err == nil {
 			return nil
 		}
-		return &DefinitionError{Definition: c.Name, Item: item, Err: err}
+		return &CatalogError{Catalog: c.Name, Item: item, Err: err}
 	}
 	for _, t := range c.Tools {
 		in := schemaValue(t.InputSchema)

@@ -186,7 +186,7 @@ func TestBadCatalogs(t *testing.T) {
 		name string
 		def  Catalog
 		want string
-		is   error // a further cause, beside ErrBadDefinition
+		is   error // a further cause, beside ErrBadCatalog
 	}{
 		{"no name", Catalog{Tools: []Tool{ok}}, "name must be", nil},
 		{"bad name", Catalog{Name: "a b"}, "name must be", nil},
@@ -206,17 +206,17 @@ func TestBadCatalogs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs, err := New(&Options{Custom: &tt.def})
-			if fs != nil || !errors.Is(err, ErrBadDefinition) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New = %v, %v; want an ErrBadDefinition containing %q", fs, err, tt.want)
+			if fs != nil || !errors.Is(err, ErrBadCatalog) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New = %v, %v; want an ErrBadCatalog containing %q", fs, err, tt.want)
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("error %v does not wrap %v", err, tt.is)
 			}
-			if _, ok := errors.AsType[*DefinitionError](err); !ok {
-				t.Errorf("error %T is not a *DefinitionError", err)
+			if _, ok := errors.AsType[*CatalogError](err); !ok {
+				t.Errorf("error %T is not a *CatalogError", err)
 			}
-			if rerr := Register(&tt.def); !errors.Is(rerr, ErrBadDefinition) && !strings.Contains(tt.name, "schema") && tt.is == nil {
-				t.Errorf("Register = %v, want ErrBadDefinition", rerr)
+			if rerr := Register(&tt.def); !errors.Is(rerr, ErrBadCatalog) && !strings.Contains(tt.name, "schema") && tt.is == nil {
+				t.Errorf("Register = %v, want ErrBadCatalog", rerr)
 			}
 		})
 	}
@@ -240,11 +240,11 @@ func TestRegister(t *testing.T) {
 	}
 	other := weather()
 	other.Name = d.Name
-	if err := Register(other); !errors.Is(err, ErrBadDefinition) {
-		t.Errorf("registering another definition under the name = %v, want ErrBadDefinition", err)
+	if err := Register(other); !errors.Is(err, ErrBadCatalog) {
+		t.Errorf("registering another catalog under the name = %v, want ErrBadCatalog", err)
 	}
-	if err := Register(&Catalog{Name: CatalogDocs}); !errors.Is(err, ErrBadDefinition) {
-		t.Errorf("registering a built-in catalog's name = %v, want ErrBadDefinition", err)
+	if err := Register(&Catalog{Name: CatalogDocs}); !errors.Is(err, ErrBadCatalog) {
+		t.Errorf("registering a built-in catalog's name = %v, want ErrBadCatalog", err)
 	}
 	got, ok := Registered(d.Name)
 	if !ok || got != d {
@@ -258,3 +258,9 @@ func TestRegister(t *testing.T) {
 		t.Errorf("New(unknown catalog) = %v, want ErrUnknownCatalog listing the registered names", err)
 	}
 }
+
+// v0.1.0's names still compile: each is an alias of its new name.
+var (
+	_ *Definition      = (*Catalog)(nil)
+	_ *DefinitionError = (*CatalogError)(nil)
+)

@@ -120,7 +120,7 @@ func (s *Server) endSession(id string) {
 // New returns a fake server. Its errors come from its options, which often
 // come from scripts and flags:
 //   - an unknown catalog;
-//   - an invalid custom catalog (wrapping [ErrBadDefinition]);
+//   - an invalid custom catalog (wrapping [ErrBadCatalog]);
 //   - an invalid fault;
 //   - a fault for a tool the catalog does not have (wrapping
 //     [transport.ErrBadFault]);

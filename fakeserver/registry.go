@@ -17,24 +17,24 @@ var (
 // [MainIfChild] runs: in TestMain (mcptest.Main takes catalogs) or in a
 // package-level variable's initialiser.
 //
-// Register returns an error wrapping [ErrBadDefinition] when c is invalid,
+// Register returns an error wrapping [ErrBadCatalog] when c is invalid,
 // when its name is a built-in catalog's, or when another catalog is
 // registered under that name. Registering the same *Catalog twice is a
 // no-op. c must not be changed after.
 func Register(c *Catalog) error {
 	if c == nil {
-		return &DefinitionError{Err: fmt.Errorf("%w: nil definition", ErrBadDefinition)}
+		return &CatalogError{Err: fmt.Errorf("%w: nil catalog", ErrBadCatalog)}
 	}
 	if err := c.check(); err != nil {
 		return err
 	}
 	if _, ok := catalogs[c.Name]; ok {
-		return &DefinitionError{Definition: c.Name, Err: fmt.Errorf("the name of a built-in catalog")}
+		return &CatalogError{Catalog: c.Name, Err: fmt.Errorf("the name of a built-in catalog")}
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if old, ok := registry[c.Name]; ok && old != c {
-		return &DefinitionError{Definition: c.Name, Err: fmt.Errorf("another definition is registered under this name")}
+		return &CatalogError{Catalog: c.Name, Err: fmt.Errorf("another catalog is registered under this name")}
 	}
 	registry[c.Name] = c
 	return nil

@@ -178,7 +178,7 @@ func TestBadOptionsRefused(t *testing.T) {
 		{"unknown catalog", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "huge"}) }, `unknown catalog "huge"`},
 		{"bad custom catalog", func(tb testing.TB) {
 			mcptest.HTTP(tb, &mcptest.HTTPOptions{Custom: &fakeserver.Catalog{Name: "x y"}})
-		}, "invalid definition"},
+		}, "invalid catalog"},
 		{"unregistered custom catalog in a child", func(tb testing.TB) {
 			mcptest.Stdio(tb, &mcptest.StdioOptions{Custom: &fakeserver.Catalog{Name: "unregistered"}})
 		}, `catalog "unregistered" is not registered`},
