@@ -35,7 +35,7 @@ type Fake struct {
 
 // InProcess starts a fake server in this process. A test that leaves one of
 // its sessions open (a client not closed) fails at cleanup. Invalid options
-// (an unknown catalog, a bad definition or fault, a fault that acts on a
+// (an unknown catalog, a bad custom catalog or fault, a fault that acts on a
 // process or on HTTP requests) fail the test at once.
 func InProcess(t testing.TB, opts *InProcessOptions) *Fake {
 	t.Helper()
@@ -171,9 +171,9 @@ func inProcessFaults(faults []fakeserver.Fault) []fakeserver.Fault {
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
 // Definition returns a client.Definition of the fake server. It is named
-// after its catalog ("docs"), definition or wrapped server. It has the
-// protocol profile of the options' ClientProfile (the default profile when
-// unset) and the default limits.
+// after its catalog ("docs", or a custom catalog's name) or wrapped
+// server. It has the protocol profile of the options' ClientProfile (the
+// default profile when unset) and the default limits.
 func (f *Fake) Definition() client.Definition {
 	return client.Definition{Name: f.name, Profile: f.profile, Transport: f.factory}
 }
