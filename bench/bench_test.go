@@ -18,7 +18,7 @@ var args = map[string]any{"city": "Oslo"}
 const schema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
 
 // weather is the user-defined fake the mcptest variant serves.
-var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+var weather = &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{{
 	Name:        "get_weather",
 	InputSchema: schema,
 	Reply:       fakeserver.Text("sunny"),
@@ -99,7 +99,7 @@ func loop(b *testing.B, op func()) {
 // mcptest and this module's client.
 func looprig(b *testing.B, profile client.Profile) func() {
 	ctx := context.Background()
-	fake := mcptest.InProcess(b, &mcptest.InProcessOptions{Definition: weather})
+	fake := mcptest.InProcess(b, &mcptest.InProcessOptions{Custom: weather})
 	def := fake.Definition()
 	def.Profile = profile
 	c := mcptest.Connect(b, def, nil)

@@ -18,7 +18,7 @@ import (
 )
 
 // weather is a fake whose get_weather names its city.
-var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+var weather = &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{{
 	Name:        "get_weather",
 	InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
 	Reply: func(_ context.Context, c *fakeserver.Call) (*mcp.CallToolResult, error) {
@@ -78,7 +78,7 @@ func TestMismatchLeavesTheNearestRecordedCall(t *testing.T) {
 // weatherLive serves the weather fake over tr until cleanup.
 func weatherLive(t *testing.T, tr string) transport.Factory {
 	t.Helper()
-	fake, err := fakeserver.New(&fakeserver.Options{Definition: weather})
+	fake, err := fakeserver.New(&fakeserver.Options{Custom: weather})
 	if err != nil {
 		t.Fatal(err)
 	}

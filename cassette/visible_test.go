@@ -71,7 +71,7 @@ func TestVerifyErrorShowsRecordedTextVisibly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake, err := fakeserver.New(&fakeserver.Options{Definition: weather})
+	fake, err := fakeserver.New(&fakeserver.Options{Custom: weather})
 	if err != nil {
 		t.Fatal(err)
 	}

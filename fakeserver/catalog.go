@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// catalog is what a fake serves: a built-in catalog's fixed set of tools,
-// resources and prompts, or a user's Definition.
-type catalog struct {
+// served is what a fake serves: a built-in catalog's fixed set of tools,
+// resources and prompts, or a custom [Catalog].
+type served struct {
 	name, version string
 	pageSize      int
 	instructions  string
@@ -24,9 +24,9 @@ type catalog struct {
 	install       func(*Server) error
 }
 
-func (c catalog) has(tool string) bool { return slices.Contains(c.tools, tool) }
+func (c served) has(tool string) bool { return slices.Contains(c.tools, tool) }
 
-var catalogs = map[string]catalog{
+var catalogs = map[string]served{
 	CatalogDocs: {
 		name:         CatalogDocs,
 		version:      Version,
@@ -45,14 +45,13 @@ var catalogs = map[string]catalog{
 	},
 }
 
-// resolveCatalog returns the catalog that Options.Catalog and
-// Options.Definition name.
-func resolveCatalog(name string, def *Definition) (catalog, error) {
-	if def != nil {
+// resolveCatalog returns what Options.Catalog or Options.Custom names.
+func resolveCatalog(name string, custom *Catalog) (served, error) {
+	if custom != nil {
 		if name != "" {
-			return catalog{}, fmt.Errorf("fakeserver: set Options.Catalog (%q) or Options.Definition (%q), not both", name, def.Name)
+			return served{}, fmt.Errorf("fakeserver: set Options.Catalog (%q) or Options.Custom (%q), not both", name, custom.Name)
 		}
-		return definitionCatalog(def)
+		return customCatalog(custom)
 	}
 	if name == "" {
 		name = CatalogDocs
@@ -60,29 +59,30 @@ func resolveCatalog(name string, def *Definition) (catalog, error) {
 	if c, ok := catalogs[name]; ok {
 		return c, nil
 	}
-	if d, ok := Registered(name); ok {
-		return definitionCatalog(d)
+	if c, ok := Registered(name); ok {
+		return customCatalog(c)
 	}
-	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownCatalog, name, strings.Join(Catalogs(), ", "))
+	return served{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownCatalog, name, strings.Join(Catalogs(), ", "))
 }
 
 // ErrUnknownCatalog is returned when a catalog is neither built in nor
 // registered ([Register]).
 var ErrUnknownCatalog = errors.New("unknown catalog")
 
-func definitionCatalog(d *Definition) (catalog, error) {
-	if err := d.check(); err != nil {
-		return catalog{}, err
+// customCatalog returns what a custom catalog serves, once it is valid.
+func customCatalog(c *Catalog) (served, error) {
+	if err := c.check(); err != nil {
+		return served{}, err
 	}
-	c := catalog{name: d.Name, version: d.Version, pageSize: d.PageSize, instructions: d.Instructions, install: d.install}
-	if c.version == "" {
-		c.version = Version
+	s := served{name: c.Name, version: c.Version, pageSize: c.PageSize, instructions: c.Instructions, install: c.install}
+	if s.version == "" {
+		s.version = Version
 	}
-	for _, t := range d.Tools {
-		c.tools = append(c.tools, t.Name)
+	for _, t := range c.Tools {
+		s.tools = append(s.tools, t.Name)
 	}
-	c.skills = skillDefinitions(d.Skills)
-	return c, nil
+	s.skills = skillDefinitions(c.Skills)
+	return s, nil
 }
 
 const (

@@ -158,11 +158,11 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// definitionSession runs a fixed session against a new fake of the user
-// definition weather and returns its transcript.
-func definitionSession(t *testing.T, version string) []string {
+// customSession runs a fixed session against a new fake of the custom
+// catalog weather and returns its transcript.
+func customSession(t *testing.T, version string) []string {
 	t.Helper()
-	inner, err := newFake(t, &Options{Definition: weather()}).Factory().Transport()
+	inner, err := newFake(t, &Options{Custom: weather()}).Factory().Transport()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +196,11 @@ func definitionSession(t *testing.T, version string) []string {
 }
 
 // A user-defined fake is as deterministic as the built-in catalogs.
-func TestDefinitionDeterministic(t *testing.T) {
+func TestCustomDeterministic(t *testing.T) {
 	leakcheck.Check(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			first, second := definitionSession(t, version), definitionSession(t, version)
+			first, second := customSession(t, version), customSession(t, version)
 			if diff := cmp.Diff(first, second); diff != "" {
 				t.Errorf("second session differs (-first +second):\n%s", diff)
 			}

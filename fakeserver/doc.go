@@ -3,8 +3,8 @@
 // over HTTP (stateful or stateless). It speaks protocol revisions
 // 2025-11-25 and 2026-07-28, or one of them only. (Options.Revision makes
 // a server from before 2026-07-28, or one of that revision alone.) It
-// serves built-in catalogs, your own tools, resources and prompts
-// ([Definition]), or your own server under test ([Wrap]).
+// serves built-in catalogs, a catalog of your own tools, resources and
+// prompts ([Catalog]), or your own server under test ([Wrap]).
 //
 //	fs, err := fakeserver.New(&fakeserver.Options{
 //		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "lookup", Delay: 50 * time.Millisecond}},
@@ -14,24 +14,24 @@
 //	if n := fs.Counts().Executions["lookup"]; n != 1 { … } // the call ran exactly once
 //
 // [New] and [Wrap] return errors for bad input (an unknown catalog, an
-// invalid definition or fault), which often comes from scripts and flags.
+// invalid custom catalog or fault), which often comes from scripts and flags.
 //
 // # Your own tools
 //
-// A [Definition] declares tools, resources and prompts. A tool has a name,
+// A [Catalog] declares tools, resources and prompts. A tool has a name,
 // schemas, annotations, and a [Reply]. The reply is [Text], [Result],
 // [Sequence] call by call, [Error], or a function of the [Call]. A fake
 // built from it is deterministic, counted and takes every fault, as the
 // built-in catalogs do:
 //
-//	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+//	weather := &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{{
 //		Name:        "get_weather",
 //		InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
 //		Reply:       fakeserver.Sequence(fakeserver.Text("sunny"), fakeserver.Error("rate limited")),
 //	}}}
-//	fs, err := fakeserver.New(&fakeserver.Options{Definition: weather, Faults: …})
+//	fs, err := fakeserver.New(&fakeserver.Options{Custom: weather, Faults: …})
 //
-// A stdio child finds a definition by name: [Register] it (mcptest.Main
+// A stdio child finds a custom catalog by name: [Register] it (mcptest.Main
 // does) and run the child with --catalog NAME.
 //
 // # Your own server

@@ -89,8 +89,8 @@ func ExampleParseFault() {
 
 // A fake of your own: a tool whose replies follow a script call by call,
 // and whose arguments are validated against its schema first.
-func ExampleDefinition() {
-	fs, err := fakeserver.New(&fakeserver.Options{Definition: &fakeserver.Definition{
+func ExampleCatalog() {
+	fs, err := fakeserver.New(&fakeserver.Options{Custom: &fakeserver.Catalog{
 		Name: "weather",
 		Tools: []fakeserver.Tool{{
 			Name:        "get_weather",

@@ -32,13 +32,13 @@ const Version = "v1.0.0"
 // Options configures a fake [Server]. A nil *Options means defaults.
 type Options struct {
 	// Catalog names the catalog: CatalogDocs (the default when Catalog and
-	// Definition are empty), CatalogRich, or a definition registered with
+	// Custom are empty), CatalogRich, or a catalog registered with
 	// [Register].
 	Catalog string
-	// Definition is a user-defined catalog, served instead of a built-in catalog;
+	// Custom is a catalog of your own, served instead of a named one;
 	// Catalog must then be empty. It need not be registered, except to be
 	// served by a stdio child.
-	Definition *Definition
+	Custom *Catalog
 	// Faults are the scripted misbehaviours, applied in order. Several
 	// faults may name the same tool.
 	Faults []Fault
@@ -58,7 +58,7 @@ type Options struct {
 }
 
 // Server is a deterministic fake MCP server: a catalog (a built-in catalog
-// or a user's [Definition]), deterministic replies, scripted faults, and a
+// or a [Catalog] of your own), deterministic replies, scripted faults, and a
 // count of every tool execution. [Wrap] makes one around a server under
 // test instead.
 type Server struct {
@@ -120,7 +120,7 @@ func (s *Server) endSession(id string) {
 // New returns a fake server. Its errors come from its options, which often
 // come from scripts and flags:
 //   - an unknown catalog;
-//   - an invalid definition (wrapping [ErrBadDefinition]);
+//   - an invalid custom catalog (wrapping [ErrBadCatalog]);
 //   - an invalid fault;
 //   - a fault for a tool the catalog does not have (wrapping
 //     [transport.ErrBadFault]);
@@ -133,7 +133,7 @@ func newServer(opts *Options, proc *process) (*Server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	cat, err := resolveCatalog(o.Catalog, o.Definition)
+	cat, err := resolveCatalog(o.Catalog, o.Custom)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +274,13 @@ func (s *Server) hasFault(k FaultKind) bool {
 // Server returns the publisher registry underneath: nil for a fake that
 // wraps a go-sdk server ([Wrap]). A tool registered on it directly is
 // served, but neither counted nor open to faults: declare your tools in a
-// [Definition], or [Wrap] your own server.
+// [Catalog], or [Wrap] your own server.
 func (s *Server) Server() *server.Server { return s.srv }
 
 // MCP returns the go-sdk server underneath.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Name returns the catalog's name (a built-in catalog's or the definition's),
+// Name returns the catalog's name (a built-in catalog's or a custom one's),
 // which is also the server's name; for a wrapped server, its name.
 func (s *Server) Name() string { return s.name }
 

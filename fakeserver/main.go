@@ -73,7 +73,7 @@ Flags:
   --catalog NAME              docs (default: tool lookup, resource docs://readme,
                               prompt summarize), rich (sampling, elicitation,
                               roots, logging, progress, list-changed,
-                              pagination), or a definition registered by the
+                              pagination), or a catalog registered by the
                               program (fakeserver.Register)
   --fault SPEC                a scripted fault, KIND[@TOOL][:ARG], repeatable
                               (FAULTS.md lists every kind; KIND=TOOL is read

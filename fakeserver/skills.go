@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Skill is one skill of a [Definition] (the skills extension, SEP-2640):
+// A Skill is one skill of a [Catalog] (the skills extension, SEP-2640):
 // a directory of files with a SKILL.md at its root, published at
 // skill://<Path>/SKILL.md. The fake computes each file's digest and size.
 type Skill struct {
@@ -54,7 +54,7 @@ var richSkills = []server.SkillDefinition{{
 	},
 }}
 
-// skillDefinitions converts a Definition's skills for the server package.
+// skillDefinitions converts a Catalog's skills for the server package.
 func skillDefinitions(skills []Skill) []server.SkillDefinition {
 	out := make([]server.SkillDefinition, len(skills))
 	for i, sk := range skills {
@@ -76,7 +76,7 @@ func skillOptions(skills []server.SkillDefinition) *server.SkillOptions {
 }
 
 // hasSkill reports whether the catalog publishes a skill named name.
-func (c catalog) hasSkill(name string) bool {
+func (c served) hasSkill(name string) bool {
 	return slices.ContainsFunc(c.skills, func(d server.SkillDefinition) bool {
 		return d.Path == name || strings.HasSuffix(d.Path, "/"+name)
 	})
@@ -84,7 +84,7 @@ func (c catalog) hasSkill(name string) bool {
 
 // installSkillFaults applies the skill faults of s, in a middleware that
 // edits skills/list, skills/get and resources/read results.
-func (s *Server) installSkillFaults(c catalog) error {
+func (s *Server) installSkillFaults(c served) error {
 	tampered := map[string]FaultKind{} // by skill name
 	for _, f := range s.faults {
 		if !isSkillKind(f.Kind) {

@@ -131,13 +131,13 @@ func TestSkillFaultNeedsASkill(t *testing.T) {
 	}
 }
 
-func TestDefinitionSkills(t *testing.T) {
+func TestCustomSkills(t *testing.T) {
 	leakcheck.Check(t)
-	d := &Definition{Name: "skilled", Tools: []Tool{{Name: "t", Reply: Text("ok")}}, Skills: []Skill{{
+	d := &Catalog{Name: "skilled", Tools: []Tool{{Name: "t", Reply: Text("ok")}}, Skills: []Skill{{
 		Path:  "acme/notes",
 		Files: map[string]string{"SKILL.md": "---\nname: notes\ndescription: Take notes\n---\nBody\n", "a.txt": "A"},
 	}}}
-	fs := newFake(t, &Options{Definition: d})
+	fs := newFake(t, &Options{Custom: d})
 	defer fs.Close()
 	cl, err := client.Connect(testkit.Context(t), client.Definition{Name: "skilled", Skills: true, Transport: fs.Factory()}, nil)
 	if err != nil {
@@ -152,7 +152,7 @@ func TestDefinitionSkills(t *testing.T) {
 	}
 	// A skill whose frontmatter name is not its directory's is refused.
 	d.Skills[0].Path = "acme/other"
-	if _, err := New(&Options{Definition: d}); err == nil {
+	if _, err := New(&Options{Custom: d}); err == nil {
 		t.Error("New accepted a skill named unlike its directory")
 	}
 }

@@ -31,7 +31,7 @@
 // stdio child per connection. It re-runs the test binary through [Main],
 // so nothing is built. [HTTP] serves one over Streamable HTTP on a
 // loopback port, with a second origin that redirect faults point at. All
-// take a built-in catalog or your own fakeserver.Definition, and the fault
+// take a built-in catalog or your own fakeserver.Catalog, and the fault
 // script (fakeserver.Fault). All count every tool execution and round
 // ([Fake.Counts]). [Fake.Client] connects a client in one line.
 // [Fake.HTTP] gives what an HTTP fake saw. Each takes an options type of
@@ -45,16 +45,16 @@
 //	… c.CallTool(…) // resumed with Last-Event-ID
 //	for _, r := range fake.HTTP().Requests() { … } // "GET session=fake-1 last-event-id=…"
 //
-// Your own tools are a fakeserver.Definition. In-process and over HTTP it
+// Your own tools are a fakeserver.Catalog. In-process and over HTTP it
 // is passed as it is. A stdio child finds it by name, so give it to Main:
 //
-//	var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{…}}
+//	var weather = &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{…}}
 //
 //	func TestMain(m *testing.M) {
-//		mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}})
+//		mcptest.Main(m, &mcptest.MainOptions{Catalogs: []*fakeserver.Catalog{weather}})
 //	}
 //
-//	fake := mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: …})
+//	fake := mcptest.Stdio(t, &mcptest.StdioOptions{Custom: weather, Faults: …})
 //
 // # Your own server
 //

@@ -84,15 +84,15 @@ func ExampleStdio() {
 // A fake of your own: tools with scripted replies, a fault on one of
 // them, and the count of each execution.
 func ExampleInProcess_definition() {
-	weather := &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+	weather := &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{{
 		Name:        "get_weather",
 		InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
 		Reply:       fakeserver.Sequence(fakeserver.Text("sunny"), fakeserver.Text("rain")),
 	}}}
 	runTest(func(t testing.TB) {
 		fake := mcptest.InProcess(t, &mcptest.InProcessOptions{
-			Definition: weather,
-			Faults:     []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "get_weather", Delay: time.Millisecond}},
+			Custom: weather,
+			Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "get_weather", Delay: time.Millisecond}},
 		})
 		c := fake.Client(nil)
 		for range 2 {

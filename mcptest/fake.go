@@ -35,13 +35,13 @@ type Fake struct {
 
 // InProcess starts a fake server in this process. A test that leaves one of
 // its sessions open (a client not closed) fails at cleanup. Invalid options
-// (an unknown catalog, a bad definition or fault, a fault that acts on a
+// (an unknown catalog, a bad custom catalog or fault, a fault that acts on a
 // process or on HTTP requests) fail the test at once.
 func InProcess(t testing.TB, opts *InProcessOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
 	checkPath(t, "mcptest.InProcess", o.Faults, fakeserver.Path{}, "mcptest.HTTP")
-	srv, err := catalogSpec{o.Catalog, o.Definition, o.Faults, o.Revision}.server()
+	srv, err := catalogSpec{o.Catalog, o.Custom, o.Faults, o.Revision}.server()
 	if err != nil {
 		t.Fatalf("mcptest.InProcess: %v", err)
 	}
@@ -82,7 +82,7 @@ func waitSessions(srv *fakeserver.Server, conns *connCounter, timeout time.Durat
 // The counts of all its children go to one file, read by Counts. Every child's process group is tracked (see [Track]).
 //
 // It fails the test when TestMain did not call [Main], when
-// opts.Definition is not registered (see [MainOptions].Definitions), and
+// opts.Custom is not registered (see [MainOptions].Catalogs), and
 // for a fault that acts on HTTP requests (use [HTTP]).
 func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	t.Helper()
@@ -92,14 +92,14 @@ func Stdio(t testing.TB, opts *StdioOptions) *Fake {
 	o := orZero(opts)
 	checkPath(t, "mcptest.Stdio", o.Faults, fakeserver.Path{Child: true}, "mcptest.HTTP")
 	name := o.Catalog
-	if d := o.Definition; d != nil {
+	if c := o.Custom; c != nil {
 		if name != "" {
-			t.Fatalf("mcptest.Stdio: set Catalog (%q) or Definition (%q), not both", name, d.Name)
+			t.Fatalf("mcptest.Stdio: set Catalog (%q) or Custom (%q), not both", name, c.Name)
 		}
-		if reg, ok := fakeserver.Registered(d.Name); !ok || reg != d {
-			t.Fatalf("mcptest.Stdio: definition %q is not registered, so the child cannot serve it: pass it to mcptest.Main(m, &mcptest.MainOptions{Definitions: …}) in TestMain", d.Name)
+		if reg, ok := fakeserver.Registered(c.Name); !ok || reg != c {
+			t.Fatalf("mcptest.Stdio: catalog %q is not registered, so the child cannot serve it: pass it to mcptest.Main(m, &mcptest.MainOptions{Catalogs: …}) in TestMain", c.Name)
 		}
-		name = d.Name
+		name = c.Name
 	}
 	if name == "" {
 		name = fakeserver.CatalogDocs
@@ -171,9 +171,9 @@ func inProcessFaults(faults []fakeserver.Fault) []fakeserver.Fault {
 func (f *Fake) Factory() transport.Factory { return f.factory }
 
 // Definition returns a client.Definition of the fake server. It is named
-// after its catalog ("docs"), definition or wrapped server. It has the
-// protocol profile of the options' ClientProfile (the default profile when
-// unset) and the default limits.
+// after its catalog ("docs", or a custom catalog's name) or wrapped
+// server. It has the protocol profile of the options' ClientProfile (the
+// default profile when unset) and the default limits.
 func (f *Fake) Definition() client.Definition {
 	return client.Definition{Name: f.name, Profile: f.profile, Transport: f.factory}
 }

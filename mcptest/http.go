@@ -22,7 +22,7 @@ import (
 func HTTP(t testing.TB, opts *HTTPOptions) *Fake {
 	t.Helper()
 	o := orZero(opts)
-	srv, err := catalogSpec{o.Catalog, o.Definition, o.Faults, o.Revision}.server()
+	srv, err := catalogSpec{o.Catalog, o.Custom, o.Faults, o.Revision}.server()
 	if err != nil {
 		t.Fatalf("mcptest.HTTP: %v", err)
 	}

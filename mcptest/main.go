@@ -19,12 +19,12 @@ const DefaultGroupTimeout = testmain.DefaultGroupTimeout
 
 // MainOptions configure [Main]. A nil *MainOptions means defaults.
 type MainOptions struct {
-	// Definitions are your own fakes, registered by name
+	// Catalogs are your own fakes, registered by name
 	// (fakeserver.Register) before anything else runs, so that [Stdio]
 	// can serve them, in this process and in the children that re-run
-	// the test binary. An invalid or clashing definition stops the binary
+	// the test binary. An invalid or clashing catalog stops the binary
 	// with an error.
-	Definitions []*fakeserver.Definition
+	Catalogs []*fakeserver.Catalog
 	// GroupTimeout is how long the leak checks wait at cleanup for a
 	// process group to empty and a fake's sessions to end; zero means
 	// [DefaultGroupTimeout].
@@ -38,10 +38,10 @@ type MainOptions struct {
 // or, with your own fakes:
 //
 //	func TestMain(m *testing.M) {
-//		mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{&weather}})
+//		mcptest.Main(m, &mcptest.MainOptions{Catalogs: []*fakeserver.Catalog{&weather}})
 //	}
 //
-// It registers the definitions. It runs the test binary as the fake server
+// It registers the catalogs. It runs the test binary as the fake server
 // when [Stdio] started it as one. Otherwise it runs the tests. It defines
 // the -update flag (see [GoldenCatalog]) unless the package has one. It
 // fails the binary if goroutines are left behind when the tests end. It
@@ -49,6 +49,6 @@ type MainOptions struct {
 // instead, which does all this and installs the scripts' programs.
 func Main(m *testing.M, opts *MainOptions) {
 	o := orZero(opts)
-	testmain.Prepare("mcptest.Main", o.Definitions, o.GroupTimeout)
+	testmain.Prepare("mcptest.Main", o.Catalogs, o.GroupTimeout)
 	os.Exit(leakcheck.Main(m))
 }

@@ -11,7 +11,7 @@ import (
 
 // weather is a user-defined fake, registered through Main so that the
 // test binary re-run as a stdio child serves it too.
-var weather = &fakeserver.Definition{
+var weather = &fakeserver.Catalog{
 	Name: "weather",
 	Tools: []fakeserver.Tool{
 		{
@@ -44,5 +44,5 @@ var weather = &fakeserver.Definition{
 }
 
 func TestMain(m *testing.M) {
-	mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}})
+	mcptest.Main(m, &mcptest.MainOptions{Catalogs: []*fakeserver.Catalog{weather}})
 }

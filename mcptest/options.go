@@ -16,13 +16,13 @@ import (
 // InProcessOptions configure a fake started by [InProcess].
 type InProcessOptions struct {
 	// Catalog is fakeserver.CatalogDocs (the default when Catalog and
-	// Definition are empty), fakeserver.CatalogRich, or the name of a
-	// registered definition (see [MainOptions].Definitions).
+	// Custom are empty), fakeserver.CatalogRich, or the name of a
+	// registered catalog (see [MainOptions].Catalogs).
 	Catalog string
-	// Definition is your own fake: its tools, resources and prompts, with
-	// scripted replies (see fakeserver.Definition); Catalog must then be
+	// Custom is your own fake: its tools, resources and prompts, with
+	// scripted replies (see fakeserver.Catalog); Catalog must then be
 	// empty. It need not be registered.
-	Definition *fakeserver.Definition
+	Custom *fakeserver.Catalog
 	// Faults are the scripted misbehaviours (see fakeserver.Fault); none by
 	// default. A fault that acts on a process (crash, ignore-sigterm, …)
 	// needs [Stdio], one that acts on HTTP requests (drop, unauthorized,
@@ -48,10 +48,10 @@ type InProcessOptions struct {
 type StdioOptions struct {
 	// Catalog is as in [InProcessOptions].
 	Catalog string
-	// Definition is as in [InProcessOptions], and must be registered, so
+	// Custom is as in [InProcessOptions], and must be registered, so
 	// that the child (the test binary re-run) can find it by name: pass it
-	// to [Main] in [MainOptions].Definitions.
-	Definition *fakeserver.Definition
+	// to [Main] in [MainOptions].Catalogs.
+	Custom *fakeserver.Catalog
 	// Faults are the scripted misbehaviours, those that act on a process
 	// included; one that acts on HTTP requests fails the test (see
 	// fakeserver.Path).
@@ -69,8 +69,8 @@ type StdioOptions struct {
 type HTTPOptions struct {
 	// Catalog is as in [InProcessOptions].
 	Catalog string
-	// Definition is as in [InProcessOptions].
-	Definition *fakeserver.Definition
+	// Custom is as in [InProcessOptions].
+	Custom *fakeserver.Catalog
 	// Faults are the scripted misbehaviours, those that act on HTTP
 	// requests included; one that acts on a process fails the test.
 	Faults []fakeserver.Fault
@@ -132,14 +132,14 @@ type Protector interface {
 // catalogSpec is what a fake serves, whichever way it is started.
 type catalogSpec struct {
 	catalog  string
-	def      *fakeserver.Definition
+	custom   *fakeserver.Catalog
 	faults   []fakeserver.Fault
 	revision string
 }
 
 // server returns the fake server of the spec.
 func (c catalogSpec) server() (*fakeserver.Server, error) {
-	return fakeserver.New(&fakeserver.Options{Catalog: c.catalog, Definition: c.def, Faults: c.faults, Revision: c.revision})
+	return fakeserver.New(&fakeserver.Options{Catalog: c.catalog, Custom: c.custom, Faults: c.faults, Revision: c.revision})
 }
 
 // httpSpec is how a server is served over HTTP.

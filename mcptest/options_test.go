@@ -18,9 +18,9 @@ import (
 // catalog or revision (it has its own). A field added to the wrong type
 // fails here, before a test could pass without it acting.
 func TestOptionsHoldOnlyWhatActs(t *testing.T) {
-	catalog := []string{"Catalog", "Definition", "Faults", "Revision"}
+	catalog := []string{"Catalog", "Custom", "Faults", "Revision"}
 	served := []string{"Stateless", "Auth", "Transport"}
-	want := map[string][]string{ // ClientProfile acts on the Definition every Fake hands out
+	want := map[string][]string{ // ClientProfile acts on the client.Definition every Fake hands out
 		"InProcessOptions": append(append([]string{}, catalog...), "ClientProfile"),
 		"StdioOptions":     append(append([]string{}, catalog...), "Transport", "ClientProfile"),
 		"HTTPOptions":      append(append(append([]string{}, catalog...), served...), "ClientProfile"),

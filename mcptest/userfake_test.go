@@ -26,16 +26,16 @@ var fakeTransports = []struct {
 	where func(fakeserver.Fault) bool // which faults act there
 }{
 	{"inprocess", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather, Faults: f})
+		return mcptest.InProcess(t, &mcptest.InProcessOptions{Custom: weather, Faults: f})
 	}, inProcessFault},
 	{"stdio", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: f})
+		return mcptest.Stdio(t, &mcptest.StdioOptions{Custom: weather, Faults: f})
 	}, func(f fakeserver.Fault) bool { return !f.HTTPOnly() }},
 	{"http", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f})
+		return mcptest.HTTP(t, &mcptest.HTTPOptions{Custom: weather, Faults: f})
 	}, func(f fakeserver.Fault) bool { return !f.StdioOnly() }},
 	{"http-stateless", func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-		return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f, Stateless: true})
+		return mcptest.HTTP(t, &mcptest.HTTPOptions{Custom: weather, Faults: f, Stateless: true})
 	}, func(f fakeserver.Fault) bool { return !f.StdioOnly() }},
 }
 

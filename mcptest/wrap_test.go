@@ -169,23 +169,23 @@ func TestBadOptionsRefused(t *testing.T) {
 		{"wrap protected by no server", func(tb testing.TB) {
 			mcptest.WrapHTTP(tb, mySDKServer(), &mcptest.WrapHTTPOptions{Auth: &oauthtest.Protection{}})
 		}, "mcptest.WrapHTTP: Auth: oauthtest: Protection has no Server"},
-		{"stdio, a catalog and a definition", func(tb testing.TB) {
-			mcptest.Stdio(tb, &mcptest.StdioOptions{Catalog: "rich", Definition: weather})
-		}, `set Catalog ("rich") or Definition ("weather"), not both`},
-		{"in-process, a catalog and a definition", func(tb testing.TB) {
-			mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "rich", Definition: weather})
+		{"stdio, a catalog name and a custom catalog", func(tb testing.TB) {
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Catalog: "rich", Custom: weather})
+		}, `set Catalog ("rich") or Custom ("weather"), not both`},
+		{"in-process, a catalog name and a custom catalog", func(tb testing.TB) {
+			mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "rich", Custom: weather})
 		}, "not both"},
 		{"unknown catalog", func(tb testing.TB) { mcptest.InProcess(tb, &mcptest.InProcessOptions{Catalog: "huge"}) }, `unknown catalog "huge"`},
-		{"bad definition", func(tb testing.TB) {
-			mcptest.HTTP(tb, &mcptest.HTTPOptions{Definition: &fakeserver.Definition{Name: "x y"}})
-		}, "invalid definition"},
-		{"unregistered definition in a child", func(tb testing.TB) {
-			mcptest.Stdio(tb, &mcptest.StdioOptions{Definition: &fakeserver.Definition{Name: "unregistered"}})
-		}, `definition "unregistered" is not registered`},
-		{"a registered name, another definition", func(tb testing.TB) {
+		{"bad custom catalog", func(tb testing.TB) {
+			mcptest.HTTP(tb, &mcptest.HTTPOptions{Custom: &fakeserver.Catalog{Name: "x y"}})
+		}, "invalid catalog"},
+		{"unregistered custom catalog in a child", func(tb testing.TB) {
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Custom: &fakeserver.Catalog{Name: "unregistered"}})
+		}, `catalog "unregistered" is not registered`},
+		{"a registered name, another catalog", func(tb testing.TB) {
 			d := *weather
-			mcptest.Stdio(tb, &mcptest.StdioOptions{Definition: &d})
-		}, `definition "weather" is not registered`},
+			mcptest.Stdio(tb, &mcptest.StdioOptions{Custom: &d})
+		}, `catalog "weather" is not registered`},
 		{"bad fault for a child", func(tb testing.TB) {
 			mcptest.Stdio(tb, &mcptest.StdioOptions{Faults: []fakeserver.Fault{{Kind: fakeserver.FaultHang, Tool: "nope"}}})
 		}, `has no tool "nope"`},

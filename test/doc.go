@@ -5,5 +5,7 @@
 // only tests import them.
 //
 // Its own tests check the module's layout: internal/ holds leaves, the
-// command line imports no example, and only tests import a harness.
+// command line imports no example, and only tests import a harness. They
+// also check that an exported name saying Definition is a
+// client.Definition: a fake's tools are a fakeserver.Catalog.
 package test

@@ -17,7 +17,7 @@ import (
 // SKILL.md has the description desc: listed and loaded.
 func recordSkill(t *testing.T, path, desc string) {
 	t.Helper()
-	fake, err := fakeserver.New(&fakeserver.Options{Definition: skilled(desc)})
+	fake, err := fakeserver.New(&fakeserver.Options{Custom: skilled(desc)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +42,8 @@ func recordSkill(t *testing.T, path, desc string) {
 }
 
 // skilled is a fake with one skill whose SKILL.md has the description desc.
-func skilled(desc string) *fakeserver.Definition {
-	return &fakeserver.Definition{Name: "skilled", Tools: []fakeserver.Tool{{Name: "t", Reply: fakeserver.Text("ok")}}, Skills: []fakeserver.Skill{{
+func skilled(desc string) *fakeserver.Catalog {
+	return &fakeserver.Catalog{Name: "skilled", Tools: []fakeserver.Tool{{Name: "t", Reply: fakeserver.Text("ok")}}, Skills: []fakeserver.Skill{{
 		Path:  "notes",
 		Files: map[string]string{"SKILL.md": "---\nname: notes\ndescription: " + desc + "\n---\nBody\n"},
 	}}}
@@ -85,7 +85,7 @@ func TestVerifyFindsAChangedSkill(t *testing.T) {
 		desc string
 		code int
 	}{{"Take notes", 0}, {"Take notes and send them away", 1}} {
-		fake, err := fakeserver.New(&fakeserver.Options{Definition: skilled(c.desc)})
+		fake, err := fakeserver.New(&fakeserver.Options{Custom: skilled(c.desc)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,13 +12,13 @@ import (
 
 // testTool is the suite's protected servers' tool, in a fake of this
 // module's own.
-var testTool = &fakeserver.Definition{Name: "conformance", Tools: []fakeserver.Tool{{Name: "test-tool", Reply: fakeserver.Text("test")}}}
+var testTool = &fakeserver.Catalog{Name: "conformance", Tools: []fakeserver.Tool{{Name: "test-tool", Reply: fakeserver.Text("test")}}}
 
 // runAuth runs scenario against a fake protected by as, with the suite's
 // context cc, and returns the fake.
 func runAuth(t *testing.T, scenario string, as *oauthtest.AuthServer, cc map[string]any) (*mcptest.Fake, error) {
 	t.Helper()
-	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: testTool, Auth: &oauthtest.Protection{Server: as}})
+	fake := mcptest.HTTP(t, &mcptest.HTTPOptions{Custom: testTool, Auth: &oauthtest.Protection{Server: as}})
 	vars := map[string]string{envScenario: scenario}
 	if cc != nil {
 		data, _ := json.Marshal(cc)

@@ -16,7 +16,7 @@ import (
 
 // weather is a fake of the weather server the agent talks to in
 // production: the one tool it calls, with a deterministic reply.
-var weather = &fakeserver.Definition{
+var weather = &fakeserver.Catalog{
 	Name: "weather",
 	Tools: []fakeserver.Tool{{
 		Name:        "get_weather",
@@ -42,13 +42,13 @@ func TestForecastSurvivesFaults(t *testing.T) {
 	const tool = "get_weather"
 	starts := map[string]func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake{
 		"inprocess": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather, Faults: f})
+			return mcptest.InProcess(t, &mcptest.InProcessOptions{Custom: weather, Faults: f})
 		},
 		"stdio": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.Stdio(t, &mcptest.StdioOptions{Definition: weather, Faults: f})
+			return mcptest.Stdio(t, &mcptest.StdioOptions{Custom: weather, Faults: f})
 		},
 		"http": func(t testing.TB, f []fakeserver.Fault) *mcptest.Fake {
-			return mcptest.HTTP(t, &mcptest.HTTPOptions{Definition: weather, Faults: f})
+			return mcptest.HTTP(t, &mcptest.HTTPOptions{Custom: weather, Faults: f})
 		},
 	}
 	tests := []struct {

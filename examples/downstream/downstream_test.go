@@ -14,8 +14,8 @@ import (
 // program, for scenarios.
 func TestMain(m *testing.M) {
 	mcpscript.Main(m, &mcpscript.MainOptions{
-		Definitions: []*fakeserver.Definition{weather},
-		Programs:    map[string]func() int{"units-server": downstream.ServeMain},
+		Catalogs: []*fakeserver.Catalog{weather},
+		Programs: map[string]func() int{"units-server": downstream.ServeMain},
 	})
 }
 

@@ -16,8 +16,8 @@ import (
 // slow network would: one call per city, in order.
 func ExampleForecast() {
 	fs, err := fakeserver.New(&fakeserver.Options{
-		Definition: weather,
-		Faults:     []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "get_weather", Delay: time.Millisecond}},
+		Custom: weather,
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultDelay, Tool: "get_weather", Delay: time.Millisecond}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -172,8 +172,8 @@
 //
 //	serve [-http [-stateless] [AUTH FLAGS] | -sse] SERVER [--catalog NAME] [--revision REV] [--fault SPEC]...
 //		Start a fake server (fakeserver.New) named SERVER, for connect
-//		inprocess and executions; --catalog may name a definition
-//		registered through MainOptions.Definitions; --revision 2025-11-25
+//		inprocess and executions; --catalog may name a catalog
+//		registered through MainOptions.Catalogs; --revision 2025-11-25
 //		or 2026-07-28 serves that protocol revision only
 //		(fakeserver.Options.Revision). Only in-process faults apply,
 //		unless -http serves it over Streamable HTTP (stateless with

@@ -25,10 +25,10 @@ type MainOptions struct {
 	// holds the script's arguments. A name taken by mcpscript's own
 	// programs is refused.
 	Programs map[string]func() int
-	// Definitions are as in mcptest.MainOptions; scripts serve them too
+	// Catalogs are as in mcptest.MainOptions; scripts serve them too
 	// (`serve S --catalog NAME`, `connect C stdio fakeserver --catalog
 	// NAME`).
-	Definitions []*fakeserver.Definition
+	Catalogs []*fakeserver.Catalog
 	// GroupTimeout is as in mcptest.MainOptions.
 	GroupTimeout time.Duration
 }
@@ -55,8 +55,8 @@ func programs() map[string]func() int {
 //
 //	func TestMain(m *testing.M) {
 //		mcpscript.Main(m, &mcpscript.MainOptions{
-//			Definitions: []*fakeserver.Definition{&weather},
-//			Programs:    map[string]func() int{"weather-server": weatherserver.Main},
+//			Catalogs: []*fakeserver.Catalog{&weather},
+//			Programs: map[string]func() int{"weather-server": weatherserver.Main},
 //		})
 //	}
 //
@@ -66,7 +66,7 @@ func Main(m *testing.M, opts *MainOptions) {
 	if opts != nil {
 		o = *opts
 	}
-	testmain.Prepare("mcpscript.Main", o.Definitions, o.GroupTimeout)
+	testmain.Prepare("mcpscript.Main", o.Catalogs, o.GroupTimeout)
 	progs := programs()
 	for _, name := range slices.Sorted(maps.Keys(o.Programs)) {
 		if _, ok := progs[name]; ok {

@@ -14,7 +14,7 @@ import (
 
 // weather is a user-defined fake, registered through Main so that the
 // test binary re-run as a stdio child serves it too.
-var weather = &fakeserver.Definition{
+var weather = &fakeserver.Catalog{
 	Name: "weather",
 	Tools: []fakeserver.Tool{
 		{
@@ -76,7 +76,7 @@ func weatherServer() int {
 
 func TestMain(m *testing.M) {
 	mcpscript.Main(m, &mcpscript.MainOptions{
-		Definitions: []*fakeserver.Definition{weather},
-		Programs:    map[string]func() int{"weather-server": weatherServer},
+		Catalogs: []*fakeserver.Catalog{weather},
+		Programs: map[string]func() int{"weather-server": weatherServer},
 	})
 }

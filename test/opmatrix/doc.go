@@ -59,7 +59,7 @@
 // skill's entry, through client.Client only.
 //
 // Cells that cannot exist (an operation client.Client has no method for, a
-// catalog entry a fakeserver.Definition cannot hold, a server request at
+// catalog entry a fakeserver.Catalog cannot hold, a server request at
 // 2025-11-25 served statelessly, legacy SSE at any revision but 2024-11-05,
 // the go-sdk's stateful HTTP at 2026-07-28; a task at 2025-11-25, on the
 // plain go-sdk server or through the go-sdk session, none of which has the

@@ -29,7 +29,7 @@ type Server string
 
 const (
 	Ours Server = "server"     // a *server.Server
-	Fake Server = "fakeserver" // a fakeserver.Definition
+	Fake Server = "fakeserver" // a fakeserver.Catalog
 	SDK  Server = "go-sdk"     // a plain *mcp.Server
 )
 
@@ -37,7 +37,7 @@ const (
 var Servers = []Server{Ours, Fake, SDK}
 
 // The catalog every server publishes (the fake: all but what a
-// fakeserver.Definition cannot hold).
+// fakeserver.Catalog cannot hold).
 const (
 	readme   = "docs://readme"
 	missing  = "docs://missing" // a resource no server has
@@ -57,9 +57,9 @@ var notOffered = map[Server]map[string]string{
 		OpSkillFile:  noSDKSkills,
 	},
 	Fake: {
-		OpSubscribe:   "a fakeserver.Definition has no resource subscriptions",
-		OpComplete:    "a fakeserver.Definition has no completions",
-		OpListChanged: "a fakeserver.Definition's tools do not change",
+		OpSubscribe:   "a fakeserver.Catalog has no resource subscriptions",
+		OpComplete:    "a fakeserver.Catalog has no completions",
+		OpListChanged: "a fakeserver.Catalog's tools do not change",
 	},
 }
 
@@ -384,7 +384,7 @@ func newServed(srv Server, tasks bool) (*served, error) {
 		if tasks {
 			faults = fakeTaskFaults
 		}
-		f, err := fakeserver.New(&fakeserver.Options{Definition: fakeDefinition(s.quit), Faults: faults})
+		f, err := fakeserver.New(&fakeserver.Options{Custom: fakeCatalog(s.quit), Faults: faults})
 		if err != nil {
 			return nil, err
 		}
@@ -500,15 +500,15 @@ func (s *served) toggle() error {
 	return nil
 }
 
-// FakeDefinition is the fake server's catalog: the tools every server
+// FakeCatalog is the fake server's catalog: the tools every server
 // publishes, the readme and the prompt. The stdio child serves it,
 // registered by name.
-var FakeDefinition = fakeDefinition(nil)
+var FakeCatalog = fakeCatalog(nil)
 
-// fakeDefinition is FakeDefinition whose handlers still waiting return
+// fakeCatalog is FakeCatalog whose handlers still waiting return
 // when quit closes.
-func fakeDefinition(quit chan struct{}) *fakeserver.Definition {
-	d := &fakeserver.Definition{Name: "opmatrix",
+func fakeCatalog(quit chan struct{}) *fakeserver.Catalog {
+	d := &fakeserver.Catalog{Name: "opmatrix",
 		Resources: []fakeserver.Resource{{URI: readme, Name: "readme", MIMEType: "text/markdown", Description: "The front page.", Text: "# docs\n\nThe front page.\n"}},
 		Prompts:   []fakeserver.Prompt{{Name: prompt, Description: "Summarize a topic.", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}, Text: "Summarize {{topic}}."}},
 		Skills:    []fakeserver.Skill{{Path: "opmatrix-notes", Files: skillFiles}},
@@ -556,8 +556,8 @@ func ServeIfChild() {
 	}
 	tasks := os.Getenv(TasksEnv) != ""
 	if Server(name) == Fake {
-		fakeserver.Register(FakeDefinition)
-		args := []string{"--catalog", FakeDefinition.Name}
+		fakeserver.Register(FakeCatalog)
+		args := []string{"--catalog", FakeCatalog.Name}
 		if tasks {
 			args = append(args, fakeTaskArgs...)
 		}

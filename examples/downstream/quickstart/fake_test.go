@@ -12,7 +12,7 @@ import (
 
 // Quick start 2: a fake with faults in a test.
 
-var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
+var weather = &fakeserver.Catalog{Name: "weather", Tools: []fakeserver.Tool{{
 	Name:        "get_weather",
 	InputSchema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
@@ -20,14 +20,14 @@ var weather = &fakeserver.Definition{Name: "weather", Tools: []fakeserver.Tool{{
 }}}
 
 func TestMain(m *testing.M) {
-	mcptest.Main(m, &mcptest.MainOptions{Definitions: []*fakeserver.Definition{weather}}) // so a stdio child serves it too
+	mcptest.Main(m, &mcptest.MainOptions{Catalogs: []*fakeserver.Catalog{weather}}) // so a stdio child serves it too
 }
 
 func TestAgentRetriesNothing(t *testing.T) {
 	mcptest.LeakCheck(t)                            // no goroutine, child process or session left behind
 	fake := mcptest.Stdio(t, &mcptest.StdioOptions{ // or InProcess, or HTTP
-		Definition: weather,
-		Faults:     []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "get_weather"}},
+		Custom: weather,
+		Faults: []fakeserver.Fault{{Kind: fakeserver.FaultCrash, Tool: "get_weather"}},
 	})
 	c := fake.Client(nil)
 	_, err := c.CallTool(t.Context(), "get_weather", map[string]any{"city": "Oslo"})
@@ -42,7 +42,7 @@ func TestAgentRetriesNothing(t *testing.T) {
 
 // The scripted replies, call by call, on a fake with no fault.
 func TestSequenceReplies(t *testing.T) {
-	fake := mcptest.InProcess(t, &mcptest.InProcessOptions{Definition: weather})
+	fake := mcptest.InProcess(t, &mcptest.InProcessOptions{Custom: weather})
 	c := fake.Client(nil)
 	res, err := c.CallTool(t.Context(), "get_weather", map[string]any{"city": "Oslo"})
 	if err != nil {

@@ -25,14 +25,14 @@ var (
 	GroupTimeout = DefaultGroupTimeout
 )
 
-// Prepare registers defs, runs the binary as the fake server when it was
+// Prepare registers catalogs, runs the binary as the fake server when it was
 // started as one (it then exits), sets GroupTimeout if timeout is
 // positive, and defines the -update flag unless the package has one. An
-// invalid definition stops the binary; caller names the Main in the
+// invalid catalog stops the binary; caller names the Main in the
 // message.
-func Prepare(caller string, defs []*fakeserver.Definition, timeout time.Duration) {
-	for _, d := range defs {
-		if err := fakeserver.Register(d); err != nil {
+func Prepare(caller string, catalogs []*fakeserver.Catalog, timeout time.Duration) {
+	for _, c := range catalogs {
+		if err := fakeserver.Register(c); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", caller, err)
 			os.Exit(2)
 		}

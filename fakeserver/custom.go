@@ -12,18 +12,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Definition is a user-defined fake server: its name and the tools,
-// resources and prompts it publishes, each with a scripted reply. A fake
-// built from it ([Options].Definition) is deterministic, counts every
+// A Catalog is a fake server of your own: its name and the tools,
+// resources, prompts and skills it publishes, each with a scripted reply.
+// A fake built from it ([Options].Custom) is deterministic, counts every
 // execution and takes every fault, as the built-in catalogs do.
 //
 // To serve it from a stdio child (the test binary re-run), register it by
 // name first ([Register], or mcptest.Main's options): the child finds it
 // by that name (--catalog NAME).
 //
-// A Definition is plain data and may be shared: a fake keeps its own state
-// (call numbers, counts), never the Definition's.
-type Definition struct {
+// A Catalog is plain data and may be shared: a fake keeps its own state
+// (call numbers, counts), never the Catalog's.
+type Catalog struct {
 	// Name is the server's name (its serverInfo.name) and the name it is
 	// registered under: 1 to 64 of [A-Za-z0-9_.-]. Required.
 	Name string
@@ -47,7 +47,13 @@ type Definition struct {
 	Skills []Skill
 }
 
-// A Tool is one tool of a [Definition]: what tools/list publishes, and the
+// Definition is v0.1.0's name for [Catalog].
+//
+// Deprecated: use [Catalog]. In this module a definition is how to reach a
+// server (client.Definition); a fake's tools and replies are its catalog.
+type Definition = Catalog
+
+// A Tool is one tool of a [Catalog]: what tools/list publishes, and the
 // reply to each call.
 type Tool struct {
 	// Name is the tool's name: 1 to 128 of [A-Za-z0-9_.-]. Required.
@@ -161,7 +167,7 @@ func Sequence(replies ...Reply) Reply {
 	}
 }
 
-// A Resource is one resource of a [Definition].
+// A Resource is one resource of a [Catalog].
 type Resource struct {
 	// URI identifies the resource; it must be absolute. Required.
 	URI string
@@ -178,7 +184,7 @@ type Resource struct {
 	Read func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error)
 }
 
-// A Prompt is one prompt of a [Definition].
+// A Prompt is one prompt of a [Catalog].
 type Prompt struct {
 	// Name is the prompt's name. Required.
 	Name string
@@ -194,51 +200,56 @@ type Prompt struct {
 	Get func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error)
 }
 
-// ErrBadDefinition is returned when a [Definition] is invalid: no name, a
+// ErrBadCatalog is returned when a [Catalog] is invalid: no name, a
 // tool without a reply, two items with one name, a resource with two
 // contents, a schema that is not a JSON Schema object, …
-var ErrBadDefinition = errors.New("invalid definition")
+var ErrBadCatalog = errors.New("invalid catalog")
 
-// A DefinitionError says what is wrong with a [Definition]. It wraps
-// [ErrBadDefinition], and the cause when there is one (such as the server
+// A CatalogError says what is wrong with a [Catalog]. It wraps
+// [ErrBadCatalog], and the cause when there is one (such as the server
 // package's server.ErrInvalidDefinition or server.ErrDuplicate).
-type DefinitionError struct {
-	// Definition is the definition's name.
-	Definition string
+type CatalogError struct {
+	// Catalog is the catalog's name.
+	Catalog string
 	// Item is the item at fault: "tool NAME", "resource URI", "prompt
-	// NAME", or "" for the definition itself.
+	// NAME", or "" for the catalog itself.
 	Item string
 	// Err is what is wrong.
 	Err error
 }
 
-func (e *DefinitionError) Error() string {
-	s := fmt.Sprintf("fakeserver: invalid definition %q", e.Definition)
+func (e *CatalogError) Error() string {
+	s := fmt.Sprintf("fakeserver: invalid catalog %q", e.Catalog)
 	if e.Item != "" {
 		s += ": " + e.Item
 	}
-	return s + ": " + strings.TrimPrefix(e.Err.Error(), "invalid definition: ")
+	return s + ": " + strings.TrimPrefix(e.Err.Error(), "invalid catalog: ")
 }
 
-// Unwrap returns ErrBadDefinition and the cause.
-func (e *DefinitionError) Unwrap() []error { return []error{ErrBadDefinition, e.Err} }
+// Unwrap returns ErrBadCatalog and the cause.
+func (e *CatalogError) Unwrap() []error { return []error{ErrBadCatalog, e.Err} }
 
-var definitionName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+// DefinitionError is v0.1.0's name for [CatalogError].
+//
+// Deprecated: use [CatalogError].
+type DefinitionError = CatalogError
+
+var catalogName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // check validates what the server package does not: the name, replies,
-// duplicates within the definition, resource contents.
-func (d *Definition) check() error {
+// duplicates within the catalog, resource contents.
+func (c *Catalog) check() error {
 	bad := func(item string, format string, args ...any) error {
-		return &DefinitionError{Definition: d.Name, Item: item, Err: fmt.Errorf(format, args...)}
+		return &CatalogError{Catalog: c.Name, Item: item, Err: fmt.Errorf(format, args...)}
 	}
-	if !definitionName.MatchString(d.Name) {
+	if !catalogName.MatchString(c.Name) {
 		return bad("", "name must be 1 to 64 of [A-Za-z0-9_.-]")
 	}
-	if d.PageSize < 0 {
-		return bad("", "negative page size %d", d.PageSize)
+	if c.PageSize < 0 {
+		return bad("", "negative page size %d", c.PageSize)
 	}
 	seen := map[string]bool{}
-	for _, t := range d.Tools {
+	for _, t := range c.Tools {
 		item := "tool " + t.Name
 		switch {
 		case seen["t:"+t.Name]:
@@ -248,7 +259,7 @@ func (d *Definition) check() error {
 		}
 		seen["t:"+t.Name] = true
 	}
-	for _, r := range d.Resources {
+	for _, r := range c.Resources {
 		item := "resource " + r.URI
 		n := 0
 		for _, set := range []bool{r.Text != "", r.Blob != nil, r.Read != nil} {
@@ -264,7 +275,7 @@ func (d *Definition) check() error {
 		}
 		seen["r:"+r.URI] = true
 	}
-	for _, p := range d.Prompts {
+	for _, p := range c.Prompts {
 		item := "prompt " + p.Name
 		switch {
 		case p.Name == "":
@@ -293,15 +304,15 @@ func schemaValue(v any) any {
 	return v
 }
 
-// install publishes d's tools, resources and prompts on s.
-func (d *Definition) install(s *Server) error {
+// install publishes c's tools, resources and prompts on s.
+func (c *Catalog) install(s *Server) error {
 	wrap := func(item string, err error) error {
 		if err == nil {
 			return nil
 		}
-		return &DefinitionError{Definition: d.Name, Item: item, Err: err}
+		return &CatalogError{Catalog: c.Name, Item: item, Err: err}
 	}
-	for _, t := range d.Tools {
+	for _, t := range c.Tools {
 		in := schemaValue(t.InputSchema)
 		if in == nil {
 			in = emptySchema
@@ -314,12 +325,12 @@ func (d *Definition) install(s *Server) error {
 			return wrap("tool "+t.Name, err)
 		}
 	}
-	for _, r := range d.Resources {
+	for _, r := range c.Resources {
 		if err := wrap("resource "+r.URI, s.srv.RegisterResource(r.resource(), r.handler())); err != nil {
 			return err
 		}
 	}
-	for _, p := range d.Prompts {
+	for _, p := range c.Prompts {
 		if err := wrap("prompt "+p.Name, s.srv.RegisterPrompt(p.prompt(), p.handler())); err != nil {
 			return err
 		}

@@ -17,8 +17,8 @@ import (
 )
 
 // weather is a user-defined fake with one tool of each kind of reply.
-func weather() *Definition {
-	return &Definition{
+func weather() *Catalog {
+	return &Catalog{
 		Name:         "weather",
 		Version:      "v2.3.4",
 		Instructions: "Ask about the weather.",
@@ -73,9 +73,9 @@ func weather() *Definition {
 	}
 }
 
-func TestDefinitionCatalog(t *testing.T) {
+func TestCustomCatalog(t *testing.T) {
 	leakcheck.Check(t)
-	cs := connect(t, newFake(t, &Options{Definition: weather()}), nil)
+	cs := connect(t, newFake(t, &Options{Custom: weather()}), nil)
 	ctx := context.Background()
 	init := cs.InitializeResult()
 	if diff := cmp.Diff([]string{"weather", "v2.3.4", "Ask about the weather."}, []string{init.ServerInfo.Name, init.ServerInfo.Version, init.Instructions}); diff != "" {
@@ -121,9 +121,9 @@ func TestDefinitionCatalog(t *testing.T) {
 	}
 }
 
-func TestDefinitionReplies(t *testing.T) {
+func TestCustomReplies(t *testing.T) {
 	leakcheck.Check(t)
-	fs := newFake(t, &Options{Definition: weather()})
+	fs := newFake(t, &Options{Custom: weather()})
 	cs := connect(t, fs, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	}})
@@ -167,61 +167,61 @@ func TestDefinitionReplies(t *testing.T) {
 	}
 }
 
-// A fake keeps its own call numbers: a shared definition starts at call 1
+// A fake keeps its own call numbers: a shared catalog starts at call 1
 // in every fake.
-func TestDefinitionStateIsPerFake(t *testing.T) {
+func TestCustomStateIsPerFake(t *testing.T) {
 	leakcheck.Check(t)
 	d := weather()
 	for range 2 {
-		cs := connect(t, newFake(t, &Options{Definition: d}), nil)
+		cs := connect(t, newFake(t, &Options{Custom: d}), nil)
 		if diff := cmp.Diff(outcome{Text: "one"}, call(t, cs, "dice", "")); diff != "" {
 			t.Errorf("first dice mismatch (-want +got):\n%s", diff)
 		}
 	}
 }
 
-func TestBadDefinitions(t *testing.T) {
+func TestBadCatalogs(t *testing.T) {
 	ok := Tool{Name: "t", Reply: Text("x")}
 	tests := []struct {
 		name string
-		def  Definition
+		def  Catalog
 		want string
-		is   error // a further cause, beside ErrBadDefinition
+		is   error // a further cause, beside ErrBadCatalog
 	}{
-		{"no name", Definition{Tools: []Tool{ok}}, "name must be", nil},
-		{"bad name", Definition{Name: "a b"}, "name must be", nil},
-		{"negative page", Definition{Name: "d", PageSize: -1}, "negative page size", nil},
-		{"no reply", Definition{Name: "d", Tools: []Tool{{Name: "t"}}}, "tool t: no Reply", nil},
-		{"tool twice", Definition{Name: "d", Tools: []Tool{ok, ok}}, "tool t: defined twice", nil},
-		{"bad tool name", Definition{Name: "d", Tools: []Tool{{Name: "a b", Reply: Text("x")}}}, `tool a b`, server.ErrInvalidDefinition},
-		{"schema not an object", Definition{Name: "d", Tools: []Tool{{Name: "t", InputSchema: `{"type":"string"}`, Reply: Text("x")}}}, "input schema", server.ErrInvalidDefinition},
-		{"schema not JSON", Definition{Name: "d", Tools: []Tool{{Name: "t", InputSchema: `{`, Reply: Text("x")}}}, "input schema", server.ErrInvalidDefinition},
-		{"resource twice", Definition{Name: "d", Resources: []Resource{{URI: "a://b"}, {URI: "a://b"}}}, "defined twice", nil},
-		{"resource relative", Definition{Name: "d", Resources: []Resource{{URI: "b"}}}, "URI must be absolute", server.ErrInvalidDefinition},
-		{"resource two contents", Definition{Name: "d", Resources: []Resource{{URI: "a://b", Text: "x", Blob: []byte("y")}}}, "at most one", nil},
-		{"prompt no name", Definition{Name: "d", Prompts: []Prompt{{Text: "x"}}}, "no name", nil},
-		{"prompt twice", Definition{Name: "d", Prompts: []Prompt{{Name: "p"}, {Name: "p"}}}, "defined twice", nil},
-		{"prompt text and get", Definition{Name: "d", Prompts: []Prompt{{Name: "p", Text: "x", Get: func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil }}}}, "not both", nil},
+		{"no name", Catalog{Tools: []Tool{ok}}, "name must be", nil},
+		{"bad name", Catalog{Name: "a b"}, "name must be", nil},
+		{"negative page", Catalog{Name: "d", PageSize: -1}, "negative page size", nil},
+		{"no reply", Catalog{Name: "d", Tools: []Tool{{Name: "t"}}}, "tool t: no Reply", nil},
+		{"tool twice", Catalog{Name: "d", Tools: []Tool{ok, ok}}, "tool t: defined twice", nil},
+		{"bad tool name", Catalog{Name: "d", Tools: []Tool{{Name: "a b", Reply: Text("x")}}}, `tool a b`, server.ErrInvalidDefinition},
+		{"schema not an object", Catalog{Name: "d", Tools: []Tool{{Name: "t", InputSchema: `{"type":"string"}`, Reply: Text("x")}}}, "input schema", server.ErrInvalidDefinition},
+		{"schema not JSON", Catalog{Name: "d", Tools: []Tool{{Name: "t", InputSchema: `{`, Reply: Text("x")}}}, "input schema", server.ErrInvalidDefinition},
+		{"resource twice", Catalog{Name: "d", Resources: []Resource{{URI: "a://b"}, {URI: "a://b"}}}, "defined twice", nil},
+		{"resource relative", Catalog{Name: "d", Resources: []Resource{{URI: "b"}}}, "URI must be absolute", server.ErrInvalidDefinition},
+		{"resource two contents", Catalog{Name: "d", Resources: []Resource{{URI: "a://b", Text: "x", Blob: []byte("y")}}}, "at most one", nil},
+		{"prompt no name", Catalog{Name: "d", Prompts: []Prompt{{Text: "x"}}}, "no name", nil},
+		{"prompt twice", Catalog{Name: "d", Prompts: []Prompt{{Name: "p"}, {Name: "p"}}}, "defined twice", nil},
+		{"prompt text and get", Catalog{Name: "d", Prompts: []Prompt{{Name: "p", Text: "x", Get: func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil }}}}, "not both", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs, err := New(&Options{Definition: &tt.def})
-			if fs != nil || !errors.Is(err, ErrBadDefinition) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New = %v, %v; want an ErrBadDefinition containing %q", fs, err, tt.want)
+			fs, err := New(&Options{Custom: &tt.def})
+			if fs != nil || !errors.Is(err, ErrBadCatalog) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New = %v, %v; want an ErrBadCatalog containing %q", fs, err, tt.want)
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("error %v does not wrap %v", err, tt.is)
 			}
-			if _, ok := errors.AsType[*DefinitionError](err); !ok {
-				t.Errorf("error %T is not a *DefinitionError", err)
+			if _, ok := errors.AsType[*CatalogError](err); !ok {
+				t.Errorf("error %T is not a *CatalogError", err)
 			}
-			if rerr := Register(&tt.def); !errors.Is(rerr, ErrBadDefinition) && !strings.Contains(tt.name, "schema") && tt.is == nil {
-				t.Errorf("Register = %v, want ErrBadDefinition", rerr)
+			if rerr := Register(&tt.def); !errors.Is(rerr, ErrBadCatalog) && !strings.Contains(tt.name, "schema") && tt.is == nil {
+				t.Errorf("Register = %v, want ErrBadCatalog", rerr)
 			}
 		})
 	}
-	if _, err := New(&Options{Catalog: "docs", Definition: weather()}); err == nil || !strings.Contains(err.Error(), "not both") {
-		t.Errorf("New with a catalog and a definition = %v, want an error", err)
+	if _, err := New(&Options{Catalog: "docs", Custom: weather()}); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("New with Catalog and Custom both set = %v, want an error", err)
 	}
 }
 
@@ -236,21 +236,21 @@ func TestRegister(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := Register(d); err != nil {
-		t.Errorf("registering the same definition again = %v, want nil", err)
+		t.Errorf("registering the same catalog again = %v, want nil", err)
 	}
 	other := weather()
 	other.Name = d.Name
-	if err := Register(other); !errors.Is(err, ErrBadDefinition) {
-		t.Errorf("registering another definition under the name = %v, want ErrBadDefinition", err)
+	if err := Register(other); !errors.Is(err, ErrBadCatalog) {
+		t.Errorf("registering another catalog under the name = %v, want ErrBadCatalog", err)
 	}
-	if err := Register(&Definition{Name: CatalogDocs}); !errors.Is(err, ErrBadDefinition) {
-		t.Errorf("registering a built-in catalog's name = %v, want ErrBadDefinition", err)
+	if err := Register(&Catalog{Name: CatalogDocs}); !errors.Is(err, ErrBadCatalog) {
+		t.Errorf("registering a built-in catalog's name = %v, want ErrBadCatalog", err)
 	}
 	got, ok := Registered(d.Name)
 	if !ok || got != d {
 		t.Errorf("Registered = %v, %v", got, ok)
 	}
-	fs := newFake(t, &Options{Catalog: d.Name}) // a registered definition is a catalog
+	fs := newFake(t, &Options{Catalog: d.Name}) // a registered catalog, by name
 	if fs.Name() != d.Name {
 		t.Errorf("Name() = %q", fs.Name())
 	}
@@ -258,3 +258,9 @@ func TestRegister(t *testing.T) {
 		t.Errorf("New(unknown catalog) = %v, want ErrUnknownCatalog listing the registered names", err)
 	}
 }
+
+// v0.1.0's names still compile: each is an alias of its new name.
+var (
+	_ *Definition      = (*Catalog)(nil)
+	_ *DefinitionError = (*CatalogError)(nil)
+)
