@@ -277,10 +277,11 @@ const (
 	// and whatever it returns is discarded. ClassTimeout.
 	ReasonHandlerStuck Reason = "handler still running after its context was cancelled"
 	// ReasonSkillMismatch: a fetched skill file differs from its entry. A
-	// *SkillError says how. ClassPolicy.
+	// *SkillError says how. ClassProtocol.
 	ReasonSkillMismatch Reason = "skill file differs from its entry"
 	// ReasonUnknownProfile: ParseProfile does not know a name, or a
-	// Definition's Profile is outside the constants.
+	// Definition's Profile is outside the constants (Connect fails with
+	// ClassPolicy).
 	ReasonUnknownProfile Reason = "unknown profile"
 )
 

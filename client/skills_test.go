@@ -215,7 +215,8 @@ func TestReadSkillFileVerifies(t *testing.T) {
 	_, err = cl.ReadSkillFile(backstop(t), pdfSkill, "skill://pdf-processing/evil.sh")
 	_, err2 := cl.LoadSkill(backstop(t), "skill://nobody/SKILL.md")
 	_, reads := f.counts()
-	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonUnknownSkill}) || !errors.Is(err2, &client.ReasonError{Reason: client.ReasonUnknownSkill}) || reads["skill://pdf-processing/evil.sh"] != 0 {
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonUnknownSkill}) || !errors.Is(err2, &client.ReasonError{Reason: client.ReasonUnknownSkill}) ||
+		!errors.Is(err, client.ErrUnknownTool) || !errors.Is(err2, client.ErrUnknownTool) || reads["skill://pdf-processing/evil.sh"] != 0 {
 		t.Errorf("unlisted file: %v; unknown skill: %v; reads %v", err, err2, reads)
 	}
 }
@@ -314,7 +315,7 @@ func TestChangedSkillHeldUntilAccepted(t *testing.T) {
 	}
 	_, err := cl.LoadSkill(backstop(t), pdfSkill)
 	_, after := f.counts()
-	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonSkillHeld}) || after[pdfSkill] != before[pdfSkill] {
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonSkillHeld}) || !errors.Is(err, client.ErrHeld) || after[pdfSkill] != before[pdfSkill] {
 		t.Errorf("changed skill: %v, reads %d then %d; want ReasonSkillHeld and no read", err, before[pdfSkill], after[pdfSkill])
 	}
 	if d := cl.Drift(); d == nil || !cmp.Equal(d.Skills, []string{pdfSkill}) {

@@ -124,6 +124,7 @@ func TestTaskFailedPollsCountAgainstTheBound(t *testing.T) {
 			want := counts{Execs: map[string]int{}, Gets: tc.wantGets}
 			if tc.wantErr {
 				assertClass(t, err, client.ClassPolicy, &client.ReasonError{Reason: client.ReasonTaskPolls})
+				assertClass(t, err, client.ClassPolicy, client.ErrTaskTimeout) // the sentinel it folded into
 				want.Cancels = 1
 			} else {
 				if err != nil {
