@@ -21,7 +21,9 @@ import (
 // testscript commands share it.
 type FailureClass = transport.Class
 
-// The classes, as transport defines them.
+// The classes, as transport defines them. Each is an alias, not a copy:
+// client.ClassAuth == transport.ClassAuth. They are here so that a caller
+// of client reads Error.Class without importing transport.
 const (
 	// ClassStart: the server could not be started or did not complete the
 	// handshake (missing executable, exit before initialize).
