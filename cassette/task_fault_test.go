@@ -104,7 +104,7 @@ func TestFaultDropOfAPollIsPolledAgain(t *testing.T) {
 
 // TestFaultFailFailsTheTaskAtAState: fail@tasks/get fails the task at its
 // first recorded state: the call fails as a failed task does
-// (client.ErrTaskFailed), naming the fault, after one poll; the task's
+// (&client.ReasonError{Reason: client.ReasonTaskFailed}), naming the fault, after one poll; the task's
 // later recorded polls are not reported unused (Close succeeds).
 func TestFaultFailFailsTheTaskAtAState(t *testing.T) {
 	leakcheck.Check(t)
@@ -112,8 +112,8 @@ func TestFaultFailFailsTheTaskAtAState(t *testing.T) {
 	recordTask(t, path)
 	live := newCounting(t)
 	_, err := taskCall(t, path, live, cassette.ModeReplay, []cassette.Fault{{Kind: cassette.FaultFail, Method: "tasks/get"}})
-	if !errors.Is(err, client.ErrTaskFailed) || !strings.Contains(err.Error(), "injected fault fail@tasks/get") {
-		t.Fatalf("the call: %v, want ErrTaskFailed naming the fault", err)
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonTaskFailed}) || !strings.Contains(err.Error(), "injected fault fail@tasks/get") {
+		t.Fatalf("the call: %v, want ReasonTaskFailed naming the fault", err)
 	}
 	if n := live.count("POST tasks/get"); n != 1 {
 		t.Errorf("%d polls, want 1: %q", n, *live.seen)
@@ -158,7 +158,7 @@ func TestFaultFailOnARepeatedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := taskCall(t, path, newCounting(t), cassette.ModeReplay, []cassette.Fault{first}); !errors.Is(err, client.ErrTaskFailed) {
-		t.Errorf("the call with fail@tasks/get#1: %v, want ErrTaskFailed", err)
+	if _, err := taskCall(t, path, newCounting(t), cassette.ModeReplay, []cassette.Fault{first}); !errors.Is(err, &client.ReasonError{Reason: client.ReasonTaskFailed}) {
+		t.Errorf("the call with fail@tasks/get#1: %v, want ReasonTaskFailed", err)
 	}
 }

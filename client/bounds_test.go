@@ -133,7 +133,7 @@ func TestDiscoveryBoundsAtTheEdge(t *testing.T) {
 }
 
 // A pagination cursor that comes back is a loop, whatever its length and
-// wherever it starts: each is refused (ClassProtocol, ErrCursorLoop) as
+// wherever it starts: each is refused (ClassProtocol, ReasonCursorLoop) as
 // soon as a cursor repeats, before the page bound, with one request per
 // distinct cursor.
 func TestCursorCyclesOfEveryLength(t *testing.T) {
@@ -169,7 +169,8 @@ func TestCursorCyclesOfEveryLength(t *testing.T) {
 					c.Close()
 					t.Fatal("Connect succeeded over a cursor loop")
 				}
-				assertClass(t, err, client.ClassProtocol, client.ErrCursorLoop)
+				assertClass(t, err, client.ClassProtocol, &client.ReasonError{Reason: client.ReasonCursorLoop})
+				assertClass(t, err, client.ClassProtocol, client.ErrCatalogLimit) // the sentinel it folded into
 				// The first page, then one page per distinct cursor.
 				if want := 1 + prefix + length; lists != want {
 					t.Errorf("the server answered %d tools/list requests, want %d", lists, want)

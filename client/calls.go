@@ -23,7 +23,7 @@ import (
 // fails at once with ErrNoHandler, before any handler runs.
 //
 // A call is refused without reaching the server when the tool is unknown
-// (ErrUnknownTool), its binding is disabled (ErrDisabled) or it is held
+// (ErrUnknownTool), its binding is disabled (ReasonDisabled) or it is held
 // against the pinned fingerprint (ErrHeld); each is a ClassPolicy *Error.
 //
 // When the tool ran and reported failure (IsError), CallTool returns the
@@ -97,7 +97,7 @@ func (c *Client) callable(tool string) error {
 	case c.catalog.Tool(tool) == nil:
 		return fmt.Errorf("%w: %q is not in the catalog of %s", ErrUnknownTool, tool, c.def.Name)
 	case c.disabled[tool]:
-		return fmt.Errorf("%w: %s", ErrDisabled, c.models[tool])
+		return fmt.Errorf("%w: %s", reasonErr(ReasonDisabled), c.models[tool])
 	case c.held[tool]:
 		return fmt.Errorf("%w: %s", ErrHeld, tool)
 	}

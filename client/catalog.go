@@ -108,11 +108,11 @@ func withoutMeta[T any](items []*T, clear func(*T)) []*T {
 // NewCatalog returns a catalog of the given items, sorted and
 // fingerprinted as Connect builds one: a catalog read from elsewhere (a
 // cassette) gets the fingerprint a Definition pins. It returns an error
-// wrapping ErrInvalidCatalog for a tool listed twice.
+// wrapping ReasonInvalidCatalog for a tool listed twice.
 func NewCatalog(tools []*mcp.Tool, resources []*mcp.Resource, templates []*mcp.ResourceTemplate, prompts []*mcp.Prompt) (*Catalog, error) {
 	c := &Catalog{Tools: slices.Clone(tools), Resources: slices.Clone(resources), ResourceTemplates: slices.Clone(templates), Prompts: slices.Clone(prompts)}
 	if err := c.seal(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidCatalog, err)
+		return nil, fmt.Errorf("%w: %v", reasonErr(ReasonInvalidCatalog), err)
 	}
 	return c, nil
 }
@@ -226,7 +226,7 @@ func discover(ctx context.Context, cs *mcp.ClientSession, l Limits, skills bool)
 		}
 	}
 	if err := cat.seal(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidCatalog, err)
+		return nil, fmt.Errorf("%w: %v", reasonErr(ReasonInvalidCatalog), err)
 	}
 	return cat, nil
 }
@@ -255,7 +255,7 @@ func listAll[T any](ctx context.Context, b *budget, what string, page func(conte
 		}
 		for _, it := range items {
 			if it == nil {
-				return nil, fmt.Errorf("%w: %s: null item", ErrInvalidCatalog, what)
+				return nil, fmt.Errorf("%w: %s: null item", reasonErr(ReasonInvalidCatalog), what)
 			}
 			enc, err := json.Marshal(it)
 			if err != nil {
@@ -274,7 +274,7 @@ func listAll[T any](ctx context.Context, b *budget, what string, page func(conte
 			return all, nil
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("%w: %s: cursor %q", ErrCursorLoop, what, next)
+			return nil, fmt.Errorf("%w: %s: cursor %q", reasonErr(ReasonCursorLoop), what, next)
 		}
 		seen[next] = true
 		cursor = next

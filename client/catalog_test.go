@@ -308,7 +308,7 @@ func TestSchemaPreserved(t *testing.T) {
 
 // TestNewCatalog: a catalog built from a connected catalog's items, in
 // another order, has Connect's fingerprints; a tool listed twice is
-// ErrInvalidCatalog.
+// ReasonInvalidCatalog.
 func TestNewCatalog(t *testing.T) {
 	leakcheck.Check(t)
 	live := fingerprint(t, toolsServer(map[string]string{"a": "first", "b": "second"}, []string{"a", "b"}))
@@ -321,7 +321,7 @@ func TestNewCatalog(t *testing.T) {
 	if built.Fingerprint != live.Fingerprint || !cmp.Equal(built.ToolFingerprints, live.ToolFingerprints) {
 		t.Errorf("NewCatalog fingerprint %s %v, Connect's %s %v", built.Fingerprint, built.ToolFingerprints, live.Fingerprint, live.ToolFingerprints)
 	}
-	if _, err := client.NewCatalog(append(tools, tools[0]), nil, nil, nil); !errors.Is(err, client.ErrInvalidCatalog) {
-		t.Errorf("NewCatalog with a tool twice = %v, want ErrInvalidCatalog", err)
+	if _, err := client.NewCatalog(append(tools, tools[0]), nil, nil, nil); !errors.Is(err, &client.ReasonError{Reason: client.ReasonInvalidCatalog}) {
+		t.Errorf("NewCatalog with a tool twice = %v, want ReasonInvalidCatalog", err)
 	}
 }

@@ -394,7 +394,7 @@ func (c *Client) fail(op, tool string, err error) error {
 	d := c.conn.diagnose()
 	class := classify(err, d, false, c.classifier())
 	if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch {
-		err = fmt.Errorf("%w: %w", ErrHeaderMismatch, err)
+		err = fmt.Errorf("%w: %w", reasonErr(ReasonHeaderMismatch), err)
 	}
 	if executes[op] && lostReply(err, d, c.classifier()) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
@@ -431,7 +431,7 @@ func (c *Client) classifier() transport.Classifier {
 // HandlerGrace after its context was cancelled is abandoned on its
 // goroutine, since Go cannot stop it. It runs on until it returns by
 // itself, and what it returns is discarded. Close then returns a
-// ClassTimeout *Error wrapping ErrHandlerStuck that names it. The
+// ClassTimeout *Error wrapping ReasonHandlerStuck that names it. The
 // connection is closed either way.
 //
 // A caller may give up on a tools/call before the reply that creates its
@@ -492,7 +492,7 @@ func (c *Client) close() error {
 	waitUntil(callsDone, graceEnd)
 	if stuck := c.notes.running(); stuck != "" {
 		return &Error{Class: ClassTimeout, Op: OpClose, Server: c.def.Name,
-			Err: fmt.Errorf("%w: %s (the connection is closed)", ErrHandlerStuck, stuck)}
+			Err: fmt.Errorf("%w: %s (the connection is closed)", reasonErr(ReasonHandlerStuck), stuck)}
 	}
 	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return c.fail(OpClose, "", err)

@@ -89,7 +89,8 @@ func TestDisabledBindingRefusesCalls(t *testing.T) {
 		t.Errorf("Bindings() mismatch (-want +got):\n%s", diff)
 	}
 	_, err := c.CallModel(context.Background(), "mcp__docs__lookup", map[string]any{"query": "x"})
-	assertClass(t, err, client.ClassPolicy, client.ErrDisabled)
+	assertClass(t, err, client.ClassPolicy, &client.ReasonError{Reason: client.ReasonDisabled})
+	assertClass(t, err, client.ClassPolicy, client.ErrUnknownTool) // the sentinel it folded into
 	if got := n.get("lookup"); got != 0 {
 		t.Errorf("disabled tool ran %d times, want 0", got)
 	}

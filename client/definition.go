@@ -84,7 +84,7 @@ func (d *Definition) validate() error {
 		}
 	}
 	if !d.Profile.valid() {
-		return fmt.Errorf("client: Definition %q: %w: Profile(%d)", d.Name, ErrUnknownProfile, int(d.Profile))
+		return fmt.Errorf("client: Definition %q: %w: Profile(%d)", d.Name, reasonErr(ReasonUnknownProfile), int(d.Profile))
 	}
 	if l := d.Limits.withDefaults(); l.TaskPollMin > l.TaskPollMax {
 		return fmt.Errorf("client: Definition %q: Limits.TaskPollMin %v is above TaskPollMax %v", d.Name, l.TaskPollMin, l.TaskPollMax)
@@ -157,12 +157,12 @@ type Limits struct {
 	// prompts/get or resources/read that the server answers "input
 	// required" (protocol 2026-07-28). A server may still need input, or
 	// still shed load, after that many continuations. The request then
-	// fails with ErrInputRounds. Zero means 10, the go-sdk's own bound; negative
+	// fails with ReasonInputRounds. Zero means 10, the go-sdk's own bound; negative
 	// means none: an input-required result fails at once.
 	MaxInputRounds int
 	// MaxTaskPolls bounds the tasks/get requests one wait for a task sends
 	// (CallTool, Task.Wait): a task still running after that many polls
-	// fails the wait with ErrTaskPolls. Zero means 10,000.
+	// fails the wait with ReasonTaskPolls. Zero means 10,000.
 	MaxTaskPolls int
 	// TaskPollMin and TaskPollMax bound the time between two polls of a
 	// task. The server's hint (pollIntervalMs) is raised to TaskPollMin

@@ -41,7 +41,7 @@
 // input-required result instead. The client fulfils it through the same
 // Handlers. It then sends the continuation the server asked for: the
 // answers and the server's requestState. It does so at most
-// Limits.MaxInputRounds times, load shedding included ([ErrInputRounds]).
+// Limits.MaxInputRounds times, load shedding included ([ReasonInputRounds]).
 // A request for input that no handler serves fails at once
 // ([ErrNoHandler]). The continuation is the only tools/call the client
 // ever sends again.
@@ -57,7 +57,7 @@
 //
 // A task still reads as one call. CallTool waits for its outcome. It polls
 // at the server's hint, within Limits.TaskPollMin and TaskPollMax. It polls
-// at most Limits.MaxTaskPolls times ([ErrTaskPolls]) and for at most
+// at most Limits.MaxTaskPolls times ([ReasonTaskPolls]) and for at most
 // Limits.TaskTimeout ([ErrTaskTimeout]). A task that needs input is
 // answered through the Handlers, as an input-required result is, with one
 // tasks/update per round. CallTool sends tasks/cancel when it gives up.
@@ -145,7 +145,7 @@
 // resources and then closes the transport. It is bounded whatever the
 // server and the handlers do: DrainTimeout, plus the transport's own close
 // bound or [HandlerGrace]. When it returns no handler runs, except one
-// that ignores its context. Close reports that one ([ErrHandlerStuck]).
+// that ignores its context. Close reports that one ([ReasonHandlerStuck]).
 //
 // # Notifications
 //

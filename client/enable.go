@@ -45,7 +45,7 @@ func (c *Client) binding(tool, model string) Binding {
 }
 
 // SetEnabled enables or disables the binding of a tool, named by its tool
-// name or model name. A disabled binding refuses calls with ErrDisabled.
+// name or model name. A disabled binding refuses calls with ReasonDisabled.
 // The setting outlives catalog changes.
 func (c *Client) SetEnabled(name string, enabled bool) error {
 	c.mu.Lock()

@@ -21,7 +21,9 @@ import (
 // testscript commands share it.
 type FailureClass = transport.Class
 
-// The classes, as transport defines them.
+// The classes, as transport defines them. Each is an alias, not a copy:
+// client.ClassAuth == transport.ClassAuth. They are here so that a caller
+// of client reads Error.Class without importing transport.
 const (
 	// ClassStart: the server could not be started or did not complete the
 	// handshake (missing executable, exit before initialize).
@@ -166,25 +168,24 @@ func (e *Error) ConnectionRetryable() bool {
 	return false
 }
 
-// Sentinel errors, matched with errors.Is through *Error.
+// Sentinel errors, matched with errors.Is through *Error. Each is one a
+// caller acts on; a *ReasonError says more.
 var (
 	// ErrClosed is returned by calls on a client that is closing or closed.
 	ErrClosed = errors.New("client closed")
 	// ErrUnknownTool is returned when a call names a tool (or model name)
-	// that the catalog does not have. Nothing is sent to the server.
+	// that the catalog does not have. Nothing is sent to the server. A
+	// disabled binding ([ReasonDisabled]) and an unknown skill
+	// ([ReasonUnknownSkill]) match it too.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrDisabled is returned when a call names a disabled binding.
-	ErrDisabled = errors.New("binding disabled")
 	// ErrHeld is returned when a call names a tool that changed against the
 	// pinned fingerprint and was not yet accepted (Client.AcceptCatalog).
+	// A held skill ([ReasonSkillHeld]) matches it too.
 	ErrHeld = errors.New("tool changed since pinned fingerprint; not accepted")
-	// ErrCatalogLimit is returned when discovery passes a Limits bound.
+	// ErrCatalogLimit is returned when discovery passes a Limits bound. A
+	// repeated pagination cursor ([ReasonCursorLoop], a ClassProtocol
+	// error) matches it too.
 	ErrCatalogLimit = errors.New("catalog over limit")
-	// ErrCursorLoop is returned when a server's pagination cursor repeats.
-	ErrCursorLoop = errors.New("pagination cursor repeated")
-	// ErrInvalidCatalog is returned when a server lists an invalid catalog:
-	// a tool twice, a null item.
-	ErrInvalidCatalog = errors.New("invalid catalog")
 	// ErrOutcomeUnknown is wrapped by the error of a request that was sent
 	// and whose reply was lost, when the request may run something. Such
 	// requests are CallTool, CallModel, ReadResource, GetPrompt, and each
@@ -208,46 +209,116 @@ var (
 	// capabilities). That error wraps ErrNoHandler too, and keeps the
 	// *jsonrpc.Error.
 	ErrNoHandler = errors.New("no handler for the server's input request")
-	// ErrHandler is returned when a handler could not answer a server's
-	// input request: it returned an error or no result, or an accepted
-	// elicitation's content does not match the requested schema. No
-	// continuation is sent.
-	ErrHandler = errors.New("handler failed")
-	// ErrInvalidInputRequest is returned when a server's input request
-	// cannot be handled as sent: an unknown kind, a sampling message with
-	// several content blocks, a requested schema that does not resolve.
-	ErrInvalidInputRequest = errors.New("invalid input request")
-	// ErrHeaderMismatch is returned when the server refused a request
-	// because its HTTP headers disagree with its body (JSON-RPC error
-	// -32020, protocol 2026-07-28). The headers are Mcp-Protocol-Version,
-	// Mcp-Method, Mcp-Name and Mcp-Param-*. Either something between the
-	// client and the server rewrote them, or the two disagree on a tool's
-	// x-mcp-header annotations. The request was not executed. It is a
-	// ClassProtocol error.
-	ErrHeaderMismatch = errors.New("request headers do not match its body")
-	// ErrInputRounds is returned when a server still needs input (or still
-	// sheds load) after Limits.MaxInputRounds continuations of one request.
-	// The request is abandoned; no further continuation is sent.
-	ErrInputRounds = errors.New("too many input rounds")
-	// ErrTaskPolls is returned when a task is still running after
-	// Limits.MaxTaskPolls polls of one wait. It is a ClassPolicy error.
-	ErrTaskPolls = errors.New("task still running after the poll bound")
 	// ErrTaskTimeout is returned when a task is still running when the next
-	// poll would pass Limits.TaskTimeout. It is a ClassTimeout error.
+	// poll would pass Limits.TaskTimeout. It is a ClassTimeout error. A
+	// task still running after Limits.MaxTaskPolls polls
+	// ([ReasonTaskPolls], a ClassPolicy error) matches it too.
 	ErrTaskTimeout = errors.New("task still running after the time bound")
-	// ErrTaskFailed is returned when the server reports a task failed (a
-	// protocol-level failure; a tool that reported an error completes, with
-	// a ClassTool error). The task's JSON-RPC error is wrapped too. It is a
-	// ClassServer error.
-	ErrTaskFailed = errors.New("task failed")
-	// ErrTaskCancelled is returned when the server reports a task
-	// cancelled while the client waited for it. It is a ClassServer error.
-	ErrTaskCancelled = errors.New("task cancelled")
-	// ErrInvalidTask is returned when a server's task handle or task state
-	// cannot be used: no task id, an unknown status, a completed task
-	// without a result. It is a ClassProtocol error.
-	ErrInvalidTask = errors.New("invalid task")
 )
+
+// A Reason says which case of a failure an error is, where no sentinel
+// of its own is needed. Its text is the error's message.
+type Reason string
+
+// The reasons. Each names its sentinel, if it has one, and its class.
+const (
+	// ReasonDisabled: a call names a disabled binding. ErrUnknownTool,
+	// ClassPolicy.
+	ReasonDisabled Reason = "binding disabled"
+	// ReasonUnknownSkill: a skill or file the catalog does not list.
+	// Nothing is sent. ErrUnknownTool, ClassPolicy.
+	ReasonUnknownSkill Reason = "unknown skill"
+	// ReasonSkillHeld: a skill changed against the pinned fingerprint and
+	// was not yet accepted (Client.AcceptCatalog). ErrHeld, ClassPolicy.
+	ReasonSkillHeld Reason = "skill changed since pinned fingerprint; not accepted"
+	// ReasonCursorLoop: a server's pagination cursor repeated.
+	// ErrCatalogLimit, ClassProtocol.
+	ReasonCursorLoop Reason = "pagination cursor repeated"
+	// ReasonInvalidCatalog: a server listed an invalid catalog (a tool
+	// twice, a null item). ClassProtocol.
+	ReasonInvalidCatalog Reason = "invalid catalog"
+	// ReasonHandler: a handler could not answer a server's input request.
+	// It returned an error or no result, or an accepted elicitation's
+	// content does not match the requested schema. No continuation is
+	// sent. ClassPolicy.
+	ReasonHandler Reason = "handler failed"
+	// ReasonInvalidInputRequest: a server's input request cannot be
+	// handled as sent. Examples: an unknown kind, a sampling message with
+	// several content blocks, a requested schema that does not resolve.
+	// ClassProtocol.
+	ReasonInvalidInputRequest Reason = "invalid input request"
+	// ReasonHeaderMismatch: the server refused a request because its HTTP
+	// headers disagree with its body (JSON-RPC error -32020, protocol
+	// 2026-07-28). The headers are Mcp-Protocol-Version, Mcp-Method,
+	// Mcp-Name and Mcp-Param-*. Either something between the client and
+	// the server rewrote them, or the two disagree on a tool's
+	// x-mcp-header annotations. The request was not executed.
+	// ClassProtocol.
+	ReasonHeaderMismatch Reason = "request headers do not match its body"
+	// ReasonInputRounds: a server still needs input (or still sheds load)
+	// after Limits.MaxInputRounds continuations of one request. No further
+	// continuation is sent. ClassPolicy.
+	ReasonInputRounds Reason = "too many input rounds"
+	// ReasonTaskPolls: a task is still running after Limits.MaxTaskPolls
+	// polls of one wait. ErrTaskTimeout, ClassPolicy.
+	ReasonTaskPolls Reason = "task still running after the poll bound"
+	// ReasonTaskFailed: the server reports a task failed (a protocol-level
+	// failure; a tool that reported an error completes, with a ClassTool
+	// error). The task's JSON-RPC error is wrapped too. ClassServer.
+	ReasonTaskFailed Reason = "task failed"
+	// ReasonTaskCancelled: the server reports a task cancelled while the
+	// client waited for it. ClassServer.
+	ReasonTaskCancelled Reason = "task cancelled"
+	// ReasonInvalidTask: a server's task handle or task state cannot be
+	// used: no task id, an unknown status, a completed task without a
+	// result. ClassProtocol.
+	ReasonInvalidTask Reason = "invalid task"
+	// ReasonHandlerStuck: Close found a handler still running
+	// HandlerGrace after its context was cancelled: it ignores its
+	// context. Go cannot stop it; it runs on until it returns by itself,
+	// and whatever it returns is discarded. ClassTimeout.
+	ReasonHandlerStuck Reason = "handler still running after its context was cancelled"
+	// ReasonSkillMismatch: a fetched skill file differs from its entry. A
+	// *SkillError says how. ClassProtocol.
+	ReasonSkillMismatch Reason = "skill file differs from its entry"
+	// ReasonUnknownProfile: ParseProfile does not know a name, or a
+	// Definition's Profile is outside the constants (Connect fails with
+	// ClassPolicy).
+	ReasonUnknownProfile Reason = "unknown profile"
+)
+
+// A ReasonError is wrapped by an error whose case a Reason names. Find it
+// with errors.As, or match one with errors.Is(err, &ReasonError{Reason:
+// r}). errors.Is matches its reason's sentinel, if any, too.
+type ReasonError struct {
+	Reason Reason
+	is     error // the sentinel it matches, or nil
+}
+
+func (e *ReasonError) Error() string { return string(e.Reason) }
+
+// Is reports whether target is a *ReasonError of the same Reason, or the
+// reason's sentinel.
+func (e *ReasonError) Is(target error) bool {
+	if t, ok := target.(*ReasonError); ok {
+		return t.Reason == e.Reason
+	}
+	return e.is != nil && target == e.is
+}
+
+// reasonSentinels are the kept sentinels the reasons folded into them match.
+var reasonSentinels = map[Reason]error{
+	ReasonDisabled:     ErrUnknownTool,
+	ReasonUnknownSkill: ErrUnknownTool,
+	ReasonSkillHeld:    ErrHeld,
+	ReasonCursorLoop:   ErrCatalogLimit,
+	ReasonTaskPolls:    ErrTaskTimeout,
+}
+
+// reasonErr returns a new *ReasonError of r, to wrap with %w. Each error
+// has its own, so a caller that changes the one errors.As gives it changes
+// no other error.
+func reasonErr(r Reason) *ReasonError { return &ReasonError{r, reasonSentinels[r]} }
 
 // ToolError is the error of a tool that ran and reported failure
 // (CallToolResult.IsError). Text is the result's text content.
@@ -276,12 +347,14 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 		return ClassClosed
 	case errors.Is(err, transport.ErrMismatch):
 		return ClassMismatch
-	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrDisabled), errors.Is(err, ErrHeld),
-		errors.Is(err, ErrCatalogLimit), errors.Is(err, ErrNoHandler), errors.Is(err, ErrHandler),
-		errors.Is(err, ErrInputRounds), errors.Is(err, ErrTaskPolls), errors.Is(err, transport.ErrPolicy):
-		return ClassPolicy
-	case errors.Is(err, ErrCursorLoop), errors.Is(err, ErrInvalidCatalog), errors.Is(err, ErrInvalidInputRequest),
-		errors.Is(err, ErrRevisionMismatch), errors.Is(err, ErrInvalidTask), errors.Is(err, transport.ErrProtocol):
+	case errors.Is(err, reasonErr(ReasonCursorLoop)):
+		return ClassProtocol // before ErrCatalogLimit, which it matches
+	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrHeld),
+		errors.Is(err, ErrCatalogLimit), errors.Is(err, ErrNoHandler), errors.Is(err, reasonErr(ReasonHandler)),
+		errors.Is(err, reasonErr(ReasonInputRounds)), errors.Is(err, reasonErr(ReasonTaskPolls)), errors.Is(err, transport.ErrPolicy):
+		return ClassPolicy // reasonErr(ReasonTaskPolls) before ErrTaskTimeout, which it matches
+	case errors.Is(err, reasonErr(ReasonInvalidCatalog)), errors.Is(err, reasonErr(ReasonInvalidInputRequest)),
+		errors.Is(err, ErrRevisionMismatch), errors.Is(err, reasonErr(ReasonInvalidTask)), errors.Is(err, transport.ErrProtocol):
 		return ClassProtocol
 	case errors.Is(err, transport.ErrAuth):
 		return ClassAuth
@@ -292,9 +365,9 @@ func classify(err error, d *transport.Diagnosis, connecting bool, cl transport.C
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, transport.ErrTimeout), errors.Is(err, context.Canceled),
 		errors.Is(err, ErrTaskTimeout):
 		return ClassTimeout
-	case errors.Is(err, transport.ErrServer), errors.Is(err, ErrTaskFailed), errors.Is(err, ErrTaskCancelled):
+	case errors.Is(err, transport.ErrServer), errors.Is(err, reasonErr(ReasonTaskFailed)), errors.Is(err, reasonErr(ReasonTaskCancelled)):
 		return ClassServer
-	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, ErrHeaderMismatch):
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeHeaderMismatch, errors.Is(err, reasonErr(ReasonHeaderMismatch)):
 		return ClassProtocol
 	case errors.As(err, new(*url.Error)):
 		// An HTTP request that got no answer (refused, unreachable, reset):

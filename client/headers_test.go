@@ -94,7 +94,7 @@ func (r rewriteHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // A server that refuses a request whose headers disagree with its body
-// (-32020) gives a ClassProtocol error wrapping ErrHeaderMismatch; the tool
+// (-32020) gives a ClassProtocol error wrapping ReasonHeaderMismatch; the tool
 // did not run, and its outcome is known.
 func TestHeaderMismatchIsClassified(t *testing.T) {
 	for _, header := range []string{"Mcp-Param-Region", "Mcp-Name"} {
@@ -106,7 +106,7 @@ func TestHeaderMismatchIsClassified(t *testing.T) {
 			t.Cleanup(ts.Close)
 			c := connectURL(t, ts.URL, &streamablehttp.Options{Base: rewriteHeader{http.DefaultTransport, header, "elsewhere"}}, nil, "2026-07-28")
 			_, err := c.CallTool(context.Background(), "where", map[string]any{"region": "us-west1"})
-			assertClass(t, err, client.ClassProtocol, client.ErrHeaderMismatch)
+			assertClass(t, err, client.ClassProtocol, &client.ReasonError{Reason: client.ReasonHeaderMismatch})
 			if errors.Is(err, client.ErrOutcomeUnknown) {
 				t.Errorf("a refused call says %v", err)
 			}

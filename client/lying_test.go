@@ -76,12 +76,12 @@ func TestLyingServers(t *testing.T) {
 		{
 			name:  "cursor loop",
 			tools: func(string) any { return map[string]any{"tools": []any{}, "nextCursor": "again"} },
-			class: client.ClassProtocol, target: client.ErrCursorLoop,
+			class: client.ClassProtocol, target: &client.ReasonError{Reason: client.ReasonCursorLoop},
 		},
 		{
 			name:  "duplicate tool",
 			tools: func(string) any { return map[string]any{"tools": []any{tool("a"), tool("a")}} },
-			class: client.ClassProtocol, target: client.ErrInvalidCatalog,
+			class: client.ClassProtocol, target: &client.ReasonError{Reason: client.ReasonInvalidCatalog},
 		},
 		{
 			name:   "endless pages",
@@ -165,7 +165,7 @@ func TestErrorStrings(t *testing.T) {
 			t.Errorf("class %d has no name", int(class))
 		}
 	}
-	e := &client.Error{Class: client.ClassPolicy, Op: client.OpCallTool, Server: "docs", Tool: "lookup", Err: client.ErrDisabled}
+	e := &client.Error{Class: client.ClassPolicy, Op: client.OpCallTool, Server: "docs", Tool: "lookup", Err: &client.ReasonError{Reason: client.ReasonDisabled}}
 	if got, want := e.Error(), "mcp docs: call lookup: policy: binding disabled"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
@@ -180,7 +180,7 @@ func TestErrorStrings(t *testing.T) {
 }
 
 // A server that answers a tools/call with a task handle the client did not
-// ask for (it declared no tasks) fails the call with ErrInvalidTask
+// ask for (it declared no tasks) fails the call with ReasonInvalidTask
 // (ClassProtocol), content or not, rather than handing the caller an empty
 // or partial result; a result of any other type is the call's result.
 func TestUnaskedTaskHandleIsRefused(t *testing.T) {
@@ -221,7 +221,7 @@ func TestUnaskedTaskHandleIsRefused(t *testing.T) {
 				if err == nil {
 					t.Fatalf("CallTool() = %+v, want an error", res)
 				}
-				assertClass(t, err, client.ClassProtocol, client.ErrInvalidTask)
+				assertClass(t, err, client.ClassProtocol, &client.ReasonError{Reason: client.ReasonInvalidTask})
 				return
 			}
 			if err != nil {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,12 +19,6 @@ import (
 // close, if that takes longer). A handler that ignores its context and is
 // still running then is abandoned: see Client.Close.
 const HandlerGrace = 100 * time.Millisecond
-
-// ErrHandlerStuck is returned by Close when a handler was still running
-// HandlerGrace after its context was cancelled: it ignores its context. Go
-// cannot stop it; it runs on until it returns by itself, and whatever it
-// returns is discarded.
-var ErrHandlerStuck = errors.New("handler still running after its context was cancelled")
 
 // notifier runs the handlers of what the server sends the client: the
 // notifications (logging, progress, resource updates, list changes) on one goroutine, from a
@@ -213,7 +206,7 @@ func (n *notifier) stop() <-chan struct{} {
 	return n.idleChan()
 }
 
-// running names the handlers still running, for ErrHandlerStuck.
+// running names the handlers still running, for ReasonHandlerStuck.
 func (n *notifier) running() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -258,8 +258,8 @@ func TestCloseBoundedWhenLoggingHandlerIgnoresContext(t *testing.T) {
 	}
 	took, err := testkit.CloseWithin(t, c, 30*time.Second)
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassTimeout || !errors.Is(err, client.ErrHandlerStuck) {
-		t.Errorf("Close() = %v, want a ClassTimeout error wrapping ErrHandlerStuck", err)
+	if !errors.As(err, &ce) || ce.Class != client.ClassTimeout || !errors.Is(err, &client.ReasonError{Reason: client.ReasonHandlerStuck}) {
+		t.Errorf("Close() = %v, want a ClassTimeout error wrapping ReasonHandlerStuck", err)
 	}
 	if limit := 10 * (drain + client.HandlerGrace); took > limit {
 		t.Errorf("Close took %v, want well under %v", took, limit)
@@ -300,8 +300,8 @@ func TestCloseBoundedWhenSamplingHandlerIgnoresContext(t *testing.T) {
 	go c.CallTool(testkit.Context(t), "ask", nil) // ends when Close cancels it
 	<-entered
 	took, err := testkit.CloseWithin(t, c, 30*time.Second)
-	if !errors.Is(err, client.ErrHandlerStuck) {
-		t.Errorf("Close() = %v, want ErrHandlerStuck", err)
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonHandlerStuck}) {
+		t.Errorf("Close() = %v, want ReasonHandlerStuck", err)
 	}
 	if limit := 10 * (drain + client.HandlerGrace); took > limit {
 		t.Errorf("Close took %v, want well under %v", took, limit)
@@ -491,8 +491,8 @@ func TestCloseBoundedWhenResourceUpdatedHandlerIgnoresContext(t *testing.T) {
 				t.Fatal("the update never reached the handler")
 			}
 			took, err := testkit.CloseWithin(t, c, 10*time.Second)
-			if !errors.Is(err, client.ErrHandlerStuck) {
-				t.Errorf("Close() = %v, want ErrHandlerStuck", err)
+			if !errors.Is(err, &client.ReasonError{Reason: client.ReasonHandlerStuck}) {
+				t.Errorf("Close() = %v, want ReasonHandlerStuck", err)
 			}
 			if limit := 10 * (drain + client.HandlerGrace); took > limit {
 				t.Errorf("Close took %v, want well under %v", took, limit)

@@ -53,14 +53,10 @@ var profileVersions = [...]string{
 	ProfileLegacy:   protocol.Revision20241105,
 }
 
-// ErrUnknownProfile is returned by ParseProfile for a name it does not
-// know, and by Connect for a Profile value outside the constants.
-var ErrUnknownProfile = errors.New("unknown profile")
-
 // ParseProfile returns the profile String names: "default", "legacy", or a
 // revision date ("2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26";
 // "2024-11-05" is ProfileLegacy). Anything else is an error wrapping
-// ErrUnknownProfile.
+// ReasonUnknownProfile.
 func ParseProfile(s string) (Profile, error) {
 	switch s {
 	case "default":
@@ -72,7 +68,7 @@ func ParseProfile(s string) (Profile, error) {
 		return Profile(i), nil
 	}
 	names := append([]string{"default", "legacy"}, profileVersions[Profile20260728:ProfileLegacy]...)
-	return 0, fmt.Errorf("client: %w %q (want one of %s)", ErrUnknownProfile, s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("client: %w %q (want one of %s)", reasonErr(ReasonUnknownProfile), s, strings.Join(names, ", "))
 }
 
 // String returns "default", "legacy" or the pinned revision date, the names

@@ -32,8 +32,8 @@ func TestParseProfile(t *testing.T) {
 		t.Errorf("ParseProfile(2024-11-05) = %v, %v; want legacy", p, err)
 	}
 	for _, bad := range []string{"", "stable", "draft", "2025-11-24", "Default"} {
-		if _, err := client.ParseProfile(bad); !errors.Is(err, client.ErrUnknownProfile) {
-			t.Errorf("ParseProfile(%q) error = %v, want ErrUnknownProfile", bad, err)
+		if _, err := client.ParseProfile(bad); !errors.Is(err, &client.ReasonError{Reason: client.ReasonUnknownProfile}) {
+			t.Errorf("ParseProfile(%q) error = %v, want ReasonUnknownProfile", bad, err)
 		}
 	}
 	if got := client.Profile(42).String(); got != "Profile(42)" {

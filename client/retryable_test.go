@@ -100,7 +100,7 @@ func TestCallerTimeoutIsNotTheConnections(t *testing.T) {
 		{&client.Error{Class: client.ClassTimeout, Op: client.OpCallTool, Err: &transport.TimeoutError{Phase: "idle read", Limit: time.Second}}, true},
 		{&client.Error{Class: client.ClassTimeout, Op: client.OpConnect, Err: context.DeadlineExceeded}, true},
 		{&client.Error{Class: client.ClassTimeout, Op: client.OpDiscover, Err: context.DeadlineExceeded}, true},
-		{&client.Error{Class: client.ClassTimeout, Op: client.OpClose, Err: client.ErrHandlerStuck}, false},
+		{&client.Error{Class: client.ClassTimeout, Op: client.OpClose, Err: &client.ReasonError{Reason: client.ReasonHandlerStuck}}, false},
 	} {
 		if got := tc.e.ConnectionRetryable(); got != tc.want {
 			t.Errorf("%v (op %s): ConnectionRetryable() = %v, want %v", tc.e, tc.e.Op, got, tc.want)

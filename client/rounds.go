@@ -46,7 +46,7 @@ func rounds[P any, R any](ctx context.Context, c *Client, p P, send func(context
 		}
 		if n == c.limits.MaxInputRounds {
 			var zero R
-			return zero, fmt.Errorf("%w: the server asked for input again after %d rounds", ErrInputRounds, n)
+			return zero, fmt.Errorf("%w: the server asked for input again after %d rounds", reasonErr(ReasonInputRounds), n)
 		}
 		answers, ferr := c.fulfil(ctx, in.requests)
 		if ferr != nil {
@@ -62,7 +62,7 @@ func rounds[P any, R any](ctx context.Context, c *Client, p P, send func(context
 // fulfil answers every input request through the handlers, in the order of
 // their ids. A request no handler serves fails the whole set before any
 // handler runs. A handler that fails once ctx has ended fails the set with
-// ctx's error (the caller gave up), not ErrHandler.
+// ctx's error (the caller gave up), not ReasonHandler.
 func (c *Client) fulfil(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	h := &c.handlers
 	ids := slices.Sorted(maps.Keys(reqs))
@@ -84,7 +84,7 @@ func (c *Client) fulfil(ctx context.Context, reqs mcp.InputRequestMap) (mcp.Inpu
 				missing = "roots (Handlers.Roots)"
 			}
 		default:
-			return nil, fmt.Errorf("%w: input request %q of type %T", ErrInvalidInputRequest, id, reqs[id])
+			return nil, fmt.Errorf("%w: input request %q of type %T", reasonErr(ReasonInvalidInputRequest), id, reqs[id])
 		}
 		if missing != "" {
 			return nil, fmt.Errorf("%w: the server asked for %s in input request %q", ErrNoHandler, missing, id)
@@ -113,10 +113,10 @@ func (c *Client) answer(ctx context.Context, req mcp.InputRequest) (mcp.InputRes
 	case *mcp.ElicitParams:
 		res, err := h.Elicitation(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: elicitation: %w", ErrHandler, err)
+			return nil, fmt.Errorf("%w: elicitation: %w", reasonErr(ReasonHandler), err)
 		}
 		if res == nil {
-			return nil, fmt.Errorf("%w: elicitation returned no result", ErrHandler)
+			return nil, fmt.Errorf("%w: elicitation returned no result", reasonErr(ReasonHandler))
 		}
 		if err := checkElicited(p, res); err != nil {
 			return nil, err
@@ -137,17 +137,17 @@ func (c *Client) answer(ctx context.Context, req mcp.InputRequest) (mcp.InputRes
 		//lint:ignore SA1019 roots, deprecated by SEP-2577 and still supported: mcp.ListRootsResult
 		return &mcp.ListRootsResult{Roots: slices.Clone(h.Roots)}, nil
 	}
-	return nil, fmt.Errorf("%w: %T", ErrInvalidInputRequest, req)
+	return nil, fmt.Errorf("%w: %T", reasonErr(ReasonInvalidInputRequest), req)
 }
 
 //lint:ignore SA1019 sampling, deprecated by SEP-2577 and still supported: mcp.CreateMessageParams
 func (c *Client) sample(ctx context.Context, p *mcp.CreateMessageParams) (mcp.InputResponse, error) {
 	res, err := c.handlers.Sampling(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sampling: %w", ErrHandler, err)
+		return nil, fmt.Errorf("%w: sampling: %w", reasonErr(ReasonHandler), err)
 	}
 	if res == nil {
-		return nil, fmt.Errorf("%w: sampling returned no result", ErrHandler)
+		return nil, fmt.Errorf("%w: sampling returned no result", reasonErr(ReasonHandler))
 	}
 	return res, nil
 }
@@ -161,7 +161,7 @@ func baseSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams
 	msgs := make([]*mcp.SamplingMessage, 0, len(p.Messages))
 	for i, m := range p.Messages {
 		if m == nil || len(m.Content) > 1 {
-			return nil, fmt.Errorf("%w: sampling message %d has several content blocks, which Handlers.Sampling cannot take", ErrInvalidInputRequest, i)
+			return nil, fmt.Errorf("%w: sampling message %d has several content blocks, which Handlers.Sampling cannot take", reasonErr(ReasonInvalidInputRequest), i)
 		}
 		var content mcp.Content
 		if len(m.Content) == 1 {
@@ -188,24 +188,24 @@ func checkElicited(p *mcp.ElicitParams, res *mcp.ElicitResult) error {
 	}
 	raw, err := json.Marshal(p.RequestedSchema)
 	if err != nil {
-		return fmt.Errorf("%w: requested schema: %w", ErrInvalidInputRequest, err)
+		return fmt.Errorf("%w: requested schema: %w", reasonErr(ReasonInvalidInputRequest), err)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return fmt.Errorf("%w: requested schema: %w", ErrInvalidInputRequest, err)
+		return fmt.Errorf("%w: requested schema: %w", reasonErr(ReasonInvalidInputRequest), err)
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
-		return fmt.Errorf("%w: requested schema: %w", ErrInvalidInputRequest, err)
+		return fmt.Errorf("%w: requested schema: %w", reasonErr(ReasonInvalidInputRequest), err)
 	}
 	if res.Content == nil {
 		res.Content = map[string]any{}
 	}
 	if err := rs.ApplyDefaults(&res.Content); err != nil {
-		return fmt.Errorf("%w: elicitation content: %w", ErrHandler, err)
+		return fmt.Errorf("%w: elicitation content: %w", reasonErr(ReasonHandler), err)
 	}
 	if err := rs.Validate(res.Content); err != nil {
-		return fmt.Errorf("%w: elicitation content does not match the requested schema: %w", ErrHandler, err)
+		return fmt.Errorf("%w: elicitation content does not match the requested schema: %w", reasonErr(ReasonHandler), err)
 	}
 	return nil
 }

@@ -305,7 +305,7 @@ func TestInputRequiredPromptAndResource(t *testing.T) {
 // Limits.MaxInputRounds bounds the continuations of one request, load
 // shedding included, at its exact edge: a tool that needs N rounds
 // completes with N continuations; one that needs N+1 fails with
-// ErrInputRounds after the Nth, and no further tools/call is sent.
+// ReasonInputRounds after the Nth, and no further tools/call is sent.
 func TestInputRoundsBound(t *testing.T) {
 	p := peer{"http stateless", client.ProfileDefault, "stateless", "2026-07-28"}
 	for _, tc := range []struct {
@@ -335,7 +335,7 @@ func TestInputRoundsBound(t *testing.T) {
 				t.Fatalf("CallTool: %v", err)
 			}
 			if !tc.ok {
-				assertClass(t, err, client.ClassPolicy, client.ErrInputRounds)
+				assertClass(t, err, client.ClassPolicy, &client.ReasonError{Reason: client.ReasonInputRounds})
 			}
 			if got := len(callPosts(rec, "rounds")); got != tc.posts {
 				t.Errorf("the server received %d tools/call POSTs, want %d", got, tc.posts)
@@ -417,7 +417,7 @@ func TestRootsWithoutRoots(t *testing.T) {
 }
 
 // A handler that fails, or whose accepted content does not match the
-// requested schema, fails the call as ErrHandler; nothing more is sent.
+// requested schema, fails the call as ReasonHandler; nothing more is sent.
 func TestInputHandlerFails(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -439,7 +439,7 @@ func TestInputHandlerFails(t *testing.T) {
 			p := peer{"http stateless", client.ProfileDefault, "stateless", "2026-07-28"}
 			c, rec := connectPeer(t, p, inputServer(n), tc.h, client.Limits{})
 			_, err := c.CallTool(context.Background(), "confirm", map[string]any{})
-			assertClass(t, err, client.ClassPolicy, client.ErrHandler)
+			assertClass(t, err, client.ClassPolicy, &client.ReasonError{Reason: client.ReasonHandler})
 			if got := len(callPosts(rec, "confirm")); got != 1 {
 				t.Errorf("the server received %d tools/call POSTs, want 1", got)
 			}
@@ -464,8 +464,8 @@ func TestInputHandlerOfAGivenUpCall(t *testing.T) {
 	c, rec := connectPeer(t, p, inputServer(n), h, client.Limits{})
 	_, err := c.CallTool(ctx, "confirm", map[string]any{})
 	assertClass(t, err, client.ClassTimeout, context.Canceled)
-	if errors.Is(err, client.ErrHandler) {
-		t.Errorf("error %q wraps ErrHandler: the handler only saw the caller give up", err)
+	if errors.Is(err, &client.ReasonError{Reason: client.ReasonHandler}) {
+		t.Errorf("error %q wraps ReasonHandler: the handler only saw the caller give up", err)
 	}
 	if got := len(callPosts(rec, "confirm")); got != 1 {
 		t.Errorf("the server received %d tools/call POSTs, want 1", got)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,7 +36,7 @@ type Skill struct {
 	// Files lists every file of the skill, SKILL.md among them, sorted by
 	// URI. It is nil for a skill whose files the server lists as
 	// "dynamic": nothing of such a skill can be verified, and LoadSkill
-	// and ReadSkillFile refuse it (ErrUnknownSkill).
+	// and ReadSkillFile refuse it (ReasonUnknownSkill).
 	Files []SkillFile `json:"files"`
 }
 
@@ -70,18 +69,6 @@ func (c *Catalog) Skill(uri string) *Skill {
 	return c.Skills[i]
 }
 
-// ErrSkillMismatch is wrapped by a *SkillError: a fetched skill file
-// differs from its entry.
-var ErrSkillMismatch = errors.New("skill file differs from its entry")
-
-// ErrSkillHeld is returned when a skill changed against the pinned
-// fingerprint and was not yet accepted (Client.AcceptCatalog).
-var ErrSkillHeld = errors.New("skill changed since pinned fingerprint; not accepted")
-
-// ErrUnknownSkill is returned for a skill or file the catalog does not
-// list. Nothing is sent to the server.
-var ErrUnknownSkill = errors.New("unknown skill")
-
 // A SkillError says how a fetched skill file differs from its entry.
 // Nothing of the file was handed to the caller.
 type SkillError struct {
@@ -97,8 +84,8 @@ func (e *SkillError) Error() string {
 	return fmt.Sprintf("skill %q: file %q: %s differs: %s", e.Skill, e.File, e.What, e.Detail)
 }
 
-// Unwrap returns ErrSkillMismatch.
-func (e *SkillError) Unwrap() error { return ErrSkillMismatch }
+// Unwrap returns a *ReasonError of ReasonSkillMismatch.
+func (e *SkillError) Unwrap() error { return reasonErr(ReasonSkillMismatch) }
 
 // A LoadedSkill is a skill whose SKILL.md was fetched and verified.
 type LoadedSkill struct {
@@ -149,9 +136,9 @@ func (c *Client) skill(uri string) (*Skill, error) {
 	c.mu.Unlock()
 	switch {
 	case sk == nil:
-		return nil, &Error{Class: ClassPolicy, Op: OpLoadSkill, Server: c.def.Name, Err: fmt.Errorf("%w: %q", ErrUnknownSkill, uri)}
+		return nil, &Error{Class: ClassPolicy, Op: OpLoadSkill, Server: c.def.Name, Err: fmt.Errorf("%w: %q", reasonErr(ReasonUnknownSkill), uri)}
 	case held:
-		return nil, &Error{Class: ClassPolicy, Op: OpLoadSkill, Server: c.def.Name, Err: fmt.Errorf("%w: %q", ErrSkillHeld, uri)}
+		return nil, &Error{Class: ClassPolicy, Op: OpLoadSkill, Server: c.def.Name, Err: fmt.Errorf("%w: %q", reasonErr(ReasonSkillHeld), uri)}
 	}
 	return sk, nil
 }
@@ -162,7 +149,7 @@ func (c *Client) fetchSkillFile(ctx context.Context, sk *Skill, file string) ([]
 	entry := sk.File(file)
 	if entry == nil {
 		return nil, &Error{Class: ClassPolicy, Op: OpLoadSkill, Server: c.def.Name,
-			Err: fmt.Errorf("%w: skill %q lists no file %q", ErrUnknownSkill, sk.URI, file)}
+			Err: fmt.Errorf("%w: skill %q lists no file %q", reasonErr(ReasonUnknownSkill), sk.URI, file)}
 	}
 	res, err := c.ReadResource(ctx, file)
 	if err != nil {

@@ -191,7 +191,7 @@ func TestLoadSkillVerifiesBeforeHandingOver(t *testing.T) {
 			}
 			var se *client.SkillError
 			var ce *client.Error
-			if got != nil || !errors.As(err, &se) || !errors.Is(err, client.ErrSkillMismatch) || !errors.As(err, &ce) {
+			if got != nil || !errors.As(err, &se) || !errors.Is(err, &client.ReasonError{Reason: client.ReasonSkillMismatch}) || !errors.As(err, &ce) {
 				t.Fatalf("LoadSkill = %v, %v; want nil and a *SkillError in a *client.Error", got, err)
 			}
 			if se.What != c.what || se.Skill != pdfSkill || ce.Class != client.ClassProtocol || ce.Op != client.OpLoadSkill {
@@ -215,7 +215,8 @@ func TestReadSkillFileVerifies(t *testing.T) {
 	_, err = cl.ReadSkillFile(backstop(t), pdfSkill, "skill://pdf-processing/evil.sh")
 	_, err2 := cl.LoadSkill(backstop(t), "skill://nobody/SKILL.md")
 	_, reads := f.counts()
-	if !errors.Is(err, client.ErrUnknownSkill) || !errors.Is(err2, client.ErrUnknownSkill) || reads["skill://pdf-processing/evil.sh"] != 0 {
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonUnknownSkill}) || !errors.Is(err2, &client.ReasonError{Reason: client.ReasonUnknownSkill}) ||
+		!errors.Is(err, client.ErrUnknownTool) || !errors.Is(err2, client.ErrUnknownTool) || reads["skill://pdf-processing/evil.sh"] != 0 {
 		t.Errorf("unlisted file: %v; unknown skill: %v; reads %v", err, err2, reads)
 	}
 }
@@ -253,8 +254,8 @@ func TestSkillEntriesChecked(t *testing.T) {
 	if len(cat.Skills) != 2 || cat.Skill("skill://i/SKILL.md") == nil || cat.Skill("skill://i/SKILL.md").Files != nil {
 		t.Errorf("skills %v; want pdf-processing and the dynamic i", cat.Skills)
 	}
-	if _, err := cl.LoadSkill(backstop(t), "skill://i/SKILL.md"); !errors.Is(err, client.ErrUnknownSkill) {
-		t.Errorf("LoadSkill(dynamic) = %v; want ErrUnknownSkill", err)
+	if _, err := cl.LoadSkill(backstop(t), "skill://i/SKILL.md"); !errors.Is(err, &client.ReasonError{Reason: client.ReasonUnknownSkill}) {
+		t.Errorf("LoadSkill(dynamic) = %v; want ReasonUnknownSkill", err)
 	}
 }
 
@@ -314,8 +315,8 @@ func TestChangedSkillHeldUntilAccepted(t *testing.T) {
 	}
 	_, err := cl.LoadSkill(backstop(t), pdfSkill)
 	_, after := f.counts()
-	if !errors.Is(err, client.ErrSkillHeld) || after[pdfSkill] != before[pdfSkill] {
-		t.Errorf("changed skill: %v, reads %d then %d; want ErrSkillHeld and no read", err, before[pdfSkill], after[pdfSkill])
+	if !errors.Is(err, &client.ReasonError{Reason: client.ReasonSkillHeld}) || !errors.Is(err, client.ErrHeld) || after[pdfSkill] != before[pdfSkill] {
+		t.Errorf("changed skill: %v, reads %d then %d; want ReasonSkillHeld and no read", err, before[pdfSkill], after[pdfSkill])
 	}
 	if d := cl.Drift(); d == nil || !cmp.Equal(d.Skills, []string{pdfSkill}) {
 		t.Errorf("drift %v; want the skill", d)

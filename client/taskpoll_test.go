@@ -97,7 +97,7 @@ func TestTaskFailedPollIsPolledAgain(t *testing.T) {
 // Failed polls count against Limits.MaxTaskPolls, at its edge: with every
 // other poll answered 503, a task that completes at its second answered
 // poll completes with MaxTaskPolls 4 (polls 1 and 3 failed) and fails with
-// ErrTaskPolls at 3, after 3 POSTs. When every poll fails, the bound's
+// ReasonTaskPolls at 3, after 3 POSTs. When every poll fails, the bound's
 // error holds the last poll's failure, classified.
 func TestTaskFailedPollsCountAgainstTheBound(t *testing.T) {
 	odd := func(n int) bool { return n%2 == 1 }
@@ -123,7 +123,8 @@ func TestTaskFailedPollsCountAgainstTheBound(t *testing.T) {
 			_, err := c.CallTool(testkit.Context(t), "job", map[string]any{"polls": 2, "hint": 1})
 			want := counts{Execs: map[string]int{}, Gets: tc.wantGets}
 			if tc.wantErr {
-				assertClass(t, err, client.ClassPolicy, client.ErrTaskPolls)
+				assertClass(t, err, client.ClassPolicy, &client.ReasonError{Reason: client.ReasonTaskPolls})
+				assertClass(t, err, client.ClassPolicy, client.ErrTaskTimeout) // the sentinel it folded into
 				want.Cancels = 1
 			} else {
 				if err != nil {

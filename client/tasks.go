@@ -83,13 +83,13 @@ type taskWire struct {
 func decodeTask(raw json.RawMessage) (*TaskState, error) {
 	var w taskWire
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidTask, err)
+		return nil, fmt.Errorf("%w: %w", reasonErr(ReasonInvalidTask), err)
 	}
 	if w.TaskID == "" {
-		return nil, fmt.Errorf("%w: no taskId", ErrInvalidTask)
+		return nil, fmt.Errorf("%w: no taskId", reasonErr(ReasonInvalidTask))
 	}
 	if !w.Status.Known() {
-		return nil, fmt.Errorf("%w: task %s has status %q", ErrInvalidTask, w.TaskID, w.Status)
+		return nil, fmt.Errorf("%w: task %s has status %q", reasonErr(ReasonInvalidTask), w.TaskID, w.Status)
 	}
 	st := &TaskState{ID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage, CreatedAt: w.CreatedAt,
 		LastUpdatedAt: w.LastUpdatedAt, InputRequests: w.InputRequests, Error: w.Error}
@@ -102,7 +102,7 @@ func decodeTask(raw json.RawMessage) (*TaskState, error) {
 	if len(w.Result) > 0 && string(w.Result) != "null" {
 		st.Result = new(mcp.CallToolResult)
 		if err := json.Unmarshal(w.Result, st.Result); err != nil {
-			return nil, fmt.Errorf("%w: task %s result: %w", ErrInvalidTask, w.TaskID, err)
+			return nil, fmt.Errorf("%w: task %s result: %w", reasonErr(ReasonInvalidTask), w.TaskID, err)
 		}
 	}
 	return st, nil
@@ -237,7 +237,7 @@ func (c *Client) start(ctx context.Context, t *Task, name string, args any, task
 	}
 	if slot == nil || !isTaskHandle(slot.get()) {
 		if taskLike(res) {
-			return fmt.Errorf("%w: the server answered with a task handle this transport does not show the client", ErrInvalidTask)
+			return fmt.Errorf("%w: the server answered with a task handle this transport does not show the client", reasonErr(ReasonInvalidTask))
 		}
 		*t = Task{c: c, tool: name, done: res}
 		return nil
@@ -301,7 +301,7 @@ func (t *Task) get(ctx context.Context) (*TaskState, error) {
 		return nil, err
 	}
 	if st.ID != t.id {
-		return nil, fmt.Errorf("%w: tasks/get for %s answered for %s", ErrInvalidTask, t.id, st.ID)
+		return nil, fmt.Errorf("%w: tasks/get for %s answered for %s", reasonErr(ReasonInvalidTask), t.id, st.ID)
 	}
 	return st, nil
 }

@@ -198,7 +198,7 @@ func TestTaskCancelledWhenCallerGivesUp(t *testing.T) {
 }
 
 // Task.Cancel cancels a task the caller manages; a later status says so,
-// and Wait fails with ErrTaskCancelled.
+// and Wait fails with ReasonTaskCancelled.
 func TestTaskHandleCancel(t *testing.T) {
 	p := newTaskPeer()
 	c, _ := connectTasks(t, "http", p, false, fastPolls, nil, nil)
@@ -210,7 +210,7 @@ func TestTaskHandleCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = task.Wait(testkit.Context(t))
-	assertClass(t, err, client.ClassServer, client.ErrTaskCancelled)
+	assertClass(t, err, client.ClassServer, &client.ReasonError{Reason: client.ReasonTaskCancelled})
 	if got := p.counts(); got.Cancels != 1 || got.Undecl != 0 {
 		t.Errorf("server counted %+v, want 1 cancel, every request declared", got)
 	}
@@ -218,7 +218,7 @@ func TestTaskHandleCancel(t *testing.T) {
 
 // The poll bound, at its edge: a task that completes at poll N passes with
 // MaxTaskPolls N; one that would complete at poll N+1 fails with
-// ErrTaskPolls (ClassPolicy) after N polls, and is cancelled.
+// ReasonTaskPolls (ClassPolicy) after N polls, and is cancelled.
 func TestTaskPollBound(t *testing.T) {
 	const n = 3
 	l := fastPolls
@@ -226,7 +226,7 @@ func TestTaskPollBound(t *testing.T) {
 	for _, tc := range []struct {
 		polls int
 		err   error
-	}{{n, nil}, {n + 1, client.ErrTaskPolls}} {
+	}{{n, nil}, {n + 1, &client.ReasonError{Reason: client.ReasonTaskPolls}}} {
 		t.Run(strconv.Itoa(tc.polls), func(t *testing.T) {
 			p := newTaskPeer()
 			c, _ := connectTasks(t, "in-process", p, true, l, nil, nil)
@@ -248,14 +248,14 @@ func TestTaskPollBound(t *testing.T) {
 	}
 }
 
-// A failed task fails the call with ErrTaskFailed and the task's JSON-RPC
+// A failed task fails the call with ReasonTaskFailed and the task's JSON-RPC
 // error (ClassServer); a tool that reported an error completes, with its
 // result and a ClassTool error, as a synchronous call does.
 func TestTaskFailures(t *testing.T) {
 	p := newTaskPeer()
 	c, _ := connectTasks(t, "in-process", p, true, fastPolls, nil, nil)
 	_, err := c.CallTool(testkit.Context(t), "fails", map[string]any{"hint": 1})
-	assertClass(t, err, client.ClassServer, client.ErrTaskFailed)
+	assertClass(t, err, client.ClassServer, &client.ReasonError{Reason: client.ReasonTaskFailed})
 	res, err := c.CallTool(testkit.Context(t), "toolerr", map[string]any{"hint": 1})
 	assertClass(t, err, client.ClassTool, nil)
 	if got := textOf(res); got != "done toolerr" {

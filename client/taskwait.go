@@ -127,11 +127,11 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 		case st.Status == TaskCompleted && st.Result != nil:
 			return st.Result, nil
 		case st.Status == TaskCompleted && polled:
-			return nil, fmt.Errorf("%w: task %s completed without a result", ErrInvalidTask, t.id)
+			return nil, fmt.Errorf("%w: task %s completed without a result", reasonErr(ReasonInvalidTask), t.id)
 		case st.Status == TaskFailed && polled:
 			return nil, t.failed(st)
 		case st.Status == TaskCancelled && polled:
-			return nil, fmt.Errorf("%w: %s", ErrTaskCancelled, st.StatusMessage)
+			return nil, fmt.Errorf("%w: %s", reasonErr(ReasonTaskCancelled), st.StatusMessage)
 		case st.Status == TaskInputRequired && polled:
 			if err := t.answer(ctx, st); err != nil {
 				return nil, err
@@ -142,7 +142,7 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 			wait = c.limits.taskInterval(st.PollInterval)
 		}
 		if polls == c.limits.MaxTaskPolls {
-			return nil, lastPoll(fmt.Errorf("%w: still %s after %d polls", ErrTaskPolls, st.Status, polls), failed)
+			return nil, lastPoll(fmt.Errorf("%w: still %s after %d polls", reasonErr(ReasonTaskPolls), st.Status, polls), failed)
 		}
 		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
 			return nil, lastPoll(fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim), failed)
@@ -230,9 +230,9 @@ func (t *Task) poll(ctx context.Context) (*TaskState, error) {
 // failed is the error of a failed task.
 func (t *Task) failed(st *TaskState) error {
 	if st.Error != nil {
-		return fmt.Errorf("%w: %w", ErrTaskFailed, st.Error)
+		return fmt.Errorf("%w: %w", reasonErr(ReasonTaskFailed), st.Error)
 	}
-	return fmt.Errorf("%w: %s", ErrTaskFailed, st.StatusMessage)
+	return fmt.Errorf("%w: %s", reasonErr(ReasonTaskFailed), st.StatusMessage)
 }
 
 // answer fulfils the input requests of st not answered yet and sends them
@@ -248,7 +248,7 @@ func (t *Task) answer(ctx context.Context, st *TaskState) error {
 		return nil // answered; the server has not moved on yet
 	}
 	if t.updates == t.c.limits.MaxInputRounds {
-		return fmt.Errorf("%w: the task asked for input again after %d rounds", ErrInputRounds, t.updates)
+		return fmt.Errorf("%w: the task asked for input again after %d rounds", reasonErr(ReasonInputRounds), t.updates)
 	}
 	answers, err := t.c.fulfil(ctx, reqs)
 	if err != nil {
