@@ -248,7 +248,7 @@ func TestHTTPRedirectRefused(t *testing.T) {
 			fs, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Tool: "lookup", Status: status})
 			c := mustConnectHTTP(t, hs, nil)
 			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "elsewhere"})
-			if !errors.Is(err, transport.ErrRedirectedPOST) {
+			if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
 				t.Errorf("CallTool error = %v, want ErrRedirectedPOST", err)
 			}
 			wantClass(t, err, client.ClassPolicy)
@@ -267,7 +267,7 @@ func TestHTTPRedirectEveryRequest(t *testing.T) {
 	leakcheck.Check(t)
 	_, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Status: http.StatusPermanentRedirect})
 	_, err := connectHTTP(t, hs, nil)
-	if !errors.Is(err, transport.ErrRedirectedPOST) {
+	if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
 		t.Errorf("Connect error = %v, want ErrRedirectedPOST", err)
 	}
 	if reqs, auths := hs.OtherCounts(); reqs != 0 || auths != 0 {
@@ -312,7 +312,7 @@ func TestHTTPAuthChallenges(t *testing.T) {
 			leakcheck.Check(t)
 			_, hs := startHTTP(t, nil, Fault{Kind: k})
 			_, err := connectHTTP(t, hs, nil)
-			if !errors.Is(err, transport.ErrUnauthorized) {
+			if !errors.Is(err, transport.ErrAuth) {
 				t.Errorf("Connect error = %v, want ErrUnauthorized", err)
 			}
 			wantClass(t, err, client.ClassAuth)

@@ -363,7 +363,7 @@ var faults = []fault{
 			http.Redirect(w, r, p.other.srv.URL+"/mcp", http.StatusTemporaryRedirect)
 		}),
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
-			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrRedirectedPOST, posts: 1, gets: -1}, true
+			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: &transport.PolicyError{Rule: transport.RuleRedirectedPOST}, posts: 1, gets: -1}, true
 		},
 	},
 	{

@@ -65,7 +65,7 @@ func TestPlainHTTPOnlyToLoopback(t *testing.T) {
 			switch {
 			case tc.ok && err != nil:
 				t.Errorf("%s.New(%q): %v, want it accepted", name, tc.endpoint, err)
-			case !tc.ok && !errors.Is(err, transport.ErrInsecure):
+			case !tc.ok && !errors.Is(err, &transport.PolicyError{Rule: transport.RuleInsecure}):
 				t.Errorf("%s.New(%q) error = %v, want ErrInsecure", name, tc.endpoint, err)
 			}
 		}
@@ -195,7 +195,7 @@ func TestRedirectedPOSTsRefused(t *testing.T) {
 						t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
 					}
 					var ce *client.Error
-					if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrRedirectedPOST) {
+					if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
 						t.Errorf("CallTool error = %v, want ClassPolicy wrapping ErrRedirectedPOST", err)
 					}
 					if got := n.get("echo"); got != 0 {

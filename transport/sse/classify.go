@@ -28,11 +28,9 @@ func (f *Factory) Classify(err error) error {
 		return transport.ErrServer
 	}
 	switch {
-	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
-		errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, transport.ErrCrossOriginRedirect),
-		errors.Is(err, transport.ErrRedirectedPOST), errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, auth.ErrInvalidArgument):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrPolicy), errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, auth.ErrInvalidArgument):
 		return transport.ErrPolicy
-	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, auth.ErrNoCredential):
+	case errors.Is(err, transport.ErrAuth), errors.Is(err, auth.ErrNoCredential):
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout

@@ -4,16 +4,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 )
 
 // The errors this transport shares with transport/streamablehttp are
 // package transport's:
-//   - transport.ErrInsecure, transport.ErrCrossOrigin,
-//     transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST.
-//   - transport.ErrTooManyRedirects: the session GET redirected more than
+//   - transport.PolicyError, of Rule RuleInsecure, RuleCrossOrigin,
+//     RuleCrossOriginRedirect or RuleRedirectedPOST; or of Rule
+//     RuleTooManyRedirects: the session GET redirected more than
 //     transport.MaxRedirects times.
-//   - transport.ErrUnauthorized: a 401 or 403. The request is not sent
+//   - [transport.ErrAuth]: a 401 or 403. The request is not sent
 //     again.
 //   - transport.ErrLimit: an event over MaxEventBytes, a session stream
 //     over MaxStreamBytes, a body over MaxBodyBytes. Reading stops at the
@@ -53,7 +53,7 @@ const hintStreamable = "the server may speak Streamable HTTP: use transport/stre
 
 // A StatusError describes a response this transport does not accept: a
 // status other than 2xx, or a session GET answered with something other than
-// text/event-stream. It unwraps to transport.ErrUnauthorized (401, 403) or
+// text/event-stream. It unwraps to [transport.ErrAuth] (401, 403) or
 // [ErrUnexpectedResponse].
 type StatusError struct {
 	Method      string // the request's method
@@ -82,7 +82,7 @@ func (e *StatusError) Error() string {
 
 func (e *StatusError) Unwrap() error {
 	if e.Status == 401 || e.Status == 403 {
-		return transport.ErrUnauthorized
+		return httpguard.Unauthorized
 	}
 	return ErrUnexpectedResponse
 }

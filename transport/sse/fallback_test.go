@@ -84,7 +84,7 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 		Name: "rig", Profile: client.ProfileLegacy, Transport: newFactory(t, r.url(), nil),
 	}, nil)
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrUnauthorized) {
+	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrAuth) {
 		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrUnauthorized", err)
 	}
 	if diff := cmp.Diff([]string{"GET "}, r.seen()); diff != "" {

@@ -131,7 +131,7 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 				if ctx.Err() != nil {
 					t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
 				}
-				if !errors.Is(err, transport.ErrRedirectedPOST) {
+				if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
 				var re *transport.RedirectError
@@ -161,7 +161,7 @@ func TestRedirectedGETToAnotherOriginRefused(t *testing.T) {
 				})
 			})
 			_, err := connectErr(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
-			if !errors.Is(err, transport.ErrCrossOriginRedirect) {
+			if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) {
 				t.Errorf("Connect error = %v, want ErrCrossOriginRedirect", err)
 			}
 			other.check(t)

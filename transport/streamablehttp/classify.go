@@ -11,13 +11,12 @@ import (
 // which may reach the client as JSON-RPC errors, to the transport sentinels.
 func (f *Factory) Classify(err error) error {
 	switch {
-	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
-		errors.Is(err, transport.ErrCrossOriginRedirect), errors.Is(err, transport.ErrRedirectedPOST),
-		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, auth.ErrInvalidArgument), errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrPolicy), errors.Is(err, auth.ErrInvalidArgument),
+		errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
 		return transport.ErrPolicy
 	case errors.Is(err, ErrResponseMismatch):
 		return transport.ErrProtocol
-	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, ErrReauthorized), errors.Is(err, auth.ErrNoCredential):
+	case errors.Is(err, transport.ErrAuth), errors.Is(err, ErrReauthorized), errors.Is(err, auth.ErrNoCredential):
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout

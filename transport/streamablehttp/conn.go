@@ -338,7 +338,7 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 	if err != nil || st.f.ep.Origin.Matches(loc) {
 		return nil // no target (nothing is followed), or one the policy follows
 	}
-	re := &transport.RedirectError{Transport: pkg, Method: req.Method, Status: resp.StatusCode, To: "null", Err: transport.ErrCrossOriginRedirect}
+	re := &transport.RedirectError{Transport: pkg, Method: req.Method, Status: resp.StatusCode, To: "null", Err: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}}
 	if o, err := auth.OriginOf(loc); err == nil {
 		re.To = o.String()
 	}
@@ -749,11 +749,11 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
 	if !ok {
 		resp.Body.Close()
-		return fmt.Errorf("%s: %w: status %d", pkg, transport.ErrUnauthorized, resp.StatusCode)
+		return fmt.Errorf("%s: %w: status %d", pkg, httpguard.Unauthorized, resp.StatusCode)
 	}
 	status := resp.StatusCode
 	if err := az.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
+		return fmt.Errorf("%s: %w: status %d: %w", pkg, httpguard.Unauthorized, status, err)
 	}
 	var buf []byte
 	if body, err := peekBody(req, &buf); err == nil {

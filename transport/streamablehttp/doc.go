@@ -43,10 +43,10 @@
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
 // [New]. A request to any other origin is refused
-// ([transport.ErrCrossOrigin]). The redirect policy refuses every redirect
-// of a POST ([transport.ErrRedirectedPOST]). A 307 or 308 would send the
+// ([transport.RuleCrossOrigin]). The redirect policy refuses every redirect
+// of a POST ([transport.RuleRedirectedPOST]). A 307 or 308 would send the
 // body, session id and credential again. It also refuses every redirect to
-// another origin ([transport.ErrCrossOriginRedirect]). A GET redirected to
+// another origin ([transport.RuleCrossOriginRedirect]). A GET redirected to
 // another origin (the standalone stream, a resumption) fails the
 // connection at once with [ErrRedirectRefused], by policy. The go-sdk
 // retries a failed GET with backoff, so it is handed a final answer
@@ -54,7 +54,7 @@
 // attached by auth.NewRoundTripper, which checks each request's own
 // origin. So even a redirect that got past the policy would carry none.
 // Plain http is accepted only for loopback hosts, unless
-// Options.AllowInsecureHTTP ([transport.ErrInsecure]); TLS is 1.2 at least.
+// Options.AllowInsecureHTTP ([transport.RuleInsecure]); TLS is 1.2 at least.
 //
 // # Limits and timeouts
 //
@@ -145,10 +145,10 @@
 // # Errors
 //
 // Errors from sending a request reach the caller wrapped, for errors.Is
-// and errors.As. These are [transport.ErrCrossOrigin],
-// [transport.ErrRedirectedPOST], [transport.ErrCrossOriginRedirect],
-// [transport.ErrTooManyRedirects], [ErrReplay],
-// [transport.ErrUnauthorized], [ErrReauthorized], and
+// and errors.As. These are [*transport.PolicyError] (of Rule
+// [transport.RuleCrossOrigin], [transport.RuleRedirectedPOST],
+// [transport.RuleCrossOriginRedirect] or [transport.RuleTooManyRedirects]), [ErrReplay],
+// [transport.ErrAuth], [ErrReauthorized], and
 // [transport.TimeoutError] for the dial, TLS and header phases.
 //
 // Errors found while reading a call's response reach it as a JSON-RPC
@@ -162,10 +162,11 @@
 // values, matched by code. So is [ErrRedirectRefused].
 //
 // The errors this transport shares with transport/sse are package
-// transport's. They are [transport.ErrInsecure],
-// [transport.ErrCrossOrigin], [transport.ErrCrossOriginRedirect],
-// [transport.ErrRedirectedPOST], [transport.ErrTooManyRedirects],
-// [transport.ErrUnauthorized], [transport.ErrLimit] and
+// transport's. They are [*transport.PolicyError] (of Rule
+// [transport.RuleInsecure], [transport.RuleCrossOrigin],
+// [transport.RuleCrossOriginRedirect], [transport.RuleRedirectedPOST] or
+// [transport.RuleTooManyRedirects]),
+// [transport.ErrAuth], [transport.ErrLimit] and
 // [transport.ErrTimeout]. They also include the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "streamablehttp".

@@ -35,10 +35,9 @@ const (
 //   - transport.ErrTimeout: a bound of [Timeouts]. A call whose stream goes
 //     idle with no event id to resume from fails with it and is not sent
 //     again.
-//   - transport.ErrInsecure, transport.ErrCrossOrigin,
-//     transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST,
-//     transport.ErrTooManyRedirects.
-//   - transport.ErrUnauthorized: a 401 or 403 with no new credential.
+//   - transport.PolicyError, of Rule RuleInsecure, RuleCrossOrigin,
+//     RuleCrossOriginRedirect, RuleRedirectedPOST or RuleTooManyRedirects.
+//   - [transport.ErrAuth]: a 401 or 403 with no new credential.
 //     Either Options.Credentials is not an auth.Authorizer, or its flow
 //     failed.
 //   - the types transport.LimitError (What is "json body", "sse event",

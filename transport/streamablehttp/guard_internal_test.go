@@ -198,8 +198,8 @@ func TestRequestToAnotherOriginRefused(t *testing.T) {
 	st, _, _ := guarded(t)
 	other, n := counting(t)
 	req, _ := http.NewRequest(http.MethodGet, other.URL, nil)
-	if _, err := st.RoundTrip(req); !errors.Is(err, transport.ErrCrossOrigin) {
-		t.Errorf("RoundTrip to %s: error = %v, want transport.ErrCrossOrigin", other.URL, err)
+	if _, err := st.RoundTrip(req); !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOrigin}) {
+		t.Errorf("RoundTrip to %s: error = %v, want &transport.PolicyError{Rule: transport.RuleCrossOrigin}", other.URL, err)
 	}
 	if got := n.Load(); got != 0 {
 		t.Errorf("other origin received %d requests, want 0", got)

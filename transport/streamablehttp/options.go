@@ -21,7 +21,7 @@ type Options struct {
 
 	// TLSConfig is cloned and used for https. If nil, the system roots are
 	// used. MinVersion 0 means TLS 1.2; a lower MinVersion makes New fail
-	// with transport.ErrInsecure.
+	// with a transport.PolicyError of Rule RuleInsecure.
 	TLSConfig *tls.Config
 	// RootCAs, if non-nil, replaces TLSConfig.RootCAs: the certificate
 	// authorities the server's certificate must chain to.
