@@ -38,7 +38,7 @@
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
 // [New]. The endpoint event must name a URL on that origin, or Connect fails
-// with [ErrCrossOriginEndpoint] before anything is sent there. Any request
+// with an [EndpointError] before anything is sent there. Any request
 // to another origin is refused ([transport.RuleCrossOrigin]). The redirect
 // policy refuses every redirect of a POST ([transport.RuleRedirectedPOST]: a
 // 307 or 308 would re-send the message and credential) and every redirect to
@@ -82,9 +82,9 @@
 // [transport.ErrTimeout]. They also include the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "sse". The rest are
-// this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
-// [ErrUnexpectedResponse], [ErrMalformed], [StatusError] and
-// [EndpointError]. Every error reaches the caller as a Go error, for
+// this transport's own: [StatusError], [EndpointError], and "sse: no
+// endpoint event" and "sse: malformed message", which match
+// [transport.ErrProtocol]. Every error reaches the caller as a Go error, for
 // errors.Is and errors.As.
 //
 // Failures are classified as Streamable HTTP's are ([Factory.Classify]):

@@ -57,7 +57,7 @@ func TestStreamableServerIsNotFallenBackTo(t *testing.T) {
 				t.Errorf("client.Connect error = %v, want one naming transport/streamablehttp", err)
 			}
 			var se *sse.StatusError
-			if !errors.As(err, &se) || se.Status != tc.status || !errors.Is(err, sse.ErrUnexpectedResponse) {
+			if !errors.As(err, &se) || se.Status != tc.status || !errors.Is(err, transport.ErrProtocol) {
 				t.Errorf("StatusError = %+v, want status %d", se, tc.status)
 			}
 			var ce *client.Error

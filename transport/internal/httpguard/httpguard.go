@@ -227,10 +227,16 @@ func timeoutPhase(err error) string {
 
 // Unauthorized is what a 401 or 403 fails with when the request is not
 // sent again. Its text is "unauthorized"; it matches transport.ErrAuth.
-var Unauthorized error = unauthorized{}
+var Unauthorized error = &Classed{Text: "unauthorized", Class: transport.ErrAuth}
 
-type unauthorized struct{}
+// A Classed error has a text of its own and matches one of package
+// transport's class sentinels, such as transport.ErrProtocol.
+type Classed struct {
+	Text  string
+	Class error
+}
 
-func (unauthorized) Error() string { return "unauthorized" }
+func (e *Classed) Error() string { return e.Text }
 
-func (unauthorized) Unwrap() error { return transport.ErrAuth }
+// Unwrap returns Class.
+func (e *Classed) Unwrap() error { return e.Class }
