@@ -12,7 +12,7 @@ import (
 func (f *Factory) Classify(err error) error {
 	switch {
 	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrPolicy), errors.Is(err, auth.ErrInvalidArgument),
-		errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
+		errors.Is(err, ErrRedirectRefused):
 		return transport.ErrPolicy
 	case errors.Is(err, ErrResponseMismatch):
 		return transport.ErrProtocol

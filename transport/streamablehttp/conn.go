@@ -206,7 +206,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // preparePost reads a POST's body and returns the request to send and the
 // call it carries (nil if it is not one). It refuses a call sent before
-// ([ErrReplay]), gives a request of 2026-07-28 the _meta it lacks, and names
+// (errReplay), gives a request of 2026-07-28 the _meta it lacks, and names
 // the task a request of the tasks extension routes by.
 func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, error) {
 	buf := peekBuffers.Get().(*[]byte)
@@ -227,7 +227,7 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 	call := callOf(h)
 	if call != nil && !resendable[call.method] && !st.remember(call) {
 		closeBody(req)
-		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id())
+		return nil, nil, fmt.Errorf("%w: %s id %s", errReplay, call.method, call.id())
 	}
 	if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
 		// The tasks extension routes its requests by task id (Mcp-Name),

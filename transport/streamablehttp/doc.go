@@ -88,7 +88,8 @@
 //     [ErrReauthorized]. The refused call fails, the new credential is in
 //     place, and the caller decides whether to issue the call again. As a
 //     second line, the RoundTripper refuses to POST a call id it already
-//     sent on the connection ([ErrReplay]).
+//     sent on the connection ("streamablehttp: call already sent", which
+//     matches [transport.ErrPolicy]).
 //   - Multi round-trip continuation (protocol 2026-07-28, SEP-2322). When a
 //     tool answers "input required", the client gathers the input. It
 //     issues tools/call again, with a new id, the answers and the server's
@@ -147,9 +148,10 @@
 // Errors from sending a request reach the caller wrapped, for errors.Is
 // and errors.As. These are [*transport.PolicyError] (of Rule
 // [transport.RuleCrossOrigin], [transport.RuleRedirectedPOST],
-// [transport.RuleCrossOriginRedirect] or [transport.RuleTooManyRedirects]), [ErrReplay],
-// [transport.ErrAuth], [ErrReauthorized], and
-// [transport.TimeoutError] for the dial, TLS and header phases.
+// [transport.RuleCrossOriginRedirect] or [transport.RuleTooManyRedirects]),
+// "call already sent" (matching [transport.ErrPolicy]), [transport.ErrAuth],
+// [ErrReauthorized], and [transport.TimeoutError] for the dial, TLS and
+// header phases.
 //
 // Errors found while reading a call's response reach it as a JSON-RPC
 // error response. This package puts that in the stream in place of the
@@ -171,6 +173,6 @@
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "streamablehttp".
 // [ErrStreamDropped], [ErrResponseMismatch], [ErrRefused],
-// [ErrRedirectRefused], [ErrReplay] and [ErrReauthorized] are this
+// [ErrRedirectRefused] and [ErrReauthorized] are this
 // transport's own.
 package streamablehttp

@@ -3,6 +3,8 @@ package streamablehttp
 import (
 	"errors"
 
+	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -85,15 +87,15 @@ var (
 	// server's (transport.ErrServer).
 	ErrRefused error = &jsonrpc.Error{Code: CodeRefused, Message: "streamablehttp: request refused"}
 
-	// ErrReplay is returned when a JSON-RPC call that was already sent on
-	// this connection is about to be POSTed again. It is not sent. (The
-	// go-sdk re-POSTs after a successful OAuth authorization; this package
-	// prevents that for every call but the handshake and the lists, and this
-	// guard catches any other path.)
-	ErrReplay = errors.New("streamablehttp: call already sent")
-
 	// ErrReauthorized is returned when the server refused a call with 401 or
 	// 403 and a new credential was obtained. The refused call was not re-sent;
 	// the caller may issue it again, and it will carry the new credential.
 	ErrReauthorized = errors.New("streamablehttp: credential renewed; request not re-sent")
 )
+
+// errReplay is returned when a JSON-RPC call that was already sent on this
+// connection is about to be POSTed again. It is not sent. (The go-sdk
+// re-POSTs after a successful OAuth authorization; this package prevents
+// that for every call but the handshake and the lists, and this guard
+// catches any other path.) It matches transport.ErrPolicy.
+var errReplay = &httpguard.Classed{Text: "streamablehttp: call already sent", Class: transport.ErrPolicy}
