@@ -349,11 +349,7 @@ var faults = []fault{
 		stdio: "oversize",
 		http:  onAnswer(func(b []byte) []byte { return pad(b, maxFrame) }),
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
-			o := outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrLimit, execs: 1, posts: 1, gets: -1}
-			if kind == transport.KindStdio {
-				o.is = stdio.ErrFrameTooLarge
-			}
-			return o, true
+			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrLimit, execs: 1, posts: 1, gets: -1}, true
 		},
 	},
 	{
