@@ -85,7 +85,7 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 	}, nil)
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrAuth) {
-		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrUnauthorized", err)
+		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrAuth", err)
 	}
 	if diff := cmp.Diff([]string{"GET "}, r.seen()); diff != "" {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)

@@ -132,7 +132,7 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
 				}
 				if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
-					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
+					t.Fatalf("CallTool error = %v, want RuleRedirectedPOST", err)
 				}
 				var re *transport.RedirectError
 				if !errors.As(err, &re) || re.Status != status || re.Method != http.MethodPost {
@@ -162,7 +162,7 @@ func TestRedirectedGETToAnotherOriginRefused(t *testing.T) {
 			})
 			_, err := connectErr(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
 			if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) {
-				t.Errorf("Connect error = %v, want ErrCrossOriginRedirect", err)
+				t.Errorf("Connect error = %v, want RuleCrossOriginRedirect", err)
 			}
 			other.check(t)
 		})

@@ -326,7 +326,7 @@ func (st *connState) refuseGet(req *http.Request, resp *http.Response, call *cal
 // as an error. The go-sdk retries that with backoff, for the standalone
 // stream and for a resumption. The answer it gets instead is final. It is
 // the redirect's status, without a Location. Its body holds a JSON-RPC
-// error (ErrRedirectRefused), which the go-sdk fails the connection with
+// error (errRedirectRefused), which the go-sdk fails the connection with
 // at once.
 func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *http.Response {
 	switch resp.StatusCode {
@@ -364,7 +364,7 @@ func refusedStatus(code int) bool {
 }
 
 // refusedCall answers a call's POST that resp refused (see refusedStatus)
-// with the same status and a body holding the call's [ErrRefused], which
+// with the same status and a body holding the call's errRefused, which
 // the go-sdk hands to the call without failing the connection. If resp's
 // body is a JSON-RPC error, which the go-sdk hands on the same way, resp
 // is returned with its body as it was. The body is read within its bounds
@@ -387,14 +387,14 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 	if err != nil {
 		why += " (body: " + err.Error() + ")"
 	}
-	data := errorResponse(call, fmt.Errorf("%w: %s", ErrRefused, why))
+	data := errorResponse(call, fmt.Errorf("%w: %s", errRefused, why))
 	return answer(req, resp.Status, resp.StatusCode, "application/json", data)
 }
 
 // resumeRefused answers a GET that resumes call's stream and was refused
 // (404 once the server ended the session, or any other non-2xx). It also
 // answers one that failed for the last time. The answer is a stream
-// holding one error response for the call, [ErrStreamDropped], saying why.
+// holding one error response for the call, errStreamDropped, saying why.
 // The server had the call and may have run it; its answer is lost. Handed
 // the status or the error, the go-sdk would fail the whole connection
 // (ErrSessionMissing for 404). It would fail the call with a session error

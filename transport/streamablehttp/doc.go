@@ -48,7 +48,7 @@
 // body, session id and credential again. It also refuses every redirect to
 // another origin ([transport.RuleCrossOriginRedirect]). A GET redirected to
 // another origin (the standalone stream, a resumption) fails the
-// connection at once with [ErrRedirectRefused], by policy. The go-sdk
+// connection at once with [CodeRedirectRefused], by policy. The go-sdk
 // retries a failed GET with backoff, so it is handed a final answer
 // instead of an error. Credentials come from an auth.Source. They are
 // attached by auth.NewRoundTripper, which checks each request's own
@@ -109,16 +109,16 @@
 // before any response is tried at most MaxResumeAttempts times in a row.
 // The server's event store replays the committed reply. A resumed stream
 // that ends again with no new event id is not resumed again. Its call
-// fails with [ErrStreamDropped]. So does a call whose resumption the server
+// fails with [CodeStreamDropped]. So does a call whose resumption the server
 // refuses with a status: 404 once it has ended the session, or any other
 // non-2xx. The server had the call. The go-sdk, handed the status, would
 // fail the connection with a session error that hides it.
 //
 // A stream that breaks with no event id cannot be resumed. The call fails
-// with [ErrStreamDropped] (or [transport.ErrTimeout] if it went idle) and
+// with [CodeStreamDropped] (or [transport.ErrTimeout] if it went idle) and
 // is not sent again; it may or may not have run. Protocol 2026-07-28 has
 // no resumption. A request of that revision (its Mcp-Protocol-Version
-// header says so) whose stream breaks fails with [ErrStreamDropped] at
+// header says so) whose stream breaks fails with [CodeStreamDropped] at
 // once, whatever event ids the stream carried. So does a call whose
 // connection breaks after the request was written and before the response
 // headers arrived, on any revision. The client reports each of these as an
@@ -156,12 +156,14 @@
 // Errors found while reading a call's response reach it as a JSON-RPC
 // error response. This package puts that in the stream in place of the
 // reply, because the go-sdk keeps only the code and message of a read
-// error. These are [transport.ErrLimit], [ErrStreamDropped],
-// [transport.ErrTimeout], and [ErrResponseMismatch] for a JSON body that
-// is not the call's response. They also include [ErrRefused], for a
-// call's POST refused with a 4xx and no JSON-RPC error, which would
-// otherwise fail the whole connection. Those sentinels are *jsonrpc.Error
-// values, matched by code. So is [ErrRedirectRefused].
+// error. Their codes are transport.CodeLimit ([transport.ErrLimit]),
+// [CodeStreamDropped], transport.CodeTimeout ([transport.ErrTimeout]), and
+// [CodeResponseMismatch] for a JSON body that is not the call's response.
+// They also include [CodeRefused], for a call's POST refused with a 4xx and
+// no JSON-RPC error, which would otherwise fail the whole connection. A
+// *jsonrpc.Error matches by code, so errors.Is(err, &jsonrpc.Error{Code:
+// CodeRefused}) tells one apart. So does [CodeRedirectRefused].
+// [Factory.Classify] gives each its class sentinel.
 //
 // The errors this transport shares with transport/sse are package
 // transport's. They are [*transport.PolicyError] (of Rule
@@ -172,7 +174,5 @@
 // [transport.ErrTimeout]. They also include the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "streamablehttp".
-// [ErrStreamDropped], [ErrResponseMismatch], [ErrRefused],
-// [ErrRedirectRefused] and [ErrReauthorized] are this
-// transport's own.
+// The codes above and [ErrReauthorized] are this transport's own.
 package streamablehttp

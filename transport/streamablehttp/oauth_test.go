@@ -102,10 +102,10 @@ func TestUnauthorizedCallIsNotResent(t *testing.T) {
 		t.Errorf("tool executed %d times, want 1", n)
 	}
 
-	// A flow that fails reports ErrUnauthorized.
+	// A flow that fails reports ErrAuth.
 	gate.valid.Store("t3")
 	if _, err := callCount(t, cs); !errors.Is(err, transport.ErrAuth) {
-		t.Errorf("CallTool error = %v, want ErrUnauthorized", err)
+		t.Errorf("CallTool error = %v, want ErrAuth", err)
 	}
 	gate.valid.Store("t2") // so that Close's DELETE ends the server's session
 }
@@ -125,7 +125,7 @@ func TestUnauthorizedWithoutAuthorizer(t *testing.T) {
 		t.Fatalf("Connect = %v: it waited for the test's deadline, want it refused at once", err)
 	}
 	if !errors.Is(err, transport.ErrAuth) || !strings.Contains(err.Error(), "401") {
-		t.Errorf("Connect error = %v, want ErrUnauthorized with status 401", err)
+		t.Errorf("Connect error = %v, want ErrAuth with status 401", err)
 	}
 }
 

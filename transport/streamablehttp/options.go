@@ -43,9 +43,9 @@ type Options struct {
 	// stream is reconnected without a new event. It is the go-sdk's
 	// StreamableClientTransport.MaxRetries. If zero, defaults to 5. A
 	// resumed stream that ends again with no new event id is not resumed
-	// again: its call fails with ErrStreamDropped. A negative value disables
-	// resumption: a dropped call stream then fails its call with
-	// ErrStreamDropped even if it carried event ids.
+	// again: its call fails with CodeStreamDropped. A negative value
+	// disables resumption: a dropped call stream then fails its call with
+	// CodeStreamDropped even if it carried event ids.
 	MaxResumeAttempts int
 
 	// DisableStandaloneSSE stops the client from opening the GET stream on

@@ -20,6 +20,7 @@ import (
 	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestStructErrorsClassifiedAlike proves that both remote transports
@@ -52,9 +53,9 @@ func TestStructErrorsClassifiedAlike(t *testing.T) {
 		}
 	}
 	// The shared sentinels stay distinct from one another, and from
-	// streamablehttp's own ErrStreamDropped.
+	// streamablehttp's own CodeStreamDropped.
 	if errors.Is(transport.ErrLimit, transport.ErrTimeout) || errors.Is(&transport.PolicyError{Rule: transport.RuleRedirectedPOST}, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) ||
-		errors.Is(streamablehttp.ErrStreamDropped, transport.ErrLimit) || errors.Is(streamablehttp.ErrStreamDropped, transport.ErrTimeout) {
+		errors.Is(&jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, transport.ErrLimit) || errors.Is(&jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, transport.ErrTimeout) {
 		t.Error("distinct sentinels match each other")
 	}
 }
