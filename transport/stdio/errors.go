@@ -8,12 +8,13 @@ import (
 	"github.com/looprig/mcp/internal/safetext"
 )
 
-// ErrUnresponsive is returned by Close when the child or another process of
+// errUnresponsive is returned by Close when the child or another process of
 // its group is still running a few seconds after SIGKILL to the group. It
 // may be stuck in an uninterruptible system call, for example. On Windows
 // it is returned a few seconds after the job object was terminated. The
-// child is reaped in the background once it exits.
-var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
+// child is reaped in the background once it exits. It is the only error
+// Close returns, so a caller needs no sentinel to tell it.
+var errUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
 // A StartError reports that the child process could not be started. The
 // executable is missing or not executable, the directory does not exist, a
