@@ -60,8 +60,8 @@ func TestMalformedFrame(t *testing.T) {
 	if !errors.As(err, &fe) || !errors.As(err, &se) {
 		t.Fatalf("Read() error = %v (%T), want a *FrameError wrapping a *json.SyntaxError", err, err)
 	}
-	if !errors.Is(err, transport.ErrProtocol) || errors.Is(err, transport.ErrPolicy) {
-		t.Errorf("Read() error = %v, want it to match transport.ErrProtocol only", err)
+	if !errors.Is(err, transport.ErrProtocol) || errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrLimit) || fe.Limit != 0 {
+		t.Errorf("Read() error = %v (Limit %d), want it to match transport.ErrProtocol only", err, fe.Limit)
 	}
 	if d := c.Diagnose(); d == nil || d.Err != err {
 		t.Errorf("Diagnose() = %v, want Err = %v", d, err)
