@@ -48,7 +48,7 @@
 // and the enterprise token exchange. A request other than GET, HEAD or
 // DELETE follows no redirect. A 301, 302, 303, 307 or 308 of a token,
 // registration or exchange request is a [*transport.RedirectError]
-// wrapping transport.ErrRedirectedPOST, and nothing is sent to its target.
+// wrapping a *transport.PolicyError of Rule RuleRedirectedPOST, and nothing is sent to its target.
 // A GET follows one only within its origin. So metadata is accepted only
 // from the origin it was asked of (RFC 8414 §3.3, RFC 9728 §3.3).
 // Authorization server metadata must also have come from the issuer's

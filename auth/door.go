@@ -18,8 +18,8 @@ import (
 // follows one only within the origin of the first request, up to
 // [transport.MaxRedirects] times. A refusal is a
 // [*transport.RedirectError] with Transport "auth", wrapping
-// [transport.ErrRedirectedPOST], [transport.ErrCrossOriginRedirect] or
-// [transport.ErrTooManyRedirects].
+// [transport.RuleRedirectedPOST], [transport.RuleCrossOriginRedirect] or
+// [transport.RuleTooManyRedirects].
 func CheckRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) == 0 {
 		return nil
@@ -35,11 +35,11 @@ func CheckRedirect(req *http.Request, via []*http.Request) error {
 	first, err := OriginOf(via[0].URL)
 	switch {
 	case prev.Method != http.MethodGet && prev.Method != http.MethodHead && prev.Method != http.MethodDelete:
-		e.Err = transport.ErrRedirectedPOST
+		e.Err = &transport.PolicyError{Rule: transport.RuleRedirectedPOST}
 	case err != nil || !first.Matches(req.URL):
-		e.Err = transport.ErrCrossOriginRedirect
+		e.Err = &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}
 	case len(via) > transport.MaxRedirects:
-		e.Err = transport.ErrTooManyRedirects
+		e.Err = &transport.PolicyError{Rule: transport.RuleTooManyRedirects}
 	default:
 		return nil
 	}

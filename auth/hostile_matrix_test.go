@@ -191,8 +191,8 @@ func redirectCase(t *testing.T, ck clientKind, kind credKind, status int, where 
 	if n := attacked.at(followed); n != 0 && !(baseFollows && where == "same origin" && n == 1) {
 		return fmt.Sprintf("the redirect was followed: %d requests at %s", n, followed)
 	}
-	if !errors.Is(err, transport.ErrRedirectedPOST) {
-		return fmt.Sprintf("error = %v, want one wrapping transport.ErrRedirectedPOST", err)
+	if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+		return fmt.Sprintf("error = %v, want one wrapping &transport.PolicyError{Rule: transport.RuleRedirectedPOST}", err)
 	}
 	var re *transport.RedirectError
 	if !errors.As(err, &re) || re.Status != status && !(baseFollows && re.Status == 0) {
@@ -213,15 +213,15 @@ type metadataCase struct {
 }
 
 var metadataCases = []metadataCase{
-	{name: "metadata 302 to another origin claiming the pinned issuer", issuer: true, want: transport.ErrCrossOriginRedirect,
+	{name: "metadata 302 to another origin claiming the pinned issuer", issuer: true, want: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect},
 		setup: func(r *asRig) {
 			r.route("/.well-known/oauth-authorization-server", redirect(302, "http://localhost:"+r.evil.port()+"/.well-known/oauth-authorization-server"))
 		}},
-	{name: "metadata 307 to the same host, other port, claiming the pinned issuer", issuer: true, want: transport.ErrCrossOriginRedirect,
+	{name: "metadata 307 to the same host, other port, claiming the pinned issuer", issuer: true, want: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect},
 		setup: func(r *asRig) {
 			r.route("/.well-known/oauth-authorization-server", redirect(307, "http://127.0.0.1:"+r.evil.port()+"/.well-known/oauth-authorization-server"))
 		}},
-	{name: "metadata 308 to another origin, no pinned issuer", want: transport.ErrCrossOriginRedirect,
+	{name: "metadata 308 to another origin, no pinned issuer", want: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect},
 		setup: func(r *asRig) {
 			r.route("/.well-known/oauth-authorization-server", redirect(308, "http://localhost:"+r.evil.port()+"/.well-known/oauth-authorization-server"))
 		}},
@@ -230,7 +230,7 @@ var metadataCases = []metadataCase{
 			r.route("/.well-known/oauth-authorization-server", redirect(301, r.as.srv.URL+"/meta"))
 			r.route("/meta", func(w http.ResponseWriter, _ *http.Request) { r.writeMeta(w, r.as.srv.URL, r.as.srv.URL) })
 		}},
-	{name: "IdP metadata 302 to another origin claiming the IdP's issuer", want: transport.ErrCrossOriginRedirect,
+	{name: "IdP metadata 302 to another origin claiming the IdP's issuer", want: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect},
 		setup: func(r *asRig) {
 			r.route("/.well-known/oauth-authorization-server", redirect(302, "http://localhost:"+r.evil.port()+"/.well-known/oauth-authorization-server"))
 		},

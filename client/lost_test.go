@@ -13,6 +13,7 @@ import (
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -138,7 +139,7 @@ func TestLostReplyIsOutcomeUnknown(t *testing.T) {
 			c := connectURL(t, url, nil, nil, "2026-07-28")
 			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "lost"})
 			assertClass(t, err, client.ClassTransport, client.ErrOutcomeUnknown)
-			if !errors.Is(err, streamablehttp.ErrStreamDropped) {
+			if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) {
 				t.Errorf("error %v does not wrap ErrStreamDropped", err)
 			}
 			if got := n.get("lookup"); got != 1 {

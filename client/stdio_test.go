@@ -15,6 +15,7 @@ import (
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/safetext"
+	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 )
 
@@ -88,7 +89,7 @@ func TestStdioFailuresAreClassified(t *testing.T) {
 			name:  "oversize frame",
 			opts:  &stdio.Options{MaxFrameBytes: 64 << 10},
 			flags: []string{"--fault", "oversize=lookup:200000"},
-			class: client.ClassPolicy, target: stdio.ErrFrameTooLarge,
+			class: client.ClassPolicy, target: transport.ErrLimit,
 		},
 		{
 			name:  "crash mid-call",

@@ -16,6 +16,7 @@ import (
 	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -158,8 +159,8 @@ func TestHTTPDropWithoutIDFails(t *testing.T) {
 	fs, hs := startHTTP(t, nil, Fault{Kind: FaultDropNoID, Tool: "lookup"})
 	c := mustConnectHTTP(t, hs, nil)
 	_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "lost"})
-	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
-		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
+	if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) {
+		t.Fatalf("CallTool error = %v, want CodeStreamDropped", err)
 	}
 	wantClass(t, err, client.ClassTransport)
 	if n := fs.Counts().Executions["lookup"]; n != 1 {
@@ -248,8 +249,8 @@ func TestHTTPRedirectRefused(t *testing.T) {
 			fs, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Tool: "lookup", Status: status})
 			c := mustConnectHTTP(t, hs, nil)
 			_, err := c.CallTool(context.Background(), "lookup", map[string]any{"query": "elsewhere"})
-			if !errors.Is(err, transport.ErrRedirectedPOST) {
-				t.Errorf("CallTool error = %v, want ErrRedirectedPOST", err)
+			if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+				t.Errorf("CallTool error = %v, want RuleRedirectedPOST", err)
 			}
 			wantClass(t, err, client.ClassPolicy)
 			reqs, auths := hs.OtherCounts()
@@ -267,8 +268,8 @@ func TestHTTPRedirectEveryRequest(t *testing.T) {
 	leakcheck.Check(t)
 	_, hs := startHTTP(t, nil, Fault{Kind: FaultRedirect, Status: http.StatusPermanentRedirect})
 	_, err := connectHTTP(t, hs, nil)
-	if !errors.Is(err, transport.ErrRedirectedPOST) {
-		t.Errorf("Connect error = %v, want ErrRedirectedPOST", err)
+	if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+		t.Errorf("Connect error = %v, want RuleRedirectedPOST", err)
 	}
 	if reqs, auths := hs.OtherCounts(); reqs != 0 || auths != 0 {
 		t.Errorf("the other origin saw %d requests, %d with Authorization; want 0, 0", reqs, auths)
@@ -312,8 +313,8 @@ func TestHTTPAuthChallenges(t *testing.T) {
 			leakcheck.Check(t)
 			_, hs := startHTTP(t, nil, Fault{Kind: k})
 			_, err := connectHTTP(t, hs, nil)
-			if !errors.Is(err, transport.ErrUnauthorized) {
-				t.Errorf("Connect error = %v, want ErrUnauthorized", err)
+			if !errors.Is(err, transport.ErrAuth) {
+				t.Errorf("Connect error = %v, want ErrAuth", err)
 			}
 			wantClass(t, err, client.ClassAuth)
 			if reqs := hs.Requests(); len(reqs) != 1 || !reqs[0].Authorization {

@@ -50,41 +50,67 @@ var (
 	ErrTimeout error = &jsonrpc.Error{Code: CodeTimeout, Message: "transport: timed out"}
 )
 
-// Errors the HTTP transports (transport/streamablehttp and transport/sse)
-// share, which they classify as [ErrPolicy] ([ErrAuth] for ErrUnauthorized).
-// Their texts name no transport: the transports prefix what they wrap, and
-// the struct errors name theirs in a field.
-var (
-	// ErrInsecure is returned by an HTTP transport's New in two cases. One
-	// is an endpoint that is plain http on a host that is not loopback,
-	// when AllowInsecureHTTP is not set. The other is a TLS configuration
-	// that allows versions below TLS 1.2.
-	ErrInsecure = errors.New("insecure endpoint")
+// A Rule names the policy by which an HTTP transport (transport/streamablehttp,
+// transport/sse) or package auth refused a request. Its String is the
+// refusal's text.
+type Rule int
 
-	// ErrCrossOrigin is returned when a request would go to an origin other
-	// than the endpoint's. Nothing is sent.
-	ErrCrossOrigin = errors.New("request to another origin")
-
-	// ErrCrossOriginRedirect is returned (inside a [RedirectError]) when the
-	// server redirects a request to another origin. The redirect is not
-	// followed.
-	ErrCrossOriginRedirect = errors.New("redirect to another origin")
-
-	// ErrRedirectedPOST is returned (inside a [RedirectError]) when the
-	// server answers a POST with a redirect of any kind. It is not
-	// followed: the message may already have been processed, and a 307 or
-	// 308 would send it again.
-	ErrRedirectedPOST = errors.New("redirect of a POST")
-
-	// ErrTooManyRedirects is returned (inside a [RedirectError]) when a
-	// request is redirected more than [MaxRedirects] times within the
-	// origin.
-	ErrTooManyRedirects = errors.New("too many redirects")
-
-	// ErrUnauthorized is returned when the server answers 401 or 403 and
-	// the request is not re-sent.
-	ErrUnauthorized = errors.New("unauthorized")
+const (
+	// RuleInsecure: an HTTP transport's New refused the endpoint. It is
+	// plain http on a host that is not loopback, and AllowInsecureHTTP is
+	// not set; or its TLS configuration allows versions below TLS 1.2.
+	RuleInsecure Rule = iota + 1
+	// RuleCrossOrigin: a request would go to an origin other than the
+	// endpoint's. Nothing is sent.
+	RuleCrossOrigin
+	// RuleCrossOriginRedirect: the server redirected a request to another
+	// origin. The redirect is not followed.
+	RuleCrossOriginRedirect
+	// RuleRedirectedPOST: the server answered a POST with a redirect of any
+	// kind. It is not followed: the message may already have been
+	// processed, and a 307 or 308 would send it again.
+	RuleRedirectedPOST
+	// RuleTooManyRedirects: a request was redirected more than
+	// [MaxRedirects] times within the origin.
+	RuleTooManyRedirects
 )
+
+var ruleText = [...]string{
+	RuleInsecure:            "insecure endpoint",
+	RuleCrossOrigin:         "request to another origin",
+	RuleCrossOriginRedirect: "redirect to another origin",
+	RuleRedirectedPOST:      "redirect of a POST",
+	RuleTooManyRedirects:    "too many redirects",
+}
+
+// String returns the rule's refusal text, such as "redirect of a POST".
+func (r Rule) String() string {
+	if r < RuleInsecure || r > RuleTooManyRedirects {
+		return fmt.Sprintf("Rule(%d)", int(r))
+	}
+	return ruleText[r]
+}
+
+// A PolicyError is a request refused by an HTTP policy [Rule]. It unwraps to
+// [ErrPolicy]. Its text names no transport: the transports prefix what
+// they wrap, and [RedirectError] names its transport in a field.
+//
+// errors.Is(err, &PolicyError{Rule: r}) reports whether err is a refusal by
+// rule r; errors.As gives the Rule of any refusal.
+type PolicyError struct {
+	Rule Rule
+}
+
+func (e *PolicyError) Error() string { return e.Rule.String() }
+
+// Unwrap returns ErrPolicy.
+func (e *PolicyError) Unwrap() error { return ErrPolicy }
+
+// Is reports whether target is a *PolicyError with the same Rule.
+func (e *PolicyError) Is(target error) bool {
+	t, ok := target.(*PolicyError)
+	return ok && t.Rule == e.Rule
+}
 
 // MaxRedirects is how many redirects within the origin an HTTP transport's
 // GET or DELETE may follow.
@@ -140,8 +166,9 @@ func (e *TimeoutError) Unwrap() []error {
 // Timeout reports true, as net.Error does.
 func (e *TimeoutError) Timeout() bool { return true }
 
-// A RedirectError describes a refused redirect. It unwraps to its Err:
-// [ErrCrossOriginRedirect], [ErrRedirectedPOST] or [ErrTooManyRedirects].
+// A RedirectError describes a refused redirect. It unwraps to its Err: a
+// [*PolicyError] whose Rule is [RuleCrossOriginRedirect],
+// [RuleRedirectedPOST] or [RuleTooManyRedirects].
 type RedirectError struct {
 	Transport string // the package that refused: "sse" or "streamablehttp"
 	Method    string // the method of the redirected request

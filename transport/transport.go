@@ -16,12 +16,14 @@ var (
 	// peer (a missing executable, a refused dial).
 	ErrStart = errors.New("transport: peer did not start")
 	// ErrPolicy is matched by errors from a request the transport refused
-	// by policy: a size limit, a cross-origin redirect, an insecure scheme.
-	// It is also matched by errors of a factory made from a nil or zero
-	// argument (inprocess.New(nil)), or with credentials made so (auth's
+	// by policy: a size limit, a cross-origin redirect or an
+	// insecure scheme (a [PolicyError], whose Rule says which). It is also
+	// matched by errors of a factory made from a nil or zero argument
+	// (inprocess.New(nil)), or with credentials made so (auth's
 	// ErrInvalidArgument). Nothing was sent with those.
 	ErrPolicy = errors.New("transport: refused by policy")
-	// ErrAuth is matched by errors from a peer that refused the credentials.
+	// ErrAuth is matched by errors from a peer that refused the credentials:
+	// an HTTP transport's 401 or 403 that is not sent again.
 	ErrAuth = errors.New("transport: not authorized")
 	// ErrProtocol is matched by errors from a peer that broke the wire
 	// protocol: a malformed frame, an unexpected status.

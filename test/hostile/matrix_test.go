@@ -19,6 +19,7 @@ import (
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/stdio"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // An outcome is what a fault must lead to on one transport at one
@@ -301,7 +302,7 @@ var faults = []fault{
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
 			o := outcome{op: client.OpCallTool, class: client.ClassServer, retryable: true, posts: 1, gets: -1}
 			if kind == transport.KindStreamableHTTP {
-				o.is = streamablehttp.ErrRefused
+				o.is = &jsonrpc.Error{Code: streamablehttp.CodeRefused}
 			}
 			return o, true
 		},
@@ -324,7 +325,7 @@ var faults = []fault{
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
 			o := outcome{op: client.OpCallTool, class: client.ClassProtocol, unknown: true, execs: 1, posts: 1, gets: -1}
 			if kind == transport.KindStreamableHTTP {
-				o.is = streamablehttp.ErrResponseMismatch
+				o.is = &jsonrpc.Error{Code: streamablehttp.CodeResponseMismatch}
 			}
 			return o, true
 		},
@@ -338,7 +339,7 @@ var faults = []fault{
 		http:  onAnswer(func(b []byte) []byte { return idField.ReplaceAll(b, []byte(`"id":"not-yours"`)) }),
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
 			if kind == transport.KindStreamableHTTP {
-				return outcome{op: client.OpCallTool, class: client.ClassProtocol, is: streamablehttp.ErrResponseMismatch, unknown: true, execs: 1, posts: 1, gets: -1}, true
+				return outcome{op: client.OpCallTool, class: client.ClassProtocol, is: &jsonrpc.Error{Code: streamablehttp.CodeResponseMismatch}, unknown: true, execs: 1, posts: 1, gets: -1}, true
 			}
 			return outcome{op: client.OpCallTool, class: client.ClassTimeout, unknown: true, execs: 1, posts: 1, gets: -1, timeout: true}, true
 		},
@@ -349,11 +350,7 @@ var faults = []fault{
 		stdio: "oversize",
 		http:  onAnswer(func(b []byte) []byte { return pad(b, maxFrame) }),
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
-			o := outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrLimit, execs: 1, posts: 1, gets: -1}
-			if kind == transport.KindStdio {
-				o.is = stdio.ErrFrameTooLarge
-			}
-			return o, true
+			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrLimit, execs: 1, posts: 1, gets: -1}, true
 		},
 	},
 	{
@@ -363,7 +360,7 @@ var faults = []fault{
 			http.Redirect(w, r, p.other.srv.URL+"/mcp", http.StatusTemporaryRedirect)
 		}),
 		want: func(kind transport.Kind, rev revision) (outcome, bool) {
-			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: transport.ErrRedirectedPOST, posts: 1, gets: -1}, true
+			return outcome{op: client.OpCallTool, class: client.ClassPolicy, is: &transport.PolicyError{Rule: transport.RuleRedirectedPOST}, posts: 1, gets: -1}, true
 		},
 	},
 	{

@@ -30,7 +30,7 @@ var httpKinds = map[string]newHTTP{
 }
 
 // Plain http is accepted for loopback only: hosts that merely look like
-// loopback are refused (ErrInsecure) on both HTTP transports, and nothing is
+// loopback are refused (RuleInsecure) on both HTTP transports, and nothing is
 // started.
 func TestPlainHTTPOnlyToLoopback(t *testing.T) {
 	for _, tc := range []struct {
@@ -65,8 +65,8 @@ func TestPlainHTTPOnlyToLoopback(t *testing.T) {
 			switch {
 			case tc.ok && err != nil:
 				t.Errorf("%s.New(%q): %v, want it accepted", name, tc.endpoint, err)
-			case !tc.ok && !errors.Is(err, transport.ErrInsecure):
-				t.Errorf("%s.New(%q) error = %v, want ErrInsecure", name, tc.endpoint, err)
+			case !tc.ok && !errors.Is(err, &transport.PolicyError{Rule: transport.RuleInsecure}):
+				t.Errorf("%s.New(%q) error = %v, want RuleInsecure", name, tc.endpoint, err)
 			}
 		}
 	}
@@ -130,7 +130,7 @@ const redirectCallLimit = 10 * time.Second
 // A redirect of a POST is refused whatever its status (301, 302, 303, 307,
 // 308) and wherever it points (the same origin, another port, another
 // scheme, another host, another server): the call fails by policy
-// (ErrRedirectedPOST), the tool does not run, the call is POSTed once, and
+// (RuleRedirectedPOST), the tool does not run, the call is POSTed once, and
 // no request or connection reaches the target.
 func TestRedirectedPOSTsRefused(t *testing.T) {
 	other := newCountingServer(t, http.NotFoundHandler())
@@ -195,8 +195,8 @@ func TestRedirectedPOSTsRefused(t *testing.T) {
 						t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
 					}
 					var ce *client.Error
-					if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, transport.ErrRedirectedPOST) {
-						t.Errorf("CallTool error = %v, want ClassPolicy wrapping ErrRedirectedPOST", err)
+					if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+						t.Errorf("CallTool error = %v, want ClassPolicy wrapping RuleRedirectedPOST", err)
 					}
 					if got := n.get("echo"); got != 0 {
 						t.Errorf("echo ran %d times, want 0", got)

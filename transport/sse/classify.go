@@ -2,7 +2,6 @@ package sse
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/transport"
@@ -17,26 +16,22 @@ import (
 // 413… means the server refused the request, which therefore did not run.
 // 401 and 403 are auth. Any other status breaks the protocol. So does a
 // session GET answered with something other than an event stream. So does a
-// message on the session stream that is not JSON-RPC (ErrMalformed). A
+// message on the session stream that is not JSON-RPC. A
 // session stream that ends under calls awaiting their answer is
 // transport.ErrBroken: their outcome is unknown.
 func (f *Factory) Classify(err error) error {
 	var se *StatusError
-	if errors.As(err, &se) && se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden &&
-		(se.Status >= 500 && se.Status <= 599 || se.Status == http.StatusTooManyRequests ||
-			se.Status >= 400 && se.Status <= 499 && se.Method == http.MethodPost) {
-		return transport.ErrServer
+	if errors.As(err, &se) {
+		return se.Unwrap()
 	}
 	switch {
-	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
-		errors.Is(err, ErrCrossOriginEndpoint), errors.Is(err, transport.ErrCrossOriginRedirect),
-		errors.Is(err, transport.ErrRedirectedPOST), errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, auth.ErrInvalidArgument):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrPolicy), errors.Is(err, auth.ErrInvalidArgument):
 		return transport.ErrPolicy
-	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, auth.ErrNoCredential):
+	case errors.Is(err, transport.ErrAuth), errors.Is(err, auth.ErrNoCredential):
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
-	case errors.Is(err, ErrNoEndpoint), errors.Is(err, ErrUnexpectedResponse), errors.Is(err, ErrMalformed):
+	case errors.Is(err, transport.ErrProtocol):
 		return transport.ErrProtocol
 	}
 	return nil

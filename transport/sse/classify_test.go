@@ -16,7 +16,8 @@ import (
 // gone) are the server's, as on Streamable HTTP; the session GET's 404 is
 // not (there is no session yet to be gone: the endpoint is wrong); 401 and
 // 403 are auth, on a POST too; any other status breaks the protocol. Each
-// is wrapped as the go-sdk wraps it.
+// is wrapped as the go-sdk wraps it. The error itself matches that class,
+// and no other.
 func TestStatusClassesAtTheirEdges(t *testing.T) {
 	f := newFactory(t, "http://127.0.0.1:1/sse", nil)
 	for _, tc := range []struct {
@@ -50,6 +51,30 @@ func TestStatusClassesAtTheirEdges(t *testing.T) {
 		err := fmt.Errorf("calling: %w", &sse.StatusError{Method: tc.method, Status: tc.status})
 		if got := f.Classify(err); !errors.Is(got, tc.want) {
 			t.Errorf("%s answered %d: Classify = %v, want %v", tc.method, tc.status, got, tc.want)
+		}
+		for _, s := range classes {
+			if errors.Is(err, s) != (s == tc.want) {
+				t.Errorf("%s answered %d: errors.Is(err, %v) = %v, want %v", tc.method, tc.status, s, !(s == tc.want), s == tc.want)
+			}
+		}
+	}
+}
+
+// classes are package transport's class sentinels.
+var classes = []error{transport.ErrStart, transport.ErrPolicy, transport.ErrAuth, transport.ErrProtocol,
+	transport.ErrTimeout, transport.ErrBroken, transport.ErrServer, transport.ErrMismatch}
+
+// TestEndpointErrorIsPolicy: the folded ErrCrossOriginEndpoint keeps its
+// text and matches transport.ErrPolicy, and no other class.
+func TestEndpointErrorIsPolicy(t *testing.T) {
+	err := fmt.Errorf("connecting: %w", &sse.EndpointError{Endpoint: "https://evil.example/m", Origin: "https://evil.example"})
+	want := `connecting: sse: endpoint event names another origin: "https://evil.example/m" is on https://evil.example`
+	if got := err.Error(); got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	for _, s := range classes {
+		if errors.Is(err, s) != (s == transport.ErrPolicy) {
+			t.Errorf("errors.Is(err, %v) = %v", s, errors.Is(err, s))
 		}
 	}
 }

@@ -40,7 +40,7 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case !errors.Is(err, io.EOF):
 			// The go-sdk reads nothing but a message it cannot decode
 			// this way: the server broke the protocol.
-			return nil, c.st.fail(fmt.Errorf("%w: %w", ErrMalformed, err))
+			return nil, c.st.fail(fmt.Errorf("%w: %w", errMalformed, err))
 		case c.st.awaiting() > 0:
 			// The server ended the session stream under calls it had
 			// been sent: their answers are lost.

@@ -38,15 +38,15 @@
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
 // [New]. The endpoint event must name a URL on that origin, or Connect fails
-// with [ErrCrossOriginEndpoint] before anything is sent there. Any request
-// to another origin is refused ([transport.ErrCrossOrigin]). The redirect
-// policy refuses every redirect of a POST ([transport.ErrRedirectedPOST]: a
+// with an [EndpointError] before anything is sent there. Any request
+// to another origin is refused ([transport.RuleCrossOrigin]). The redirect
+// policy refuses every redirect of a POST ([transport.RuleRedirectedPOST]: a
 // 307 or 308 would re-send the message and credential) and every redirect to
-// another origin ([transport.ErrCrossOriginRedirect]). Credentials come from
+// another origin ([transport.RuleCrossOriginRedirect]). Credentials come from
 // an auth.Source and are attached by auth.NewRoundTripper, which checks each
 // request's own origin. Plain http is accepted only for loopback hosts,
-// unless Options.AllowInsecureHTTP ([transport.ErrInsecure]); TLS is 1.2 at
-// least. A 401 or 403 fails with [transport.ErrUnauthorized]; no request is
+// unless Options.AllowInsecureHTTP ([transport.RuleInsecure]); TLS is 1.2 at
+// least. A 401 or 403 fails with [transport.ErrAuth]; no request is
 // re-sent.
 //
 // # Limits and timeouts
@@ -74,16 +74,17 @@
 // # Errors
 //
 // The errors this transport shares with transport/streamablehttp are
-// package transport's. They are [transport.ErrInsecure],
-// [transport.ErrCrossOrigin], [transport.ErrCrossOriginRedirect],
-// [transport.ErrRedirectedPOST], [transport.ErrTooManyRedirects],
-// [transport.ErrUnauthorized], [transport.ErrLimit] and
+// package transport's. They are [*transport.PolicyError] (of Rule
+// [transport.RuleInsecure], [transport.RuleCrossOrigin],
+// [transport.RuleCrossOriginRedirect], [transport.RuleRedirectedPOST] or
+// [transport.RuleTooManyRedirects]),
+// [transport.ErrAuth], [transport.ErrLimit] and
 // [transport.ErrTimeout]. They also include the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "sse". The rest are
-// this transport's own: [ErrCrossOriginEndpoint], [ErrNoEndpoint],
-// [ErrUnexpectedResponse], [ErrMalformed], [StatusError] and
-// [EndpointError]. Every error reaches the caller as a Go error, for
+// this transport's own: [StatusError], [EndpointError], and "sse: no
+// endpoint event" and "sse: malformed message", which match
+// [transport.ErrProtocol]. Every error reaches the caller as a Go error, for
 // errors.Is and errors.As.
 //
 // Failures are classified as Streamable HTTP's are ([Factory.Classify]):

@@ -1,19 +1,20 @@
 package sse
 
 import (
-	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 )
 
 // The errors this transport shares with transport/streamablehttp are
 // package transport's:
-//   - transport.ErrInsecure, transport.ErrCrossOrigin,
-//     transport.ErrCrossOriginRedirect, transport.ErrRedirectedPOST.
-//   - transport.ErrTooManyRedirects: the session GET redirected more than
+//   - transport.PolicyError, of Rule RuleInsecure, RuleCrossOrigin,
+//     RuleCrossOriginRedirect or RuleRedirectedPOST; or of Rule
+//     RuleTooManyRedirects: the session GET redirected more than
 //     transport.MaxRedirects times.
-//   - transport.ErrUnauthorized: a 401 or 403. The request is not sent
+//   - [transport.ErrAuth]: a 401 or 403. The request is not sent
 //     again.
 //   - transport.ErrLimit: an event over MaxEventBytes, a session stream
 //     over MaxStreamBytes, a body over MaxBodyBytes. Reading stops at the
@@ -25,26 +26,16 @@ import (
 //     "body"), transport.TimeoutError (Phase is "dial", "tls handshake",
 //     "response header" or "idle read") and transport.RedirectError. Each
 //     names "sse" in its Transport field.
+//
+// This transport's own errors are [StatusError], [EndpointError], and two
+// that match transport.ErrProtocol: "sse: no endpoint event" (the session
+// stream does not open with a valid endpoint event, or ends before it) and
+// "sse: malformed message" (the session stream carries a message that is
+// not JSON-RPC; it ends the session, every call in flight fails with it,
+// and none is re-sent).
 var (
-	// ErrCrossOriginEndpoint is returned by Connect when the server's
-	// endpoint event names a message endpoint on another origin. The
-	// session is abandoned; no request goes to that origin.
-	ErrCrossOriginEndpoint = errors.New("sse: endpoint event names another origin")
-
-	// ErrNoEndpoint is returned by Connect when the session stream does not
-	// open with a valid endpoint event, or ends before it.
-	ErrNoEndpoint = errors.New("sse: no endpoint event")
-
-	// ErrMalformed is returned when the session stream carries a message
-	// that is not JSON-RPC. It ends the session: every call in flight fails
-	// with it (a protocol error), and none is re-sent.
-	ErrMalformed = errors.New("sse: malformed message")
-
-	// ErrUnexpectedResponse is returned when the server answers with a
-	// status other than 2xx, 401 or 403, or answers the session GET with
-	// something other than an event stream. The error ([StatusError]) says
-	// when the server may speak Streamable HTTP instead.
-	ErrUnexpectedResponse = errors.New("sse: unexpected response")
+	errNoEndpoint = &httpguard.Classed{Text: "sse: no endpoint event", Class: transport.ErrProtocol}
+	errMalformed  = &httpguard.Classed{Text: "sse: malformed message", Class: transport.ErrProtocol}
 )
 
 // hintStreamable is what an error says when the server looks like a
@@ -53,8 +44,9 @@ const hintStreamable = "the server may speak Streamable HTTP: use transport/stre
 
 // A StatusError describes a response this transport does not accept: a
 // status other than 2xx, or a session GET answered with something other than
-// text/event-stream. It unwraps to transport.ErrUnauthorized (401, 403) or
-// [ErrUnexpectedResponse].
+// text/event-stream. It unwraps to its class, as [Factory.Classify] gives it:
+// transport.ErrAuth (401, 403), transport.ErrServer or
+// transport.ErrProtocol.
 type StatusError struct {
 	Method      string // the request's method
 	Status      int    // the response's status code
@@ -80,23 +72,29 @@ func (e *StatusError) Error() string {
 	return s
 }
 
+// Unwrap returns the error's class.
 func (e *StatusError) Unwrap() error {
-	if e.Status == 401 || e.Status == 403 {
-		return transport.ErrUnauthorized
+	switch {
+	case e.Status == http.StatusUnauthorized, e.Status == http.StatusForbidden:
+		return transport.ErrAuth
+	case e.Status >= 500 && e.Status <= 599, e.Status == http.StatusTooManyRequests,
+		e.Status >= 400 && e.Status <= 499 && e.Method == http.MethodPost:
+		return transport.ErrServer
 	}
-	return ErrUnexpectedResponse
+	return transport.ErrProtocol
 }
 
-// An EndpointError describes an endpoint event naming another origin. It
-// unwraps to [ErrCrossOriginEndpoint].
+// An EndpointError is returned by Connect when the server's endpoint event
+// names a message endpoint on another origin. The session is abandoned; no
+// request goes to that origin. It unwraps to transport.ErrPolicy.
 type EndpointError struct {
 	Endpoint string // the event's data, as sent (truncated to 200 bytes)
 	Origin   string // the origin it names, or "null"
-	Err      error
 }
 
 func (e *EndpointError) Error() string {
-	return fmt.Sprintf("%v: %q is on %s", e.Err, e.Endpoint, e.Origin)
+	return fmt.Sprintf("sse: endpoint event names another origin: %q is on %s", e.Endpoint, e.Origin)
 }
 
-func (e *EndpointError) Unwrap() error { return e.Err }
+// Unwrap returns transport.ErrPolicy.
+func (e *EndpointError) Unwrap() error { return transport.ErrPolicy }

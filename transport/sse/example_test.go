@@ -47,13 +47,13 @@ func Example() {
 	// Output: sse 2024-11-05 found go
 }
 
-// Plain http is refused except on loopback, with transport.ErrInsecure, the
+// Plain http is refused except on loopback, with a transport.PolicyError of Rule RuleInsecure, the
 // error streamablehttp returns too: the two transports share their policy
 // errors.
 func ExampleNew_insecure() {
 	_, err := sse.New("http://mcp.example.com/sse", nil)
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, transport.ErrInsecure))
+	fmt.Println(errors.Is(err, &transport.PolicyError{Rule: transport.RuleInsecure}))
 	_, err = sse.New("http://127.0.0.1:8080/sse", nil)
 	fmt.Println(err)
 	// Output:

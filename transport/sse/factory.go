@@ -44,7 +44,7 @@ var (
 // anywhere else, and the server's endpoint event must name that origin. It
 // must be https, or http on a loopback host (or any host with
 // Options.AllowInsecureHTTP); otherwise New fails with
-// transport.ErrInsecure.
+// a transport.PolicyError of Rule RuleInsecure.
 func New(endpoint string, opts *Options) (*Factory, error) {
 	var o Options
 	if opts != nil {

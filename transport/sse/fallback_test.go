@@ -57,7 +57,7 @@ func TestStreamableServerIsNotFallenBackTo(t *testing.T) {
 				t.Errorf("client.Connect error = %v, want one naming transport/streamablehttp", err)
 			}
 			var se *sse.StatusError
-			if !errors.As(err, &se) || se.Status != tc.status || !errors.Is(err, sse.ErrUnexpectedResponse) {
+			if !errors.As(err, &se) || se.Status != tc.status || !errors.Is(err, transport.ErrProtocol) {
 				t.Errorf("StatusError = %+v, want status %d", se, tc.status)
 			}
 			var ce *client.Error
@@ -84,8 +84,8 @@ func TestUnauthorizedIsAnAuthFailure(t *testing.T) {
 		Name: "rig", Profile: client.ProfileLegacy, Transport: newFactory(t, r.url(), nil),
 	}, nil)
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrUnauthorized) {
-		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrUnauthorized", err)
+	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !errors.Is(err, transport.ErrAuth) {
+		t.Errorf("client.Connect error = %v, want an auth failure wrapping ErrAuth", err)
 	}
 	if diff := cmp.Diff([]string{"GET "}, r.seen()); diff != "" {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)

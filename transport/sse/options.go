@@ -15,13 +15,13 @@ import (
 type Options struct {
 	// Credentials supplies the Authorization header. It is consulted only
 	// for requests to the endpoint's origin. If nil, no credential is sent.
-	// A 401 or 403 fails with transport.ErrUnauthorized; this transport runs
+	// A 401 or 403 fails with [transport.ErrAuth]; this transport runs
 	// no authorization flow and re-sends nothing.
 	Credentials auth.Source
 
 	// TLSConfig is cloned and used for https. If nil, the system roots are
 	// used. MinVersion 0 means TLS 1.2; a lower MinVersion makes New fail
-	// with transport.ErrInsecure.
+	// with a transport.PolicyError of Rule RuleInsecure.
 	TLSConfig *tls.Config
 	// RootCAs, if non-nil, replaces TLSConfig.RootCAs: the certificate
 	// authorities the server's certificate must chain to.

@@ -49,11 +49,11 @@ func TestEndpointOnAnotherOriginRefused(t *testing.T) {
 			r := endpointServer(t, endpoint)
 			f := newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))})
 			_, err := connectErr(t, f)
-			if !errors.Is(err, sse.ErrCrossOriginEndpoint) {
-				t.Fatalf("Connect error = %v, want ErrCrossOriginEndpoint", err)
-			}
 			var ee *sse.EndpointError
-			if !errors.As(err, &ee) || ee.Origin == f.Origin().String() {
+			if !errors.As(err, &ee) || !errors.Is(err, transport.ErrPolicy) {
+				t.Fatalf("Connect error = %v, want an EndpointError matching transport.ErrPolicy", err)
+			}
+			if ee.Origin == f.Origin().String() {
 				t.Errorf("EndpointError = %+v, want one naming another origin", ee)
 			}
 			other.check(t)
@@ -73,8 +73,8 @@ func TestEndpointOnAnotherOriginIsAPolicyFailure(t *testing.T) {
 		Transport: newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}),
 	}, nil)
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.Is(err, sse.ErrCrossOriginEndpoint) {
-		t.Errorf("client.Connect error = %v, want a policy failure wrapping ErrCrossOriginEndpoint", err)
+	if !errors.As(err, &ce) || ce.Class != client.ClassPolicy || !errors.As(err, new(*sse.EndpointError)) {
+		t.Errorf("client.Connect error = %v, want a policy failure wrapping an EndpointError", err)
 	}
 	other.check(t)
 }
@@ -94,8 +94,8 @@ func TestEndpointEventRequired(t *testing.T) {
 				})
 			})
 			_, err := connectErr(t, newFactory(t, r.url(), nil))
-			if !errors.Is(err, sse.ErrNoEndpoint) {
-				t.Errorf("Connect error = %v, want ErrNoEndpoint", err)
+			if !errors.Is(err, transport.ErrProtocol) || !strings.HasPrefix(err.Error(), "sse: no endpoint event: ") {
+				t.Errorf("Connect error = %v, want \"sse: no endpoint event\" matching transport.ErrProtocol", err)
 			}
 		})
 	}
@@ -131,8 +131,8 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 				if ctx.Err() != nil {
 					t.Fatalf("CallTool has not returned within %v (%v): the redirected POST was followed", redirectCallLimit, err)
 				}
-				if !errors.Is(err, transport.ErrRedirectedPOST) {
-					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
+				if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+					t.Fatalf("CallTool error = %v, want RuleRedirectedPOST", err)
 				}
 				var re *transport.RedirectError
 				if !errors.As(err, &re) || re.Status != status || re.Method != http.MethodPost {
@@ -161,8 +161,8 @@ func TestRedirectedGETToAnotherOriginRefused(t *testing.T) {
 				})
 			})
 			_, err := connectErr(t, newFactory(t, r.url(), &sse.Options{Credentials: auth.Bearer(auth.NewToken("tok"))}))
-			if !errors.Is(err, transport.ErrCrossOriginRedirect) {
-				t.Errorf("Connect error = %v, want ErrCrossOriginRedirect", err)
+			if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) {
+				t.Errorf("Connect error = %v, want RuleCrossOriginRedirect", err)
 			}
 			other.check(t)
 		})

@@ -204,7 +204,7 @@ func (s *streamBody) ended(err error) {
 		return
 	}
 	if !s.checked {
-		s.fail(fmt.Errorf("%w: the stream ended first", ErrNoEndpoint))
+		s.fail(fmt.Errorf("%w: the stream ended first", errNoEndpoint))
 		return
 	}
 	s.err = err
@@ -220,15 +220,15 @@ func (s *streamBody) fail(err error) {
 // naming a URL on the pinned origin.
 func (s *streamBody) check(e sse.Event) error {
 	if e.Name != "endpoint" {
-		return fmt.Errorf("%w: the first event is %q", ErrNoEndpoint, e.Name)
+		return fmt.Errorf("%w: the first event is %q", errNoEndpoint, e.Name)
 	}
 	data := string(e.Data)
 	u, err := s.base.Parse(data)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrNoEndpoint, err)
+		return fmt.Errorf("%w: %v", errNoEndpoint, err)
 	}
 	if !s.st.f.ep.Origin.Matches(u) {
-		e := &EndpointError{Endpoint: truncate(data, 200), Origin: "null", Err: ErrCrossOriginEndpoint}
+		e := &EndpointError{Endpoint: truncate(data, 200), Origin: "null"}
 		if o, err := auth.OriginOf(u); err == nil {
 			e.Origin = o.String()
 		}

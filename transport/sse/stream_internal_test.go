@@ -186,8 +186,8 @@ func TestRequestToAnotherOriginRefused(t *testing.T) {
 	t.Cleanup(st.shutdown)
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		req, _ := http.NewRequest(method, other.URL+"/messages", strings.NewReader("{}"))
-		if _, err := st.client.Do(req); !errors.Is(err, transport.ErrCrossOrigin) {
-			t.Errorf("%s to %s: error = %v, want transport.ErrCrossOrigin", method, other.URL, err)
+		if _, err := st.client.Do(req); !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOrigin}) {
+			t.Errorf("%s to %s: error = %v, want &transport.PolicyError{Rule: transport.RuleCrossOrigin}", method, other.URL, err)
 		}
 	}
 	if got := n.Load(); got != 0 {

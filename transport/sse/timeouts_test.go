@@ -104,7 +104,7 @@ func TestConnectContextEndsConnect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = tr.Connect(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sse.ErrNoEndpoint) {
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, transport.ErrProtocol) {
 		t.Errorf("Connect error = %v, want the context's deadline", err)
 	}
 }

@@ -203,10 +203,12 @@ func (c *Conn) Diagnose() *transport.Diagnosis {
 // waits CloseGrace for the child to exit. It sends SIGTERM to its process
 // group and waits TermGrace. Then it sends SIGKILL to the group in every
 // case, so no grandchild survives, and reaps the child. It returns within
-// CloseGrace+TermGrace+5.5s. It returns nil unless the child could not be
-// reaped ([ErrUnresponsive]). On Windows, after CloseGrace it terminates
-// the child's job object, the child and every descendant. It waits until
-// the job is empty (see the package documentation).
+// CloseGrace+TermGrace+5.5s. It returns nil unless the child or another
+// process of its group could not be reaped ("stdio: child did not exit
+// after SIGKILL"); the child is then reaped in the background once it
+// exits. On Windows, after CloseGrace it terminates the child's job
+// object, the child and every descendant. It waits until the job is empty
+// (see the package documentation).
 //
 // Close may be called several times, concurrently; every call returns once
 // the first has finished, with its result.

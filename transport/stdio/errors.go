@@ -8,17 +8,13 @@ import (
 	"github.com/looprig/mcp/internal/safetext"
 )
 
-// ErrFrameTooLarge is returned (wrapped in a [*FrameError]) by a connection's
-// Read when one inbound line from the child is longer than
-// [Options.MaxFrameBytes] before its terminating newline.
-var ErrFrameTooLarge = errors.New("frame too large")
-
-// ErrUnresponsive is returned by Close when the child or another process of
+// errUnresponsive is returned by Close when the child or another process of
 // its group is still running a few seconds after SIGKILL to the group. It
 // may be stuck in an uninterruptible system call, for example. On Windows
 // it is returned a few seconds after the job object was terminated. The
-// child is reaped in the background once it exits.
-var ErrUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
+// child is reaped in the background once it exits. It is the only error
+// Close returns, so a caller needs no sentinel to tell it.
+var errUnresponsive = errors.New("stdio: child did not exit after SIGKILL")
 
 // A StartError reports that the child process could not be started. The
 // executable is missing or not executable, the directory does not exist, a
@@ -72,12 +68,13 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // A FrameError reports an inbound frame that could not be read. The frame
-// may be a line over [Options.MaxFrameBytes] (Err wraps
-// [ErrFrameTooLarge]). It may be a line that is not JSON or not a JSON-RPC
-// message. It may be cut short by the end of the stream. It ends the
-// connection, and [Conn.Diagnose] reports it.
+// may be a line over [Options.MaxFrameBytes]: then Limit is that bound, and
+// the error matches transport.ErrLimit. It may be a line that is not JSON
+// or not a JSON-RPC message. It may be cut short by the end of the stream.
+// It ends the connection, and [Conn.Diagnose] reports it.
 type FrameError struct {
-	Err error
+	Err   error
+	Limit int // the bound a line crossed, in bytes; 0 if none was
 }
 
 func (e *FrameError) Error() string { return "stdio: reading frame: " + e.Err.Error() }

@@ -30,7 +30,7 @@ func (f *frameReader) Read(p []byte) (int, error) {
 			seg = j
 		}
 		if f.n+seg > f.limit {
-			f.err = &FrameError{Err: fmt.Errorf("%w: line %d is longer than %d bytes", ErrFrameTooLarge, f.line+1, f.limit)}
+			f.err = &FrameError{Limit: f.limit, Err: fmt.Errorf("frame too large: line %d is longer than %d bytes", f.line+1, f.limit)}
 			return i + f.limit - f.n, f.err
 		}
 		if j < 0 {

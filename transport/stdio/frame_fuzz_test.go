@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/looprig/mcp/transport"
 )
 
 // chunkReader returns at most n bytes a read, as a pipe may.
@@ -59,8 +61,8 @@ func FuzzFrameReader(f *testing.F) {
 			t.Fatalf("no line over %d bytes: error %v", limit, err)
 		case bad > 0:
 			var fe *FrameError
-			if !errors.Is(err, ErrFrameTooLarge) || !errors.As(err, &fe) {
-				t.Fatalf("line %d over %d bytes: error %v, want a *FrameError wrapping ErrFrameTooLarge", bad, limit, err)
+			if !errors.Is(err, transport.ErrLimit) || !errors.As(err, &fe) || fe.Limit != limit {
+				t.Fatalf("line %d over %d bytes: error %v, want a *FrameError of that Limit matching ErrLimit", bad, limit, err)
 			}
 			if want := fmt.Sprintf("line %d is longer than %d bytes", bad, limit); !bytes.Contains([]byte(err.Error()), []byte(want)) {
 				t.Fatalf("error %q does not say %q", err, want)

@@ -14,7 +14,8 @@ import (
 )
 
 // A frame exactly MaxFrameBytes long is read; one byte more ends the
-// connection with ErrFrameTooLarge, which Diagnose reports.
+// connection with a FrameError of that Limit, matching transport.ErrLimit
+// and ErrPolicy, which Diagnose reports.
 func TestFrameTooLarge(t *testing.T) {
 	leakcheck.Check(t)
 	const limit = 1000
@@ -31,8 +32,11 @@ func TestFrameTooLarge(t *testing.T) {
 	}
 	_, err = c.Read(testkit.Context(t))
 	var fe *stdio.FrameError
-	if !errors.Is(err, stdio.ErrFrameTooLarge) || !errors.As(err, &fe) {
-		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError wrapping ErrFrameTooLarge", err)
+	if !errors.Is(err, transport.ErrLimit) || !errors.As(err, &fe) || fe.Limit != limit {
+		t.Fatalf("Read() of an oversize frame: error = %v, want a *FrameError of Limit %d matching ErrLimit", err, limit)
+	}
+	if want := "stdio: reading frame: frame too large: line 2 is longer than 1000 bytes"; err.Error() != want {
+		t.Errorf("Read() error text = %q, want %q", err, want)
 	}
 	if !errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrProtocol) {
 		t.Errorf("Read() error = %v, want it to match transport.ErrPolicy only", err)
@@ -41,8 +45,8 @@ func TestFrameTooLarge(t *testing.T) {
 		t.Errorf("Read() after the frame error = %v, want the same error %v", again, err)
 	}
 	d := c.Diagnose()
-	if d == nil || d.Exited || !errors.Is(d.Err, stdio.ErrFrameTooLarge) {
-		t.Errorf("Diagnose() = %v, want a running child and ErrFrameTooLarge", d)
+	if d == nil || d.Exited || !errors.Is(d.Err, transport.ErrLimit) {
+		t.Errorf("Diagnose() = %v, want a running child and ErrLimit", d)
 	}
 }
 
@@ -56,8 +60,8 @@ func TestMalformedFrame(t *testing.T) {
 	if !errors.As(err, &fe) || !errors.As(err, &se) {
 		t.Fatalf("Read() error = %v (%T), want a *FrameError wrapping a *json.SyntaxError", err, err)
 	}
-	if !errors.Is(err, transport.ErrProtocol) || errors.Is(err, transport.ErrPolicy) {
-		t.Errorf("Read() error = %v, want it to match transport.ErrProtocol only", err)
+	if !errors.Is(err, transport.ErrProtocol) || errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrLimit) || fe.Limit != 0 {
+		t.Errorf("Read() error = %v (Limit %d), want it to match transport.ErrProtocol only", err, fe.Limit)
 	}
 	if d := c.Diagnose(); d == nil || d.Err != err {
 		t.Errorf("Diagnose() = %v, want Err = %v", d, err)

@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/transport"
 )
 
 func TestRing(t *testing.T) {
@@ -60,7 +61,7 @@ func TestFrameReader(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got.String()); diff != "" {
 				t.Errorf("frameReader(%q, one byte %v) passed (-want +got):\n%s", tt.in, one, diff)
 			}
-			if errors.Is(err, ErrFrameTooLarge) != tt.tooLong {
+			if errors.Is(err, transport.ErrLimit) != tt.tooLong {
 				t.Errorf("frameReader(%q, one byte %v) error = %v, want too long: %v", tt.in, one, err, tt.tooLong)
 			}
 		}

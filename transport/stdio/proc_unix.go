@@ -130,14 +130,14 @@ func (p *proc) stop(closeGrace, termGrace time.Duration) error {
 	<-p.tracked
 	close(p.reapNow)
 	if !waitFor(p.reaped, reapTimeout) {
-		return ErrUnresponsive
+		return errUnresponsive
 	}
 	// SIGKILL is delivered asynchronously: wait until the group's other
 	// members, and the descendants outside it, have died too.
 	deadline := time.Now().Add(reapTimeout)
 	for delay := 100 * time.Microsecond; GroupAlive(p.pid) || p.outsideAlive(); delay = min(2*delay, 20*time.Millisecond) {
 		if time.Now().After(deadline) {
-			return ErrUnresponsive
+			return errUnresponsive
 		}
 		time.Sleep(delay) // polling with a deadline: nothing notifies us of a grandchild's death
 	}

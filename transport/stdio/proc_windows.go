@@ -198,12 +198,12 @@ func (p *proc) stop(closeGrace, _ time.Duration) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return ErrUnresponsive
+			return errUnresponsive
 		}
 		time.Sleep(delay) // polling with a deadline: the job's processes die asynchronously
 	}
 	if !waitFor(p.exited, reapTimeout) {
-		return ErrUnresponsive
+		return errUnresponsive
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ type Options struct {
 
 	// MaxFrameBytes bounds one inbound line (one JSON-RPC message, without
 	// its newline). A longer line ends the connection with a [*FrameError]
-	// wrapping [ErrFrameTooLarge]. A single JSON value spread over several
+	// whose Limit is this bound; it matches transport.ErrLimit. A single JSON value spread over several
 	// lines is bounded by the go-sdk's own cap, set to twice this. If zero,
 	// DefaultMaxFrameBytes (4 MiB) is used.
 	MaxFrameBytes int

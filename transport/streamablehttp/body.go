@@ -176,7 +176,7 @@ func (j *jsonBody) load() {
 	case err != nil && err != io.EOF:
 		j.data = errorResponse(j.call, dropError(err))
 	case !isResponseTo(buf, j.call):
-		j.data = errorResponse(j.call, fmt.Errorf("%w: %s", ErrResponseMismatch, snippet(buf)))
+		j.data = errorResponse(j.call, fmt.Errorf("%w: %s", errResponseMismatch, snippet(buf)))
 	default:
 		j.data = buf
 		if j.st != nil && j.st.tap != nil {
@@ -215,7 +215,7 @@ func snippet(data []byte) string {
 //     passes through and the go-sdk resumes with GET and Last-Event-ID (the
 //     resumed stream is watched the same way);
 //   - it breaks before the answer with no event id: the stream ends with an
-//     error response for the call ([ErrStreamDropped], or
+//     error response for the call (errStreamDropped, or
 //     [transport.ErrTimeout] if it went idle).
 //
 // Without a call (the standalone stream) a crossed bound is a
@@ -524,7 +524,7 @@ func dropError(err error) error {
 	if errors.As(err, &te) {
 		return te
 	}
-	return fmt.Errorf("%w: %v", ErrStreamDropped, err)
+	return fmt.Errorf("%w: %v", errStreamDropped, err)
 }
 
 // errorResponse encodes a JSON-RPC error response to call carrying err's

@@ -131,7 +131,7 @@ func TestBodyBoundsAtTheEdge(t *testing.T) {
 }
 
 // A JSON body that is not the call's response fails the call at once with
-// ErrResponseMismatch: a response to another id, a request or notification,
+// errResponseMismatch: a response to another id, a request or notification,
 // a batch, no JSON at all. The call's own response, result or error,
 // passes.
 func TestJSONBodyMustAnswerTheCall(t *testing.T) {
@@ -155,10 +155,10 @@ func TestJSONBodyMustAnswerTheCall(t *testing.T) {
 		leakcheck.Check(t)
 		err := readAnswer(t, &jsonBody{bodyBase: newBodyBase(t, tc.body), call: testCall, max: 1 << 20})
 		switch {
-		case tc.ok && errors.Is(err, ErrResponseMismatch):
+		case tc.ok && errors.Is(err, errResponseMismatch):
 			t.Errorf("body %s: the call got %v, want the body", tc.body, err)
-		case !tc.ok && !errors.Is(err, ErrResponseMismatch):
-			t.Errorf("body %s: the call got %v, want ErrResponseMismatch", tc.body, err)
+		case !tc.ok && !errors.Is(err, errResponseMismatch):
+			t.Errorf("body %s: the call got %v, want errResponseMismatch", tc.body, err)
 		}
 	}
 }

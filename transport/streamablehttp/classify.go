@@ -11,19 +11,18 @@ import (
 // which may reach the client as JSON-RPC errors, to the transport sentinels.
 func (f *Factory) Classify(err error) error {
 	switch {
-	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrInsecure), errors.Is(err, transport.ErrCrossOrigin),
-		errors.Is(err, transport.ErrCrossOriginRedirect), errors.Is(err, transport.ErrRedirectedPOST),
-		errors.Is(err, transport.ErrTooManyRedirects), errors.Is(err, auth.ErrInvalidArgument), errors.Is(err, ErrReplay), errors.Is(err, ErrRedirectRefused):
+	case errors.Is(err, transport.ErrLimit), errors.Is(err, transport.ErrPolicy), errors.Is(err, auth.ErrInvalidArgument),
+		errors.Is(err, errRedirectRefused):
 		return transport.ErrPolicy
-	case errors.Is(err, ErrResponseMismatch):
+	case errors.Is(err, errResponseMismatch):
 		return transport.ErrProtocol
-	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, ErrReauthorized), errors.Is(err, auth.ErrNoCredential):
+	case errors.Is(err, transport.ErrAuth), errors.Is(err, ErrReauthorized), errors.Is(err, auth.ErrNoCredential):
 		return transport.ErrAuth
 	case errors.Is(err, transport.ErrTimeout):
 		return transport.ErrTimeout
-	case errors.Is(err, ErrStreamDropped):
+	case errors.Is(err, errStreamDropped):
 		return transport.ErrBroken
-	case errors.Is(err, ErrRefused):
+	case errors.Is(err, errRefused):
 		return transport.ErrServer
 	}
 	return nil

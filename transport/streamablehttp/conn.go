@@ -206,7 +206,7 @@ func (st *connState) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // preparePost reads a POST's body and returns the request to send and the
 // call it carries (nil if it is not one). It refuses a call sent before
-// ([ErrReplay]), gives a request of 2026-07-28 the _meta it lacks, and names
+// (errReplay), gives a request of 2026-07-28 the _meta it lacks, and names
 // the task a request of the tasks extension routes by.
 func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, error) {
 	buf := peekBuffers.Get().(*[]byte)
@@ -227,7 +227,7 @@ func (st *connState) preparePost(req *http.Request) (*http.Request, *callRef, er
 	call := callOf(h)
 	if call != nil && !resendable[call.method] && !st.remember(call) {
 		closeBody(req)
-		return nil, nil, fmt.Errorf("%w: %s id %s", ErrReplay, call.method, call.id())
+		return nil, nil, fmt.Errorf("%w: %s id %s", errReplay, call.method, call.id())
 	}
 	if call != nil && call.taskID != "" && req.Header.Get("Mcp-Method") != "" && req.Header.Get("Mcp-Name") == "" {
 		// The tasks extension routes its requests by task id (Mcp-Name),
@@ -326,7 +326,7 @@ func (st *connState) refuseGet(req *http.Request, resp *http.Response, call *cal
 // as an error. The go-sdk retries that with backoff, for the standalone
 // stream and for a resumption. The answer it gets instead is final. It is
 // the redirect's status, without a Location. Its body holds a JSON-RPC
-// error (ErrRedirectRefused), which the go-sdk fails the connection with
+// error (errRedirectRefused), which the go-sdk fails the connection with
 // at once.
 func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *http.Response {
 	switch resp.StatusCode {
@@ -338,7 +338,7 @@ func (st *connState) refuseRedirect(req *http.Request, resp *http.Response) *htt
 	if err != nil || st.f.ep.Origin.Matches(loc) {
 		return nil // no target (nothing is followed), or one the policy follows
 	}
-	re := &transport.RedirectError{Transport: pkg, Method: req.Method, Status: resp.StatusCode, To: "null", Err: transport.ErrCrossOriginRedirect}
+	re := &transport.RedirectError{Transport: pkg, Method: req.Method, Status: resp.StatusCode, To: "null", Err: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}}
 	if o, err := auth.OriginOf(loc); err == nil {
 		re.To = o.String()
 	}
@@ -364,7 +364,7 @@ func refusedStatus(code int) bool {
 }
 
 // refusedCall answers a call's POST that resp refused (see refusedStatus)
-// with the same status and a body holding the call's [ErrRefused], which
+// with the same status and a body holding the call's errRefused, which
 // the go-sdk hands to the call without failing the connection. If resp's
 // body is a JSON-RPC error, which the go-sdk hands on the same way, resp
 // is returned with its body as it was. The body is read within its bounds
@@ -387,14 +387,14 @@ func refusedCall(req *http.Request, resp *http.Response, call *callRef) *http.Re
 	if err != nil {
 		why += " (body: " + err.Error() + ")"
 	}
-	data := errorResponse(call, fmt.Errorf("%w: %s", ErrRefused, why))
+	data := errorResponse(call, fmt.Errorf("%w: %s", errRefused, why))
 	return answer(req, resp.Status, resp.StatusCode, "application/json", data)
 }
 
 // resumeRefused answers a GET that resumes call's stream and was refused
 // (404 once the server ended the session, or any other non-2xx). It also
 // answers one that failed for the last time. The answer is a stream
-// holding one error response for the call, [ErrStreamDropped], saying why.
+// holding one error response for the call, errStreamDropped, saying why.
 // The server had the call and may have run it; its answer is lost. Handed
 // the status or the error, the go-sdk would fail the whole connection
 // (ErrSessionMissing for 404). It would fail the call with a session error
@@ -749,11 +749,11 @@ func (a *oauthAdapter) Authorize(ctx context.Context, req *http.Request, resp *h
 	az, ok := a.st.f.opts.Credentials.(auth.Authorizer)
 	if !ok {
 		resp.Body.Close()
-		return fmt.Errorf("%s: %w: status %d", pkg, transport.ErrUnauthorized, resp.StatusCode)
+		return fmt.Errorf("%s: %w: status %d", pkg, httpguard.Unauthorized, resp.StatusCode)
 	}
 	status := resp.StatusCode
 	if err := az.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("%s: %w: status %d: %w", pkg, transport.ErrUnauthorized, status, err)
+		return fmt.Errorf("%s: %w: status %d: %w", pkg, httpguard.Unauthorized, status, err)
 	}
 	var buf []byte
 	if body, err := peekBody(req, &buf); err == nil {

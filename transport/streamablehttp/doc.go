@@ -43,18 +43,18 @@
 //
 // The endpoint's origin (scheme, host, port; see auth.Origin) is pinned at
 // [New]. A request to any other origin is refused
-// ([transport.ErrCrossOrigin]). The redirect policy refuses every redirect
-// of a POST ([transport.ErrRedirectedPOST]). A 307 or 308 would send the
+// ([transport.RuleCrossOrigin]). The redirect policy refuses every redirect
+// of a POST ([transport.RuleRedirectedPOST]). A 307 or 308 would send the
 // body, session id and credential again. It also refuses every redirect to
-// another origin ([transport.ErrCrossOriginRedirect]). A GET redirected to
+// another origin ([transport.RuleCrossOriginRedirect]). A GET redirected to
 // another origin (the standalone stream, a resumption) fails the
-// connection at once with [ErrRedirectRefused], by policy. The go-sdk
+// connection at once with [CodeRedirectRefused], by policy. The go-sdk
 // retries a failed GET with backoff, so it is handed a final answer
 // instead of an error. Credentials come from an auth.Source. They are
 // attached by auth.NewRoundTripper, which checks each request's own
 // origin. So even a redirect that got past the policy would carry none.
 // Plain http is accepted only for loopback hosts, unless
-// Options.AllowInsecureHTTP ([transport.ErrInsecure]); TLS is 1.2 at least.
+// Options.AllowInsecureHTTP ([transport.RuleInsecure]); TLS is 1.2 at least.
 //
 // # Limits and timeouts
 //
@@ -88,7 +88,8 @@
 //     [ErrReauthorized]. The refused call fails, the new credential is in
 //     place, and the caller decides whether to issue the call again. As a
 //     second line, the RoundTripper refuses to POST a call id it already
-//     sent on the connection ([ErrReplay]).
+//     sent on the connection ("streamablehttp: call already sent", which
+//     matches [transport.ErrPolicy]).
 //   - Multi round-trip continuation (protocol 2026-07-28, SEP-2322). When a
 //     tool answers "input required", the client gathers the input. It
 //     issues tools/call again, with a new id, the answers and the server's
@@ -108,16 +109,16 @@
 // before any response is tried at most MaxResumeAttempts times in a row.
 // The server's event store replays the committed reply. A resumed stream
 // that ends again with no new event id is not resumed again. Its call
-// fails with [ErrStreamDropped]. So does a call whose resumption the server
+// fails with [CodeStreamDropped]. So does a call whose resumption the server
 // refuses with a status: 404 once it has ended the session, or any other
 // non-2xx. The server had the call. The go-sdk, handed the status, would
 // fail the connection with a session error that hides it.
 //
 // A stream that breaks with no event id cannot be resumed. The call fails
-// with [ErrStreamDropped] (or [transport.ErrTimeout] if it went idle) and
+// with [CodeStreamDropped] (or [transport.ErrTimeout] if it went idle) and
 // is not sent again; it may or may not have run. Protocol 2026-07-28 has
 // no resumption. A request of that revision (its Mcp-Protocol-Version
-// header says so) whose stream breaks fails with [ErrStreamDropped] at
+// header says so) whose stream breaks fails with [CodeStreamDropped] at
 // once, whatever event ids the stream carried. So does a call whose
 // connection breaks after the request was written and before the response
 // headers arrived, on any revision. The client reports each of these as an
@@ -145,31 +146,33 @@
 // # Errors
 //
 // Errors from sending a request reach the caller wrapped, for errors.Is
-// and errors.As. These are [transport.ErrCrossOrigin],
-// [transport.ErrRedirectedPOST], [transport.ErrCrossOriginRedirect],
-// [transport.ErrTooManyRedirects], [ErrReplay],
-// [transport.ErrUnauthorized], [ErrReauthorized], and
-// [transport.TimeoutError] for the dial, TLS and header phases.
+// and errors.As. These are [*transport.PolicyError] (of Rule
+// [transport.RuleCrossOrigin], [transport.RuleRedirectedPOST],
+// [transport.RuleCrossOriginRedirect] or [transport.RuleTooManyRedirects]),
+// "call already sent" (matching [transport.ErrPolicy]), [transport.ErrAuth],
+// [ErrReauthorized], and [transport.TimeoutError] for the dial, TLS and
+// header phases.
 //
 // Errors found while reading a call's response reach it as a JSON-RPC
 // error response. This package puts that in the stream in place of the
 // reply, because the go-sdk keeps only the code and message of a read
-// error. These are [transport.ErrLimit], [ErrStreamDropped],
-// [transport.ErrTimeout], and [ErrResponseMismatch] for a JSON body that
-// is not the call's response. They also include [ErrRefused], for a
-// call's POST refused with a 4xx and no JSON-RPC error, which would
-// otherwise fail the whole connection. Those sentinels are *jsonrpc.Error
-// values, matched by code. So is [ErrRedirectRefused].
+// error. Their codes are transport.CodeLimit ([transport.ErrLimit]),
+// [CodeStreamDropped], transport.CodeTimeout ([transport.ErrTimeout]), and
+// [CodeResponseMismatch] for a JSON body that is not the call's response.
+// They also include [CodeRefused], for a call's POST refused with a 4xx and
+// no JSON-RPC error, which would otherwise fail the whole connection. A
+// *jsonrpc.Error matches by code, so errors.Is(err, &jsonrpc.Error{Code:
+// CodeRefused}) tells one apart. So does [CodeRedirectRefused].
+// [Factory.Classify] gives each its class sentinel.
 //
 // The errors this transport shares with transport/sse are package
-// transport's. They are [transport.ErrInsecure],
-// [transport.ErrCrossOrigin], [transport.ErrCrossOriginRedirect],
-// [transport.ErrRedirectedPOST], [transport.ErrTooManyRedirects],
-// [transport.ErrUnauthorized], [transport.ErrLimit] and
+// transport's. They are [*transport.PolicyError] (of Rule
+// [transport.RuleInsecure], [transport.RuleCrossOrigin],
+// [transport.RuleCrossOriginRedirect], [transport.RuleRedirectedPOST] or
+// [transport.RuleTooManyRedirects]),
+// [transport.ErrAuth], [transport.ErrLimit] and
 // [transport.ErrTimeout]. They also include the types
 // [transport.LimitError], [transport.TimeoutError] and
 // [transport.RedirectError], whose Transport field says "streamablehttp".
-// [ErrStreamDropped], [ErrResponseMismatch], [ErrRefused],
-// [ErrRedirectRefused], [ErrReplay] and [ErrReauthorized] are this
-// transport's own.
+// The codes above and [ErrReauthorized] are this transport's own.
 package streamablehttp

@@ -53,7 +53,7 @@ func Example() {
 
 func ExampleNew_insecure() {
 	_, err := streamablehttp.New("http://mcp.example.com/mcp", nil)
-	fmt.Println(errors.Is(err, transport.ErrInsecure))
+	fmt.Println(errors.Is(err, &transport.PolicyError{Rule: transport.RuleInsecure}))
 	_, err = streamablehttp.New("http://127.0.0.1:8080/mcp", nil)
 	fmt.Println(err)
 	// Output:

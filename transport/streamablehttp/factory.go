@@ -34,7 +34,7 @@ var _ transport.Factory = (*Factory)(nil)
 // The endpoint's origin (scheme, host, port) is pinned: no request goes
 // anywhere else. It must be https, or http on a loopback host (or any host
 // with Options.AllowInsecureHTTP); otherwise New fails with
-// transport.ErrInsecure.
+// a transport.PolicyError of Rule RuleInsecure.
 func New(endpoint string, opts *Options) (*Factory, error) {
 	var o Options
 	if opts != nil {

@@ -56,8 +56,18 @@ func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
 	if err := post(st, srv.URL, call); err != nil {
 		t.Fatal(err)
 	}
-	if err := post(st, srv.URL, call); !errors.Is(err, ErrReplay) {
-		t.Errorf("second POST of id 7: error = %v, want ErrReplay", err)
+	err := post(st, srv.URL, call)
+	if !errors.Is(err, errReplay) {
+		t.Errorf("second POST of id 7: error = %v, want errReplay", err)
+	}
+	// The folded ErrReplay keeps its text and is a policy refusal, of no
+	// other class.
+	if !errors.Is(err, transport.ErrPolicy) || errors.Is(err, transport.ErrAuth) || errors.Is(err, transport.ErrProtocol) ||
+		!strings.Contains(err.Error(), "streamablehttp: call already sent: tools/call id 7") {
+		t.Errorf("second POST of id 7: error = %v, want \"streamablehttp: call already sent\" matching ErrPolicy only", err)
+	}
+	if got := st.f.Classify(err); got != transport.ErrPolicy {
+		t.Errorf("Classify(%v) = %v, want ErrPolicy", err, got)
 	}
 	// initialize executes nothing and may be re-sent (after a 401);
 	// notifications carry no id and are not calls.
@@ -76,8 +86,8 @@ func TestReplayGuardRefusesASecondPOSTOfACall(t *testing.T) {
 		t.Errorf("server received %d requests, want 6", got)
 	}
 	// The id is the one the server reads: 7.0 is 7 again, "7" another id.
-	if err := post(st, srv.URL, `{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"x"}}`); !errors.Is(err, ErrReplay) {
-		t.Errorf("POST of id 7.0 after 7: error = %v, want ErrReplay", err)
+	if err := post(st, srv.URL, `{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"x"}}`); !errors.Is(err, errReplay) {
+		t.Errorf("POST of id 7.0 after 7: error = %v, want errReplay", err)
 	}
 	if err := post(st, srv.URL, `{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"x"}}`); err != nil {
 		t.Errorf("POST of id \"7\" after 7: %v", err)
@@ -98,8 +108,8 @@ func TestReplayGuardWindowEdge(t *testing.T) {
 			t.Fatalf("POST of id %d: %v", id, err)
 		}
 	}
-	if err := post(st, srv.URL, call(1)); !errors.Is(err, ErrReplay) {
-		t.Fatalf("id 1 with %d calls since: error = %v, want ErrReplay", replayWindow-1, err)
+	if err := post(st, srv.URL, call(1)); !errors.Is(err, errReplay) {
+		t.Fatalf("id 1 with %d calls since: error = %v, want errReplay", replayWindow-1, err)
 	}
 	if err := post(st, srv.URL, call(replayWindow+1)); err != nil { // forgets 1
 		t.Fatal(err)
@@ -107,8 +117,8 @@ func TestReplayGuardWindowEdge(t *testing.T) {
 	if err := post(st, srv.URL, call(1)); err != nil {
 		t.Errorf("id 1 after the window forgot it: %v", err)
 	}
-	if err := post(st, srv.URL, call(3)); !errors.Is(err, ErrReplay) { // 2 went as 1 came back
-		t.Errorf("id 3, still in the window: error = %v, want ErrReplay", err)
+	if err := post(st, srv.URL, call(3)); !errors.Is(err, errReplay) { // 2 went as 1 came back
+		t.Errorf("id 3, still in the window: error = %v, want errReplay", err)
 	}
 }
 
@@ -198,8 +208,8 @@ func TestRequestToAnotherOriginRefused(t *testing.T) {
 	st, _, _ := guarded(t)
 	other, n := counting(t)
 	req, _ := http.NewRequest(http.MethodGet, other.URL, nil)
-	if _, err := st.RoundTrip(req); !errors.Is(err, transport.ErrCrossOrigin) {
-		t.Errorf("RoundTrip to %s: error = %v, want transport.ErrCrossOrigin", other.URL, err)
+	if _, err := st.RoundTrip(req); !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOrigin}) {
+		t.Errorf("RoundTrip to %s: error = %v, want &transport.PolicyError{Rule: transport.RuleCrossOrigin}", other.URL, err)
 	}
 	if got := n.Load(); got != 0 {
 		t.Errorf("other origin received %d requests, want 0", got)

@@ -102,10 +102,10 @@ func TestUnauthorizedCallIsNotResent(t *testing.T) {
 		t.Errorf("tool executed %d times, want 1", n)
 	}
 
-	// A flow that fails reports ErrUnauthorized.
+	// A flow that fails reports ErrAuth.
 	gate.valid.Store("t3")
-	if _, err := callCount(t, cs); !errors.Is(err, transport.ErrUnauthorized) {
-		t.Errorf("CallTool error = %v, want ErrUnauthorized", err)
+	if _, err := callCount(t, cs); !errors.Is(err, transport.ErrAuth) {
+		t.Errorf("CallTool error = %v, want ErrAuth", err)
 	}
 	gate.valid.Store("t2") // so that Close's DELETE ends the server's session
 }
@@ -124,8 +124,8 @@ func TestUnauthorizedWithoutAuthorizer(t *testing.T) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Connect = %v: it waited for the test's deadline, want it refused at once", err)
 	}
-	if !errors.Is(err, transport.ErrUnauthorized) || !strings.Contains(err.Error(), "401") {
-		t.Errorf("Connect error = %v, want ErrUnauthorized with status 401", err)
+	if !errors.Is(err, transport.ErrAuth) || !strings.Contains(err.Error(), "401") {
+		t.Errorf("Connect error = %v, want ErrAuth with status 401", err)
 	}
 }
 

@@ -21,7 +21,7 @@ type Options struct {
 
 	// TLSConfig is cloned and used for https. If nil, the system roots are
 	// used. MinVersion 0 means TLS 1.2; a lower MinVersion makes New fail
-	// with transport.ErrInsecure.
+	// with a transport.PolicyError of Rule RuleInsecure.
 	TLSConfig *tls.Config
 	// RootCAs, if non-nil, replaces TLSConfig.RootCAs: the certificate
 	// authorities the server's certificate must chain to.
@@ -43,9 +43,9 @@ type Options struct {
 	// stream is reconnected without a new event. It is the go-sdk's
 	// StreamableClientTransport.MaxRetries. If zero, defaults to 5. A
 	// resumed stream that ends again with no new event id is not resumed
-	// again: its call fails with ErrStreamDropped. A negative value disables
-	// resumption: a dropped call stream then fails its call with
-	// ErrStreamDropped even if it carried event ids.
+	// again: its call fails with CodeStreamDropped. A negative value
+	// disables resumption: a dropped call stream then fails its call with
+	// CodeStreamDropped even if it carried event ids.
 	MaxResumeAttempts int
 
 	// DisableStandaloneSSE stops the client from opening the GET stream on

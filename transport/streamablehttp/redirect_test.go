@@ -88,7 +88,7 @@ func TestRedirectedPOSTRefused(t *testing.T) {
 					DisableStandaloneSSE: true,
 				}))
 				_, err := callWithin(t, cs, redirectCallLimit)
-				if !errors.Is(err, transport.ErrRedirectedPOST) {
+				if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
 					t.Fatalf("CallTool error = %v, want ErrRedirectedPOST", err)
 				}
 				var re *transport.RedirectError
@@ -171,7 +171,7 @@ func TestRedirectedDELETEToOtherOriginRefused(t *testing.T) {
 		Credentials: auth.Bearer(auth.NewToken("tok")), DisableStandaloneSSE: true,
 	}))
 	err := cs.Close()
-	if !errors.Is(err, transport.ErrCrossOriginRedirect) {
+	if !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) {
 		t.Errorf("Close error = %v, want ErrCrossOriginRedirect", err)
 	}
 	// End the server's session, which the refused DELETE left open.

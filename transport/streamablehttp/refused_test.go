@@ -10,10 +10,11 @@ import (
 
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A call's POST refused with a 4xx and a body that is not JSON-RPC (a
-// proxy's 400, 405 or 413) fails that call with ErrRefused, naming the
+// proxy's 400, 405 or 413) fails that call with CodeRefused, naming the
 // status and the body, and the connection stays usable: the next call is
 // answered. The refused call ran nowhere and was POSTed once. At the
 // edges: 400 and 499 are refused so; 399 is no refusal, and 401, 403, 404
@@ -29,10 +30,10 @@ func TestRefusedCallKeepsTheConnection(t *testing.T) {
 		says   string // in the refused call's error
 		usable bool   // the next call is answered
 	}{
-		{400, "no", streamablehttp.ErrRefused, "400 Bad Request: \"no\"", true},
-		{405, "", streamablehttp.ErrRefused, "405 Method Not Allowed", true},
-		{413, "too big\n", streamablehttp.ErrRefused, "413 Request Entity Too Large: \"too big\"", true},
-		{499, "x", streamablehttp.ErrRefused, "499", true},
+		{400, "no", &jsonrpc.Error{Code: streamablehttp.CodeRefused}, "400 Bad Request: \"no\"", true},
+		{405, "", &jsonrpc.Error{Code: streamablehttp.CodeRefused}, "405 Method Not Allowed", true},
+		{413, "too big\n", &jsonrpc.Error{Code: streamablehttp.CodeRefused}, "413 Request Entity Too Large: \"too big\"", true},
+		{499, "x", &jsonrpc.Error{Code: streamablehttp.CodeRefused}, "499", true},
 		{400, rpcError, nil, "the server's own reason", true},
 		{404, "gone", nil, "session not found", false},
 		{429, "slow down", nil, "Too Many Requests", true},
@@ -54,7 +55,7 @@ func TestRefusedCallKeepsTheConnection(t *testing.T) {
 			})})
 			cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true}))
 			_, err := callCount(t, cs)
-			if err == nil || tc.want != nil && !errors.Is(err, tc.want) || tc.want == nil && errors.Is(err, streamablehttp.ErrRefused) || !strings.Contains(err.Error(), tc.says) {
+			if err == nil || tc.want != nil && !errors.Is(err, tc.want) || tc.want == nil && errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeRefused}) || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("refused call: error = %v, want %v saying %q", err, tc.want, tc.says)
 			}
 			if got := r.calls.Load(); got != 0 {

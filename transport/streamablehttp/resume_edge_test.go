@@ -12,6 +12,7 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // hostileResume answers a GET that resumes a stream (Last-Event-ID) with
@@ -29,7 +30,7 @@ func hostileResume(body string, next http.Handler) http.Handler {
 }
 
 // A stream resumed with Last-Event-ID that breaks again before the answer,
-// with nothing new to resume from, fails its call with ErrStreamDropped; one
+// with nothing new to resume from, fails its call with CodeStreamDropped; one
 // that passes a bound fails it with ErrLimit. Either way the tool ran once,
 // the call was POSTed once, and it was resumed once.
 func TestResumedStreamThatFailsAgain(t *testing.T) {
@@ -40,8 +41,8 @@ func TestResumedStreamThatFailsAgain(t *testing.T) {
 		want   error
 		what   string
 	}{
-		{"breaks again", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n", streamablehttp.ErrStreamDropped, "response stream dropped"},
-		{"ends at once", "", streamablehttp.ErrStreamDropped, "response stream dropped"},
+		{"breaks again", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n", &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, "response stream dropped"},
+		{"ends at once", "", &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, "response stream dropped"},
 		{"event over the bound", "data: " + strings.Repeat("x", maxEvent) + "\n\n", transport.ErrLimit, "sse event over"},
 		{"stream over the bound", strings.Repeat(": keep-alive "+strings.Repeat("k", 1000)+"\n\n", 80), transport.ErrLimit, "stream over"},
 	} {
@@ -114,7 +115,7 @@ func (f *failResumes) count() int {
 // MaxResumeAttempts bounds the GETs that try to resume a dropped stream in
 // a row: with a bound of 1, a resumption whose GET fails before any
 // response is tried once and not again, and the call fails with
-// ErrStreamDropped (its outcome unknown, not the go-sdk's connection
+// CodeStreamDropped (its outcome unknown, not the go-sdk's connection
 // failure); the tool ran once and was POSTed once. (Larger bounds wait the go-sdk's backoff, a
 // second and more, between attempts.)
 func TestResumeAttemptsAtTheEdge(t *testing.T) {
@@ -124,7 +125,7 @@ func TestResumeAttemptsAtTheEdge(t *testing.T) {
 	t.Cleanup(pool.CloseIdleConnections)
 	base := &failResumes{base: pool}
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true, MaxResumeAttempts: 1, Base: base}))
-	if _, err := callCount(t, cs); !errors.Is(err, streamablehttp.ErrStreamDropped) || !strings.Contains(err.Error(), "resumption failed: attempt 1 of 1: ") {
+	if _, err := callCount(t, cs); !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) || !strings.Contains(err.Error(), "resumption failed: attempt 1 of 1: ") {
 		t.Errorf("CallTool error = %v, want ErrStreamDropped once its resumption failed once", err)
 	}
 	if got := base.count(); got != 1 {
@@ -153,7 +154,7 @@ func refuseResume(code int, next http.Handler) http.Handler {
 	})
 }
 
-// A resumption refused with a status fails its call with ErrStreamDropped
+// A resumption refused with a status fails its call with CodeStreamDropped
 // (the server had the call, which ran once, and its answer is lost), not
 // with the session error the go-sdk would fail the connection with: 404
 // would say only "session not found", as if the call had never been sent.
@@ -171,7 +172,7 @@ func TestRefusedResumptionFailsTheCallAsDropped(t *testing.T) {
 			cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true}))
 			_, err := callCount(t, cs)
 			want := "resumption failed: the server refused it: " + strconv.Itoa(code)
-			if !errors.Is(err, streamablehttp.ErrStreamDropped) || !strings.Contains(err.Error(), want) {
+			if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) || !strings.Contains(err.Error(), want) {
 				t.Errorf("CallTool error = %v, want ErrStreamDropped saying %q", err, want)
 			}
 			if got := r.calls.Load(); got != 1 {

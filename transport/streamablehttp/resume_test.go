@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 func TestDroppedStreamResumesWithLastEventID(t *testing.T) {
@@ -63,8 +64,8 @@ func TestDroppedStreamWithoutEventIDFails(t *testing.T) {
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true}))
 
 	_, err := callCount(t, cs)
-	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
-		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
+	if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) {
+		t.Fatalf("CallTool error = %v, want CodeStreamDropped", err)
 	}
 	if got := r.calls.Load(); got != 1 {
 		t.Errorf("tool executed %d times, want 1", got)
@@ -83,8 +84,8 @@ func TestResumptionDisabledFailsDroppedCall(t *testing.T) {
 	r := newRig(t, rigConfig{eventStore: true, middleware: dropAfter(1, "10")})
 	cs := connect(t, newFactory(t, r.url(), &streamablehttp.Options{DisableStandaloneSSE: true, MaxResumeAttempts: -1}))
 	_, err := callCount(t, cs)
-	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
-		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
+	if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) {
+		t.Fatalf("CallTool error = %v, want CodeStreamDropped", err)
 	}
 	if got := r.calls.Load(); got != 1 {
 		t.Errorf("tool executed %d times, want 1", got)
@@ -97,7 +98,7 @@ func TestResumptionDisabledFailsDroppedCall(t *testing.T) {
 }
 
 // Protocol 2026-07-28 has no Last-Event-ID: a call whose stream breaks
-// fails at once with ErrStreamDropped even when the stream carried an
+// fails at once with CodeStreamDropped even when the stream carried an
 // event id and a retry: field, and no GET resumes it. (The stream here is
 // the middleware's own: a go-sdk server sends no ids on that revision.)
 func TestNoResumptionOn20260728(t *testing.T) {
@@ -117,8 +118,8 @@ func TestNoResumptionOn20260728(t *testing.T) {
 	r := newRig(t, rigConfig{stateless: true, middleware: cut})
 	cs := connectAt(t, newFactory(t, r.url(), nil), "2026-07-28")
 	_, err := callCount(t, cs)
-	if !errors.Is(err, streamablehttp.ErrStreamDropped) {
-		t.Fatalf("CallTool error = %v, want ErrStreamDropped", err)
+	if !errors.Is(err, &jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}) {
+		t.Fatalf("CallTool error = %v, want CodeStreamDropped", err)
 	}
 	if got := ran.Load(); got != 1 {
 		t.Errorf("the call reached the server %d times, want 1", got)

@@ -149,9 +149,9 @@ func (g *guardedBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	if to := c.movedTo(); to != "" {
 		drainClose(resp)
 		cancel()
-		e := &transport.RedirectError{Transport: g.pkg, Method: req.Method, To: to, Err: transport.ErrCrossOriginRedirect}
+		e := &transport.RedirectError{Transport: g.pkg, Method: req.Method, To: to, Err: &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}}
 		if c.once {
-			e.Err = transport.ErrRedirectedPOST
+			e.Err = &transport.PolicyError{Rule: transport.RuleRedirectedPOST}
 		}
 		return nil, g.refuse(e)
 	}

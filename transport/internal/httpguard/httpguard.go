@@ -2,8 +2,8 @@
 // (transport/streamablehttp and transport/sse) share: endpoint and TLS
 // validation, the per-connection http.Transport under the credential
 // ([Carrier]), the origin and redirect rules and the naming of timeout
-// phases. The errors they return are package transport's (ErrInsecure,
-// ErrCrossOrigin, RedirectError, TimeoutError, …). Functions take the
+// phases. The errors they return are package transport's (PolicyError,
+// RedirectError, TimeoutError, …), and [Unauthorized]. Functions take the
 // transport's package name, which prefixes the errors they make.
 //
 //	ep, err := httpguard.ParseEndpoint("sse", endpoint, httpguard.Config{})
@@ -44,7 +44,7 @@ type Endpoint struct {
 
 // ParseEndpoint validates endpoint and c. Errors are prefixed with pkg (the
 // transport's package name); an insecure endpoint or TLS version wraps
-// [transport.ErrInsecure], and an endpoint that names no origin wraps
+// [transport.RuleInsecure], and an endpoint that names no origin wraps
 // auth.ErrInvalidOrigin.
 func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	u, err := url.Parse(endpoint)
@@ -59,7 +59,7 @@ func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 		return nil, fmt.Errorf("%s: endpoint %q has a fragment", pkg, endpoint)
 	}
 	if origin.Scheme == "http" && !origin.IsLoopback() && !c.AllowInsecureHTTP {
-		return nil, fmt.Errorf("%s: %w: plain http to %s (set AllowInsecureHTTP to permit it)", pkg, transport.ErrInsecure, origin)
+		return nil, fmt.Errorf("%s: %w: plain http to %s (set AllowInsecureHTTP to permit it)", pkg, &transport.PolicyError{Rule: transport.RuleInsecure}, origin)
 	}
 	var tc *tls.Config
 	if c.TLSConfig != nil {
@@ -71,7 +71,7 @@ func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	case tc.MinVersion == 0:
 		tc.MinVersion = tls.VersionTLS12
 	case tc.MinVersion < tls.VersionTLS12:
-		return nil, fmt.Errorf("%s: %w: TLS MinVersion below 1.2", pkg, transport.ErrInsecure)
+		return nil, fmt.Errorf("%s: %w: TLS MinVersion below 1.2", pkg, &transport.PolicyError{Rule: transport.RuleInsecure})
 	}
 	if c.RootCAs != nil {
 		tc.RootCAs = c.RootCAs
@@ -106,7 +106,7 @@ func NewTransport(tc *tls.Config, t Timeouts, maxIdlePerHost int) *http.Transpor
 
 // CheckOrigin refuses a request to another origin than origin's: it closes
 // the request's body and returns an error wrapping
-// [transport.ErrCrossOrigin], prefixed with pkg. It returns nil for a
+// [transport.RuleCrossOrigin], prefixed with pkg. It returns nil for a
 // request to origin.
 func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
 	if origin.Matches(req.URL) {
@@ -115,7 +115,7 @@ func CheckOrigin(pkg string, origin auth.Origin, req *http.Request) error {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-	return fmt.Errorf("%s: %w: %s", pkg, transport.ErrCrossOrigin, req.URL.Redacted())
+	return fmt.Errorf("%s: %w: %s", pkg, &transport.PolicyError{Rule: transport.RuleCrossOrigin}, req.URL.Redacted())
 }
 
 // A Carrier carries the requests of one connection that passed the
@@ -224,3 +224,19 @@ func timeoutPhase(err error) string {
 	}
 	return ""
 }
+
+// Unauthorized is what a 401 or 403 fails with when the request is not
+// sent again. Its text is "unauthorized"; it matches transport.ErrAuth.
+var Unauthorized error = &Classed{Text: "unauthorized", Class: transport.ErrAuth}
+
+// A Classed error has a text of its own and matches one of package
+// transport's class sentinels, such as transport.ErrProtocol.
+type Classed struct {
+	Text  string
+	Class error
+}
+
+func (e *Classed) Error() string { return e.Text }
+
+// Unwrap returns Class.
+func (e *Classed) Unwrap() error { return e.Class }

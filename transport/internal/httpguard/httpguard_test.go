@@ -40,27 +40,27 @@ func TestRedirectPolicy(t *testing.T) {
 		{"GET same origin", "https://home.example/b", chain(1, "GET"), nil},
 		{"GET up to the bound", "https://home.example/b", chain(transport.MaxRedirects, "GET"), nil},
 		{"GET other origin", "https://other.example/b", chain(1, "GET"),
-			refused("GET", "https://other.example", transport.ErrCrossOriginRedirect)},
+			refused("GET", "https://other.example", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET other port", "https://home.example:8443/b", chain(1, "GET"),
-			refused("GET", "https://home.example:8443", transport.ErrCrossOriginRedirect)},
+			refused("GET", "https://home.example:8443", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET other scheme", "http://home.example/b", chain(1, "GET"),
-			refused("GET", "http://home.example", transport.ErrCrossOriginRedirect)},
+			refused("GET", "http://home.example", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET other scheme, port 443", "http://home.example:443/b", chain(1, "GET"),
-			refused("GET", "http://home.example:443", transport.ErrCrossOriginRedirect)},
+			refused("GET", "http://home.example:443", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET look-alike host", "https://home.example.evil.example/b", chain(1, "GET"),
-			refused("GET", "https://home.example.evil.example", transport.ErrCrossOriginRedirect)},
+			refused("GET", "https://home.example.evil.example", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET userinfo", "https://home.example@evil.example/b", chain(1, "GET"),
-			refused("GET", "null", transport.ErrCrossOriginRedirect)}, // no origin: userinfo is refused
+			refused("GET", "null", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})}, // no origin: userinfo is refused
 		{"DELETE other origin", "https://other.example/b", chain(1, "DELETE"),
-			refused("DELETE", "https://other.example", transport.ErrCrossOriginRedirect)},
+			refused("DELETE", "https://other.example", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"GET no origin", "file:///etc/passwd", chain(1, "GET"),
-			refused("GET", "null", transport.ErrCrossOriginRedirect)},
+			refused("GET", "null", &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect})},
 		{"POST same origin", "https://home.example/b", chain(1, "POST"),
-			refused("POST", "https://home.example", transport.ErrRedirectedPOST)},
+			refused("POST", "https://home.example", &transport.PolicyError{Rule: transport.RuleRedirectedPOST})},
 		{"POST other origin", "https://other.example/b", chain(1, "POST"),
-			refused("POST", "https://other.example", transport.ErrRedirectedPOST)},
+			refused("POST", "https://other.example", &transport.PolicyError{Rule: transport.RuleRedirectedPOST})},
 		{"GET too many", "https://home.example/b", chain(transport.MaxRedirects+1, "GET"),
-			refused("GET", "https://home.example", transport.ErrTooManyRedirects)},
+			refused("GET", "https://home.example", &transport.PolicyError{Rule: transport.RuleTooManyRedirects})},
 	} {
 		err := policy(req(tc.via[0].Method, tc.to), tc.via)
 		got, ok := err.(*transport.RedirectError)
@@ -73,10 +73,10 @@ func TestRedirectPolicy(t *testing.T) {
 	}
 }
 
-// sameError compares the Err fields by identity: a sentinel must be the
-// sentinel.
+// sameError compares the Err fields with errors.Is both ways: a refusal
+// must be by the same rule.
 var sameError = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Err" },
-	cmp.Comparer(func(a, b error) bool { return a == b }))
+	cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) && errors.Is(b, a) }))
 
 func TestCheckOrigin(t *testing.T) {
 	leakcheck.Check(t)
@@ -87,8 +87,8 @@ func TestCheckOrigin(t *testing.T) {
 	}{
 		{"https://home.example/mcp", nil},
 		{"https://home.example:443/mcp", nil},
-		{"https://other.example/mcp", transport.ErrCrossOrigin},
-		{"http://home.example/mcp", transport.ErrCrossOrigin},
+		{"https://other.example/mcp", &transport.PolicyError{Rule: transport.RuleCrossOrigin}},
+		{"http://home.example/mcp", &transport.PolicyError{Rule: transport.RuleCrossOrigin}},
 	} {
 		body := &closeCounter{}
 		req, _ := http.NewRequest(http.MethodPost, tc.url, body)
@@ -120,10 +120,10 @@ func TestParseEndpoint(t *testing.T) {
 		{"http://127.0.0.1:8080/mcp", Config{}, nil},
 		{"http://[::1]:8080/mcp", Config{}, nil},
 		{"http://localhost/mcp", Config{}, nil},
-		{"http://mcp.example.com/mcp", Config{}, transport.ErrInsecure},
-		{"http://10.0.0.1/mcp", Config{}, transport.ErrInsecure},
+		{"http://mcp.example.com/mcp", Config{}, &transport.PolicyError{Rule: transport.RuleInsecure}},
+		{"http://10.0.0.1/mcp", Config{}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 		{"http://mcp.example.com/mcp", Config{AllowInsecureHTTP: true}, nil},
-		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, transport.ErrInsecure},
+		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
 		{"https://mcp.example.com/mcp#frag", Config{}, errAny},
 		{"ftp://mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},

@@ -17,8 +17,10 @@ import (
 	"github.com/looprig/mcp/internal/leakcheck"
 	"github.com/looprig/mcp/internal/testkit"
 	"github.com/looprig/mcp/transport"
+	"github.com/looprig/mcp/transport/internal/httpguard"
 	"github.com/looprig/mcp/transport/sse"
 	"github.com/looprig/mcp/transport/streamablehttp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestStructErrorsClassifiedAlike proves that both remote transports
@@ -39,9 +41,9 @@ func TestStructErrorsClassifiedAlike(t *testing.T) {
 	}{
 		{fmt.Errorf("call: %w", &transport.LimitError{Transport: "sse", What: "body", Limit: 10}), transport.ErrPolicy},
 		{fmt.Errorf("call: %w", &transport.TimeoutError{Transport: "sse", Phase: "idle read"}), transport.ErrTimeout},
-		{fmt.Errorf("call: %w", &transport.RedirectError{Transport: "sse", Err: transport.ErrRedirectedPOST}), transport.ErrPolicy},
-		{fmt.Errorf("call: %w", transport.ErrUnauthorized), transport.ErrAuth},
-		{fmt.Errorf("call: %w", transport.ErrInsecure), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", &transport.RedirectError{Transport: "sse", Err: &transport.PolicyError{Rule: transport.RuleRedirectedPOST}}), transport.ErrPolicy},
+		{fmt.Errorf("call: %w", httpguard.Unauthorized), transport.ErrAuth},
+		{fmt.Errorf("call: %w", &transport.PolicyError{Rule: transport.RuleInsecure}), transport.ErrPolicy},
 	} {
 		if got := sf.Classify(tc.err); got != tc.want {
 			t.Errorf("sse Classify(%v) = %v, want %v", tc.err, got, tc.want)
@@ -51,9 +53,9 @@ func TestStructErrorsClassifiedAlike(t *testing.T) {
 		}
 	}
 	// The shared sentinels stay distinct from one another, and from
-	// streamablehttp's own ErrStreamDropped.
-	if errors.Is(transport.ErrLimit, transport.ErrTimeout) || errors.Is(transport.ErrRedirectedPOST, transport.ErrCrossOriginRedirect) ||
-		errors.Is(streamablehttp.ErrStreamDropped, transport.ErrLimit) || errors.Is(streamablehttp.ErrStreamDropped, transport.ErrTimeout) {
+	// streamablehttp's own CodeStreamDropped.
+	if errors.Is(transport.ErrLimit, transport.ErrTimeout) || errors.Is(&transport.PolicyError{Rule: transport.RuleRedirectedPOST}, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}) ||
+		errors.Is(&jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, transport.ErrLimit) || errors.Is(&jsonrpc.Error{Code: streamablehttp.CodeStreamDropped}, transport.ErrTimeout) {
 		t.Error("distinct sentinels match each other")
 	}
 }
@@ -81,8 +83,8 @@ func TestRealRedirectErrors(t *testing.T) {
 	err = connect(t, sf, sse.ProtocolVersion)
 	var re *transport.RedirectError
 	switch {
-	case !errors.Is(err, transport.ErrCrossOriginRedirect):
-		t.Errorf("sse Connect error = %v, want transport.ErrCrossOriginRedirect", err)
+	case !errors.Is(err, &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}):
+		t.Errorf("sse Connect error = %v, want &transport.PolicyError{Rule: transport.RuleCrossOriginRedirect}", err)
 	case !errors.As(err, &re) || re.Transport != "sse":
 		t.Errorf("sse Connect error = %v, want a *transport.RedirectError naming sse", err)
 	}
@@ -94,8 +96,8 @@ func TestRealRedirectErrors(t *testing.T) {
 	err = connect(t, hf, "")
 	var sre *transport.RedirectError
 	switch {
-	case !errors.Is(err, transport.ErrRedirectedPOST):
-		t.Errorf("streamablehttp Connect error = %v, want transport.ErrRedirectedPOST", err)
+	case !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}):
+		t.Errorf("streamablehttp Connect error = %v, want &transport.PolicyError{Rule: transport.RuleRedirectedPOST}", err)
 	case !errors.As(err, &sre) || sre.Transport != "streamablehttp":
 		t.Errorf("streamablehttp Connect error = %v, want a *transport.RedirectError naming streamablehttp", err)
 	}
@@ -145,9 +147,9 @@ func TestNewValidates(t *testing.T) {
 		}{
 			{"https://mcp.example.com/mcp", options{}, nil},
 			{"http://127.0.0.1:8080/mcp", options{}, nil},
-			{"http://mcp.example.com/mcp", options{}, transport.ErrInsecure},
+			{"http://mcp.example.com/mcp", options{}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 			{"http://mcp.example.com/mcp", options{allowInsecure: true}, nil},
-			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, transport.ErrInsecure},
+			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
 			{"https://user:pw@mcp.example.com/mcp", options{}, auth.ErrInvalidOrigin},
 		} {
@@ -265,8 +267,8 @@ func TestBaseAnsweringForAnotherOriginIsRefusedForGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := connect(t, f, ""); !errors.Is(err, transport.ErrRedirectedPOST) {
-			t.Errorf("attempt %d: Connect error = %v, want one wrapping transport.ErrRedirectedPOST", attempt, err)
+		if err := connect(t, f, ""); !errors.Is(err, &transport.PolicyError{Rule: transport.RuleRedirectedPOST}) {
+			t.Errorf("attempt %d: Connect error = %v, want one wrapping &transport.PolicyError{Rule: transport.RuleRedirectedPOST}", attempt, err)
 		}
 	}
 	if n := evilCreds.Load(); n != 1 {
@@ -274,5 +276,23 @@ func TestBaseAnsweringForAnotherOriginIsRefusedForGood(t *testing.T) {
 	}
 	if n := homeRequests.Load(); n != 0 {
 		t.Errorf("the MCP server received %d requests; the base sends elsewhere", n)
+	}
+}
+
+// TestUnauthorizedIsAuth: a 401 or 403 keeps its text "unauthorized" and
+// matches ErrAuth, and no other class.
+func TestUnauthorizedIsAuth(t *testing.T) {
+	err := fmt.Errorf("streamablehttp: %w: status 401", httpguard.Unauthorized)
+	if got, want := err.Error(), "streamablehttp: unauthorized: status 401"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	for _, s := range []error{transport.ErrStart, transport.ErrPolicy, transport.ErrProtocol, transport.ErrTimeout,
+		transport.ErrBroken, transport.ErrServer, transport.ErrMismatch} {
+		if errors.Is(err, s) {
+			t.Errorf("%v matches %v", err, s)
+		}
+	}
+	if !errors.Is(err, transport.ErrAuth) {
+		t.Errorf("%v does not match ErrAuth", err)
 	}
 }
