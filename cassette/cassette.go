@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/looprig/mcp/cassette/internal/format"
@@ -21,7 +22,7 @@ const MaxSize = format.MaxSize
 
 // MaxDepth bounds how deep a cassette line nests objects and arrays, the
 // line's own object included: encoding/json's bound. A deeper line is a
-// *FormatError wrapping ErrTooDeep.
+// *FormatError whose Reason is FormatTooDeep.
 const MaxDepth = format.MaxDepth
 
 // Line kinds: an Interaction's Kind.
@@ -185,14 +186,33 @@ func (e *FormatError) Error() string { return (*format.FormatError)(e).Error() }
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-var (
-	// ErrTruncated is returned (inside a *FormatError) when a cassette ends
-	// before its end line.
-	ErrTruncated = format.ErrTruncated
-	// ErrVersion is returned (inside a *FormatError) when a cassette's format
-	// version is newer than this package reads.
-	ErrVersion = format.ErrVersion
-	// ErrTooDeep is returned (inside a *FormatError) when a line nests
-	// objects and arrays deeper than MaxDepth.
-	ErrTooDeep = format.ErrTooDeep
+// FormatReason says why a cassette cannot be read (FormatError.Reason).
+type FormatReason int
+
+const (
+	// FormatInvalid is any reason below: a corrupted, edited or
+	// inconsistent cassette. Record it again.
+	FormatInvalid FormatReason = iota
+	// FormatTruncated is a cassette that ends before its end line.
+	// Record it again.
+	FormatTruncated
+	// FormatVersion is a cassette whose format or version this package
+	// does not read: a newer one needs a newer module.
+	FormatVersion
+	// FormatTooDeep is a line that nests objects and arrays deeper than
+	// MaxDepth.
+	FormatTooDeep
 )
+
+// Reason says why the cassette cannot be read.
+func (e *FormatError) Reason() FormatReason {
+	switch {
+	case errors.Is(e.Err, format.ErrTruncated):
+		return FormatTruncated
+	case errors.Is(e.Err, format.ErrVersion):
+		return FormatVersion
+	case errors.Is(e.Err, format.ErrTooDeep):
+		return FormatTooDeep
+	}
+	return FormatInvalid
+}

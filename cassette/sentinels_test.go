@@ -1,0 +1,22 @@
+package cassette_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/looprig/mcp/internal/leakcheck"
+	"github.com/looprig/mcp/internal/testkit"
+)
+
+// TestSentinels bounds the package's sentinel errors to those a caller
+// branches on (issue 32); the other reasons are fields of its typed errors.
+func TestSentinels(t *testing.T) {
+	leakcheck.Check(t)
+	want := []string{
+		"ErrIncomplete", "ErrInvalidOptions", "ErrNoFile", "ErrNoLive",
+		"ErrNotRecorded", "ErrTooLarge", "ErrUsed",
+	}
+	if diff := cmp.Diff(want, testkit.Sentinels(t, ".")); diff != "" {
+		t.Errorf("sentinels mismatch (-want +got):\n%s", diff)
+	}
+}
