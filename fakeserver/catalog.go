@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -63,12 +62,12 @@ func resolveCatalog(name string, def *Definition) (catalog, error) {
 	if d, ok := Registered(name); ok {
 		return definitionCatalog(d)
 	}
-	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownCatalog, name, strings.Join(Catalogs(), ", "))
+	return catalog{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", errUnknownCatalog, name, strings.Join(Catalogs(), ", "))
 }
 
-// ErrUnknownCatalog is returned when a catalog is neither built in nor
+// errUnknownCatalog is returned when a catalog is neither built in nor
 // registered ([Register]).
-var ErrUnknownCatalog = errors.New("unknown catalog")
+const errUnknownCatalog = badName("unknown catalog")
 
 func definitionCatalog(d *Definition) (catalog, error) {
 	if err := d.check(); err != nil {
