@@ -119,7 +119,7 @@ func TestStepUpScopesBounded(t *testing.T) {
 			t.Errorf("token request asked for %d scopes, want %d", len(got), auth.MaxScopes)
 		}
 		err := src.Authorize(ctx, req, insufficientScope([]string{"one-more"}))
-		if !errors.Is(err, auth.ErrTooManyScopes) || !errors.Is(err, auth.ErrClientCredentials) {
+		if !errors.Is(err, auth.ErrTooManyScopes) || !fromSource(err, "auth: client credentials: ") {
 			t.Errorf("a challenge for scope %d: error = %v, want ErrTooManyScopes", auth.MaxScopes+1, err)
 		}
 		if n := len(as.seen()); n != 1 {

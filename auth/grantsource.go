@@ -73,7 +73,7 @@ type tokenEndpoint struct {
 // HTTP client. It remembers a final refusal (GrantError), so as not to
 // present the same thing again.
 type grantSource struct {
-	kind   error // wrapped by every error: ErrClientCredentials, …
+	kind   error // wrapped by every error: kindClientCredentials, …
 	cfg    endpointConfig
 	client *http.Client
 	key    *dpopKey // the DPoP key of client, or nil

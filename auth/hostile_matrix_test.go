@@ -262,7 +262,7 @@ var metadataCases = []metadataCase{
 }
 
 // errNoMetadata stands for "no protected resource metadata": the error
-// carries no sentinel of its own, only ErrClientCredentials and its text.
+// carries no sentinel of its own, only its text.
 var errNoMetadata = errors.New("no protected resource metadata")
 
 func runMetadataCase(t *testing.T, ck clientKind, mc metadataCase) string {

@@ -46,8 +46,38 @@ type Authorizer interface {
 // fails with [ErrNoCredential] and this error, and never goes without its
 // credential. The round tripper and the client return it from every
 // request. The HTTP transports classify it as a refusal by policy (a
-// configuration error), not as an authorization failure.
+// configuration error), not as an authorization failure. The error of
+// [NewClientCredentials], [NewWorkloadIdentity], [NewEnterprise] and
+// [ParsePrivateKey] for an input they cannot use matches it too.
 var ErrInvalidArgument = errors.New("auth: invalid argument")
+
+// sourceKind starts the text of every error of one kind of source, which
+// wraps it: "auth: client credentials: …".
+type sourceKind string
+
+func (k sourceKind) Error() string { return string(k) }
+
+// The kinds of source.
+const (
+	kindClientCredentials = sourceKind("auth: client credentials")
+	kindWorkloadIdentity  = sourceKind("auth: workload identity")
+	kindEnterprise        = sourceKind("auth: enterprise-managed authorization")
+)
+
+// configError is a constructor's error for a configuration it cannot
+// use: its text is err's, and it matches ErrInvalidArgument too.
+type configError struct{ err error }
+
+func (e configError) Error() string   { return e.err.Error() }
+func (e configError) Unwrap() []error { return []error{e.err, ErrInvalidArgument} }
+
+// invalidConfig returns err as a configError, or nil.
+func invalidConfig(err error) error {
+	if err == nil {
+		return nil
+	}
+	return configError{err}
+}
 
 // Bearer returns a Source that attaches the same token to every request.
 // If t is zero, the Source's Credential fails every request with
