@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -78,10 +77,6 @@ type ClientCredentialsConfig struct {
 	// redirect, metadata none to another origin.
 	HTTPClient *http.Client
 }
-
-// ErrIssuerMismatch is returned when discovery leads to an authorization
-// server other than the configured Issuer.
-var ErrIssuerMismatch = errors.New("auth: authorization server is not the configured issuer")
 
 // ClientCredentials is a [Source] and [Authorizer] that obtains access
 // tokens with the client credentials grant, renewing them as they expire

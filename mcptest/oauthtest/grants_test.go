@@ -247,8 +247,8 @@ func TestIssuerPinnedForEverySource(t *testing.T) {
 			}
 			fake := protectedFake(t, as, nil, src)
 			before, idpBefore := as.Counts(), idp.Counts()
-			if _, err := client.Connect(t.Context(), fake.Definition(), nil); !errors.Is(err, auth.ErrIssuerMismatch) {
-				t.Fatalf("Connect: %v, want ErrIssuerMismatch", err)
+			if _, err := client.Connect(t.Context(), fake.Definition(), nil); !isRefused(err, auth.RuleIssuer) {
+				t.Fatalf("Connect: %v, want a *auth.PolicyError of RuleIssuer", err)
 			}
 			after, idpAfter := as.Counts(), idp.Counts()
 			if after.TokensIssued != before.TokensIssued || after.Refusals != before.Refusals || after.JWTBearerGrants != before.JWTBearerGrants || idpAfter != idpBefore {
@@ -286,4 +286,10 @@ func TestEnterpriseRenews(t *testing.T) {
 	if issued < 2 || idp.Counts().TokenExchanges != as.Counts().JWTBearerGrants {
 		t.Errorf("%d tokens for the 2 calls, %d exchanges for %d grants: want a new chain for each token", issued, idp.Counts().TokenExchanges, as.Counts().JWTBearerGrants)
 	}
+}
+
+// isRefused reports whether err is an *auth.PolicyError of rule r.
+func isRefused(err error, r auth.PolicyRule) bool {
+	pe, ok := errors.AsType[*auth.PolicyError](err)
+	return ok && pe.Rule == r
 }
