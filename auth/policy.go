@@ -2,9 +2,9 @@ package auth
 
 import "fmt"
 
-// A PolicyError is a refusal by this package to go on with what an
-// authorization server or a resource server gave: Rule says which rule
-// refused it. No token is sent for it.
+// A PolicyError is this package's refusal of what an authorization server
+// or a resource server gave. Rule says which rule refused it. No token is
+// sent for it.
 type PolicyError struct {
 	Rule PolicyRule // the rule that refused
 	Err  error      // the details, after the rule in the text

@@ -123,9 +123,9 @@ func TestLoadBadInput(t *testing.T) {
 	leakcheck.Check(t)
 	endLine := strings.Count(good, "\n")
 	for _, tc := range []struct {
-		name string
-		data string
-		line int
+		name   string
+		data   string
+		line   int
 		want   string // in the error text
 		reason cassette.FormatReason
 	}{

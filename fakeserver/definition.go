@@ -196,8 +196,9 @@ type Prompt struct {
 
 // ErrBadDefinition is returned when a [Definition] is invalid: no name, a
 // tool without a reply, two items with one name, a resource with two
-// contents, a schema that is not a JSON Schema object, … An unknown
-// Options.Catalog or Options.Revision matches it too.
+// contents, a schema that is not a JSON Schema object, …
+//
+// An unknown Options.Catalog or Options.Revision matches it too.
 var ErrBadDefinition = errors.New("invalid definition")
 
 // A DefinitionError says what is wrong with a [Definition]. It wraps

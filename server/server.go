@@ -29,11 +29,10 @@ const (
 )
 
 // A CallError is a failure of a tool call, resource read or prompt that
-// the server found itself, not its handler: bad or oversized input, an
-// oversized result, a panic, or input it could not ask for. The caller sees
-// its text, which starts with the reason ("invalid input: …"): as an
-// isError tool result, or as a JSON-RPC error. The server's Logger receives
-// it, where errors.As finds it.
+// the server found, not its handler. Reason says which. The caller sees its
+// text, which starts with the reason ("invalid input: …"). It comes as an
+// isError tool result, or as a JSON-RPC error. The server's Logger
+// receives the error itself, where errors.As finds it.
 type CallError struct {
 	Reason CallReason // why
 	Err    error      // the details, after the reason in the text
