@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
@@ -203,6 +204,22 @@ const (
 	// MaxDepth.
 	FormatTooDeep
 )
+
+var formatReasons = [...]string{
+	FormatInvalid:   "invalid",
+	FormatTruncated: "truncated",
+	FormatVersion:   "version",
+	FormatTooDeep:   "too deep",
+}
+
+// String returns the reason's name: "invalid", "truncated", "version" or
+// "too deep".
+func (r FormatReason) String() string {
+	if r >= 0 && int(r) < len(formatReasons) {
+		return formatReasons[r]
+	}
+	return "FormatReason(" + strconv.Itoa(int(r)) + ")"
+}
 
 // Reason says why the cassette cannot be read.
 func (e *FormatError) Reason() FormatReason {
