@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -79,17 +78,6 @@ type ClientCredentialsConfig struct {
 	HTTPClient *http.Client
 }
 
-// Errors of client credentials, matched with errors.Is.
-var (
-	// ErrClientCredentials is wrapped by every error of a ClientCredentials
-	// source: bad configuration (from NewClientCredentials), failed
-	// discovery, a refused token request (a [*GrantError]).
-	ErrClientCredentials = errors.New("auth: client credentials")
-	// ErrIssuerMismatch is returned when discovery leads to an
-	// authorization server other than ClientCredentialsConfig.Issuer.
-	ErrIssuerMismatch = errors.New("auth: authorization server is not the configured issuer")
-)
-
 // ClientCredentials is a [Source] and [Authorizer] that obtains access
 // tokens with the client credentials grant, renewing them as they expire
 // (golang.org/x/oauth2/clientcredentials). It never prompts anyone.
@@ -101,28 +89,34 @@ var (
 )
 
 // NewClientCredentials validates cfg and returns the source. Nothing is
-// sent until a transport asks for a credential.
+// sent until a transport asks for a credential. A cfg it cannot use is an
+// error matching [ErrInvalidArgument].
 func NewClientCredentials(cfg *ClientCredentialsConfig) (*ClientCredentials, error) {
+	c, err := newClientCredentials(cfg)
+	return c, invalidConfig(err)
+}
+
+func newClientCredentials(cfg *ClientCredentialsConfig) (*ClientCredentials, error) {
 	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil config", ErrClientCredentials)
+		return nil, fmt.Errorf("%w: nil config", kindClientCredentials)
 	}
 	c := *cfg
 	switch {
 	case c.ClientID == "":
-		return nil, fmt.Errorf("%w: ClientID is empty", ErrClientCredentials)
+		return nil, fmt.Errorf("%w: ClientID is empty", kindClientCredentials)
 	case c.ClientSecret.IsZero() == (c.PrivateKey == nil):
-		return nil, fmt.Errorf("%w: set exactly one of ClientSecret and PrivateKey", ErrClientCredentials)
+		return nil, fmt.Errorf("%w: set exactly one of ClientSecret and PrivateKey", kindClientCredentials)
 	}
 	if c.PrivateKey != nil {
 		if _, err := dpop.Method(c.PrivateKey); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrClientCredentials, err)
+			return nil, fmt.Errorf("%w: %w", kindClientCredentials, err)
 		}
 	}
 	ec := endpointConfig{Scopes: c.Scopes, TokenURL: c.TokenURL, Issuer: c.Issuer, Resource: c.Resource, HTTPClient: c.HTTPClient}
-	if err := ec.check(ErrClientCredentials); err != nil {
+	if err := ec.check(kindClientCredentials); err != nil {
 		return nil, err
 	}
-	return &ClientCredentials{s: newGrantSource(ErrClientCredentials, ec, &clientGrant{cfg: c})}, nil
+	return &ClientCredentials{s: newGrantSource(kindClientCredentials, ec, &clientGrant{cfg: c})}, nil
 }
 
 // Credential returns the current access token, obtaining or renewing it
@@ -248,11 +242,17 @@ func withParams(base, add url.Values) url.Values {
 
 // ParsePrivateKey parses a PEM private key for
 // ClientCredentialsConfig.PrivateKey: PKCS #8 ("PRIVATE KEY"), SEC 1 ("EC
-// PRIVATE KEY") or PKCS #1 ("RSA PRIVATE KEY").
+// PRIVATE KEY") or PKCS #1 ("RSA PRIVATE KEY"). A key it cannot use is an
+// error matching [ErrInvalidArgument].
 func ParsePrivateKey(pemBytes []byte) (crypto.Signer, error) {
+	s, err := parsePrivateKey(pemBytes)
+	return s, invalidConfig(err)
+}
+
+func parsePrivateKey(pemBytes []byte) (crypto.Signer, error) {
 	b, _ := pem.Decode(pemBytes)
 	if b == nil {
-		return nil, fmt.Errorf("%w: no PEM block in the private key", ErrClientCredentials)
+		return nil, fmt.Errorf("%w: no PEM block in the private key", kindClientCredentials)
 	}
 	var key any
 	var err error
@@ -264,17 +264,17 @@ func ParsePrivateKey(pemBytes []byte) (crypto.Signer, error) {
 	case "RSA PRIVATE KEY":
 		key, err = x509.ParsePKCS1PrivateKey(b.Bytes)
 	default:
-		return nil, fmt.Errorf("%w: PEM block %q is not a private key", ErrClientCredentials, b.Type)
+		return nil, fmt.Errorf("%w: PEM block %q is not a private key", kindClientCredentials, b.Type)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: private key: %w", ErrClientCredentials, err)
+		return nil, fmt.Errorf("%w: private key: %w", kindClientCredentials, err)
 	}
 	s, ok := key.(crypto.Signer)
 	if !ok {
-		return nil, fmt.Errorf("%w: unsupported private key %T", ErrClientCredentials, key)
+		return nil, fmt.Errorf("%w: unsupported private key %T", kindClientCredentials, key)
 	}
 	if _, err := dpop.Method(s); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrClientCredentials, err)
+		return nil, fmt.Errorf("%w: %w", kindClientCredentials, err)
 	}
 	return s, nil
 }

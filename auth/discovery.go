@@ -129,10 +129,10 @@ func authServerMetadata(ctx context.Context, issuer string, hc *http.Client) (*o
 		if !origin.Matches(resp.Request.URL) {
 			// Not reached through CheckRedirect; a transport that follows
 			// redirects itself could bring it.
-			return nil, fmt.Errorf("%w: the metadata of %s came from %s", ErrIssuerMismatch, origin, originName(resp.Request.URL))
+			return nil, refused(RuleIssuer, "the metadata of %s came from %s", origin, originName(resp.Request.URL))
 		}
 		if !sameIssuer(m.Issuer, issuer) {
-			return nil, fmt.Errorf("%w: %s names issuer %q, want %q", ErrIssuerMismatch, mu, m.Issuer, issuer)
+			return nil, refused(RuleIssuer, "%s names issuer %q, want %q", mu, m.Issuer, issuer)
 		}
 		return &m, nil
 	}

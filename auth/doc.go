@@ -65,7 +65,7 @@
 //
 // A token's token_type must be Bearer (in any case; none is Bearer). For a
 // client holding a DPoP key, it may also be DPoP. Any other is refused
-// with [ErrTokenType], and the token is sent nowhere. [MaxScopes] bounds
+// with a [*PolicyError] (RuleTokenType), and the token is sent nowhere. [MaxScopes] bounds
 // the scopes a source without a user asks for. It also bounds those the
 // challenges given to an [OAuth] ask for (the go-sdk's step-up).
 //

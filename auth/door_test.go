@@ -2,7 +2,6 @@ package auth_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -78,8 +77,8 @@ func TestPinnedIssuerIsAnOrigin(t *testing.T) {
 		if why := r.held(); why != "" {
 			t.Error(why)
 		}
-		if !errors.Is(err, auth.ErrIssuerMismatch) {
-			t.Errorf("error = %v, want one wrapping ErrIssuerMismatch", err)
+		if !refusedBy(err, auth.RuleIssuer) {
+			t.Errorf("error = %v, want one refused by RuleIssuer", err)
 		}
 		if n := r.evil.at("/token"); n != 0 {
 			t.Errorf("%d token requests at the evil origin", n)
@@ -96,7 +95,7 @@ func insufficientScope(scopes []string) *http.Response {
 
 // Step-up scopes accumulate up to MaxScopes: a challenge that brings the
 // scopes to exactly MaxScopes is asked for; one that would bring one more
-// is refused with ErrTooManyScopes and no token request. Forty
+// is refused by RuleScopes and no token request. Forty
 // challenges of two new scopes each stop where the bound is passed.
 func TestStepUpScopesBounded(t *testing.T) {
 	leakcheck.Check(t)
@@ -119,8 +118,8 @@ func TestStepUpScopesBounded(t *testing.T) {
 			t.Errorf("token request asked for %d scopes, want %d", len(got), auth.MaxScopes)
 		}
 		err := src.Authorize(ctx, req, insufficientScope([]string{"one-more"}))
-		if !errors.Is(err, auth.ErrTooManyScopes) || !errors.Is(err, auth.ErrClientCredentials) {
-			t.Errorf("a challenge for scope %d: error = %v, want ErrTooManyScopes", auth.MaxScopes+1, err)
+		if !refusedBy(err, auth.RuleScopes) || !fromSource(err, "auth: client credentials: ") {
+			t.Errorf("a challenge for scope %d: error = %v, want RuleScopes", auth.MaxScopes+1, err)
 		}
 		if n := len(as.seen()); n != 1 {
 			t.Errorf("token endpoint saw %d requests, want 1 (none for the refused step-up)", n)
@@ -134,7 +133,7 @@ func TestStepUpScopesBounded(t *testing.T) {
 		req := httptest.NewRequest("POST", "http://mcp.example/mcp", nil)
 		refused := 0
 		for i := range 40 {
-			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); errors.Is(err, auth.ErrTooManyScopes) {
+			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); refusedBy(err, auth.RuleScopes) {
 				refused++
 			}
 		}
@@ -152,7 +151,7 @@ func TestStepUpScopesBounded(t *testing.T) {
 // with those granted before, without a bound. Through auth.OAuth the
 // scopes its challenges ask for are counted: a challenge that brings them
 // to exactly MaxScopes reaches the handler; one more scope is refused with
-// ErrTooManyScopes before the handler runs. Forty challenges of two new
+// RuleScopes before the handler runs. Forty challenges of two new
 // scopes each reach the handler 32 times.
 func TestOAuthStepUpScopesBounded(t *testing.T) {
 	leakcheck.Check(t)
@@ -173,8 +172,8 @@ func TestOAuthStepUpScopesBounded(t *testing.T) {
 			t.Fatalf("a challenge for %d scopes: %v", auth.MaxScopes, err)
 		}
 		err := src.Authorize(ctx, req, insufficientScope([]string{"one-more"}))
-		if !errors.Is(err, auth.ErrTooManyScopes) {
-			t.Errorf("a challenge for scope %d: error = %v, want ErrTooManyScopes", auth.MaxScopes+1, err)
+		if !refusedBy(err, auth.RuleScopes) {
+			t.Errorf("a challenge for scope %d: error = %v, want RuleScopes", auth.MaxScopes+1, err)
 		}
 		if h.authorized != 1 {
 			t.Errorf("the handler ran %d times, want 1 (not for the refused step-up)", h.authorized)
@@ -185,7 +184,7 @@ func TestOAuthStepUpScopesBounded(t *testing.T) {
 		src := auth.NewOAuth(h)
 		refused := 0
 		for i := range 40 {
-			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); errors.Is(err, auth.ErrTooManyScopes) {
+			if err := src.Authorize(ctx, req, insufficientScope(scopes(2*i, 2))); refusedBy(err, auth.RuleScopes) {
 				refused++
 			}
 		}
@@ -201,7 +200,7 @@ func typedSource(typ string) *auth.OAuth {
 }
 
 // A token whose token_type is neither Bearer (in any case, or none) nor
-// DPoP for a client holding a key is refused with ErrTokenType, from a
+// DPoP for a client holding a key is refused by RuleTokenType, from a
 // go-sdk handler as from a source of this package (see
 // TestHostileAuthorizationServerMatrix); the error shows the type's
 // control characters escaped.
@@ -218,8 +217,8 @@ func TestTokenTypeRefused(t *testing.T) {
 		switch {
 		case tc.ok && (err != nil || tok.Reveal() != "at"):
 			t.Errorf("token_type %q: %v, %v; want the token", tc.typ, tok, err)
-		case !tc.ok && (!errors.Is(err, auth.ErrTokenType) || !tok.IsZero()):
-			t.Errorf("token_type %q: %v, %v; want ErrTokenType", tc.typ, tok, err)
+		case !tc.ok && (!refusedBy(err, auth.RuleTokenType) || !tok.IsZero()):
+			t.Errorf("token_type %q: %v, %v; want RuleTokenType", tc.typ, tok, err)
 		case err != nil && strings.ContainsRune(err.Error(), 0x1b):
 			t.Errorf("token_type %q: the error shows an escape raw: %q", tc.typ, err)
 		}

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -70,11 +69,6 @@ type EnterpriseConfig struct {
 	HTTPClient *http.Client
 }
 
-// ErrEnterprise is wrapped by every error of an Enterprise source: bad
-// configuration, an ID token that could not be read, failed discovery, a
-// refused token exchange or JWT-bearer grant (a [*GrantError]).
-var ErrEnterprise = errors.New("auth: enterprise-managed authorization")
-
 // Enterprise is a [Source] and [Authorizer] for enterprise-managed
 // authorization: ID token → ID-JAG at the IdP → access token at the MCP
 // server's authorization server, the whole chain run again when the access
@@ -91,35 +85,40 @@ var (
 // NewEnterprise validates cfg and returns the source. Nothing is read or
 // sent until a transport asks for a credential.
 func NewEnterprise(cfg *EnterpriseConfig) (*Enterprise, error) {
+	e, err := newEnterprise(cfg)
+	return e, invalidConfig(err)
+}
+
+func newEnterprise(cfg *EnterpriseConfig) (*Enterprise, error) {
 	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil config", ErrEnterprise)
+		return nil, fmt.Errorf("%w: nil config", kindEnterprise)
 	}
 	c := *cfg
-	idToken, err := newAssertion(ErrEnterprise, "IDTokenFile", "IDToken", c.IDTokenFile, c.IDToken)
+	idToken, err := newAssertion(kindEnterprise, "IDTokenFile", "IDToken", c.IDTokenFile, c.IDToken)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case c.IdPClientID == "":
-		return nil, fmt.Errorf("%w: IdPClientID is empty", ErrEnterprise)
+		return nil, fmt.Errorf("%w: IdPClientID is empty", kindEnterprise)
 	case c.ClientID == "":
-		return nil, fmt.Errorf("%w: ClientID is empty", ErrEnterprise)
+		return nil, fmt.Errorf("%w: ClientID is empty", kindEnterprise)
 	case c.IdPIssuer == "" && c.IdPTokenURL == "":
-		return nil, fmt.Errorf("%w: set IdPIssuer or IdPTokenURL", ErrEnterprise)
+		return nil, fmt.Errorf("%w: set IdPIssuer or IdPTokenURL", kindEnterprise)
 	case c.TokenURL != "" && (c.Issuer == "" || c.Resource == ""):
-		return nil, fmt.Errorf("%w: TokenURL needs Issuer and Resource (the ID-JAG's audience and resource)", ErrEnterprise)
+		return nil, fmt.Errorf("%w: TokenURL needs Issuer and Resource (the ID-JAG's audience and resource)", kindEnterprise)
 	}
 	for _, u := range []string{c.IdPIssuer, c.IdPTokenURL} {
-		if err := checkAbsolute(ErrEnterprise, u); err != nil {
+		if err := checkAbsolute(kindEnterprise, u); err != nil {
 			return nil, err
 		}
 	}
 	ec := endpointConfig{Scopes: c.Scopes, TokenURL: c.TokenURL, Issuer: c.Issuer, Resource: c.Resource, HTTPClient: c.HTTPClient}
-	if err := ec.check(ErrEnterprise); err != nil {
+	if err := ec.check(kindEnterprise); err != nil {
 		return nil, err
 	}
 	g := &enterpriseGrant{cfg: c, idToken: idToken, idpToken: c.IdPTokenURL}
-	return &Enterprise{s: newGrantSource(ErrEnterprise, ec, g)}, nil
+	return &Enterprise{s: newGrantSource(kindEnterprise, ec, g)}, nil
 }
 
 // Credential returns the current access token, obtaining or renewing it

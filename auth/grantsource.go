@@ -73,7 +73,7 @@ type tokenEndpoint struct {
 // HTTP client. It remembers a final refusal (GrantError), so as not to
 // present the same thing again.
 type grantSource struct {
-	kind   error // wrapped by every error: ErrClientCredentials, …
+	kind   error // wrapped by every error: kindClientCredentials, …
 	cfg    endpointConfig
 	client *http.Client
 	key    *dpopKey // the DPoP key of client, or nil
@@ -220,7 +220,7 @@ func (s *grantSource) authorize(ctx context.Context, req *http.Request, resp *ht
 	}
 	if len(scopes) > MaxScopes {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: %w: the server asks for %d scopes, more than %d", s.kind, ErrTooManyScopes, len(scopes), MaxScopes)
+		return fmt.Errorf("%w: %w", s.kind, refused(RuleScopes, "the server asks for %d scopes, more than %d", len(scopes), MaxScopes))
 	}
 	s.scopes = scopes
 	// The refused token is dropped; until a new one comes, requests go
@@ -253,7 +253,7 @@ func (s *grantSource) discover(ctx context.Context, challenges []oauthex.Challen
 	}
 	issuer := prm.AuthorizationServers[0]
 	if s.cfg.Issuer != "" && !sameIssuer(s.cfg.Issuer, issuer) {
-		return nil, nil, fmt.Errorf("%w: %w: the server names %s, want %s", s.kind, ErrIssuerMismatch, issuer, s.cfg.Issuer)
+		return nil, nil, fmt.Errorf("%w: %w", s.kind, refused(RuleIssuer, "the server names %s, want %s", issuer, s.cfg.Issuer))
 	}
 	asm, err := authServerMetadata(ctx, issuer, s.client)
 	if err != nil {
@@ -263,7 +263,7 @@ func (s *grantSource) discover(ctx context.Context, challenges []oauthex.Challen
 		return nil, nil, fmt.Errorf("%w: authorization server %s publishes no token endpoint", s.kind, issuer)
 	}
 	if s.cfg.Issuer != "" && !sameIssuer(s.cfg.Issuer, asm.Issuer) {
-		return nil, nil, fmt.Errorf("%w: %w: metadata issuer %s, want %s", s.kind, ErrIssuerMismatch, asm.Issuer, s.cfg.Issuer)
+		return nil, nil, fmt.Errorf("%w: %w", s.kind, refused(RuleIssuer, "metadata issuer %s, want %s", asm.Issuer, s.cfg.Issuer))
 	}
 	if err := checkTokenEndpoint(asm.TokenEndpoint); err != nil {
 		return nil, nil, fmt.Errorf("%w: authorization server %s: %w", s.kind, issuer, err)
@@ -279,13 +279,9 @@ func (s *grantSource) discover(ctx context.Context, challenges []oauthex.Challen
 // Scopes, and those that the server's challenges (a 403
 // insufficient_scope step-up) or its metadata's scopes_supported add,
 // which accumulate. A challenge that
-// would bring more is refused with [ErrTooManyScopes], and no token
+// would bring more is refused with a [*PolicyError] (RuleScopes), and no token
 // request is made for it.
 const MaxScopes = 64
-
-// ErrTooManyScopes is returned when a step-up challenge would bring the
-// scopes a source asks for beyond [MaxScopes].
-var ErrTooManyScopes = errors.New("auth: too many scopes")
 
 // untraced is a request's context without its httptrace.ClientTrace: the
 // token requests a source makes within it are not the request, and a

@@ -46,8 +46,38 @@ type Authorizer interface {
 // fails with [ErrNoCredential] and this error, and never goes without its
 // credential. The round tripper and the client return it from every
 // request. The HTTP transports classify it as a refusal by policy (a
-// configuration error), not as an authorization failure.
+// configuration error), not as an authorization failure. The error of
+// [NewClientCredentials], [NewWorkloadIdentity], [NewEnterprise] and
+// [ParsePrivateKey] for an input they cannot use matches it too.
 var ErrInvalidArgument = errors.New("auth: invalid argument")
+
+// sourceKind starts the text of every error of one kind of source, which
+// wraps it: "auth: client credentials: …".
+type sourceKind string
+
+func (k sourceKind) Error() string { return string(k) }
+
+// The kinds of source.
+const (
+	kindClientCredentials = sourceKind("auth: client credentials")
+	kindWorkloadIdentity  = sourceKind("auth: workload identity")
+	kindEnterprise        = sourceKind("auth: enterprise-managed authorization")
+)
+
+// configError is a constructor's error for a configuration it cannot
+// use: its text is err's, and it matches ErrInvalidArgument too.
+type configError struct{ err error }
+
+func (e configError) Error() string   { return e.err.Error() }
+func (e configError) Unwrap() []error { return []error{e.err, ErrInvalidArgument} }
+
+// invalidConfig returns err as a configError, or nil.
+func invalidConfig(err error) error {
+	if err == nil {
+		return nil
+	}
+	return configError{err}
+}
 
 // Bearer returns a Source that attaches the same token to every request.
 // If t is zero, the Source's Credential fails every request with
@@ -94,7 +124,7 @@ func (s invalidSource) Credential(context.Context, *http.Request) (Token, error)
 // calls. Those are the 401 challenges, and the 403 insufficient_scope
 // step-ups, which the go-sdk's handler adds to those it was granted. A
 // challenge that would bring them past [MaxScopes] is refused with
-// [ErrTooManyScopes] before the handler runs. Scopes the handler adds by itself (scopes_supported of
+// a [*PolicyError] (RuleScopes) before the handler runs. Scopes the handler adds by itself (scopes_supported of
 // the metadata when a challenge names none, offline_access) are its own.
 type OAuth struct {
 	h   sdkauth.OAuthHandler
@@ -179,15 +209,9 @@ func (o *OAuth) Credential(ctx context.Context, _ *http.Request) (Token, error) 
 	return issued(tok, o.key)
 }
 
-// ErrTokenType is returned for an access token whose token_type is
-// neither Bearer nor, for a client holding a DPoP key, DPoP. The type is
-// compared without regard to case. An empty token_type is Bearer, as
-// golang.org/x/oauth2 reads it. The token is not sent anywhere.
-var ErrTokenType = errors.New("auth: unsupported token type")
-
 // issued returns the access token tok as a Token: DPoP-bound when the
 // authorization server issued it so to a client holding key, a bearer
-// token when it issued it as Bearer, else an error wrapping ErrTokenType.
+// token when it issued it as Bearer, else a *PolicyError (RuleTokenType).
 func issued(tok *oauth2.Token, key *dpopKey) (Token, error) {
 	switch {
 	case tok.TokenType == "" || strings.EqualFold(tok.TokenType, "Bearer"):
@@ -195,13 +219,13 @@ func issued(tok *oauth2.Token, key *dpopKey) (Token, error) {
 	case key != nil && strings.EqualFold(tok.TokenType, "DPoP"):
 		return boundToken(tok.AccessToken, key), nil
 	case strings.EqualFold(tok.TokenType, "DPoP"):
-		return Token{}, fmt.Errorf("%w: DPoP, and the client holds no DPoP key", ErrTokenType)
+		return Token{}, refused(RuleTokenType, "DPoP, and the client holds no DPoP key")
 	}
 	t := tok.TokenType
 	if len(t) > 64 {
 		t = t[:64] + "…"
 	}
-	return Token{}, fmt.Errorf("%w: %q", ErrTokenType, t)
+	return Token{}, refused(RuleTokenType, "%q", t)
 }
 
 // Authorize runs the handler's flow for a refused request; not for a
@@ -235,7 +259,7 @@ func (o *OAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Res
 }
 
 // stepUp returns the scopes asked for so far with those of resp's
-// challenge, or an error wrapping ErrTooManyScopes past MaxScopes.
+// challenge, or a *PolicyError (RuleScopes) past MaxScopes.
 func (o *OAuth) stepUp(resp *http.Response) ([]string, error) {
 	var add []string
 	if resp != nil {
@@ -251,7 +275,7 @@ func (o *OAuth) stepUp(resp *http.Response) ([]string, error) {
 		}
 	}
 	if len(scopes) > MaxScopes {
-		return nil, fmt.Errorf("auth: authorization: %w: the server asks for %d scopes, more than %d", ErrTooManyScopes, len(scopes), MaxScopes)
+		return nil, fmt.Errorf("auth: authorization: %w", refused(RuleScopes, "the server asks for %d scopes, more than %d", len(scopes), MaxScopes))
 	}
 	return scopes, nil
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,14 +55,6 @@ type WorkloadIdentityConfig struct {
 	HTTPClient *http.Client
 }
 
-// Errors of workload identity federation, matched with errors.Is.
-var (
-	// ErrWorkloadIdentity is wrapped by every error of a WorkloadIdentity
-	// source: bad configuration, a workload token that could not be read,
-	// failed discovery, a refused token request (a [*GrantError]).
-	ErrWorkloadIdentity = errors.New("auth: workload identity")
-)
-
 // WorkloadIdentity is a [Source] and [Authorizer] that obtains access
 // tokens with the JWT-bearer grant, the workload's own token as the
 // assertion, renewing them as they expire with the token read again. It
@@ -80,19 +71,24 @@ var (
 // NewWorkloadIdentity validates cfg and returns the source. Nothing is
 // read or sent until a transport asks for a credential.
 func NewWorkloadIdentity(cfg *WorkloadIdentityConfig) (*WorkloadIdentity, error) {
+	w, err := newWorkloadIdentity(cfg)
+	return w, invalidConfig(err)
+}
+
+func newWorkloadIdentity(cfg *WorkloadIdentityConfig) (*WorkloadIdentity, error) {
 	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil config", ErrWorkloadIdentity)
+		return nil, fmt.Errorf("%w: nil config", kindWorkloadIdentity)
 	}
 	c := *cfg
-	a, err := newAssertion(ErrWorkloadIdentity, "TokenFile", "Token", c.TokenFile, c.Token)
+	a, err := newAssertion(kindWorkloadIdentity, "TokenFile", "Token", c.TokenFile, c.Token)
 	if err != nil {
 		return nil, err
 	}
 	ec := endpointConfig{Scopes: c.Scopes, TokenURL: c.TokenURL, Issuer: c.Issuer, Resource: c.Resource, HTTPClient: c.HTTPClient}
-	if err := ec.check(ErrWorkloadIdentity); err != nil {
+	if err := ec.check(kindWorkloadIdentity); err != nil {
 		return nil, err
 	}
-	return &WorkloadIdentity{s: newGrantSource(ErrWorkloadIdentity, ec, &workloadGrant{clientID: c.ClientID, token: a})}, nil
+	return &WorkloadIdentity{s: newGrantSource(kindWorkloadIdentity, ec, &workloadGrant{clientID: c.ClientID, token: a})}, nil
 }
 
 // Credential returns the current access token, obtaining or renewing it

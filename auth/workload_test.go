@@ -118,8 +118,8 @@ func TestWorkloadIdentityTokenFileBound(t *testing.T) {
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case !tc.ok && (!errors.Is(err, auth.ErrWorkloadIdentity) || len(after) != len(before)):
-			t.Errorf("%s: error %v after %d requests, want ErrWorkloadIdentity and none", tc.name, err, len(after)-len(before))
+		case !tc.ok && (!fromSource(err, "auth: workload identity: ") || len(after) != len(before)):
+			t.Errorf("%s: error %v after %d requests, want workload identity's error and none", tc.name, err, len(after)-len(before))
 		}
 	}
 }
@@ -177,8 +177,8 @@ func TestNewWorkloadIdentityAndEnterpriseValidate(t *testing.T) {
 		"bad token url": {TokenFile: "f", TokenURL: "/token"},
 		"bad issuer":    {TokenFile: "f", Issuer: "login"},
 	} {
-		if _, err := auth.NewWorkloadIdentity(cfg); !errors.Is(err, auth.ErrWorkloadIdentity) {
-			t.Errorf("workload %s: error = %v, want ErrWorkloadIdentity", name, err)
+		if _, err := auth.NewWorkloadIdentity(cfg); !errors.Is(err, auth.ErrInvalidArgument) || !fromSource(err, "auth: workload identity: ") {
+			t.Errorf("workload %s: error = %v, want ErrInvalidArgument from workload identity", name, err)
 		}
 	}
 	good := auth.EnterpriseConfig{IDToken: tok, IdPIssuer: "https://idp.example", IdPClientID: "i", ClientID: "c"}
@@ -206,8 +206,8 @@ func TestNewWorkloadIdentityAndEnterpriseValidate(t *testing.T) {
 		}),
 		"IdP token URL not a URL ": edit(func(c *auth.EnterpriseConfig) { c.IdPTokenURL = "token" }),
 	} {
-		if _, err := auth.NewEnterprise(cfg); !errors.Is(err, auth.ErrEnterprise) {
-			t.Errorf("enterprise %s: error = %v, want ErrEnterprise", name, err)
+		if _, err := auth.NewEnterprise(cfg); !errors.Is(err, auth.ErrInvalidArgument) || !fromSource(err, "auth: enterprise-managed authorization: ") {
+			t.Errorf("enterprise %s: error = %v, want ErrInvalidArgument from enterprise", name, err)
 		}
 	}
 	if _, err := auth.NewEnterprise(&good); err != nil {

@@ -2,7 +2,9 @@ package cassette
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/looprig/mcp/cassette/internal/format"
 	"github.com/looprig/mcp/transport"
@@ -21,7 +23,7 @@ const MaxSize = format.MaxSize
 
 // MaxDepth bounds how deep a cassette line nests objects and arrays, the
 // line's own object included: encoding/json's bound. A deeper line is a
-// *FormatError wrapping ErrTooDeep.
+// *FormatError whose Reason is FormatTooDeep.
 const MaxDepth = format.MaxDepth
 
 // Line kinds: an Interaction's Kind.
@@ -185,14 +187,49 @@ func (e *FormatError) Error() string { return (*format.FormatError)(e).Error() }
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-var (
-	// ErrTruncated is returned (inside a *FormatError) when a cassette ends
-	// before its end line.
-	ErrTruncated = format.ErrTruncated
-	// ErrVersion is returned (inside a *FormatError) when a cassette's format
-	// version is newer than this package reads.
-	ErrVersion = format.ErrVersion
-	// ErrTooDeep is returned (inside a *FormatError) when a line nests
-	// objects and arrays deeper than MaxDepth.
-	ErrTooDeep = format.ErrTooDeep
+// FormatReason says why a cassette cannot be read (FormatError.Reason).
+type FormatReason int
+
+const (
+	// FormatInvalid is any reason below: a corrupted, edited or
+	// inconsistent cassette. Record it again.
+	FormatInvalid FormatReason = iota
+	// FormatTruncated is a cassette that ends before its end line.
+	// Record it again.
+	FormatTruncated
+	// FormatVersion is a cassette whose format or version this package
+	// does not read: a newer one needs a newer module.
+	FormatVersion
+	// FormatTooDeep is a line that nests objects and arrays deeper than
+	// MaxDepth.
+	FormatTooDeep
 )
+
+var formatReasons = [...]string{
+	FormatInvalid:   "invalid",
+	FormatTruncated: "truncated",
+	FormatVersion:   "version",
+	FormatTooDeep:   "too deep",
+}
+
+// String returns the reason's name: "invalid", "truncated", "version" or
+// "too deep".
+func (r FormatReason) String() string {
+	if r >= 0 && int(r) < len(formatReasons) {
+		return formatReasons[r]
+	}
+	return "FormatReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Reason says why the cassette cannot be read.
+func (e *FormatError) Reason() FormatReason {
+	switch {
+	case errors.Is(e.Err, format.ErrTruncated):
+		return FormatTruncated
+	case errors.Is(e.Err, format.ErrVersion):
+		return FormatVersion
+	case errors.Is(e.Err, format.ErrTooDeep):
+		return FormatTooDeep
+	}
+	return FormatInvalid
+}

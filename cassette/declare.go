@@ -3,7 +3,6 @@ package cassette
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -60,11 +59,6 @@ func (o *Options) RedactionDigest() string {
 	return format.DigestPrefix + hex.EncodeToString(sum[:])
 }
 
-// ErrRedactionChanged is matched (errors.Is) by a *RedactionError: it is
-// returned when a cassette is replayed or verified with redaction rules
-// other than those it was recorded with.
-var ErrRedactionChanged = errors.New("cassette: redaction rules differ from the recording's")
-
 // A RedactionError reports a replay or Verify whose redaction rules differ
 // from those the cassette was recorded with, or that has none: live
 // messages would not be redacted as the recorded ones were, and with new
@@ -83,9 +77,6 @@ func (e *RedactionError) Error() string {
 	}
 	return fmt.Sprintf("cassette %s: recorded with redaction rules %s, replayed with %s: use the rules it was recorded with, or record it again", e.Cassette, e.Recorded, now)
 }
-
-// Is reports whether target is ErrRedactionChanged.
-func (e *RedactionError) Is(target error) bool { return target == ErrRedactionChanged }
 
 // checkRedaction returns a *RedactionError when o's redaction rules are
 // not those c names, none included. A cassette that names none (recorded

@@ -226,7 +226,7 @@ func TestRedactionChangedRefused(t *testing.T) {
 	want := &cassette.RedactionError{Cassette: path, Recorded: opts.RedactionDigest(), Configured: other.RedactionDigest()}
 	_, err := cassette.Open(path, nil, withMode(other, cassette.ModeReplay))
 	var rerr *cassette.RedactionError
-	if !errors.As(err, &rerr) || !errors.Is(err, cassette.ErrRedactionChanged) {
+	if !errors.As(err, &rerr) {
 		t.Fatalf("Open with other rules = %v, want a *RedactionError", err)
 	}
 	if diff := cmp.Diff(want, rerr); diff != "" {
@@ -321,8 +321,8 @@ func TestIgnorePathsBound(t *testing.T) {
 	}
 	err := (&cassette.Options{IgnorePaths: paths(257)}).Validate()
 	var oerr *cassette.OptionsError
-	if !errors.As(err, &oerr) || oerr.Option != "IgnorePaths" || !errors.Is(err, cassette.ErrTooManyPaths) {
-		t.Errorf("257 paths: Validate = %v, want an *OptionsError on IgnorePaths wrapping ErrTooManyPaths", err)
+	if !errors.As(err, &oerr) || oerr.Option != "IgnorePaths" || !errors.Is(err, cassette.ErrInvalidOptions) || !strings.Contains(err.Error(), "too many paths") {
+		t.Errorf("257 paths: Validate = %v, want an *OptionsError on IgnorePaths: too many paths", err)
 	}
 }
 

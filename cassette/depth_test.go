@@ -31,7 +31,7 @@ func nestedCassette(depth int, fast bool) []byte {
 }
 
 // TestMaxDepthAtTheEdge: a line nesting MaxDepth levels loads, one level
-// more is a *FormatError naming line 2 and wrapping ErrTooDeep, on
+// more is a *FormatError naming line 2 and whose Reason is FormatTooDeep, on
 // Load's fast path and its slow one, through Load and Open.
 func TestMaxDepthAtTheEdge(t *testing.T) {
 	leakcheck.Check(t)
@@ -53,8 +53,8 @@ func TestMaxDepthAtTheEdge(t *testing.T) {
 				switch {
 				case depth <= cassette.MaxDepth && err != nil:
 					t.Errorf("%s (fast %v) of a line %d deep: %v, want it loaded", way.name, fast, depth, err)
-				case depth > cassette.MaxDepth && (!errors.As(err, &ferr) || ferr.Line != 2 || !errors.Is(err, cassette.ErrTooDeep)):
-					t.Errorf("%s (fast %v) of a line %d deep: %v, want a *FormatError at line 2 wrapping ErrTooDeep", way.name, fast, depth, err)
+				case depth > cassette.MaxDepth && (!errors.As(err, &ferr) || ferr.Line != 2 || ferr.Reason() != cassette.FormatTooDeep):
+					t.Errorf("%s (fast %v) of a line %d deep: %v, want a *FormatError at line 2 for FormatTooDeep", way.name, fast, depth, err)
 				}
 			}
 		}
@@ -71,8 +71,8 @@ func TestDeepNestingBounded(t *testing.T) {
 		allocated := allocatedBy(func() {
 			_, err := cassette.Parse("deep.jsonl", data)
 			var ferr *cassette.FormatError
-			if !errors.As(err, &ferr) || ferr.Line != 2 || !errors.Is(err, cassette.ErrTooDeep) {
-				t.Errorf("%d levels: %v, want a *FormatError at line 2 wrapping ErrTooDeep", levels, err)
+			if !errors.As(err, &ferr) || ferr.Line != 2 || ferr.Reason() != cassette.FormatTooDeep {
+				t.Errorf("%d levels: %v, want a *FormatError at line 2 for FormatTooDeep", levels, err)
 			}
 		})
 		t.Logf("%d levels, %d bytes: %d bytes allocated", levels, len(data), allocated)

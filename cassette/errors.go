@@ -92,12 +92,13 @@ func (e *RecordedError) Timeout() bool { return e.Class == transport.ClassTimeou
 
 // ErrInvalidOptions is matched (errors.Is) by every *OptionsError: it is
 // returned when a constructor is given an argument or option it cannot use.
+// The error of a name or value that is not a Severity matches it too.
 var ErrInvalidOptions = errors.New("cassette: invalid options")
 
 // An OptionsError reports an argument or option a constructor cannot use.
-// It matches ErrInvalidOptions, and unwraps to the reason (ErrEmptySegment,
-// ErrNilPattern, ErrNoFile, ErrNoLive, ErrNotForTransport, or a hook's
-// error).
+// It matches ErrInvalidOptions; Option names the option, and it unwraps to
+// the reason (ErrNoFile, ErrNoLive, a hook's error, or one whose text says
+// why).
 type OptionsError struct {
 	Func   string // the function: "Open", "Replay", "Verify", "Validate"
 	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
@@ -112,6 +113,15 @@ func (e *OptionsError) Unwrap() error { return e.Err }
 
 // Is reports whether target is ErrInvalidOptions.
 func (e *OptionsError) Is(target error) bool { return target == ErrInvalidOptions }
+
+// invalidArgument is an argument error of its own text (not an
+// *OptionsError) that matches ErrInvalidOptions.
+type invalidArgument string
+
+func (e invalidArgument) Error() string { return string(e) }
+
+// Is reports whether target is ErrInvalidOptions.
+func (e invalidArgument) Is(target error) bool { return target == ErrInvalidOptions }
 
 var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does

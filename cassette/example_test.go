@@ -158,8 +158,8 @@ func ExampleOpen_invalidOptions() {
 	_, err := cassette.Open("testdata/counter.jsonl", nil, &cassette.Options{RedactHeaders: []string{"X-Api-Key"}})
 	fmt.Println(err)
 	var oerr *cassette.OptionsError
-	fmt.Println(errors.As(err, &oerr), errors.Is(err, cassette.ErrNotForTransport))
+	fmt.Println(errors.As(err, &oerr), errors.Is(err, cassette.ErrInvalidOptions), oerr.Option)
 	// Output:
 	// cassette.Open: RedactHeaders: does not apply to this transport (inprocess)
-	// true true
+	// true true RedactHeaders
 }

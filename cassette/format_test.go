@@ -123,39 +123,39 @@ func TestLoadBadInput(t *testing.T) {
 	leakcheck.Check(t)
 	endLine := strings.Count(good, "\n")
 	for _, tc := range []struct {
-		name string
-		data string
-		line int
-		want string // in the error text
-		is   error  // if not nil, errors.Is must hold
+		name   string
+		data   string
+		line   int
+		want   string // in the error text
+		reason cassette.FormatReason
 	}{
-		{"empty", "", 0, "empty file", nil},
-		{"truncated mid-line", good[:len(good)-20], 5, "truncated", cassette.ErrTruncated},
-		{"truncated at a line end", strings.TrimSuffix(good, `{"kind":"end"}`+"\n"), endLine - 1, "truncated", cassette.ErrTruncated},
-		{"corrupted JSON", edit(t, `"from":"server","message":{`, `"from":"server","message":{{`), 3, "invalid character", nil},
-		{"binary garbage", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, "\x00\xff\xfe"), 5, "invalid character", nil},
-		{"future version", edit(t, `"version":2`, `"version":3`), 1, "upgrade", cassette.ErrVersion},
-		{"version zero", edit(t, `"version":2`, `"version":0`), 1, "version 0", cassette.ErrVersion},
-		{"not a cassette", edit(t, `"format":"mcprig-cassette"`, `"format":"vcr"`), 1, `format "vcr"`, nil},
-		{"unknown transport", edit(t, `"transport":"stdio"`, `"transport":"carrier-pigeon"`), 1, "unknown kind", nil},
-		{"header without server", edit(t, `,"server":"docs"`, ``), 1, "without protocol or server", nil},
-		{"unknown header field", edit(t, `"server":"docs"`, `"server":"docs","recorded":"today"`), 1, "unknown field", nil},
-		{"unknown kind", edit(t, `{"kind":"close"`, `{"kind":"video"`), 5, `unknown kind "video"`, nil},
-		{"unknown from", edit(t, `"from":"client","message":{"jsonrpc"`, `"from":"proxy","message":{"jsonrpc"`), 4, `from "proxy"`, nil},
-		{"unknown line field", edit(t, `{"kind":"close",`, `{"kind":"close","ms":12,`), 5, "unknown field", nil},
-		{"not JSON-RPC", edit(t, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`, `{"hello":1}`), 4, "message", nil},
-		{"response to nothing", edit(t, `"from":"server","message":{"id":1`, `"from":"server","message":{"id":9`), 3, "answers no pending client request", nil},
-		{"header disagrees with initialize", edit(t, `"serverInfo":{"name":"docs"`, `"serverInfo":{"name":"other"`), 3, "disagrees with the header", nil},
-		{"content after end", good + `{"kind":"close","end":"client"}` + "\n", endLine + 1, "after the end line", nil},
-		{"blank line", edit(t, "\n{\"kind\":\"end\"}", "\n\n{\"kind\":\"end\"}"), endLine, "EOF", nil},
-		{"unknown ending", edit(t, `"end":"client"`, `"end":"vanished"`), 5, `session ending "vanished"`, nil},
-		{"unknown class", edit(t, `"end":"client"`, `"end":"error","class":"cosmic"`), 5, `class "cosmic"`, nil},
-		{"pending in a server's ending", edit(t, `"end":"client"`, `"end":"eof","pending":[1]`), 5, "pending calls", nil},
-		{"server message after the end", edit(t, `{"kind":"end"}`, `{"kind":"message","from":"server","message":{"jsonrpc":"2.0","method":"x"}}`+"\n"+`{"kind":"end"}`), 6, "after the session's end", nil},
-		{"close without an ending", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"close"}`), 5, "without an ending", nil},
-		{"byte order mark inside", edit(t, "\n{\"kind\":\"end\"}", "\n\xef\xbb\xbf{\"kind\":\"end\"}"), endLine, "byte order mark", nil},
-		{"byte order mark alone", "\xef\xbb\xbf", 0, "empty file", nil},
-		{"request line in a stdio cassette", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"request","stream":1,"method":"GET","url":"/"}`), 5, "request line in a stdio cassette", nil},
+		{"empty", "", 0, "empty file", cassette.FormatInvalid},
+		{"truncated mid-line", good[:len(good)-20], 5, "truncated", cassette.FormatTruncated},
+		{"truncated at a line end", strings.TrimSuffix(good, `{"kind":"end"}`+"\n"), endLine - 1, "truncated", cassette.FormatTruncated},
+		{"corrupted JSON", edit(t, `"from":"server","message":{`, `"from":"server","message":{{`), 3, "invalid character", cassette.FormatInvalid},
+		{"binary garbage", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, "\x00\xff\xfe"), 5, "invalid character", cassette.FormatInvalid},
+		{"future version", edit(t, `"version":2`, `"version":3`), 1, "upgrade", cassette.FormatVersion},
+		{"version zero", edit(t, `"version":2`, `"version":0`), 1, "version 0", cassette.FormatVersion},
+		{"not a cassette", edit(t, `"format":"mcprig-cassette"`, `"format":"vcr"`), 1, `format "vcr"`, cassette.FormatInvalid},
+		{"unknown transport", edit(t, `"transport":"stdio"`, `"transport":"carrier-pigeon"`), 1, "unknown kind", cassette.FormatInvalid},
+		{"header without server", edit(t, `,"server":"docs"`, ``), 1, "without protocol or server", cassette.FormatInvalid},
+		{"unknown header field", edit(t, `"server":"docs"`, `"server":"docs","recorded":"today"`), 1, "unknown field", cassette.FormatInvalid},
+		{"unknown kind", edit(t, `{"kind":"close"`, `{"kind":"video"`), 5, `unknown kind "video"`, cassette.FormatInvalid},
+		{"unknown from", edit(t, `"from":"client","message":{"jsonrpc"`, `"from":"proxy","message":{"jsonrpc"`), 4, `from "proxy"`, cassette.FormatInvalid},
+		{"unknown line field", edit(t, `{"kind":"close",`, `{"kind":"close","ms":12,`), 5, "unknown field", cassette.FormatInvalid},
+		{"not JSON-RPC", edit(t, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`, `{"hello":1}`), 4, "message", cassette.FormatInvalid},
+		{"response to nothing", edit(t, `"from":"server","message":{"id":1`, `"from":"server","message":{"id":9`), 3, "answers no pending client request", cassette.FormatInvalid},
+		{"header disagrees with initialize", edit(t, `"serverInfo":{"name":"docs"`, `"serverInfo":{"name":"other"`), 3, "disagrees with the header", cassette.FormatInvalid},
+		{"content after end", good + `{"kind":"close","end":"client"}` + "\n", endLine + 1, "after the end line", cassette.FormatInvalid},
+		{"blank line", edit(t, "\n{\"kind\":\"end\"}", "\n\n{\"kind\":\"end\"}"), endLine, "EOF", cassette.FormatInvalid},
+		{"unknown ending", edit(t, `"end":"client"`, `"end":"vanished"`), 5, `session ending "vanished"`, cassette.FormatInvalid},
+		{"unknown class", edit(t, `"end":"client"`, `"end":"error","class":"cosmic"`), 5, `class "cosmic"`, cassette.FormatInvalid},
+		{"pending in a server's ending", edit(t, `"end":"client"`, `"end":"eof","pending":[1]`), 5, "pending calls", cassette.FormatInvalid},
+		{"server message after the end", edit(t, `{"kind":"end"}`, `{"kind":"message","from":"server","message":{"jsonrpc":"2.0","method":"x"}}`+"\n"+`{"kind":"end"}`), 6, "after the session's end", cassette.FormatInvalid},
+		{"close without an ending", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"close"}`), 5, "without an ending", cassette.FormatInvalid},
+		{"byte order mark inside", edit(t, "\n{\"kind\":\"end\"}", "\n\xef\xbb\xbf{\"kind\":\"end\"}"), endLine, "byte order mark", cassette.FormatInvalid},
+		{"byte order mark alone", "\xef\xbb\xbf", 0, "empty file", cassette.FormatInvalid},
+		{"request line in a stdio cassette", edit(t, `{"kind":"close","end":"client","stderr":"ready\n"}`, `{"kind":"request","stream":1,"method":"GET","url":"/"}`), 5, "request line in a stdio cassette", cassette.FormatInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := cassette.Parse("bad.jsonl", []byte(tc.data))
@@ -167,8 +167,8 @@ func TestLoadBadInput(t *testing.T) {
 				t.Errorf("FormatError at %s:%d, want bad.jsonl:%d (%v)", ferr.File, ferr.Line, tc.line, err)
 			}
 			mustContain(t, "error", err.Error(), "bad.jsonl", tc.want)
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("errors.Is(%v, %v) = false", err, tc.is)
+			if got := ferr.Reason(); got != tc.reason {
+				t.Errorf("Reason() of %v = %v, want %v", err, got, tc.reason)
 			}
 		})
 	}
@@ -267,8 +267,8 @@ func TestBuiltInCodeReplays(t *testing.T) {
 	for _, v := range []int{cassette.Version + 1, 0} {
 		future := *c
 		future.Header.Version = v
-		if _, err := cassette.Replay(&future, nil, nil); !errors.As(err, &ferr) || !errors.Is(err, cassette.ErrVersion) || ferr.Line != 1 {
-			t.Errorf("Replay of a cassette built at version %d = %v, want a *FormatError at line 1 wrapping ErrVersion", v, err)
+		if _, err := cassette.Replay(&future, nil, nil); !errors.As(err, &ferr) || ferr.Reason() != cassette.FormatVersion || ferr.Line != 1 {
+			t.Errorf("Replay of a cassette built at version %d = %v, want a *FormatError at line 1 for FormatVersion", v, err)
 		}
 	}
 	// An HTTP line built without its HTTP fields is refused, not a panic.

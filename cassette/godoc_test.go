@@ -47,7 +47,7 @@ func TestGoDocShowsTheModel(t *testing.T) {
 		"Ending":        "End Error Class Written Exit Stderr Pending; ",
 		"Exit":          "Code Signal; ",
 		"Message":       "Number Line From Message; ",
-		"FormatError":   "File Line Err; Error Unwrap",
+		"FormatError":   "File Line Err; Error Reason Unwrap",
 		"MismatchError": "Cassette Position Method Diff Reason; Error Unwrap",
 		"UnusedError":   "Cassette Unused; Error",
 		"Unused":        "Line Method; ",

@@ -230,25 +230,17 @@ func inCI(v string) bool {
 	return v != ""
 }
 
-// Reasons an OptionsError gives, in its Err.
+// Reasons an OptionsError gives, in its Err, beside a path's parse error;
+// its Option names the option.
 var (
-	// ErrEmptySegment is returned (inside an *OptionsError) when a
-	// RedactPaths or IgnorePaths entry has an empty segment ("a..b", "").
-	ErrEmptySegment = format.ErrEmptySegment
-	// ErrTooManyPaths is returned (inside an *OptionsError) when
-	// IgnorePaths has more than 256 paths, the most a cassette's header
-	// declares.
-	ErrTooManyPaths = errors.New("too many paths")
-	// ErrNilPattern is returned (inside an *OptionsError) when Patterns
-	// holds a nil *regexp.Regexp.
-	ErrNilPattern = errors.New("nil pattern")
-	// ErrNoFile is returned (inside an *OptionsError) when a cassette's file
-	// path is empty or names a directory.
-	ErrNoFile = errors.New("no cassette file")
-	// ErrNotForTransport is returned (inside an *OptionsError) when an
-	// option does not apply to the cassette's transport.
-	ErrNotForTransport = errors.New("does not apply to this transport")
+	errTooManyPaths    = errors.New("too many paths")
+	errNilPattern      = errors.New("nil pattern")
+	errNotForTransport = errors.New("does not apply to this transport")
 )
+
+// ErrNoFile is returned (inside an *OptionsError) when a cassette's file
+// path is empty or names a directory.
+var ErrNoFile = errors.New("no cassette file")
 
 // Validate reports the first option that recording, replay or Verify
 // cannot use with any transport, as an *OptionsError naming it (Func
@@ -278,11 +270,11 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		}
 	}
 	if len(o.IgnorePaths) > format.MaxVolatile {
-		return &OptionsError{Option: "IgnorePaths", Err: fmt.Errorf("%w: %d paths, more than %d", ErrTooManyPaths, len(o.IgnorePaths), format.MaxVolatile)}
+		return &OptionsError{Option: "IgnorePaths", Err: fmt.Errorf("%w: %d paths, more than %d", errTooManyPaths, len(o.IgnorePaths), format.MaxVolatile)}
 	}
 	for i, re := range o.Patterns {
 		if re == nil {
-			return &OptionsError{Option: "Patterns[" + strconv.Itoa(i) + "]", Err: ErrNilPattern}
+			return &OptionsError{Option: "Patterns[" + strconv.Itoa(i) + "]", Err: errNilPattern}
 		}
 	}
 	if kind == 0 {
@@ -299,7 +291,7 @@ func (o *Options) check(kind transport.Kind) *OptionsError {
 		{"Stderr", o.Stderr, kind == transport.KindStdio},
 	} {
 		if f.set && !f.ok {
-			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", ErrNotForTransport, kind)}
+			return &OptionsError{Option: f.name, Err: fmt.Errorf("%w (%s)", errNotForTransport, kind)}
 		}
 	}
 	for i, h := range o.hooks() {

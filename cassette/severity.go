@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/looprig/mcp/internal/transcript"
@@ -33,28 +32,29 @@ const (
 // Severities lists every severity, from the least to the worst.
 var Severities = []Severity{SeverityInfo, SeverityMinor, SeverityDangerous, SeverityBreaking}
 
-// ErrSeverity is returned by ParseSeverity for a name that is not a
-// severity.
-var ErrSeverity = errors.New("unknown severity")
+// errSeverity is the error of a name or value that is not a severity. It
+// matches ErrInvalidOptions.
+const errSeverity = invalidArgument("unknown severity")
 
 // String returns the severity's name: "info", "minor", "dangerous" or
 // "breaking".
 func (s Severity) String() string { return transcript.Severity(s).String() }
 
-// ParseSeverity returns the severity named s, as String spells it.
+// ParseSeverity returns the severity named s, as String spells it. Another
+// name is an error matching ErrInvalidOptions.
 func ParseSeverity(s string) (Severity, error) {
 	for _, v := range Severities {
 		if v.String() == s {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q: want info, minor, dangerous or breaking", ErrSeverity, s)
+	return 0, fmt.Errorf("%w %q: want info, minor, dangerous or breaking", errSeverity, s)
 }
 
 // MarshalText returns the severity's name.
 func (s Severity) MarshalText() ([]byte, error) {
 	if s < SeverityInfo || s > SeverityBreaking {
-		return nil, fmt.Errorf("%w: %d", ErrSeverity, int(s))
+		return nil, fmt.Errorf("%w: %d", errSeverity, int(s))
 	}
 	return []byte(s.String()), nil
 }

@@ -11,7 +11,7 @@ import (
 
 // TestSeverityNames: each severity's name parses back to it, as text and
 // in JSON; the order is info < minor < dangerous < breaking; other names
-// and the zero value are refused with ErrSeverity.
+// and the zero value are refused with an error matching ErrInvalidOptions.
 func TestSeverityNames(t *testing.T) {
 	var names []string
 	for i, s := range cassette.Severities {
@@ -33,15 +33,18 @@ func TestSeverityNames(t *testing.T) {
 		t.Errorf("names mismatch (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{"", "Info", "critical", "breaking "} {
-		if _, err := cassette.ParseSeverity(bad); !errors.Is(err, cassette.ErrSeverity) {
-			t.Errorf("ParseSeverity(%q) = %v, want ErrSeverity", bad, err)
+		if _, err := cassette.ParseSeverity(bad); !errors.Is(err, cassette.ErrInvalidOptions) {
+			t.Errorf("ParseSeverity(%q) = %v, want ErrInvalidOptions", bad, err)
 		}
 	}
-	if _, err := json.Marshal(cassette.Severity(0)); !errors.Is(err, cassette.ErrSeverity) {
-		t.Errorf("Marshal(Severity(0)) = %v, want ErrSeverity", err)
+	if _, err := cassette.ParseSeverity("critical"); err == nil || err.Error() != `unknown severity "critical": want info, minor, dangerous or breaking` {
+		t.Errorf("ParseSeverity(%q) = %v, want its message unchanged", "critical", err)
 	}
-	if _, err := json.Marshal(cassette.SeverityBreaking + 1); !errors.Is(err, cassette.ErrSeverity) {
-		t.Errorf("Marshal(SeverityBreaking+1) = %v, want ErrSeverity", err)
+	if _, err := json.Marshal(cassette.Severity(0)); !errors.Is(err, cassette.ErrInvalidOptions) {
+		t.Errorf("Marshal(Severity(0)) = %v, want ErrInvalidOptions", err)
+	}
+	if _, err := json.Marshal(cassette.SeverityBreaking + 1); !errors.Is(err, cassette.ErrInvalidOptions) {
+		t.Errorf("Marshal(SeverityBreaking+1) = %v, want ErrInvalidOptions", err)
 	}
 	if got := cassette.Worst(nil); got != 0 {
 		t.Errorf("Worst(nil) = %v", got)

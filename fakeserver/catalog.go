@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -62,12 +61,12 @@ func resolveCatalog(name string, custom *Catalog) (served, error) {
 	if c, ok := Registered(name); ok {
 		return customCatalog(c)
 	}
-	return served{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", ErrUnknownCatalog, name, strings.Join(Catalogs(), ", "))
+	return served{}, fmt.Errorf("fakeserver: %w %q (want one of %s)", errUnknownCatalog, name, strings.Join(Catalogs(), ", "))
 }
 
-// ErrUnknownCatalog is returned when a catalog is neither built in nor
+// errUnknownCatalog is returned when a catalog is neither built in nor
 // registered ([Register]).
-var ErrUnknownCatalog = errors.New("unknown catalog")
+const errUnknownCatalog = badName("unknown catalog")
 
 // customCatalog returns what a custom catalog serves, once it is valid.
 func customCatalog(c *Catalog) (served, error) {

@@ -203,6 +203,8 @@ type Prompt struct {
 // ErrBadCatalog is returned when a [Catalog] is invalid: no name, a
 // tool without a reply, two items with one name, a resource with two
 // contents, a schema that is not a JSON Schema object, …
+//
+// An unknown Options.Catalog or Options.Revision matches it too.
 var ErrBadCatalog = errors.New("invalid catalog")
 
 // A CatalogError says what is wrong with a [Catalog]. It wraps

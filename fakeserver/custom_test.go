@@ -254,8 +254,8 @@ func TestRegister(t *testing.T) {
 	if fs.Name() != d.Name {
 		t.Errorf("Name() = %q", fs.Name())
 	}
-	if _, err := New(&Options{Catalog: "nope"}); !errors.Is(err, ErrUnknownCatalog) || !strings.Contains(err.Error(), d.Name) {
-		t.Errorf("New(unknown catalog) = %v, want ErrUnknownCatalog listing the registered names", err)
+	if _, err := New(&Options{Catalog: "nope"}); !errors.Is(err, ErrBadCatalog) || !strings.Contains(err.Error(), d.Name) {
+		t.Errorf("New(unknown catalog) = %v, want ErrBadCatalog listing the registered names", err)
 	}
 }
 

@@ -53,7 +53,7 @@ type Options struct {
 	// [Revision20251125] serves as a server from before 2026-07-28 (no
 	// server/discover), [Revision20260728] only the current revision (no
 	// initialize). Empty serves both, as the server package does. Anything
-	// else is an error wrapping [ErrUnknownRevision].
+	// else is an error matching [ErrBadCatalog] whose text names it.
 	Revision string
 }
 
@@ -119,8 +119,8 @@ func (s *Server) endSession(id string) {
 
 // New returns a fake server. Its errors come from its options, which often
 // come from scripts and flags:
-//   - an unknown catalog;
-//   - an invalid custom catalog (wrapping [ErrBadCatalog]);
+//   - an unknown catalog or revision, or an invalid custom catalog
+//     (matching [ErrBadCatalog]);
 //   - an invalid fault;
 //   - a fault for a tool the catalog does not have (wrapping
 //     [transport.ErrBadFault]);

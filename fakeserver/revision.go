@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/looprig/mcp/protocol"
@@ -26,16 +25,26 @@ const (
 	Revision20260728 = protocol.Revision20260728
 )
 
-// ErrUnknownRevision is returned when Options.Revision is not one of the
+// badName is the reason of an option naming what the fake does not have:
+// a catalog or a revision. It matches ErrBadCatalog, since the fake's
+// definition cannot be made; the text says which.
+type badName string
+
+func (e badName) Error() string { return string(e) }
+
+// Is reports whether target is ErrBadCatalog.
+func (e badName) Is(target error) bool { return target == ErrBadCatalog }
+
+// errUnknownRevision is returned when Options.Revision is not one of the
 // revisions a fake can be pinned to.
-var ErrUnknownRevision = errors.New("unknown protocol revision")
+const errUnknownRevision = badName("unknown protocol revision")
 
 func checkRevision(rev string) error {
 	switch rev {
 	case "", Revision20251125, Revision20260728:
 		return nil
 	}
-	return fmt.Errorf("fakeserver: %w %q (want %s or %s; empty serves both)", ErrUnknownRevision, rev, Revision20251125, Revision20260728)
+	return fmt.Errorf("fakeserver: %w %q (want %s or %s; empty serves both)", errUnknownRevision, rev, Revision20251125, Revision20260728)
 }
 
 // pinRevision is receiving middleware that refuses, before any handler

@@ -114,8 +114,8 @@ func TestPinnedRevisionRefusesCurrentRequests(t *testing.T) {
 // An unknown revision is an error, not a panic, wherever it is given.
 func TestUnknownRevision(t *testing.T) {
 	_, err := fakeserver.New(&fakeserver.Options{Revision: "2025-13-01"})
-	if !errors.Is(err, fakeserver.ErrUnknownRevision) {
-		t.Errorf("New = %v, want ErrUnknownRevision", err)
+	if !errors.Is(err, fakeserver.ErrBadCatalog) || !strings.Contains(err.Error(), `unknown protocol revision "2025-13-01"`) {
+		t.Errorf("New = %v, want ErrBadCatalog for an unknown protocol revision", err)
 	}
 	if code := fakeserver.Main([]string{"--revision", "latest"}); code != 2 {
 		t.Errorf("Main(--revision latest) = %d, want 2", code)

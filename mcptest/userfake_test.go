@@ -147,7 +147,7 @@ func TestUserFakeFaultsOnEveryTransport(t *testing.T) {
 // two rounds, on every transport and both revisions, except where the
 // revision cannot ask: a 2025-11-25 client served statelessly has no
 // session for the server's request to travel on; the call then fails at
-// once (server.ErrInputUnavailable) with no completed execution.
+// once (server.CallInputUnavailable) with no completed execution.
 func TestUserFakeInputRequiredOnEveryTransport(t *testing.T) {
 	mcptest.LeakCheck(t)
 	for _, tr := range fakeTransports {

@@ -161,7 +161,7 @@ func TestContinuationStoreFails(t *testing.T) {
 }
 
 // TestMemoryStateStoreBound: the store remembers up to its bound, refuses
-// the next use with ErrTooManyStates, and makes room as states expire.
+// the next use with errTooManyStates, and makes room as states expire.
 func TestMemoryStateStoreBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -180,7 +180,7 @@ func TestMemoryStateStoreBound(t *testing.T) {
 			{"c", later, false, true},
 		} {
 			first, err := use(tc.id, tc.expires)
-			if first != tc.first || errors.Is(err, ErrTooManyStates) != tc.full {
+			if first != tc.first || errors.Is(err, errTooManyStates) != tc.full {
 				t.Errorf("Use(%s) = %v, %v; want first %v, full %v", tc.id, first, err, tc.first, tc.full)
 			}
 		}
@@ -194,7 +194,7 @@ func TestMemoryStateStoreBound(t *testing.T) {
 		never := NewMemoryStateStore(1)
 		never.Use(ctx, "x", time.Time{})
 		time.Sleep(1000 * time.Hour) // the bubble's clock moves; nothing is waited for
-		if _, err := never.Use(ctx, "y", time.Time{}); !errors.Is(err, ErrTooManyStates) {
+		if _, err := never.Use(ctx, "y", time.Time{}); !errors.Is(err, errTooManyStates) {
 			t.Errorf("a store full of states that never expire took another: %v", err)
 		}
 	})

@@ -20,11 +20,14 @@
 // A tool failure is a tool result with isError set, whose text says what
 // went wrong, so that a model can read it and correct the call:
 //
-//	invalid input: …        arguments not an object or not matching the schema (ErrInvalidInput)
-//	input too large: …      arguments over Options.MaxInputBytes (ErrInputTooLarge)
-//	result too large: …     the encoded result over Options.MaxResultBytes (ErrResultTooLarge)
-//	handler panicked: …     the handler panicked; the stack goes to Options.Logger only (ErrPanic)
+//	invalid input: …        arguments not an object or not matching the schema (CallInvalidInput)
+//	input too large: …      arguments over Options.MaxInputBytes (CallInputTooLarge)
+//	result too large: …     the encoded result over Options.MaxResultBytes (CallResultTooLarge)
+//	handler panicked: …     the handler panicked; the stack goes to Options.Logger only (CallPanic)
 //	<the handler's error>   the handler returned an error
+//
+// Options.Logger receives each as an error: the first four are a
+// *CallError whose Reason is the one named.
 //
 // Two failures are JSON-RPC errors instead: a call to an unknown tool (the
 // go-sdk's invalid-params error), and a handler error that is itself a
@@ -74,9 +77,9 @@
 //   - The client must have declared the capability each request needs.
 //     Otherwise the call fails with the JSON-RPC error -32021,
 //     MissingRequiredClientCapabilityError, whose data names them.
-//   - The rounds stay within the bound (ErrTooManyRounds).
+//   - The rounds stay within the bound (CallTooManyRounds).
 //   - A 2025-11-25 client on stateless HTTP cannot be asked. It gets
-//     ErrInputUnavailable.
+//     CallInputUnavailable.
 //
 // The RequestState is sealed with Options.StateKey. Some continuations are
 // refused with invalid params (-32602) before the handler runs: one whose

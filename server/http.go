@@ -86,7 +86,7 @@ type HTTPOptions struct {
 	// Clients of 2025-11-25 and older are then served without sessions
 	// too: no Mcp-Session-Id, no GET stream (405), no DELETE, no
 	// resumption, no event store. A tool that needs the user fails for
-	// them with ErrInputUnavailable, since they can be asked only in a
+	// them with CallInputUnavailable, since they can be asked only in a
 	// session.
 	//
 	// If false (the default), 2026-07-28 requests are still served

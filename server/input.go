@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,17 +20,6 @@ import (
 // Options.MaxInputRounds is zero: 10, as many requests as the go-sdk's
 // client makes for one call before it gives up.
 const DefaultMaxInputRounds = 10
-
-var (
-	// ErrTooManyRounds is returned when a handler asks for input more often
-	// in one call than Options.MaxInputRounds allows.
-	ErrTooManyRounds = errors.New("too many input rounds")
-	// ErrInputUnavailable is returned when a handler asks for input that
-	// the client cannot be asked for. A 2025-11-25 (or older) client
-	// answers only server-to-client requests, which need a session.
-	// Stateless HTTP serving (HTTPOptions.Stateless) has none.
-	ErrInputUnavailable = errors.New("input from the client unavailable")
-)
 
 // ElicitResponse returns the answer to the elicitation request named key in
 // responses (req.Params.InputResponses), if there is one.
@@ -172,15 +160,15 @@ func (s *Server) askFor(ctx context.Context, c *turn, ss *mcp.ServerSession, cap
 		return errBusy
 	}
 	if !newProto && ctx.Value(statelessKey{}) != nil {
-		return fmt.Errorf("%w: %s needs %s, and a client on protocol revision %s can be asked only in a session, which stateless HTTP serving does not keep",
-			ErrInputUnavailable, c.b.name, strings.Join(kinds(reqs), ", "), ss.InitializeParams().ProtocolVersion)
+		return callError(CallInputUnavailable, "%s needs %s, and a client on protocol revision %s can be asked only in a session, which stateless HTTP serving does not keep",
+			c.b.name, strings.Join(kinds(reqs), ", "), ss.InitializeParams().ProtocolVersion)
 	}
 	if missing := missingCapabilities(caps, reqs, newProto); len(missing) > 0 {
 		return missingCapabilityError(c.b.name, missing)
 	}
 	round := c.round + 1
 	if s.maxRounds >= 0 && round > s.maxRounds {
-		return fmt.Errorf("%w: %s asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, c.b.name, round, s.maxRounds)
+		return callError(CallTooManyRounds, "%s asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", c.b.name, round, s.maxRounds)
 	}
 	*state = s.seal(c.b, round, *state)
 	return nil
@@ -294,7 +282,7 @@ func (s *Server) roundsForOlderClients(next mcp.MethodHandler) mcp.MethodHandler
 			// any tool.
 			s.logger.Warn("tool call failed", "error", err)
 			res := &mcp.CallToolResult{}
-			res.SetError(fmt.Errorf("%w: %v", ErrInputUnavailable, err))
+			res.SetError(callError(CallInputUnavailable, "%v", err))
 			return res, nil
 		}
 		return res, err
@@ -313,7 +301,7 @@ func (s *Server) askOlderClient(ctx context.Context, next mcp.MethodHandler, met
 		case len(reqs) == 0:
 			return nil, errBusy
 		case s.maxRounds >= 0 && handed > s.maxRounds:
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, s.maxRounds)}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: the limit is %d (Options.MaxInputRounds)", CallTooManyRounds, s.maxRounds)}
 		}
 		res, err = next(context.WithValue(ctx, pendingKey{}, &pending{res: res}), method, req)
 	}

@@ -171,11 +171,11 @@ func (s *Server) checkPromptArgs(p *mcp.Prompt, args map[string]string) error {
 		n += len(k) + len(v)
 	}
 	if exceeds(n, s.maxInputBytes) {
-		return fmt.Errorf("%w: %d bytes of arguments exceed the %d-byte limit", ErrInputTooLarge, n, s.maxInputBytes)
+		return callError(CallInputTooLarge, "%d bytes of arguments exceed the %d-byte limit", n, s.maxInputBytes)
 	}
 	for _, a := range p.Arguments {
 		if _, ok := args[a.Name]; a.Required && !ok {
-			return fmt.Errorf("%w: missing required argument %q", ErrInvalidInput, a.Name)
+			return callError(CallInvalidInput, "missing required argument %q", a.Name)
 		}
 	}
 	return nil
@@ -187,7 +187,7 @@ func (s *Server) checkResult(kind, name string, res any) error {
 	if err != nil {
 		err = fmt.Errorf("encoding result: %w", err)
 	} else if exceeds(len(b), s.maxResultBytes) {
-		err = fmt.Errorf("%w: %d bytes exceed the %d-byte limit", ErrResultTooLarge, len(b), s.maxResultBytes)
+		err = callError(CallResultTooLarge, "%d bytes exceed the %d-byte limit", len(b), s.maxResultBytes)
 	} else {
 		return nil
 	}
@@ -199,7 +199,7 @@ func (s *Server) checkResult(kind, name string, res any) error {
 func (s *Server) recoverRPC(kind, name string, errp *error) {
 	if v := recover(); v != nil {
 		s.logger.Error(kind+" handler panicked", kind, name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		*errp = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: %v", ErrPanic, v)}
+		*errp = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: %v", CallPanic, v)}
 	}
 }
 

@@ -28,24 +28,74 @@ const (
 	DefaultMaxResultBytes = 4 << 20
 )
 
-// Errors a caller sees as the text of an isError tool result. They are
-// wrapped with the details of each failure, so the text starts with the
-// sentinel's message ("invalid input: …"), and the server's Logger receives
-// the wrapped error, where errors.Is works.
-var (
-	// ErrInvalidInput is returned when a tool's arguments are not a JSON
-	// object that satisfies the tool's input schema.
-	ErrInvalidInput = errors.New("invalid input")
-	// ErrInputTooLarge is returned when a tool call's encoded arguments (or
-	// a prompt's arguments) exceed the input bound.
-	ErrInputTooLarge = errors.New("input too large")
-	// ErrResultTooLarge is returned when the encoded result of a tool call,
-	// resource read or prompt exceeds the result bound.
-	ErrResultTooLarge = errors.New("result too large")
-	// ErrPanic is returned when a handler panics. The panic value is in the
-	// message; the stack goes to the server's Logger only.
-	ErrPanic = errors.New("handler panicked")
+// A CallError is a failure of a tool call, resource read or prompt that
+// the server found, not its handler. Reason says which. The caller sees its
+// text, which starts with the reason ("invalid input: …"). It comes as an
+// isError tool result, or as a JSON-RPC error. The server's Logger
+// receives the error itself, where errors.As finds it.
+type CallError struct {
+	Reason CallReason // why
+	Err    error      // the details, after the reason in the text
+}
+
+func (e *CallError) Error() string { return e.Reason.String() + ": " + e.Err.Error() }
+
+// Unwrap returns the details.
+func (e *CallError) Unwrap() error { return e.Err }
+
+// CallReason says why the server failed a call (CallError.Reason).
+type CallReason int
+
+const (
+	// CallInvalidInput is a tool's arguments that are not a JSON object
+	// satisfying its input schema, or a prompt missing a required argument.
+	CallInvalidInput CallReason = iota + 1
+	// CallInputTooLarge is a tool call's encoded arguments (or a prompt's
+	// arguments) over Options.MaxInputBytes.
+	CallInputTooLarge
+	// CallResultTooLarge is the encoded result of a tool call, resource
+	// read or prompt over Options.MaxResultBytes.
+	CallResultTooLarge
+	// CallPanic is a handler that panicked. The panic value is in the
+	// text; the stack goes to the server's Logger only.
+	CallPanic
+	// CallTooManyRounds is a handler that asked for input more often in one
+	// call than Options.MaxInputRounds allows.
+	CallTooManyRounds
+	// CallInputUnavailable is a handler that asked for input the client
+	// cannot be asked for. A 2025-11-25 (or older) client answers only
+	// server-to-client requests, which need a session. Stateless HTTP
+	// serving (HTTPOptions.Stateless) has none.
+	CallInputUnavailable
 )
+
+var callReasons = [...]string{
+	CallInvalidInput:     "invalid input",
+	CallInputTooLarge:    "input too large",
+	CallResultTooLarge:   "result too large",
+	CallPanic:            "handler panicked",
+	CallTooManyRounds:    "too many input rounds",
+	CallInputUnavailable: "input from the client unavailable",
+}
+
+// String returns the reason as the error's text starts: "invalid input", …
+func (r CallReason) String() string {
+	if r > 0 && int(r) < len(callReasons) {
+		return callReasons[r]
+	}
+	return "call failed"
+}
+
+// callError returns a *CallError for r whose details format makes.
+func callError(r CallReason, format string, args ...any) error {
+	return &CallError{Reason: r, Err: fmt.Errorf(format, args...)}
+}
+
+// isCall reports whether err is a *CallError for r.
+func isCall(err error, r CallReason) bool {
+	ce, ok := errors.AsType[*CallError](err)
+	return ok && ce.Reason == r
+}
 
 // Errors returned by registration: they are programmer errors.
 var (
@@ -130,7 +180,7 @@ type Options struct {
 	Subscriptions bool
 	// MaxInputRounds bounds how many times one call's handler may ask for
 	// input (an input-required result; see ElicitResponse); the next time,
-	// the call fails with ErrTooManyRounds. The count travels in the sealed
+	// the call fails with CallTooManyRounds. The count travels in the sealed
 	// requestState, so it holds on stateless serving too.
 	// If zero, defaults to [DefaultMaxInputRounds]; negative means no bound.
 	MaxInputRounds int

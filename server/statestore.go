@@ -20,10 +20,11 @@ const (
 	DefaultMaxStates = 100_000
 )
 
-// ErrTooManyStates is returned by a memory store's Use when it remembers
+// errTooManyStates is returned by a memory store's Use when it remembers
 // its bound of used states that have not expired. The continuation is
-// refused (the server is busy) rather than a replay let through.
-var ErrTooManyStates = errors.New("too many continuations to remember")
+// refused (the server is busy, as for any error of Use) rather than a
+// replay let through.
+var errTooManyStates = errors.New("too many continuations to remember")
 
 // A StateStore remembers which sealed requestStates have been used, so
 // that each is accepted once (Options.StateStore). The server asks it
@@ -50,7 +51,8 @@ type StateStore interface {
 // NewMemoryStateStore returns a StateStore in memory, for the servers of
 // one process. It remembers at most max used states at once (zero:
 // DefaultMaxStates; negative: no bound), each until it expires. Past its
-// bound it refuses new uses with ErrTooManyStates. States that never
+// bound it refuses new uses with an error ("too many continuations to
+// remember"), and the server answers that it is busy. States that never
 // expire (Options.StateTTL negative) are remembered until the store is
 // full.
 func NewMemoryStateStore(max int) StateStore {
@@ -77,7 +79,7 @@ func (m *memoryStore) Use(_ context.Context, id string, expires time.Time) (bool
 		return false, nil
 	}
 	if m.max >= 0 && len(m.used) >= m.max {
-		return false, fmt.Errorf("%w: %d used states not yet expired (NewMemoryStateStore)", ErrTooManyStates, len(m.used))
+		return false, fmt.Errorf("%w: %d used states not yet expired (NewMemoryStateStore)", errTooManyStates, len(m.used))
 	}
 	if expires.IsZero() {
 		m.used[id] = 0

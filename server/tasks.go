@@ -35,7 +35,7 @@ type TaskOptions struct {
 	TTL time.Duration
 	// MaxResultBytes bounds the encoded result a task keeps until it
 	// expires: a larger result completes the task with an isError result
-	// whose text starts "result too large" (ErrResultTooLarge), as a call
+	// whose text starts "result too large" (CallResultTooLarge), as a call
 	// over Options.MaxResultBytes does. If zero, defaults to
 	// [DefaultTaskResultBytes]; negative means no bound.
 	MaxResultBytes int
@@ -395,7 +395,7 @@ func (t *tasks) execute(ctx context.Context, s *Server, task *Task, run *taskRun
 			switch {
 			case ok && werr.Code != 0:
 				t.fail(s, task, werr)
-			case errors.Is(err, ErrPanic):
+			case isCall(err, CallPanic):
 				t.fail(s, task, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
 			default:
 				t.complete(s, task, s.toolError(task.Tool, err))
@@ -407,7 +407,7 @@ func (t *tasks) execute(ctx context.Context, s *Server, task *Task, run *taskRun
 			return
 		}
 		if round++; s.maxRounds >= 0 && round > s.maxRounds {
-			t.complete(s, task, s.toolError(task.Tool, fmt.Errorf("%w: %s asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", ErrTooManyRounds, task.Tool, round, s.maxRounds)))
+			t.complete(s, task, s.toolError(task.Tool, callError(CallTooManyRounds, "%s asked for input %d times in one call; the limit is %d (Options.MaxInputRounds)", task.Tool, round, s.maxRounds)))
 			return
 		}
 		answers, ok := t.ask(ctx, s, task, run, caps, res.InputRequests)
@@ -462,7 +462,7 @@ func (t *tasks) ask(ctx context.Context, s *Server, task *Task, run *taskRun, ca
 	b, _ := json.Marshal(raw)
 	var answers mcp.InputResponseMap
 	if err := json.Unmarshal(b, &answers); err != nil {
-		t.complete(s, task, s.toolError(task.Tool, fmt.Errorf("%w: the answers: %v", ErrInvalidInput, err)))
+		t.complete(s, task, s.toolError(task.Tool, callError(CallInvalidInput, "the answers: %v", err)))
 		return nil, false
 	}
 	return answers, true
@@ -531,7 +531,7 @@ func (t *tasks) complete(s *Server, task *Task, res *mcp.CallToolResult) {
 		limit = s.maxResultBytes
 	}
 	if exceeds(len(b), limit) {
-		b, _ = json.Marshal(s.toolError(task.Tool, fmt.Errorf("%w: %d bytes exceed the %d-byte limit of a task's result", ErrResultTooLarge, len(b), limit)))
+		b, _ = json.Marshal(s.toolError(task.Tool, callError(CallResultTooLarge, "%d bytes exceed the %d-byte limit of a task's result", len(b), limit)))
 	}
 	t.finish(s, task, TaskCompleted, b, nil)
 }

@@ -140,7 +140,7 @@ func RegisterToolFor[In, Out any](s *Server, t *mcp.Tool, h ToolHandlerFor[In, O
 			// fill a field from a key the schema never checked ("QUERY"
 			// beside a validated "query").
 			if err := wire.Unmarshal(args, &in); err != nil {
-				return nil, fmt.Errorf("%w: decoding arguments: %v", ErrInvalidInput, err)
+				return nil, callError(CallInvalidInput, "decoding arguments: %v", err)
 			}
 		}
 		res, o, err := h(ctx, req, in)
@@ -202,10 +202,10 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 		}
 		args := req.Params.Arguments
 		if exceeds(len(args), s.maxInputBytes) {
-			return s.toolError(name, fmt.Errorf("%w: %d bytes of arguments exceed the %d-byte limit", ErrInputTooLarge, len(args), s.maxInputBytes)), nil
+			return s.toolError(name, callError(CallInputTooLarge, "%d bytes of arguments exceed the %d-byte limit", len(args), s.maxInputBytes)), nil
 		}
 		if err := validateArgs(in, args); err != nil {
-			return s.toolError(name, fmt.Errorf("%w: %v", ErrInvalidInput, err)), nil
+			return s.toolError(name, callError(CallInvalidInput, "%v", err)), nil
 		}
 		c, err := s.continuation(ctx, binding{"tools/call", name, argsDigest(args), principal(req.Extra)}, &req.Params.RequestState, len(req.Params.InputResponses) > 0)
 		if err != nil {
@@ -244,7 +244,7 @@ func (s *Server) guardTool(name string, in *jsonschema.Resolved, h ToolHandler) 
 			return s.toolError(name, fmt.Errorf("encoding result: %w", err)), nil
 		}
 		if exceeds(len(b), s.maxResultBytes) {
-			return s.toolError(name, fmt.Errorf("%w: %d bytes exceed the %d-byte limit", ErrResultTooLarge, len(b), s.maxResultBytes)), nil
+			return s.toolError(name, callError(CallResultTooLarge, "%d bytes exceed the %d-byte limit", len(b), s.maxResultBytes)), nil
 		}
 		return res, nil
 	}
@@ -278,12 +278,12 @@ func encodedAtMost(res *mcp.CallToolResult) (int, bool) {
 	return n, true
 }
 
-// run calls h, turning a panic into an error wrapping ErrPanic.
+// run calls h, turning a panic into a *CallError (CallPanic).
 func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest, h ToolHandler) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.logger.Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			res, err = nil, fmt.Errorf("%w: %v", ErrPanic, v)
+			res, err = nil, callError(CallPanic, "%v", v)
 		}
 	}()
 	return h(ctx, req)

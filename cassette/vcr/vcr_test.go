@@ -53,8 +53,8 @@ func TestApplyCarriesHooks(t *testing.T) {
 	hooks[0] = nil // Apply copied the slice: its hook is still there
 	_, err = cassette.Open(path, fake.Factory(), withHooks)
 	var oe *cassette.OptionsError
-	if !errors.As(err, &oe) || oe.Option != "Hooks" || !errors.Is(err, cassette.ErrNotForTransport) {
-		t.Fatalf("Open of an in-process cassette with a hook = %v, want an *OptionsError for Hooks wrapping ErrNotForTransport", err)
+	if !errors.As(err, &oe) || oe.Option != "Hooks" || !errors.Is(err, cassette.ErrInvalidOptions) {
+		t.Fatalf("Open of an in-process cassette with a hook = %v, want an *OptionsError for Hooks", err)
 	}
 	if !slices.Equal(withHooks.Secrets, base.Secrets) || withHooks.Mode != base.Mode {
 		t.Errorf("Apply lost the other options: %+v", withHooks)
