@@ -1,0 +1,237 @@
+// Package jsonscan is this module's one JSON scanner: it finds where
+// values, strings and object members begin and end in JSON text, checking
+// the grammar as encoding/json does, without decoding anything.
+//
+// Its users add what is theirs: canonjson writes the canonical form,
+// wire reads keys as the go-sdk does, and the cassette format reads a
+// JSON-RPC message's members. A value may nest objects and arrays
+// [MaxDepth] levels deep; deeper input is refused with [ErrTooDeep]. No
+// function recurses: nesting costs one bit of a stack per level.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of objects and arrays a value may have:
+// encoding/json's own bound.
+const MaxDepth = 10000
+
+var (
+	// ErrSyntax is returned when the input is not JSON.
+	ErrSyntax = errors.New("invalid JSON")
+	// ErrTooDeep is returned when the input nests objects and arrays
+	// deeper than MaxDepth.
+	ErrTooDeep = fmt.Errorf("nested deeper than %d levels", MaxDepth)
+)
+
+// A Scanner reads the JSON text Data from Pos on.
+type Scanner struct {
+	Data  []byte
+	Pos   int
+	Depth int // objects and arrays open around Pos, counted against MaxDepth
+}
+
+// Valid reports whether data is one JSON value, as json.Valid does.
+func Valid(data []byte) bool {
+	s := Scanner{Data: data}
+	if s.Skip() != nil {
+		return false
+	}
+	s.Space()
+	return s.Pos == len(data)
+}
+
+// Space moves past white space.
+func (s *Scanner) Space() {
+	for s.Pos < len(s.Data) {
+		switch s.Data[s.Pos] {
+		case ' ', '\t', '\n', '\r':
+			s.Pos++
+		default:
+			return
+		}
+	}
+}
+
+// Peek returns the byte at Pos, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	if s.Pos < len(s.Data) {
+		return s.Data[s.Pos]
+	}
+	return 0
+}
+
+// A Str tells what a string holds besides printable ASCII.
+type Str uint8
+
+const (
+	Escaped  Str = 1 << iota // a backslash escape
+	NonASCII                 // a byte of 0x80 or more
+	Invalid                  // a control character or a malformed escape
+)
+
+// plainByte holds the bytes a string holds as they are: printable ASCII
+// other than the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// String moves past the string at Pos and reports what it holds. Its end
+// is the first quote not escaped; the error is ErrSyntax only when there
+// is none. A string holding an Invalid byte is not JSON.
+func (s *Scanner) String() (Str, error) {
+	in := s.Data
+	if s.Pos >= len(in) || in[s.Pos] != '"' {
+		return 0, ErrSyntax
+	}
+	var str Str
+	for i := s.Pos + 1; i < len(in); {
+		c := in[i]
+		switch {
+		case plainByte[c]:
+			i++
+		case c == '"':
+			s.Pos = i + 1
+			return str, nil
+		case c == '\\':
+			str |= Escaped
+			i += 2
+			if i-1 < len(in) && !validEscape(in, i-1) {
+				str |= Invalid
+			} else if i-1 < len(in) && in[i-1] == 'u' {
+				i += 4
+			}
+		case c < 0x20:
+			str |= Invalid
+			i++
+		default:
+			str |= NonASCII
+			i++
+		}
+	}
+	return 0, ErrSyntax
+}
+
+// validEscape reports whether the escape whose letter is at in[i] is one
+// JSON has; a \u escape needs four hex digits.
+func validEscape(in []byte, i int) bool {
+	switch in[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return true
+	case 'u':
+		if i+5 > len(in) {
+			return false
+		}
+		for _, c := range in[i+1 : i+5] {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Unquote returns the text of the string raw, as encoding/json decodes it:
+// a slice of raw when it holds no escape, control character or invalid
+// UTF-8, else a copy.
+func Unquote(raw []byte) ([]byte, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, ErrSyntax
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && plainUTF8(body) {
+		return body, nil
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return nil, err
+	}
+	return []byte(text), nil
+}
+
+// plainUTF8 reports whether b holds no control character and is valid
+// UTF-8.
+func plainUTF8(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+// Literal moves past true, false or null.
+func (s *Scanner) Literal() error {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(s.Data[s.Pos:], []byte(lit)) {
+			s.Pos += len(lit)
+			return nil
+		}
+	}
+	return ErrSyntax
+}
+
+// Number moves past the number at Pos, checking its grammar.
+func (s *Scanner) Number() error {
+	in := s.Data
+	i := s.Pos
+	digits := func() int {
+		n := 0
+		for i < len(in) && in[i] >= '0' && in[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(in) && in[i] == '-' {
+		i++
+	}
+	if i < len(in) && in[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return ErrSyntax
+	}
+	if i < len(in) && in[i] == '.' {
+		i++
+		if digits() == 0 {
+			return ErrSyntax
+		}
+	}
+	if i < len(in) && (in[i] == 'e' || in[i] == 'E') {
+		i++
+		if i < len(in) && (in[i] == '+' || in[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return ErrSyntax
+		}
+	}
+	s.Pos = i
+	return nil
+}
+
+// Scalar moves past the string, number or literal at Pos.
+func (s *Scanner) Scalar() error {
+	switch c := s.Peek(); {
+	case c == '"':
+		str, err := s.String()
+		if err == nil && str&Invalid != 0 {
+			err = ErrSyntax
+		}
+		return err
+	case c == 't' || c == 'f' || c == 'n':
+		return s.Literal()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.Number()
+	}
+	return ErrSyntax
+}
