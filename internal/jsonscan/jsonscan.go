@@ -151,11 +151,19 @@ func Unquote(raw []byte) ([]byte, error) {
 	if bytes.IndexByte(body, '\\') < 0 && plainUTF8(body) {
 		return body, nil
 	}
-	var text string
-	if err := json.Unmarshal(raw, &text); err != nil {
+	text, err := UnquoteString(raw)
+	if err != nil {
 		return nil, err
 	}
 	return []byte(text), nil
+}
+
+// UnquoteString returns the text of the string raw, as encoding/json
+// decodes it, always a copy.
+func UnquoteString(raw []byte) (string, error) {
+	var text string
+	err := json.Unmarshal(raw, &text)
+	return text, err
 }
 
 // plainUTF8 reports whether b holds no control character and is valid
