@@ -48,15 +48,12 @@ func Valid(data []byte) bool {
 
 // Space moves past white space.
 func (s *Scanner) Space() {
-	for s.Pos < len(s.Data) {
-		switch s.Data[s.Pos] {
-		case ' ', '\t', '\n', '\r':
-			s.Pos++
-		default:
-			return
-		}
+	for s.Pos < len(s.Data) && whiteSpace[s.Data[s.Pos]] {
+		s.Pos++
 	}
 }
+
+var whiteSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 // Peek returns the byte at Pos, or 0 at the end.
 func (s *Scanner) Peek() byte {
@@ -75,10 +72,10 @@ const (
 	Invalid                  // a control character or a malformed escape
 )
 
-// plainByte holds the bytes a string holds as they are: printable ASCII
-// other than the quote and the backslash.
+// plainByte holds the ASCII bytes a string holds as they are: all but the
+// quote, the backslash and control characters below 0x20.
 var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
+	for c := 0x20; c < 0x80; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
 	return t

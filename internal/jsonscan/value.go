@@ -57,9 +57,12 @@ func (s *Scanner) Key() ([]byte, Str, error) {
 // Skip moves past the white space and the value at Pos: a string, number
 // or literal, or an object or array with all it holds.
 func (s *Scanner) Skip() error {
+	s.Space()
+	if c := s.Peek(); c != '{' && c != '[' {
+		return s.Scalar()
+	}
 	base := s.Depth
-	var words [4]uint64 // 256 levels without a heap allocation
-	open := levels{objects: words[:0]}
+	var open levels
 	for {
 		s.Space()
 		if c := s.Peek(); c == '{' || c == '[' {
@@ -117,30 +120,38 @@ func (s *Scanner) member(object bool) error {
 }
 
 // levels is a stack of the objects and arrays Skip has open, one bit
-// each: set for an object.
+// each: set for an object. The first 256 levels need no allocation.
 type levels struct {
-	objects []uint64
-	n       int
+	n     int
+	first [4]uint64
+	rest  []uint64
 }
 
 func (l *levels) push(object bool) {
 	w, bit := l.n/64, uint64(1)<<(l.n%64)
-	if w == len(l.objects) {
-		l.objects = append(l.objects, 0)
+	l.n++
+	words := l.first[:]
+	if w >= len(l.first) {
+		if w -= len(l.first); w == len(l.rest) {
+			l.rest = append(l.rest, 0)
+		}
+		words = l.rest
 	}
 	if object {
-		l.objects[w] |= bit
+		words[w] |= bit
 	} else {
-		l.objects[w] &^= bit
+		words[w] &^= bit
 	}
-	l.n++
 }
 
 func (l *levels) pop() { l.n-- }
 
 func (l *levels) top() bool {
-	i := l.n - 1
-	return l.objects[i/64]>>(i%64)&1 == 1
+	w, i := (l.n-1)/64, uint((l.n-1)%64)
+	if w < len(l.first) {
+		return l.first[w]>>i&1 == 1
+	}
+	return l.rest[w-len(l.first)]>>i&1 == 1
 }
 
 // Object moves past the object at Pos, calling f with each member's key
