@@ -72,29 +72,38 @@ const (
 	Invalid                  // a control character or a malformed escape
 )
 
-// plainByte holds the ASCII bytes a string holds as they are: all but the
-// quote, the backslash and control characters below 0x20.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
+// plainASCII holds the ASCII bytes a string holds as they are: all but
+// the quote, the backslash and control characters below 0x20. plainAny
+// holds them and the bytes of 0x80 or more.
+var plainASCII, plainAny = func() (ascii, any [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		any[c] = c != '"' && c != '\\'
+		ascii[c] = any[c] && c < 0x80
 	}
-	return t
+	return ascii, any
 }()
 
 // String moves past the string at Pos and reports what it holds. Its end
 // is the first quote not escaped; the error is ErrSyntax only when there
 // is none. A string holding an Invalid byte is not JSON.
-func (s *Scanner) String() (Str, error) {
+func (s *Scanner) String() (Str, error) { return s.str(&plainASCII) }
+
+// str is String, telling NonASCII only if plain does not hold those bytes.
+func (s *Scanner) str(plain *[256]bool) (Str, error) {
 	in := s.Data
 	if s.Pos >= len(in) || in[s.Pos] != '"' {
 		return 0, ErrSyntax
 	}
 	var str Str
 	for i := s.Pos + 1; i < len(in); {
+		for i < len(in) && plain[in[i]] {
+			i++
+		}
+		if i >= len(in) {
+			break
+		}
 		c := in[i]
 		switch {
-		case plainByte[c]:
-			i++
 		case c == '"':
 			s.Pos = i + 1
 			return str, nil
@@ -145,7 +154,7 @@ func Unquote(raw []byte) ([]byte, error) {
 		return nil, ErrSyntax
 	}
 	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && plainUTF8(body) {
+	if plainText(body) {
 		return body, nil
 	}
 	text, err := UnquoteString(raw)
@@ -163,15 +172,19 @@ func UnquoteString(raw []byte) (string, error) {
 	return text, err
 }
 
-// plainUTF8 reports whether b holds no control character and is valid
-// UTF-8.
-func plainUTF8(b []byte) bool {
+// plainText reports whether b, a string's body, decodes to itself: it
+// holds no escape or control character, and is valid UTF-8.
+func plainText(b []byte) bool {
+	ascii := true
 	for _, c := range b {
-		if c < 0x20 {
-			return false
+		if !plainASCII[c] {
+			if c < utf8.RuneSelf {
+				return false
+			}
+			ascii = false
 		}
 	}
-	return utf8.Valid(b)
+	return ascii || utf8.Valid(b)
 }
 
 // Literal moves past true, false or null.
@@ -225,10 +238,13 @@ func (s *Scanner) Number() error {
 }
 
 // Scalar moves past the string, number or literal at Pos.
-func (s *Scanner) Scalar() error {
-	switch c := s.Peek(); {
+func (s *Scanner) Scalar() error { return s.scalar(s.Peek()) }
+
+// scalar is Scalar of the value starting with c.
+func (s *Scanner) scalar(c byte) error {
+	switch {
 	case c == '"':
-		str, err := s.String()
+		str, err := s.str(&plainAny)
 		if err == nil && str&Invalid != 0 {
 			err = ErrSyntax
 		}

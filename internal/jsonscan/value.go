@@ -42,16 +42,19 @@ func (s *Scanner) Colon() error {
 }
 
 // Key moves past a member's key and its colon, and returns the key as
-// written (quotes included) and what it holds.
-func (s *Scanner) Key() ([]byte, Str, error) {
+// written (quotes included).
+func (s *Scanner) Key() ([]byte, error) {
 	s.Space()
 	start := s.Pos
-	str, err := s.String()
+	str, err := s.str(&plainAny)
+	if err == nil && str&Invalid != 0 {
+		err = ErrSyntax
+	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	key := s.Data[start:s.Pos]
-	return key, str, s.Colon()
+	return key, s.Colon()
 }
 
 // Skip moves past the white space and the value at Pos: a string, number
@@ -59,28 +62,39 @@ func (s *Scanner) Key() ([]byte, Str, error) {
 func (s *Scanner) Skip() error {
 	s.Space()
 	if c := s.Peek(); c != '{' && c != '[' {
-		return s.Scalar()
+		return s.scalar(c)
 	}
 	base := s.Depth
 	var open levels
 	for {
 		s.Space()
-		if c := s.Peek(); c == '{' || c == '[' {
+		switch c := s.Peek(); c {
+		case '{', '[':
 			if err := s.Open(); err != nil {
 				return err
 			}
 			open.push(c == '{')
-			if more, err := s.More(c+2, true); err != nil { // '{'+2 is '}', '['+2 is ']'
+			more, err := s.More(c+2, true) // '{'+2 is '}', '['+2 is ']'
+			if err != nil {
 				return err
-			} else if more {
-				if err := s.member(c == '{'); err != nil {
-					return err
+			}
+			if more {
+				if c == '{' {
+					if _, err := s.Key(); err != nil {
+						return err
+					}
 				}
 				continue
 			}
 			open.pop()
-		} else if err := s.Scalar(); err != nil {
-			return err
+		case '"':
+			if str, err := s.str(&plainAny); err != nil || str&Invalid != 0 {
+				return ErrSyntax
+			}
+		default:
+			if err := s.scalar(c); err != nil {
+				return err
+			}
 		}
 		// A value ended: close what it ended.
 		for s.Depth > base {
@@ -94,8 +108,10 @@ func (s *Scanner) Skip() error {
 				return err
 			}
 			if more {
-				if err := s.member(obj); err != nil {
-					return err
+				if obj {
+					if _, err := s.Key(); err != nil {
+						return err
+					}
 				}
 				break
 			}
@@ -105,18 +121,6 @@ func (s *Scanner) Skip() error {
 			return nil
 		}
 	}
-}
-
-// member moves past a member's key and colon when in an object.
-func (s *Scanner) member(object bool) error {
-	if !object {
-		return nil
-	}
-	_, str, err := s.Key()
-	if err == nil && str&Invalid != 0 {
-		err = ErrSyntax
-	}
-	return err
 }
 
 // levels is a stack of the objects and arrays Skip has open, one bit
@@ -157,23 +161,12 @@ func (l *levels) top() bool {
 // Object moves past the object at Pos, calling f with each member's key
 // as written and s at the member's value, which f must move past.
 func (s *Scanner) Object(f func(key []byte) error) error {
-	s.Space()
-	if s.Peek() != '{' {
-		return ErrSyntax
-	}
-	if err := s.Open(); err != nil {
+	if err := s.openObject(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		more, err := s.More('}', first)
-		if err != nil || !more {
-			return err
-		}
-		key, str, err := s.Key()
-		if err == nil && str&Invalid != 0 {
-			err = ErrSyntax
-		}
-		if err != nil {
+		key, err := s.nextKey(first)
+		if err != nil || key == nil {
 			return err
 		}
 		if err := f(key); err != nil {
@@ -185,12 +178,40 @@ func (s *Scanner) Object(f func(key []byte) error) error {
 // Members moves past the object at Pos, calling f with each member's key
 // and value as written (the key's quotes included).
 func (s *Scanner) Members(f func(key, val []byte) error) error {
-	return s.Object(func(key []byte) error {
+	if err := s.openObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, err := s.nextKey(first)
+		if err != nil || key == nil {
+			return err
+		}
 		s.Space()
 		start := s.Pos
 		if err := s.Skip(); err != nil {
 			return err
 		}
-		return f(key, s.Data[start:s.Pos])
-	})
+		if err := f(key, s.Data[start:s.Pos]); err != nil {
+			return err
+		}
+	}
+}
+
+// openObject moves past the white space and the '{' at Pos.
+func (s *Scanner) openObject() error {
+	s.Space()
+	if s.Peek() != '{' {
+		return ErrSyntax
+	}
+	return s.Open()
+}
+
+// nextKey moves past the next member's key and colon and returns the key
+// as written, or nil past the object's end.
+func (s *Scanner) nextKey(first bool) ([]byte, error) {
+	more, err := s.More('}', first)
+	if err != nil || !more {
+		return nil, err
+	}
+	return s.Key()
 }
