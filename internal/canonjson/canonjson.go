@@ -65,7 +65,7 @@ func AppendNested(dst, data []byte, outer int) ([]byte, error) {
 	cs := canonScanner{Scanner: jsonscan.Scanner{Data: data, Depth: outer}}
 	out, err := cs.value(dst)
 	if err != nil {
-		return nil, ownError(err)
+		return nil, ScanError(err)
 	}
 	cs.Space()
 	if cs.Pos != len(data) {
@@ -124,8 +124,9 @@ type member struct {
 	start, end int
 }
 
-// ownError returns the scanner's errors as this package's.
-func ownError(err error) error {
+// ScanError returns an error of jsonscan as this package's: ErrSyntax or
+// ErrTooDeep for jsonscan's, err itself for any other.
+func ScanError(err error) error {
 	switch err {
 	case jsonscan.ErrSyntax:
 		return ErrSyntax
