@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/looprig/mcp/internal/jsonscan"
 )
 
 // ErrSyntax is returned when the input is not one JSON value.
@@ -31,7 +33,7 @@ var ErrSyntax = errors.New("canonjson: invalid JSON")
 
 // MaxDepth is the deepest nesting of objects and arrays a value may have:
 // encoding/json's own bound, so that what it decodes is accepted here.
-const MaxDepth = 10000
+const MaxDepth = jsonscan.MaxDepth
 
 // ErrTooDeep is returned when the input nests objects and arrays deeper
 // than MaxDepth.
@@ -60,13 +62,13 @@ func CanonicalNested(data []byte, outer int) ([]byte, error) {
 // AppendNested is Append of a value that sits outer levels deep in the
 // document it goes into.
 func AppendNested(dst, data []byte, outer int) ([]byte, error) {
-	cs := canonScanner{in: data, depth: outer}
+	cs := canonScanner{Scanner: jsonscan.Scanner{Data: data, Depth: outer}}
 	out, err := cs.value(dst)
 	if err != nil {
-		return nil, err
+		return nil, ScanError(err)
 	}
-	cs.space()
-	if cs.i != len(cs.in) {
+	cs.Space()
+	if cs.Pos != len(data) {
 		return nil, ErrSyntax
 	}
 	return out, nil
@@ -111,10 +113,8 @@ func plain(s string) bool {
 }
 
 type canonScanner struct {
-	in      []byte
-	i       int
+	jsonscan.Scanner
 	scratch []byte // reused to re-order an object's members
-	depth   int    // objects and arrays open around the scanner
 }
 
 // member is one object member: its unescaped key and where its canonical
@@ -124,209 +124,129 @@ type member struct {
 	start, end int
 }
 
-func (cs *canonScanner) space() {
-	for cs.i < len(cs.in) {
-		switch cs.in[cs.i] {
-		case ' ', '\t', '\n', '\r':
-			cs.i++
-		default:
-			return
-		}
+// ScanError returns an error of jsonscan as this package's: ErrSyntax or
+// ErrTooDeep for jsonscan's, err itself for any other.
+func ScanError(err error) error {
+	switch err {
+	case jsonscan.ErrSyntax:
+		return ErrSyntax
+	case jsonscan.ErrTooDeep:
+		return ErrTooDeep
 	}
+	return err
 }
 
 // value appends the canonical encoding of the next value to dst.
 func (cs *canonScanner) value(dst []byte) ([]byte, error) {
-	cs.space()
-	if cs.i >= len(cs.in) {
-		return nil, ErrSyntax
-	}
-	switch c := cs.in[cs.i]; {
-	case c == '{' || c == '[':
-		if cs.depth++; cs.depth > MaxDepth {
-			return nil, ErrTooDeep
+	cs.Space()
+	switch c := cs.Peek(); c {
+	case '{', '[':
+		if err := cs.Open(); err != nil {
+			return nil, err
 		}
-		var err error
 		if c == '{' {
-			dst, err = cs.object(dst)
-		} else {
-			dst, err = cs.array(dst)
+			return cs.object(dst)
 		}
-		cs.depth--
-		return dst, err
-	case c == '"':
-		out, _, err := cs.str(dst)
+		return cs.array(dst)
+	case '"':
+		out, _, err := cs.str(dst, false)
 		return out, err
-	case c == 't':
-		return cs.literal(dst, "true")
-	case c == 'f':
-		return cs.literal(dst, "false")
-	case c == 'n':
-		return cs.literal(dst, "null")
-	case c == '-' || c >= '0' && c <= '9':
-		return cs.number(dst)
 	}
-	return nil, ErrSyntax
+	start := cs.Pos
+	if err := cs.Scalar(); err != nil { // a number or a literal, copied as written
+		return nil, err
+	}
+	return append(dst, cs.Data[start:cs.Pos]...), nil
 }
 
-func (cs *canonScanner) literal(dst []byte, lit string) ([]byte, error) {
-	if !bytes.HasPrefix(cs.in[cs.i:], []byte(lit)) {
-		return nil, ErrSyntax
-	}
-	cs.i += len(lit)
-	return append(dst, lit...), nil
-}
-
-// number copies a number as written, after checking its grammar.
-func (cs *canonScanner) number(dst []byte) ([]byte, error) {
-	start := cs.i
-	in := cs.in
-	digits := func() int {
-		n := 0
-		for cs.i < len(in) && in[cs.i] >= '0' && in[cs.i] <= '9' {
-			cs.i++
-			n++
-		}
-		return n
-	}
-	if in[cs.i] == '-' {
-		cs.i++
-	}
-	if cs.i < len(in) && in[cs.i] == '0' {
-		cs.i++
-	} else if digits() == 0 {
-		return nil, ErrSyntax
-	}
-	if cs.i < len(in) && in[cs.i] == '.' {
-		cs.i++
-		if digits() == 0 {
-			return nil, ErrSyntax
-		}
-	}
-	if cs.i < len(in) && (in[cs.i] == 'e' || in[cs.i] == 'E') {
-		cs.i++
-		if cs.i < len(in) && (in[cs.i] == '+' || in[cs.i] == '-') {
-			cs.i++
-		}
-		if digits() == 0 {
-			return nil, ErrSyntax
-		}
-	}
-	return append(dst, in[start:cs.i]...), nil
-}
-
-// str appends the canonical encoding of the string at cs.i to dst and
-// returns its unescaped text (a slice of the input when it needs no
+// str appends the canonical encoding of the string at Pos to dst and, if
+// key, returns its unescaped text (a slice of the input when it needs no
 // unescaping).
-func (cs *canonScanner) str(dst []byte) ([]byte, []byte, error) {
-	in := cs.in
-	start := cs.i
-	i := start + 1
-	for i < len(in) {
-		c := in[i]
-		switch {
-		case c == '"':
-			cs.i = i + 1
-			raw := in[start+1 : i]
-			return append(append(append(dst, '"'), raw...), '"'), raw, nil
-		case c == '\\' || c < 0x20:
-			return cs.slowStr(dst)
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(in[i:])
-			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-				return cs.slowStr(dst)
-			}
-			i += size
-		}
-	}
-	return nil, nil, ErrSyntax
-}
-
-// slowStr handles a string with escapes or characters encoding/json
-// re-escapes: it unescapes the string with encoding/json and encodes it
-// again.
-func (cs *canonScanner) slowStr(dst []byte) ([]byte, []byte, error) {
-	start := cs.i
-	i := start + 1
-	for i < len(cs.in) && cs.in[i] != '"' {
-		if cs.in[i] == '\\' {
-			i++
-		}
-		i++
-	}
-	if i >= len(cs.in) {
-		return nil, nil, ErrSyntax
-	}
-	cs.i = i + 1
-	var s string
-	if err := json.Unmarshal(cs.in[start:cs.i], &s); err != nil {
+func (cs *canonScanner) str(dst []byte, key bool) ([]byte, []byte, error) {
+	start := cs.Pos
+	str, err := cs.String()
+	if err != nil {
 		return nil, nil, err
 	}
-	return appendString(dst, s), []byte(s), nil
+	raw := cs.Data[start:cs.Pos]
+	if str == 0 || str == jsonscan.NonASCII && canonicalText(raw[1:len(raw)-1]) {
+		return append(dst, raw...), raw[1 : len(raw)-1], nil
+	}
+	// An escape, or a character encoding/json escapes: decode and encode
+	// again.
+	s, err := jsonscan.UnquoteString(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	var text []byte
+	if key {
+		text = []byte(s)
+	}
+	return appendString(dst, s), text, nil
+}
+
+// canonicalText reports whether text, a string's body without escapes or
+// control characters, is as encoding/json writes it: valid UTF-8 without
+// U+2028 or U+2029, which it escapes.
+func canonicalText(text []byte) bool {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 func (cs *canonScanner) array(dst []byte) ([]byte, error) {
-	cs.i++ // [
 	dst = append(dst, '[')
-	cs.space()
-	if cs.i < len(cs.in) && cs.in[cs.i] == ']' {
-		cs.i++
-		return append(dst, ']'), nil
-	}
-	for {
-		var err error
-		if dst, err = cs.value(dst); err != nil {
+	for first := true; ; first = false {
+		more, err := cs.More(']', first)
+		if err != nil {
 			return nil, err
 		}
-		cs.space()
-		if cs.i >= len(cs.in) {
-			return nil, ErrSyntax
-		}
-		switch cs.in[cs.i] {
-		case ',':
-			cs.i++
-			dst = append(dst, ',')
-		case ']':
-			cs.i++
+		if !more {
 			return append(dst, ']'), nil
-		default:
-			return nil, ErrSyntax
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		if dst, err = cs.value(dst); err != nil {
+			return nil, err
 		}
 	}
 }
 
 func (cs *canonScanner) object(dst []byte) ([]byte, error) {
-	cs.i++ // {
 	open := len(dst)
 	dst = append(dst, '{')
-	cs.space()
-	if cs.i < len(cs.in) && cs.in[cs.i] == '}' {
-		cs.i++
-		return append(dst, '}'), nil
-	}
 	var stack [8]member
 	ms := stack[:0]
 	sorted := true
-	for {
-		cs.space()
-		if cs.i >= len(cs.in) || cs.in[cs.i] != '"' {
-			return nil, ErrSyntax
+	for first := true; ; first = false {
+		more, err := cs.More('}', first)
+		if err != nil {
+			return nil, err
 		}
-		if len(ms) > 0 {
+		if !more {
+			break
+		}
+		cs.Space()
+		if !first {
 			dst = append(dst, ',')
 		}
 		m := member{start: len(dst)}
-		var err error
-		if dst, m.key, err = cs.str(dst); err != nil {
+		if dst, m.key, err = cs.str(dst, true); err != nil {
 			return nil, err
 		}
-		cs.space()
-		if cs.i >= len(cs.in) || cs.in[cs.i] != ':' {
-			return nil, ErrSyntax
+		if err := cs.Colon(); err != nil {
+			return nil, err
 		}
-		cs.i++
 		dst = append(dst, ':')
 		if dst, err = cs.value(dst); err != nil {
 			return nil, err
@@ -336,20 +256,6 @@ func (cs *canonScanner) object(dst []byte) ([]byte, error) {
 			sorted = false
 		}
 		ms = append(ms, m)
-		cs.space()
-		if cs.i >= len(cs.in) {
-			return nil, ErrSyntax
-		}
-		switch cs.in[cs.i] {
-		case ',':
-			cs.i++
-			continue
-		case '}':
-			cs.i++
-		default:
-			return nil, ErrSyntax
-		}
-		break
 	}
 	if !sorted {
 		dst = cs.reorder(dst, open, ms)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/looprig/mcp/internal/jsonscan"
 )
 
 // ErrAmbiguousKey is wrapped by the error Envelopes returns for a message
@@ -67,24 +69,22 @@ func fold(s string) string {
 // reader that matches them as encoding/json does reads those as the
 // protocol's own. Keys of _meta are compared exactly (they are a map's).
 func Envelopes(data []byte) ([]Envelope, error) {
-	s := &scanner{data: data}
-	s.space()
-	if s.peek() != '[' {
-		env, err := s.envelope()
+	s := &jsonscan.Scanner{Data: data}
+	s.Space()
+	if s.Peek() != '[' {
+		env, err := envelope(s)
 		return []Envelope{env}, err
 	}
-	s.pos++
+	if err := s.Open(); err != nil {
+		return nil, err
+	}
 	var envs []Envelope
-	for {
-		s.space()
-		switch s.peek() {
-		case ']', 0:
-			return envs, nil
-		case ',':
-			s.pos++
-			continue
+	for first := true; ; first = false {
+		more, err := s.More(']', first)
+		if err != nil || !more {
+			return envs, err
 		}
-		env, err := s.envelope()
+		env, err := envelope(s)
 		if err != nil {
 			return nil, fmt.Errorf("message %d of the batch: %w", len(envs)+1, err)
 		}
@@ -92,83 +92,44 @@ func Envelopes(data []byte) ([]Envelope, error) {
 	}
 }
 
-// A scanner walks JSON that a decoder has accepted: it finds the bounds of
-// values and the keys of objects, and checks nothing else.
-type scanner struct {
-	data []byte
-	pos  int
-}
-
-func (s *scanner) peek() byte {
-	if s.pos < len(s.data) {
-		return s.data[s.pos]
-	}
-	return 0
-}
-
-func (s *scanner) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
 // envelope reads one message's object.
-func (s *scanner) envelope() (Envelope, error) {
+func envelope(s *jsonscan.Scanner) (Envelope, error) {
 	var env Envelope
-	err := s.object("message", envelopeKeys, true, func(key string) error {
-		s.space()
-		start := s.pos
+	err := object(s, "message", envelopeKeys, true, func(key string) error {
+		s.Space()
+		start := s.Pos
 		switch {
 		case key == "id":
-			s.skip()
-			env.ID = s.data[start:s.pos]
-		case key == "params" && s.peek() == '{':
-			return s.object("params", paramsKeys, true, func(key string) error {
-				s.space()
-				if key == "_meta" && s.peek() == '{' {
-					return s.object("params._meta", nil, false, func(string) error { s.skip(); return nil })
+			err := s.Skip()
+			env.ID = s.Data[start:s.Pos]
+			return err
+		case key == "params" && s.Peek() == '{':
+			return object(s, "params", paramsKeys, true, func(key string) error {
+				s.Space()
+				if key == "_meta" && s.Peek() == '{' {
+					return object(s, "params._meta", nil, false, func(string) error { return s.Skip() })
 				}
-				s.skip()
-				return nil
+				return s.Skip()
 			})
-		default:
-			s.skip()
 		}
-		return nil
+		return s.Skip()
 	})
 	return env, err
 }
 
 // object reads an object at s, calling value for each key with s before
-// the key's value, which value must consume. Keys given twice are refused;
-// with folded, so are keys equal ignoring case, and keys that fold to one
-// of known without being it. A value that is not an object is skipped.
-func (s *scanner) object(where string, known map[string]string, folded bool, value func(key string) error) error {
-	s.space()
-	if s.peek() != '{' {
-		s.skip()
-		return nil
+// the key's value, which value must move past. Keys given twice are
+// refused; with folded, so are keys equal ignoring case, and keys that
+// fold to one of known without being it. A value that is not an object is
+// skipped.
+func object(s *jsonscan.Scanner, where string, known map[string]string, folded bool, value func(key string) error) error {
+	s.Space()
+	if s.Peek() != '{' {
+		return s.Skip()
 	}
-	s.pos++
 	seen := make(map[string]string)
-	for {
-		s.space()
-		switch s.peek() {
-		case '}':
-			s.pos++
-			return nil
-		case 0:
-			return nil
-		case ',':
-			s.pos++
-			continue
-		}
-		key := s.key()
+	return s.Object(func(raw []byte) error {
+		key := keyText(raw)
 		id := key
 		if folded {
 			id = fold(key)
@@ -183,66 +144,19 @@ func (s *scanner) object(where string, known map[string]string, folded bool, val
 			return fmt.Errorf("%w: %s keys %q and %q are equal ignoring case", ErrAmbiguousKey, where, other, key)
 		}
 		seen[id] = key
-		s.space()
-		if s.peek() == ':' {
-			s.pos++
-		}
-		if err := value(key); err != nil {
-			return err
-		}
-	}
+		return value(key)
+	})
 }
 
-// key reads a string at s and returns its value.
-func (s *scanner) key() string {
-	start := s.pos
-	s.skip()
+// keyText returns the value of the key raw as the go-sdk's decoder reads
+// it.
+func keyText(raw []byte) string {
+	if k, ok := plainString(raw); ok {
+		return k
+	}
 	var k string
-	if err := Unmarshal(s.data[start:s.pos], &k); err != nil {
-		return string(s.data[start:s.pos])
+	if err := Unmarshal(raw, &k); err != nil {
+		return string(raw)
 	}
 	return k
-}
-
-// skip moves s past one value: a string, an object or array with all it
-// holds, or a literal or number.
-func (s *scanner) skip() {
-	s.space()
-	depth := 0
-	for s.pos < len(s.data) {
-		switch c := s.data[s.pos]; c {
-		case '"':
-			s.pos++
-			for s.pos < len(s.data) && s.data[s.pos] != '"' {
-				if s.data[s.pos] == '\\' {
-					s.pos++
-				}
-				s.pos++
-			}
-			s.pos = min(s.pos, len(s.data))
-			s.pos = min(s.pos+1, len(s.data))
-		case '{', '[':
-			depth++
-			s.pos++
-			continue
-		case '}', ']':
-			if depth == 0 {
-				return
-			}
-			depth--
-			s.pos++
-		case ',', ':', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return
-			}
-			s.pos++
-			continue
-		default:
-			s.pos++
-			continue
-		}
-		if depth == 0 {
-			return
-		}
-	}
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/looprig/mcp/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/segmentio/encoding/json"
 )
@@ -58,22 +59,14 @@ func tooDeep(data []byte) bool {
 		return false
 	}
 	depth := 0
-	inString, escaped := false, false
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
 		case '"':
-			inString = true
+			s := jsonscan.Scanner{Data: data, Pos: i}
+			if _, err := s.String(); err != nil {
+				return false // the rest is a string
+			}
+			i = s.Pos - 1
 		case '{', '[':
 			if depth++; depth > MaxDepth {
 				return true

@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/looprig/mcp/internal/canonjson"
+	"github.com/looprig/mcp/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -74,11 +74,11 @@ func ScanMessage(canon []byte) (MsgInfo, error) {
 		if len(method) == 0 || method[0] != '"' {
 			return m, fmt.Errorf("%w: method is %s", errNotMessage, method)
 		}
-		if bytes.IndexByte(method, '\\') < 0 {
-			m.Method = string(method[1 : len(method)-1])
-		} else if err := json.Unmarshal(method, &m.Method); err != nil {
-			return m, err
+		text, err := jsonscan.Unquote(method)
+		if err != nil {
+			return m, canonjson.ScanError(err)
 		}
+		m.Method = string(text)
 		m.Kind = MsgNote
 		if m.ID != "" {
 			m.Kind = MsgCall
@@ -109,14 +109,12 @@ func orNone(b []byte) string {
 // integer, or not one an int64 holds, is no id: 3.5 never pairs with 3.
 func IDKey(raw []byte) (string, error) {
 	switch {
-	case len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-		return "s:" + string(raw[1:len(raw)-1]), nil
 	case len(raw) > 0 && raw[0] == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", err
+		text, err := jsonscan.Unquote(raw)
+		if err != nil {
+			return "", canonjson.ScanError(err)
 		}
-		return "s:" + s, nil
+		return "s:" + string(text), nil
 	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
 		n, err := integerID(raw)
 		if err != nil {
@@ -227,94 +225,33 @@ func CanonicalMessage(m jsonrpc.Message) ([]byte, error) {
 	return canonjson.Canonical(data)
 }
 
-// Members calls f with the raw key (its text between the quotes) and raw
-// value of each member of the JSON object obj, which is canonical.
+// Members calls f with the text of each key and the raw value of each
+// member of the JSON object obj, which is canonical.
 func Members(obj []byte, f func(key, val []byte) error) error {
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return fmt.Errorf("%w: not an object", errNotMessage)
 	}
-	i := 1
-	for i < len(obj)-1 {
-		kend, err := SkipValue(obj, i)
-		if err != nil || obj[i] != '"' || kend >= len(obj) || obj[kend] != ':' {
-			return canonjson.ErrSyntax
-		}
-		vend, err := SkipValue(obj, kend+1)
+	s := jsonscan.Scanner{Data: obj}
+	err := s.Members(func(key, val []byte) error {
+		text, err := jsonscan.Unquote(key)
 		if err != nil {
 			return err
 		}
-		if err := f(unquote(obj[i:kend]), obj[kend+1:vend]); err != nil {
-			return err
-		}
-		i = vend
-		if i < len(obj)-1 {
-			if obj[i] != ',' {
-				return canonjson.ErrSyntax
-			}
-			i++
-		}
+		return f(text, val)
+	})
+	if err == nil && s.Pos != len(obj) {
+		err = jsonscan.ErrSyntax
 	}
-	return nil
+	return canonjson.ScanError(err)
 }
 
-// unquote returns a key's text: the bytes between its quotes, unescaped
-// when they hold an escape.
-func unquote(q []byte) []byte {
-	if bytes.IndexByte(q, '\\') < 0 {
-		return q[1 : len(q)-1]
-	}
-	var s string
-	if json.Unmarshal(q, &s) != nil {
-		return q[1 : len(q)-1]
-	}
-	return []byte(s)
-}
-
-// SkipValue returns the end of the canonical JSON value that starts at i.
+// SkipValue returns the end of the JSON value that starts at b[i].
 func SkipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, canonjson.ErrSyntax
+	s := jsonscan.Scanner{Data: b, Pos: i}
+	if err := s.Skip(); err != nil {
+		return 0, canonjson.ScanError(err)
 	}
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, nil
-			}
-		}
-		return 0, canonjson.ErrSyntax
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, err := SkipValue(b, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, canonjson.ErrSyntax
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
-		j++
-	}
-	if j == i {
-		return 0, canonjson.ErrSyntax
-	}
-	return j, nil
+	return s.Pos, nil
 }
 
 // AsMessage reports whether raw is a JSON-RPC message, and returns it
