@@ -97,8 +97,9 @@ var ErrInvalidOptions = errors.New("cassette: invalid options")
 
 // An OptionsError reports an argument or option a constructor cannot use.
 // It matches ErrInvalidOptions; Option names the option, and it unwraps to
-// the reason (ErrNoFile, ErrNoLive, a hook's error, or one whose text says
-// why).
+// the reason (a hook's error, or one whose text says why). Option "path" is
+// a file path that is empty or names a directory; Option "live" is a
+// missing live transport that the mode or Verify needs.
 type OptionsError struct {
 	Func   string // the function: "Open", "Replay", "Verify", "Validate"
 	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
@@ -127,14 +128,6 @@ var (
 	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
 	// not exist.
 	ErrNotRecorded = errors.New("cassette not recorded")
-
-	// ErrNoLive is returned (inside an *OptionsError) by Open when the mode
-	// needs the live server and none was given, and by Verify without one.
-	ErrNoLive = errors.New("no live transport to record from")
-
-	// ErrUsed is returned by a cassette factory's Transport when its one
-	// session has already been made: a cassette holds exactly one session.
-	ErrUsed = errors.New("cassette: factory already made its session")
 
 	// ErrIncomplete is returned by a recording factory's Close, and nothing
 	// is written, when the session never told its protocol revision and

@@ -122,10 +122,10 @@ func newFactory(path string, live transport.Factory, opts *Options) (*Factory, b
 		f.fs = diskFS{}
 	}
 	if path == "" {
-		return nil, false, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Err: errNoFile}
 	}
 	if fi, err := os.Stat(path); (o.VCR == nil || o.VCR.FS == nil) && err == nil && fi.IsDir() {
-		return nil, false, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", errNoFile)}
 	}
 	f.mode = o.Mode
 	exists := false
@@ -183,7 +183,7 @@ func (f *Factory) read() ([]byte, error) {
 func (f *Factory) openLive() (*Factory, error) {
 	o, live := f.o, f.live
 	if live == nil {
-		return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: ErrNoLive}
+		return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: errNoLive}
 	}
 	f.kind = live.Kind()
 	if err := checkOptions("Open", o, f.kind); err != nil {
@@ -281,8 +281,8 @@ func (f *Factory) Mode() Mode { return f.mode }
 // Kind returns the kind of the recorded or live transport.
 func (f *Factory) Kind() transport.Kind { return f.kind }
 
-// Transport returns the transport of the factory's one session. It returns
-// ErrUsed when called a second time (but in ModePassthrough).
+// Transport returns the transport of the factory's one session. Called a
+// second time it returns an error (but in ModePassthrough).
 func (f *Factory) Transport() (mcp.Transport, error) {
 	if f.mode == ModePassthrough {
 		return f.live.Transport()
@@ -290,7 +290,7 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.used {
-		return nil, ErrUsed
+		return nil, errUsed
 	}
 	f.used = true
 	switch {
