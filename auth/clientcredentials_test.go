@@ -367,6 +367,51 @@ func TestClientCredentialsRefusesCleartextTokenEndpoint(t *testing.T) {
 	}
 }
 
+// A discovered token endpoint that names no origin is the authorization
+// server's fault, not the caller's: the call fails as ClassAuth, as other
+// discovery failures do, and not as a configuration error
+// (ErrInvalidArgument, which the HTTP transports classify as policy).
+// Nothing is sent to it.
+func TestClientCredentialsTokenEndpointNamesNoOrigin(t *testing.T) {
+	leakcheck.Check(t)
+	as := newAuthServer(t, []string{"client_secret_basic"}, checkBasic)
+	as.tokenURL = "https://user:pw@login.example.test/token"
+	p := newProtected(t, as)
+	var mu sync.Mutex
+	sent := 0 // requests to the named token endpoint's host
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Hostname() == "login.example.test" {
+			mu.Lock()
+			sent++
+			mu.Unlock()
+			return nil, errors.New("no such host (test)")
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	src, err := auth.NewClientCredentials(&auth.ClientCredentialsConfig{
+		ClientID: ccClientID, ClientSecret: auth.NewSecret(ccSecret), HTTPClient: hc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = callWhoami(t, p, src)
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Class != client.ClassAuth || !strings.Contains(err.Error(), "token endpoint: auth: invalid origin: URL carries user information") {
+		t.Fatalf("error = %v, want a ClassAuth error refusing the token endpoint", err)
+	}
+	if errors.Is(err, auth.ErrInvalidArgument) {
+		t.Errorf("error = %v matches ErrInvalidArgument: the server's URL is not the caller's argument", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if sent != 0 {
+		t.Errorf("%d requests sent to the token endpoint", sent)
+	}
+	if p.calls != 0 {
+		t.Errorf("whoami ran %d times", p.calls)
+	}
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -56,11 +56,13 @@ func sameIssuer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings
 // checkTokenEndpoint refuses a discovered token endpoint that the secret or
 // assertion would reach in the clear: plain http to a host that is not
 // loopback, as the go-sdk's metadata checks refuse it (the metadata is
-// fetched here, without them).
+// fetched here, without them). The endpoint is the server's, not the
+// caller's argument: its error does not match ErrInvalidArgument, which
+// the HTTP transports classify as a configuration error.
 func checkTokenEndpoint(u string) error {
 	o, err := ParseOrigin(u)
 	if err != nil {
-		return fmt.Errorf("token endpoint: %w", err)
+		return fmt.Errorf("token endpoint: %v", err)
 	}
 	if o.Scheme != "https" && !o.IsLoopback() {
 		return fmt.Errorf("token endpoint %s is neither https nor loopback", o)
@@ -83,8 +85,8 @@ func authServerMetadata(ctx context.Context, issuer string, hc *http.Client) (*o
 		return nil, fmt.Errorf("issuer %q is not an absolute URL", issuer)
 	}
 	origin, err := OriginOf(u)
-	if err != nil {
-		return nil, fmt.Errorf("issuer %q: %w", issuer, err)
+	if err != nil { // %v: a discovered issuer is not the caller's argument (see checkTokenEndpoint)
+		return nil, fmt.Errorf("issuer %q: %v", issuer, err)
 	}
 	path := strings.TrimSuffix(u.Path, "/")
 	var candidates []string

@@ -9,10 +9,10 @@ import (
 	"strings"
 )
 
-// ErrInvalidOrigin is returned when a URL does not name an origin: its
+// errInvalidOrigin starts the error of a URL that names no origin: its
 // scheme is not http or https, it has no host, it carries user information,
-// or its port is not a number in 1–65535.
-var ErrInvalidOrigin = errors.New("auth: invalid origin")
+// or its port is not a number in 1–65535. It matches ErrInvalidArgument.
+var errInvalidOrigin error = configError{errors.New("auth: invalid origin")}
 
 // An Origin is the scheme, host and port of a URL (RFC 6454), normalised.
 // The scheme and host are lower case. A trailing dot on the host is
@@ -25,19 +25,21 @@ type Origin struct {
 	Port   int    // 1–65535
 }
 
-// ParseOrigin returns the origin of the absolute URL rawURL.
+// ParseOrigin returns the origin of the absolute URL rawURL. A URL that
+// names no origin is an error matching [ErrInvalidArgument].
 func ParseOrigin(rawURL string) (Origin, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return Origin{}, fmt.Errorf("%w: %w", ErrInvalidOrigin, err)
+		return Origin{}, fmt.Errorf("%w: %w", errInvalidOrigin, err)
 	}
 	return OriginOf(u)
 }
 
-// OriginOf returns the origin of u.
+// OriginOf returns the origin of u, or an error matching
+// [ErrInvalidArgument] if u names no origin.
 func OriginOf(u *url.URL) (Origin, error) {
 	if u == nil {
-		return Origin{}, fmt.Errorf("%w: nil URL", ErrInvalidOrigin)
+		return Origin{}, fmt.Errorf("%w: nil URL", errInvalidOrigin)
 	}
 	o := Origin{Scheme: strings.ToLower(u.Scheme)}
 	var defaultPort int
@@ -47,20 +49,20 @@ func OriginOf(u *url.URL) (Origin, error) {
 	case "https":
 		defaultPort = 443
 	default:
-		return Origin{}, fmt.Errorf("%w: scheme %q is not http or https", ErrInvalidOrigin, u.Scheme)
+		return Origin{}, fmt.Errorf("%w: scheme %q is not http or https", errInvalidOrigin, u.Scheme)
 	}
 	if u.User != nil {
-		return Origin{}, fmt.Errorf("%w: URL carries user information", ErrInvalidOrigin)
+		return Origin{}, fmt.Errorf("%w: URL carries user information", errInvalidOrigin)
 	}
 	o.Host = strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if o.Host == "" {
-		return Origin{}, fmt.Errorf("%w: no host", ErrInvalidOrigin)
+		return Origin{}, fmt.Errorf("%w: no host", errInvalidOrigin)
 	}
 	o.Port = defaultPort
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return Origin{}, fmt.Errorf("%w: port %q", ErrInvalidOrigin, p)
+			return Origin{}, fmt.Errorf("%w: port %q", errInvalidOrigin, p)
 		}
 		o.Port = n
 	}

@@ -46,14 +46,30 @@ func TestParseOrigin(t *testing.T) {
 	}
 }
 
+// TestParseOriginRejects: a URL that names no origin is an error matching
+// ErrInvalidArgument, its text starting "auth: invalid origin: "; the
+// ports at the edges (1, 65535) are origins.
 func TestParseOriginRejects(t *testing.T) {
 	leakcheck.Check(t)
-	for _, in := range []string{
-		"", "/relative", "ftp://example.com", "https://", "https://user:pw@example.com",
-		"https://example.com:0", "https://example.com:99999", "https://example.com:x", "://bad",
+	for in, want := range map[string]string{
+		"":                            "auth: invalid origin: scheme \"\" is not http or https",
+		"/relative":                   "auth: invalid origin: scheme \"\" is not http or https",
+		"ftp://example.com":           "auth: invalid origin: scheme \"ftp\" is not http or https",
+		"https://":                    "auth: invalid origin: no host",
+		"https://user:pw@example.com": "auth: invalid origin: URL carries user information",
+		"https://example.com:0":       "auth: invalid origin: port \"0\"",
+		"https://example.com:65536":   "auth: invalid origin: port \"65536\"",
+		"https://example.com:x":       `auth: invalid origin: parse "https://example.com:x": invalid port ":x" after host`,
+		"://bad":                      `auth: invalid origin: parse "://bad": missing protocol scheme`,
 	} {
-		if o, err := auth.ParseOrigin(in); !errors.Is(err, auth.ErrInvalidOrigin) {
-			t.Errorf("ParseOrigin(%q) = %v, %v; want ErrInvalidOrigin", in, o, err)
+		o, err := auth.ParseOrigin(in)
+		if !errors.Is(err, auth.ErrInvalidArgument) || err.Error() != want {
+			t.Errorf("ParseOrigin(%q) = %v, %v; want %q, matching ErrInvalidArgument", in, o, err, want)
+		}
+	}
+	for _, in := range []string{"https://example.com:1", "https://example.com:65535"} {
+		if _, err := auth.ParseOrigin(in); err != nil {
+			t.Errorf("ParseOrigin(%q) = %v, want an origin", in, err)
 		}
 	}
 }

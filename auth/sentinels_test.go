@@ -18,7 +18,7 @@ import (
 func TestSentinels(t *testing.T) {
 	leakcheck.Check(t)
 	want := []string{
-		"ErrDPoP", "ErrInvalidArgument", "ErrInvalidOrigin", "ErrNoCredential", "ErrNotMarshalable",
+		"ErrDPoP", "ErrInvalidArgument", "ErrNoCredential", "ErrNotMarshalable",
 	}
 	if diff := cmp.Diff(want, testkit.Sentinels(t, ".")); diff != "" {
 		t.Errorf("sentinels mismatch (-want +got):\n%s", diff)

@@ -47,8 +47,9 @@ type Authorizer interface {
 // credential. The round tripper and the client return it from every
 // request. The HTTP transports classify it as a refusal by policy (a
 // configuration error), not as an authorization failure. The error of
-// [NewClientCredentials], [NewWorkloadIdentity], [NewEnterprise] and
-// [ParsePrivateKey] for an input they cannot use matches it too.
+// [NewClientCredentials], [NewWorkloadIdentity], [NewEnterprise],
+// [ParsePrivateKey], [ParseOrigin] and [OriginOf] for an input they cannot
+// use matches it too.
 var ErrInvalidArgument = errors.New("auth: invalid argument")
 
 // sourceKind starts the text of every error of one kind of source, which

@@ -3,6 +3,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/looprig/mcp/cassette/internal/errs"
@@ -97,8 +98,9 @@ var ErrInvalidOptions = errors.New("cassette: invalid options")
 
 // An OptionsError reports an argument or option a constructor cannot use.
 // It matches ErrInvalidOptions; Option names the option, and it unwraps to
-// the reason (ErrNoFile, ErrNoLive, a hook's error, or one whose text says
-// why).
+// the reason (a hook's error, or one whose text says why). Option "path" is
+// a file path that is empty or names a directory; Option "live" is a
+// missing live transport that the mode or Verify needs.
 type OptionsError struct {
 	Func   string // the function: "Open", "Replay", "Verify", "Validate"
 	Option string // what is wrong: "RedactPaths[1]", "IgnorePaths[0]", "Patterns[2]", "Hooks", "Stderr", "path", "live"
@@ -123,26 +125,69 @@ func (e invalidArgument) Error() string { return string(e) }
 // Is reports whether target is ErrInvalidOptions.
 func (e invalidArgument) Is(target error) bool { return target == ErrInvalidOptions }
 
-var (
-	// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
-	// not exist.
-	ErrNotRecorded = errors.New("cassette not recorded")
+// ErrNotRecorded is returned by Open in ModeReplay when the cassette does
+// not exist.
+var ErrNotRecorded = errors.New("cassette not recorded")
 
-	// ErrNoLive is returned (inside an *OptionsError) by Open when the mode
-	// needs the live server and none was given, and by Verify without one.
-	ErrNoLive = errors.New("no live transport to record from")
+// A RecordError reports a recording that a recording factory did not
+// write. Reason says why; the cassette recorded before it, if any, is
+// left as it was.
+type RecordError struct {
+	Cassette string       // the cassette's file
+	Reason   RecordReason // why nothing was written
+	Err      error        // the cause
+}
 
-	// ErrUsed is returned by a cassette factory's Transport when its one
-	// session has already been made: a cassette holds exactly one session.
-	ErrUsed = errors.New("cassette: factory already made its session")
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("cassette %s: %v (nothing written)", e.Cassette, e.Err)
+}
 
-	// ErrIncomplete is returned by a recording factory's Close, and nothing
-	// is written, when the session never told its protocol revision and
-	// server: no initialize exchange and no server/discover (or _meta) that
-	// names them.
-	ErrIncomplete = record.ErrIncomplete
+// Unwrap returns the cause.
+func (e *RecordError) Unwrap() error { return e.Err }
 
-	// ErrTooLarge is returned by a recording factory's Close, and nothing is
-	// written, when the recording grew past MaxSize.
-	ErrTooLarge = record.ErrTooLarge
+// RecordReason says why a recording was not written (RecordError.Reason).
+type RecordReason int
+
+const (
+	// RecordIncomplete is a session that never told its protocol revision
+	// and server: no initialize exchange, and no server/discover (or _meta)
+	// that names them. Record a session that makes one.
+	RecordIncomplete RecordReason = iota
+	// RecordTooLarge is a recording that grew past MaxSize. Record a
+	// shorter session.
+	RecordTooLarge
+	// RecordInvalid is a recorded session that cannot be a cassette: it
+	// would not load (the live peer or a go-vcr hook broke a rule replay
+	// relies on), or a go-vcr hook failed.
+	RecordInvalid
+	// RecordWrite is a write that failed: Err is the storage's error.
+	RecordWrite
 )
+
+var recordReasons = [...]string{
+	RecordIncomplete: "incomplete",
+	RecordTooLarge:   "too large",
+	RecordInvalid:    "invalid",
+	RecordWrite:      "write",
+}
+
+// String returns the reason's name: "incomplete", "too large", "invalid"
+// or "write".
+func (r RecordReason) String() string {
+	if r >= 0 && int(r) < len(recordReasons) {
+		return recordReasons[r]
+	}
+	return "RecordReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// recordReason returns the reason of err, an error of the recording;
+// otherwise is the reason when err is neither bound's.
+func recordReason(err error, otherwise RecordReason) RecordReason {
+	switch {
+	case errors.Is(err, record.ErrIncomplete):
+		return RecordIncomplete
+	case errors.Is(err, record.ErrTooLarge):
+		return RecordTooLarge
+	}
+	return otherwise
+}

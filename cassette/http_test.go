@@ -374,8 +374,8 @@ func TestRecorderKeepsToItsOrigin(t *testing.T) {
 	if _, err := rt.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "not the recorded origin") {
 		t.Errorf("request to another origin: %v, want it refused", err)
 	}
-	if err := f.Close(); !errors.Is(err, cassette.ErrIncomplete) {
-		t.Errorf("Close = %v, want ErrIncomplete (nothing recorded)", err)
+	if err := f.Close(); reasonOf(err) != cassette.RecordIncomplete {
+		t.Errorf("Close = %v, want a *RecordError, RecordIncomplete (nothing recorded)", err)
 	}
 }
 

@@ -122,10 +122,10 @@ func newFactory(path string, live transport.Factory, opts *Options) (*Factory, b
 		f.fs = diskFS{}
 	}
 	if path == "" {
-		return nil, false, &OptionsError{Func: "Open", Option: "path", Err: ErrNoFile}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Err: errNoFile}
 	}
 	if fi, err := os.Stat(path); (o.VCR == nil || o.VCR.FS == nil) && err == nil && fi.IsDir() {
-		return nil, false, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", ErrNoFile)}
+		return nil, false, &OptionsError{Func: "Open", Option: "path", Value: path, Err: fmt.Errorf("%w: a directory", errNoFile)}
 	}
 	f.mode = o.Mode
 	exists := false
@@ -183,7 +183,7 @@ func (f *Factory) read() ([]byte, error) {
 func (f *Factory) openLive() (*Factory, error) {
 	o, live := f.o, f.live
 	if live == nil {
-		return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: ErrNoLive}
+		return nil, &OptionsError{Func: "Open", Option: "live", Value: f.mode.String(), Err: errNoLive}
 	}
 	f.kind = live.Kind()
 	if err := checkOptions("Open", o, f.kind); err != nil {
@@ -281,8 +281,8 @@ func (f *Factory) Mode() Mode { return f.mode }
 // Kind returns the kind of the recorded or live transport.
 func (f *Factory) Kind() transport.Kind { return f.kind }
 
-// Transport returns the transport of the factory's one session. It returns
-// ErrUsed when called a second time (but in ModePassthrough).
+// Transport returns the transport of the factory's one session. Called a
+// second time it returns an error (but in ModePassthrough).
 func (f *Factory) Transport() (mcp.Transport, error) {
 	if f.mode == ModePassthrough {
 		return f.live.Transport()
@@ -290,7 +290,7 @@ func (f *Factory) Transport() (mcp.Transport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.used {
-		return nil, ErrUsed
+		return nil, errUsed
 	}
 	f.used = true
 	switch {
@@ -454,14 +454,14 @@ func (f *Factory) Err() error { return f.rep.First() }
 
 // Close ends the factory's session. Recording, it closes the session if the
 // client has not, and returns the result of writing the cassette
-// (atomically, or through the go-vcr storage of package cassette/vcr), which happens as soon as the
-// session ends (the client closes it, or deletes an HTTP session) or else
-// here (a stateless HTTP session): a recording that cannot be written
-// (ErrIncomplete, ErrTooLarge, a write error) is an error, and no earlier
-// cassette is overwritten. Replaying, it returns the first *MismatchError of the
-// session, or else (unless Options.AllowUnused) an *UnusedError naming the
-// recorded client requests never made. Close may be called more than once; later
-// calls return the first result.
+// (atomically, or through the go-vcr storage of package cassette/vcr),
+// which happens as soon as the session ends (the client closes it, or
+// deletes an HTTP session) or else here (a stateless HTTP session): a
+// recording that cannot be written is a *RecordError saying why, and no
+// earlier cassette is overwritten. Replaying, it returns the first
+// *MismatchError of the session, or else (unless Options.AllowUnused) an
+// *UnusedError naming the recorded client requests never made. Close may
+// be called more than once; later calls return the first result.
 func (f *Factory) Close() error {
 	f.closeOnce.Do(func() {
 		switch f.mode {
@@ -515,31 +515,37 @@ func (f *Factory) sessionEnded() {
 func (f *Factory) finish() {
 	f.saveOnce.Do(func() {
 		if err := f.save(); err != nil {
-			f.saveErr = fmt.Errorf("cassette %s: %w (nothing written)", f.path, err)
+			f.saveErr = err
 		}
 	})
 }
 
 // save writes the recording, in the flow's order: the model built from
 // what was taken, checked (the recording's one analysis), then its bytes
-// written.
-func (f *Factory) save() error {
+// written. It returns why nothing was written, or nil.
+func (f *Factory) save() *RecordError {
+	notWritten := func(r RecordReason, err error) *RecordError {
+		return &RecordError{Cassette: f.path, Reason: recordReason(err, r), Err: err}
+	}
 	c, err := f.recording()
 	if err != nil {
-		return err
+		return notWritten(RecordInvalid, err)
 	}
 	c.File = f.path
 	if err := checkRecording(c); err != nil {
-		return err
+		return notWritten(RecordInvalid, err)
 	}
 	data, err := c.Marshal()
 	if err != nil {
-		return exported(err)
+		return notWritten(RecordInvalid, exported(err))
 	}
 	if len(data) > format.Limit {
-		return ErrTooLarge
+		return notWritten(RecordTooLarge, record.ErrTooLarge)
 	}
-	return f.fs.WriteFile(f.path, data)
+	if err := f.fs.WriteFile(f.path, data); err != nil {
+		return notWritten(RecordWrite, err)
+	}
+	return nil
 }
 
 // recording returns the cassette of the recorded session.
@@ -555,7 +561,7 @@ func (f *Factory) recording() (*format.Cassette, error) {
 	rc := f.rconn
 	f.mu.Unlock()
 	if rc == nil {
-		return nil, ErrIncomplete
+		return nil, record.ErrIncomplete
 	}
 	var stderr []byte
 	if f.o.Stderr {

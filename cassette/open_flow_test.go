@@ -137,6 +137,9 @@ func TestRecordingThatWouldNotLoad(t *testing.T) {
 	if !errors.As(err, &ferr) || ferr.Line != 5 {
 		t.Fatalf("Close = %v, want a *FormatError at line 5, the initialize answer", err)
 	}
+	if r := reasonOf(err); r != cassette.RecordInvalid {
+		t.Errorf("Close's reason = %v, want %v", r, cassette.RecordInvalid)
+	}
 	mustContain(t, "Close's error", err.Error(), path, "recorded session would not load", `server "other") disagrees with the header (protocol "2025-11-25", server "counter")`, "nothing written")
 	if now, _ := os.ReadFile(path); string(now) != string(old) {
 		t.Error("the earlier cassette changed")

@@ -236,11 +236,13 @@ var (
 	errTooManyPaths    = errors.New("too many paths")
 	errNilPattern      = errors.New("nil pattern")
 	errNotForTransport = errors.New("does not apply to this transport")
+	errNoFile          = errors.New("no cassette file")                 // Option "path": empty, or a directory
+	errNoLive          = errors.New("no live transport to record from") // Option "live": the mode or Verify needs one
 )
 
-// ErrNoFile is returned (inside an *OptionsError) when a cassette's file
-// path is empty or names a directory.
-var ErrNoFile = errors.New("no cassette file")
+// errUsed is returned by a factory's Transport called a second time: a
+// cassette holds exactly one session.
+var errUsed = errors.New("cassette: factory already made its session")
 
 // Validate reports the first option that recording, replay or Verify
 // cannot use with any transport, as an *OptionsError naming it (Func

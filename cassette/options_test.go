@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -64,11 +65,11 @@ func TestOptionsErrors(t *testing.T) {
 			_, err := cassette.Open(file, nil, &cassette.Options{Mode: cassette.ModeRecord})
 			return err
 		},
-			&cassette.OptionsError{Func: "Open", Option: "live", Value: "record"}, cassette.ErrNoLive},
+			&cassette.OptionsError{Func: "Open", Option: "live", Value: "record"}, nil},
 		{"empty path", func() error { _, err := cassette.Open("", live, nil); return err },
-			&cassette.OptionsError{Func: "Open", Option: "path"}, cassette.ErrNoFile},
+			&cassette.OptionsError{Func: "Open", Option: "path"}, nil},
 		{"directory", func() error { _, err := cassette.Open(dir, live, nil); return err },
-			&cassette.OptionsError{Func: "Open", Option: "path", Value: dir}, cassette.ErrNoFile},
+			&cassette.OptionsError{Func: "Open", Option: "path", Value: dir}, nil},
 		{"hooks recording in-process", openErr(file, cassette.ModeRecord, *vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook})),
 			&cassette.OptionsError{Func: "Open", Option: "Hooks"}, nil},
 		{"hooks replaying in-process", openErr(msgPath, cassette.ModeReplay, *vcr.Apply(&cassette.Options{}, &vcr.Options{Hooks: someHook})),
@@ -84,7 +85,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"Verify", func() error { return cassette.Verify(context.Background(), load(msgPath), live, badIgnore) },
 			&cassette.OptionsError{Func: "Verify", Option: "IgnorePaths[0]"}, nil},
 		{"Verify with no live server", func() error { return cassette.Verify(context.Background(), load(msgPath), nil, nil) },
-			&cassette.OptionsError{Func: "Verify", Option: "live"}, cassette.ErrNoLive},
+			&cassette.OptionsError{Func: "Verify", Option: "live"}, nil},
 		{"Verify with faults", func() error {
 			return cassette.Verify(context.Background(), load(msgPath), live, &cassette.Options{Faults: []cassette.Fault{{Kind: cassette.FaultEnd, Message: 1}}})
 		},
@@ -120,6 +121,55 @@ func TestOptionsErrors(t *testing.T) {
 	// The options each transport can use are accepted.
 	if _, err := cassette.Open(httpPath, nil, vcr.Apply(&cassette.Options{RedactHeaders: []string{"X-Key"}}, &vcr.Options{Hooks: someHook})); err != nil {
 		t.Errorf("Hooks and RedactHeaders for an HTTP cassette: %v", err)
+	}
+}
+
+// TestOptionsErrorNoFileNoLive: a missing file and a missing live
+// transport are an *OptionsError whose Option says which ("path", "live"),
+// matching ErrInvalidOptions, with the text they had as sentinels.
+func TestOptionsErrorNoFileNoLive(t *testing.T) {
+	leakcheck.Check(t)
+	dir := t.TempDir()
+	msgPath := tempPath(t, "msg.jsonl")
+	recordCounter(t, msgPath, script[0])
+	c, err := cassette.Load(msgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := inprocess.New(newCounter().srv)
+	type got struct{ Option, Text string }
+	var gots []got
+	for _, err := range []error{
+		func() error { _, err := cassette.Open("", live, nil); return err }(),
+		func() error { _, err := cassette.Open(dir, live, nil); return err }(),
+		func() error {
+			_, err := cassette.Open(tempPath(t, "new.jsonl"), nil, &cassette.Options{Mode: cassette.ModeRecord})
+			return err
+		}(),
+		cassette.Verify(context.Background(), c, nil, nil),
+	} {
+		var oe *cassette.OptionsError
+		if !errors.As(err, &oe) || !errors.Is(err, cassette.ErrInvalidOptions) {
+			t.Fatalf("error = %v, want an *OptionsError matching ErrInvalidOptions", err)
+		}
+		gots = append(gots, got{oe.Option, err.Error()})
+	}
+	want := []got{
+		{"path", "cassette.Open: path: no cassette file"},
+		{"path", "cassette.Open: path " + strconv.Quote(dir) + ": no cassette file: a directory"},
+		{"live", `cassette.Open: live "record": no live transport to record from`},
+		{"live", "cassette.Verify: live: no live transport to record from"},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("errors mismatch (-want +got):\n%s", diff)
+	}
+	// A file and a live transport given: neither reason.
+	for _, mode := range []cassette.Mode{cassette.ModeRecord, cassette.ModeReplay} {
+		f, err := cassette.Open(msgPath, live, &cassette.Options{Mode: mode})
+		if err != nil {
+			t.Fatalf("%v: Open = %v, want no error", mode, err)
+		}
+		f.Discard()
 	}
 }
 

@@ -26,10 +26,11 @@ func TestFailedRecordingKeepsOldFile(t *testing.T) {
 	path := tempPath(t, "kept.jsonl")
 	old, _ := record(t, path, inprocess.New(newCounter().srv), nil, rev2025, script[0])
 	for _, tc := range []struct {
-		name string
-		run  func(f *cassette.Factory)
-		opts *cassette.Options
-		is   error
+		name   string
+		run    func(f *cassette.Factory)
+		opts   *cassette.Options
+		reason cassette.RecordReason
+		is     error // a cause it wraps; nil when there is none to name
 	}{
 		{"no handshake", func(f *cassette.Factory) {
 			tr, _ := f.Transport()
@@ -38,21 +39,34 @@ func TestFailedRecordingKeepsOldFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			conn.Close()
-		}, nil, cassette.ErrIncomplete},
-		{"no session", func(*cassette.Factory) {}, nil, cassette.ErrIncomplete},
-		{"the write fails", func(f *cassette.Factory) { session(t, f, rev2025, script[0]) }, vcr.Apply(&cassette.Options{}, &vcr.Options{FS: failingFS{}}), errDiskFull},
+		}, nil, cassette.RecordIncomplete, nil},
+		{"no session", func(*cassette.Factory) {}, nil, cassette.RecordIncomplete, nil},
+		{"the write fails", func(f *cassette.Factory) { session(t, f, rev2025, script[0]) }, vcr.Apply(&cassette.Options{}, &vcr.Options{FS: failingFS{}}), cassette.RecordWrite, errDiskFull},
 	} {
 		f := open(t, path, inprocess.New(newCounter().srv), withMode(tc.opts, cassette.ModeRecord))
 		tc.run(f)
 		err := f.Close()
-		if !errors.Is(err, tc.is) {
-			t.Errorf("%s: Close = %v, want %v", tc.name, err, tc.is)
+		var re *cassette.RecordError
+		if !errors.As(err, &re) || re.Reason != tc.reason || re.Cassette != path || tc.is != nil && !errors.Is(err, tc.is) {
+			t.Fatalf("%s: Close = %v, want a *RecordError of %s, reason %v, wrapping %v", tc.name, err, path, tc.reason, tc.is)
+		}
+		if want := "cassette " + path + ": " + re.Err.Error() + " (nothing written)"; err.Error() != want {
+			t.Errorf("%s: Close's error = %q, want %q", tc.name, err, want)
 		}
 		mustContain(t, tc.name+": Close's error", err.Error(), path, "nothing written")
 		if now, _ := os.ReadFile(path); string(now) != string(old) {
 			t.Errorf("%s: the earlier cassette changed", tc.name)
 		}
 	}
+}
+
+// reasonOf returns the reason of err, a *RecordError, or -1.
+func reasonOf(err error) cassette.RecordReason {
+	var re *cassette.RecordError
+	if !errors.As(err, &re) {
+		return -1
+	}
+	return re.Reason
 }
 
 // TestRerecordingIsAtomic: a cassette re-recorded while a reader holds the

@@ -237,8 +237,8 @@ func TestFactoryMakesOneSession(t *testing.T) {
 	if _, err := f.Transport(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Transport(); err != cassette.ErrUsed {
-		t.Errorf("second Transport: %v, want ErrUsed", err)
+	if _, err := f.Transport(); err == nil || err.Error() != "cassette: factory already made its session" {
+		t.Errorf("second Transport: %v, want the factory already made its session", err)
 	}
 }
 

@@ -14,8 +14,7 @@ import (
 func TestSentinels(t *testing.T) {
 	leakcheck.Check(t)
 	want := []string{
-		"ErrIncomplete", "ErrInvalidOptions", "ErrNoFile", "ErrNoLive",
-		"ErrNotRecorded", "ErrTooLarge", "ErrUsed",
+		"ErrInvalidOptions", "ErrNotRecorded",
 	}
 	if diff := cmp.Diff(want, testkit.Sentinels(t, ".")); diff != "" {
 		t.Errorf("sentinels mismatch (-want +got):\n%s", diff)
@@ -31,6 +30,20 @@ func TestFormatReasonNames(t *testing.T) {
 		got = append(got, r.String())
 	}
 	want := []string{"invalid", "truncated", "version", "too deep", "FormatReason(4)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("names mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordReasonNames: each reason prints its name, one out of range its
+// number.
+func TestRecordReasonNames(t *testing.T) {
+	leakcheck.Check(t)
+	var got []string
+	for _, r := range []cassette.RecordReason{cassette.RecordIncomplete, cassette.RecordTooLarge, cassette.RecordInvalid, cassette.RecordWrite, cassette.RecordWrite + 1} {
+		got = append(got, r.String())
+	}
+	want := []string{"incomplete", "too large", "invalid", "write", "RecordReason(4)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names mismatch (-want +got):\n%s", diff)
 	}

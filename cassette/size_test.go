@@ -104,7 +104,7 @@ func openClose(path string, opts *cassette.Options) error {
 }
 
 // TestMaxSizeRecordingAtTheEdge: a recording of exactly MaxSize bytes is
-// written; one byte more is ErrTooLarge from Close, and nothing is
+// written; one byte more is a *RecordError from Close (RecordTooLarge), and nothing is
 // written. A tool returns as many bytes as it is asked for; a first
 // recording measures the rest of the cassette.
 func TestMaxSizeRecordingAtTheEdge(t *testing.T) {
@@ -143,7 +143,7 @@ func TestMaxSizeRecordingAtTheEdge(t *testing.T) {
 	if data, err := rec(n); err != nil || len(data) != bound {
 		t.Fatalf("a recording of MaxSize bytes: %d bytes written, Close %v; want exactly %d written", len(data), err, bound)
 	}
-	if data, err := rec(n + 1); !errors.Is(err, cassette.ErrTooLarge) || data != nil {
-		t.Errorf("a recording of MaxSize+1 bytes: %d bytes written, Close %v; want nothing written and ErrTooLarge", len(data), err)
+	if data, err := rec(n + 1); reasonOf(err) != cassette.RecordTooLarge || data != nil {
+		t.Errorf("a recording of MaxSize+1 bytes: %d bytes written, Close %v; want nothing written and RecordTooLarge", len(data), err)
 	}
 }

@@ -145,7 +145,7 @@ func Compare(old, new *Cassette, opts *Options) ([]Drift, error) {
 // *OptionsError, as it is for Open.
 func Verify(ctx context.Context, c *Cassette, live transport.Factory, opts *Options) error {
 	if live == nil {
-		return &OptionsError{Func: "Verify", Option: "live", Err: ErrNoLive}
+		return &OptionsError{Func: "Verify", Option: "live", Err: errNoLive}
 	}
 	if err := checkOptions("Verify", opts, live.Kind()); err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/looprig/mcp/auth"
 	"github.com/looprig/mcp/internal/hostorigin"
 	"github.com/looprig/mcp/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -158,7 +157,7 @@ func newHostPolicy(method string, o *HTTPOptions) (*hostorigin.Policy, error) {
 	var ee *hostorigin.EntryError
 	if errors.As(err, &ee) {
 		return nil, &OptionsError{Func: method, Option: "AllowedOrigins[" + strconv.Itoa(ee.Index) + "]", Value: ee.Value,
-			Err: fmt.Errorf("%w: %w", auth.ErrInvalidOrigin, ee.Err)}
+			Err: fmt.Errorf("auth: invalid origin: %w", ee.Err)}
 	}
 	return p, err
 }

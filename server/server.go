@@ -114,8 +114,8 @@ var (
 var ErrInvalidOptions = errors.New("server: invalid options")
 
 // An OptionsError reports an argument or option a constructor cannot use.
-// It matches [ErrInvalidOptions] and unwraps to the reason (for an
-// AllowedOrigins entry, an error wrapping auth.ErrInvalidOrigin).
+// It matches [ErrInvalidOptions] and unwraps to the reason; Option names
+// the option (an AllowedOrigins entry that is not an origin: "AllowedOrigins[i]").
 type OptionsError struct {
 	Func   string // the function: "New", "HTTPHandler", "SSEHandler"
 	Option string // what is wrong: "name", "PageSize", "StateKey", "AllowedOrigins[1]"

@@ -44,8 +44,8 @@ type Endpoint struct {
 
 // ParseEndpoint validates endpoint and c. Errors are prefixed with pkg (the
 // transport's package name); an insecure endpoint or TLS version wraps
-// [transport.RuleInsecure], and an endpoint that names no origin wraps
-// auth.ErrInvalidOrigin.
+// [transport.RuleInsecure], and an endpoint that names no origin matches
+// auth.ErrInvalidArgument.
 func ParseEndpoint(pkg, endpoint string, c Config) (*Endpoint, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {

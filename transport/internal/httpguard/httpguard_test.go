@@ -126,10 +126,10 @@ func TestParseEndpoint(t *testing.T) {
 		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 		{"https://mcp.example.com/mcp", Config{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
 		{"https://mcp.example.com/mcp#frag", Config{}, errAny},
-		{"ftp://mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},
-		{"https://user:pw@mcp.example.com/mcp", Config{}, auth.ErrInvalidOrigin},
-		{"/mcp", Config{}, auth.ErrInvalidOrigin},
-		{"mailto:x@h.example", Config{}, auth.ErrInvalidOrigin},
+		{"ftp://mcp.example.com/mcp", Config{}, auth.ErrInvalidArgument},
+		{"https://user:pw@mcp.example.com/mcp", Config{}, auth.ErrInvalidArgument},
+		{"/mcp", Config{}, auth.ErrInvalidArgument},
+		{"mailto:x@h.example", Config{}, auth.ErrInvalidArgument},
 	} {
 		ep, err := ParseEndpoint("t", tc.endpoint, tc.c)
 		switch {

@@ -151,7 +151,7 @@ func TestNewValidates(t *testing.T) {
 			{"http://mcp.example.com/mcp", options{allowInsecure: true}, nil},
 			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS10}}, &transport.PolicyError{Rule: transport.RuleInsecure}},
 			{"https://mcp.example.com/mcp", options{tls: &tls.Config{MinVersion: tls.VersionTLS13}}, nil},
-			{"https://user:pw@mcp.example.com/mcp", options{}, auth.ErrInvalidOrigin},
+			{"https://user:pw@mcp.example.com/mcp", options{}, auth.ErrInvalidArgument},
 		} {
 			got, err := newFactory(tc.endpoint, tc.opts)
 			switch {
