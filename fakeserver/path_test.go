@@ -16,21 +16,6 @@ import (
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
-// One fault of each kind, in its text form, for the table of paths.
-var oneOfEachKind = []string{
-	"delay=lookup:1ms", "hang=lookup", "error=lookup", "panic=lookup",
-	"oversize=lookup:10", "flood-notifications=lookup:1", "env",
-	"crash=lookup", "malformed=lookup", "flood-stderr:10", "ignore-eof",
-	"ignore-sigterm", "grandchild",
-	"drop=lookup:0", "drop-no-id=lookup:0", "delay-headers:1ms",
-	"unauthorized", "forbidden", "gone=lookup", "server-error", "no-get",
-	"redirect", "foreign-endpoint",
-	"task=lookup", "task-required=lookup", "task-fail=lookup",
-	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
-	"skill-digest=pdf-processing", "skill-size=pdf-processing",
-	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
-}
-
 // The paths a fake server can be served by, as the table names them.
 var tablePaths = map[string]Path{
 	"in-process": {},
@@ -64,7 +49,7 @@ func parseEach(t *testing.T) []Fault {
 	t.Helper()
 	var out []Fault
 	seen := map[FaultKind]bool{}
-	for _, s := range oneOfEachKind {
+	for _, s := range testkit.OneFaultOfEachKind {
 		f, err := ParseFault(s)
 		if errors.Is(err, errors.ErrUnsupported) {
 			continue // a POSIX fault on Windows: refused by ParseFault itself

@@ -2,6 +2,7 @@ package mcptest_test
 
 import (
 	"errors"
+	"github.com/looprig/mcp/internal/testkit"
 	"slices"
 	"strings"
 	"testing"
@@ -10,22 +11,6 @@ import (
 	"github.com/looprig/mcp/mcptest"
 	"github.com/looprig/mcp/server"
 )
-
-// One fault of each kind, in its text form; mcpscript's
-// TestServeRefusesTheFaultsItCannotAct has the same list.
-var oneOfEachKind = []string{
-	"delay=lookup:1ms", "hang=lookup", "error=lookup", "panic=lookup",
-	"oversize=lookup:10", "flood-notifications=lookup:1", "env",
-	"crash=lookup", "malformed=lookup", "flood-stderr:10", "ignore-eof",
-	"ignore-sigterm", "grandchild",
-	"drop=lookup:0", "drop-no-id=lookup:0", "delay-headers:1ms",
-	"unauthorized", "forbidden", "gone=lookup", "server-error", "no-get",
-	"redirect", "foreign-endpoint",
-	"task=lookup", "task-required=lookup", "task-fail=lookup",
-	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
-	"skill-digest=pdf-processing", "skill-size=pdf-processing",
-	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
-}
 
 // Every helper that serves a fake refuses at once, as
 // its path's rule says (fakeserver.CheckPath), every fault kind it cannot
@@ -54,7 +39,7 @@ func TestEveryHelperRefusesTheFaultsItCannotAct(t *testing.T) {
 		}},
 	}
 	held, run := 0, 0
-	for _, s := range oneOfEachKind {
+	for _, s := range testkit.OneFaultOfEachKind {
 		f, err := fakeserver.ParseFault(s)
 		if errors.Is(err, errors.ErrUnsupported) {
 			continue

@@ -2,28 +2,13 @@ package mcpscript_test
 
 import (
 	"errors"
+	"github.com/looprig/mcp/internal/testkit"
 	"strings"
 	"testing"
 
 	"github.com/looprig/mcp/fakeserver"
 	"github.com/looprig/mcp/mcptest"
 )
-
-// One fault of each kind, in its text form; mcptest's
-// TestEveryHelperRefusesTheFaultsItCannotAct has the same list.
-var oneOfEachKind = []string{
-	"delay=lookup:1ms", "hang=lookup", "error=lookup", "panic=lookup",
-	"oversize=lookup:10", "flood-notifications=lookup:1", "env",
-	"crash=lookup", "malformed=lookup", "flood-stderr:10", "ignore-eof",
-	"ignore-sigterm", "grandchild",
-	"drop=lookup:0", "drop-no-id=lookup:0", "delay-headers:1ms",
-	"unauthorized", "forbidden", "gone=lookup", "server-error", "no-get",
-	"redirect", "foreign-endpoint",
-	"task=lookup", "task-required=lookup", "task-fail=lookup",
-	"task-input=lookup", "task-expire:50ms", "task-poll-error=lookup:1",
-	"skill-digest=pdf-processing", "skill-size=pdf-processing",
-	"skill-frontmatter=pdf-processing", "skill-changed=pdf-processing",
-}
 
 // The script command serve, in process, over HTTP and over legacy SSE,
 // refuses at once, as its path's rule says (fakeserver.CheckPath), every
@@ -40,7 +25,7 @@ func TestServeRefusesTheFaultsItCannotAct(t *testing.T) {
 		{"-sse ", fakeserver.Path{HTTP: true, SSE: true}},
 	}
 	held, run := 0, 0
-	for _, s := range oneOfEachKind {
+	for _, s := range testkit.OneFaultOfEachKind {
 		f, err := fakeserver.ParseFault(s)
 		if errors.Is(err, errors.ErrUnsupported) {
 			continue
