@@ -80,6 +80,7 @@ type Client struct {
 	listAckOnce sync.Once
 	acks        map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
 	taskWakes   map[string][]chan struct{} // task waits woken by a pushed status, by task id (taskpush.go)
+	early       []early                    // tasks started and not waited on yet, oldest first (taskpush.go)
 
 	closeOnce sync.Once
 	closeErr  error

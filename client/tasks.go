@@ -247,6 +247,9 @@ func (c *Client) start(ctx context.Context, t *Task, name string, args any, task
 		return err
 	}
 	*t = Task{c: c, tool: name, id: st.ID, last: st, answered: map[string]bool{}}
+	if !st.Status.Terminal() {
+		c.expectTask(st.ID)
+	}
 	return nil
 }
 
