@@ -146,6 +146,7 @@ func registerTaskMethods(sdk *mcp.Client) error {
 		mcp.AddSendingCustomMethod[*taskParams, *rawResult](sdk, methodTasksGet),
 		mcp.AddSendingCustomMethod[*taskUpdateParams, *rawResult](sdk, methodTasksUpdate),
 		mcp.AddSendingCustomMethod[*taskParams, *rawResult](sdk, methodTasksCancel),
+		mcp.AddSendingCustomMethod[*taskListenParams, *rawResult](sdk, methodSendTaskListen),
 	)
 }
 
