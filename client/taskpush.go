@@ -17,6 +17,11 @@ import (
 // not taken for the task's state: the poll it causes reads that, and
 // counts against Limits.MaxTaskPolls as any poll, so a server that pushes
 // faster than TaskPollMin gains nothing.
+//
+// A push may come before the task's wait begins: on another stream, just
+// after the task's handle. The client keeps it for the last
+// maxEarlyPushes tasks it started, and the wait then polls at once. The
+// wait's own listen is in tasklisten.go.
 
 const methodTasksNotification = "notifications/tasks"
 
