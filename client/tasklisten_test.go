@@ -382,3 +382,36 @@ func TestTaskListenEndedAtOnce(t *testing.T) {
 		t.Errorf("%d tasks/get served; want 1", got)
 	}
 }
+
+// A listen the server never answers (its headers held) does not hold the
+// wait: after ListAckWait the wait polls at its interval, as without a
+// listen, and reads the result.
+func TestTaskListenNeverAnswered(t *testing.T) {
+	leakcheck.Check(t)
+	ctx := testkit.Context(t)
+	ls := newListenServer(t, 20*time.Millisecond)
+	held := make(chan struct{})
+	t.Cleanup(func() { close(held) })
+	ls.beforeListen = func([]string) {
+		select {
+		case <-held:
+		case <-ctx.Done():
+		}
+	}
+	ls.beforeGet = func(n int64, _ string) {
+		if n == 1 {
+			ls.release("a")
+		}
+	}
+	c := ls.connect(t, 50*time.Millisecond, client.Profile20260728)
+	start := time.Now()
+	if err := within(t, callSteps(ctx, c, "a"), "CallTool"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < client.ListAckWait {
+		t.Errorf("CallTool took %v; want ListAckWait (%v) or more, the wait for the listen's answer", took, client.ListAckWait)
+	}
+	if got := ls.gets.Load(); got < 1 || got > 2 {
+		t.Errorf("%d tasks/get served; want 1 or 2", got)
+	}
+}
