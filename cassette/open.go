@@ -278,6 +278,11 @@ func (f *Factory) replay(c *format.Cassette, infos []format.LineInfo, fn string)
 // ModePassthrough (ModeRecordOnce resolved).
 func (f *Factory) Mode() Mode { return f.mode }
 
+// RecordsExchanges reports whether the factory records or replays (not
+// ModePassthrough). A client then opens no listen for a task's status,
+// whose end has no fixed place among the requests.
+func (f *Factory) RecordsExchanges() bool { return f.mode != ModePassthrough }
+
 // Kind returns the kind of the recorded or live transport.
 func (f *Factory) Kind() transport.Kind { return f.kind }
 

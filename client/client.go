@@ -49,11 +49,14 @@ type Client struct {
 	//lint:ignore SA1019 logging, deprecated by SEP-2577 and still supported: mcp.LoggingLevel
 	logLevel atomic.Pointer[mcp.LoggingLevel]
 
-	mu       sync.Mutex // guards the fields below
-	closing  bool
-	catalog  *Catalog
-	accepted map[string]string // tool fingerprints accepted, by tool name
-	held     map[string]bool   // tools that changed and are not accepted
+	mu      sync.Mutex // guards the fields below
+	closing bool
+	// taskListenable is set when the transport shows the client a task
+	// listen's acknowledgement and end (Streamable HTTP); set at Connect.
+	taskListenable bool
+	catalog        *Catalog
+	accepted       map[string]string // tool fingerprints accepted, by tool name
+	held           map[string]bool   // tools that changed and are not accepted
 	// acceptedSkills are the skill fingerprints accepted, by URI.
 	acceptedSkills map[string]string
 	disabled       map[string]bool   // tools whose binding is disabled
@@ -80,6 +83,8 @@ type Client struct {
 	listAckOnce sync.Once
 	acks        map[string][]chan struct{} // Subscribe calls awaiting the server's acknowledgement, by URI
 	taskWakes   map[string][]chan struct{} // task waits woken by a pushed status, by task id (taskpush.go)
+	early       []early                    // tasks started and not waited on yet, oldest first (taskpush.go)
+	taskListens map[string][]*taskListen   // the waits' open subscriptions/listen streams, by task id (tasklisten.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -192,6 +197,7 @@ func (c *Client) sdkClient(h *Handlers) (*mcp.Client, error) {
 	sdk.AddReceivingMiddleware(c.watchAcks)
 	gate := &fallbackGate{classify: func(err error) FailureClass { return classify(err, nil, true, c.classifier()) }}
 	sdk.AddSendingMiddleware(gate.middleware, c.logLevelMeta, declareTasks)
+	sdk.AddSendingMiddleware(sendTaskListen) // outermost: the rest see subscriptions/listen
 	if err := errors.Join(registerTaskMethods(sdk), registerSkillMethods(sdk)); err != nil {
 		return nil, err
 	}

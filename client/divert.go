@@ -50,6 +50,9 @@ func (c *Client) divert(ctx context.Context, r *jsonrpc.Request) bool {
 	case methodTasksNotification:
 		c.taskPushed(r.Params) // see taskpush.go; the go-sdk would drop it
 		return true
+	case methodAcknowledged:
+		c.tasksAcked(r.Params) // the go-sdk reads no taskIds; it still gets the rest
+		return false
 	}
 	return false
 }

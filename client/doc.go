@@ -90,7 +90,20 @@
 // takes them from the connection, as it takes log messages, and a wait on
 // the task named polls it at once, once Limits.TaskPollMin has passed
 // since its last poll, instead of at the end of the interval; the poll,
-// counted as any, reads the task's state.
+// counted as any, reads the task's state. A push that comes before the
+// wait begins is kept, for the last 64 tasks the client started.
+//
+// On 2026-07-28 over Streamable HTTP, a wait of a Definition with Tasks
+// asks for those pushes itself. It opens a subscriptions/listen naming
+// its task, and waits for the server's answer before its first sleep
+// (ListAckWait at most). Once the server acknowledges the task, the wait
+// polls at Limits.TaskPollMax, within TaskTimeout. A push, or the listen's
+// end (the server ends it when the task ends), wakes it to poll. A push
+// is never taken for the result: a tasks/get reads it. A server that does
+// not acknowledge the task is polled as before. The listen ends with the
+// wait, and Close ends the wait. A client holds at most 8 task listens at
+// once, each on one of the transport's streams; a wait past them polls.
+// A cassette that records or replays opens none.
 //
 // The go-sdk v1.8.0 has no tasks support. The client sends tasks/get,
 // tasks/update and tasks/cancel as the go-sdk's custom methods

@@ -17,15 +17,49 @@ import (
 // not taken for the task's state: the poll it causes reads that, and
 // counts against Limits.MaxTaskPolls as any poll, so a server that pushes
 // faster than TaskPollMin gains nothing.
+//
+// A push may come before the task's wait begins: on another stream, just
+// after the task's handle. The client keeps it for the last
+// maxEarlyPushes tasks it started, and the wait then polls at once. The
+// wait's own listen is in tasklisten.go.
 
 const methodTasksNotification = "notifications/tasks"
 
+// maxEarlyPushes bounds the tasks whose pushed status the client keeps
+// until their wait begins: the last 64 tasks it started and is not yet
+// waiting on.
+const maxEarlyPushes = 64
+
+// early is a task the client started and does not wait on yet.
+type early struct {
+	id     string
+	pushed bool // a status of it was pushed
+}
+
+// expectTask notes that the client started task id, so that a status
+// pushed before its wait begins wakes that wait.
+func (c *Client) expectTask(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.early) == maxEarlyPushes {
+		c.early = slices.Delete(c.early, 0, 1)
+	}
+	c.early = append(c.early, early{id: id})
+}
+
 // watchTask returns a channel that receives when the server pushes a
-// status of task id, until unwatchTask.
+// status of task id, until unwatchTask. A status pushed since the client
+// started the task is already in it.
 func (c *Client) watchTask(id string) chan struct{} {
 	ch := make(chan struct{}, 1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if i := slices.IndexFunc(c.early, func(e early) bool { return e.id == id }); i >= 0 {
+		if c.early[i].pushed {
+			ch <- struct{}{}
+		}
+		c.early = slices.Delete(c.early, i, i+1)
+	}
 	if c.taskWakes == nil {
 		c.taskWakes = map[string][]chan struct{}{}
 	}
@@ -42,7 +76,8 @@ func (c *Client) unwatchTask(id string, ch chan struct{}) {
 	}
 }
 
-// taskPushed wakes the waits of the task a notifications/tasks names.
+// taskPushed wakes the waits of the task a notifications/tasks names. For
+// a task the client started and does not wait on yet, it keeps the push.
 func (c *Client) taskPushed(raw []byte) {
 	var p struct {
 		TaskID string `json:"taskId"`
@@ -52,6 +87,9 @@ func (c *Client) taskPushed(raw []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if i := slices.IndexFunc(c.early, func(e early) bool { return e.id == p.TaskID }); i >= 0 {
+		c.early[i].pushed = true
+	}
 	for _, ch := range c.taskWakes[p.TaskID] {
 		select {
 		case ch <- struct{}{}:

@@ -146,6 +146,7 @@ func registerTaskMethods(sdk *mcp.Client) error {
 		mcp.AddSendingCustomMethod[*taskParams, *rawResult](sdk, methodTasksGet),
 		mcp.AddSendingCustomMethod[*taskUpdateParams, *rawResult](sdk, methodTasksUpdate),
 		mcp.AddSendingCustomMethod[*taskParams, *rawResult](sdk, methodTasksCancel),
+		mcp.AddSendingCustomMethod[*taskListenParams, *rawResult](sdk, methodSendTaskListen),
 	)
 }
 
@@ -247,6 +248,9 @@ func (c *Client) start(ctx context.Context, t *Task, name string, args any, task
 		return err
 	}
 	*t = Task{c: c, tool: name, id: st.ID, last: st, answered: map[string]bool{}}
+	if !st.Status.Terminal() {
+		c.expectTask(st.ID)
+	}
 	return nil
 }
 

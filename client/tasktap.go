@@ -66,6 +66,9 @@ func slotOf(ctx context.Context) *answerSlot {
 
 // tapMessage is the tap a clientseam.Tapper calls with a response.
 func tapMessage(ctx context.Context, msg []byte) {
+	if listenEnd(ctx) {
+		return // a task listen's answer: it ended (tasklisten.go)
+	}
 	s := slotOf(ctx)
 	if s == nil {
 		return
@@ -86,6 +89,9 @@ func tapMessage(ctx context.Context, msg []byte) {
 func (c *Client) tapper(tr mcp.Transport) func(mcp.Connection) mcp.Connection {
 	if t, ok := transport.As[clientseam.Tapper](tr); ok {
 		t.SetTap(tapMessage)
+		_, diverts := transport.As[clientseam.Diverter](tr)
+		r, recorder := transport.As[clientseam.Recorder](c.def.Transport)
+		c.taskListenable = diverts && !(recorder && r.RecordsExchanges())
 		return nil
 	}
 	if sdkConnection(tr) {

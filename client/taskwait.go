@@ -119,6 +119,11 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 	defer cancel()
 	wake := c.watchTask(t.id)
 	defer c.unwatchTask(t.id, wake)
+	var listen *taskListen
+	if !t.last.Status.Terminal() {
+		listen = c.listenTask(ctx, t.id, wake)
+		defer c.unlisten(listen)
+	}
 	start := c.clock.Now()
 	st, polled := t.last, false
 	var failed error // the last poll's failure, if the last poll failed
@@ -143,6 +148,15 @@ func (t *Task) await(ctx context.Context, base context.Context) (*mcp.CallToolRe
 		}
 		if polls == c.limits.MaxTaskPolls {
 			return nil, lastPoll(fmt.Errorf("%w: still %s after %d polls", reasonErr(ReasonTaskPolls), st.Status, polls), failed)
+		}
+		if wait > 0 && listen != nil {
+			agreed, err := listen.await(ctx) // at once, after the first time
+			if err != nil {
+				return nil, err
+			}
+			if agreed {
+				wait = c.backedOff(wait, start) // a push wakes the wait
+			}
 		}
 		if lim := c.limits.TaskTimeout; lim > 0 && c.clock.Now().Add(wait).Sub(start) > lim {
 			return nil, lastPoll(fmt.Errorf("%w: still %s after %v, bound %v", ErrTaskTimeout, st.Status, c.clock.Now().Sub(start), lim), failed)

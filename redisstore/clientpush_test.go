@@ -1,154 +1,56 @@
 package redisstore
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/looprig/mcp/client"
 	"github.com/looprig/mcp/internal/testkit"
-	"github.com/looprig/mcp/server"
 	"github.com/looprig/mcp/transport/streamablehttp"
 )
 
-// taskListener is a client's base round tripper that does what a client
-// listening for its tasks does, which this module's client does not: once
-// a tools/call starts a task, it opens a subscriptions/listen for the
-// task's id and passes the notifications/tasks it reads into the stream
-// the client already reads, its list-changed listen. It also sends the
-// bearer token of its principal.
-type taskListener struct {
-	ctx    context.Context // the listens' (a call's own ends with its response)
-	base   http.RoundTripper
-	token  string
-	listen bool // open the listen for each task; false: only the token
-
-	mu     sync.Mutex
-	into   *io.PipeWriter // the client's listen stream
-	ready  chan struct{}  // closed once into is set
-	acked  chan string    // the task ids each listen acknowledged
-	tasks  chan string    // the ids of the tasks the client's calls started
-	copies sync.WaitGroup
+// refusingListens is a client's base round tripper that sends the
+// bearer token of its principal and, when refuse is set, renames the task
+// ids of each subscriptions/listen, so that the fleet acknowledges none
+// (as a server without status pushes would). It counts the listens.
+type refusingListens struct {
+	token   string
+	refuse  bool
+	listens atomic.Int64
+	id      atomic.Value // the task id of the last listen, a string
 }
 
-func newTaskListener(ctx context.Context, token string, listen bool) *taskListener {
-	return &taskListener{ctx: ctx, base: http.DefaultTransport, token: token, listen: listen, ready: make(chan struct{}), acked: make(chan string, 8), tasks: make(chan string, 8)}
-}
-
-func (l *taskListener) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *refusingListens) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+l.token)
-	resp, err := l.base.RoundTrip(req)
-	if err != nil {
-		return resp, err
-	}
-	switch req.Header.Get("Mcp-Method") {
-	case "subscriptions/listen":
-		if !l.listen {
-			break
-		}
-		pr, pw := io.Pipe()
-		l.mu.Lock()
-		if l.into == nil {
-			l.into = pw
-			close(l.ready)
-		}
-		l.mu.Unlock()
-		orig := resp.Body
-		l.copies.Add(1)
-		go func() {
-			l.copy(orig, pw, func(string) bool { return true })
-			pw.Close() // the client reads the stream's end
-		}()
-		resp.Body = &joined{PipeReader: pr, orig: orig}
-	case "tools/call":
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	if req.Header.Get("Mcp-Method") == "subscriptions/listen" && req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
 		if err != nil {
-			return resp, nil
+			return nil, err
 		}
-		var created struct {
-			Result struct{ ResultType, TaskID string }
+		var p struct {
+			Params struct {
+				Notifications struct{ TaskIDs []string } `json:"notifications"`
+			} `json:"params"`
 		}
-		if json.Unmarshal(b, &created) == nil && created.Result.ResultType == "task" {
-			l.tasks <- created.Result.TaskID
-			if l.listen {
-				l.subscribe(req, created.Result.TaskID)
+		if json.Unmarshal(b, &p) == nil && len(p.Params.Notifications.TaskIDs) == 1 {
+			r.listens.Add(1)
+			r.id.Store(p.Params.Notifications.TaskIDs[0])
+			if r.refuse {
+				b = bytes.ReplaceAll(b, []byte(`"taskIds":["`), []byte(`"taskIds":["not-`))
 			}
 		}
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	}
-	return resp, nil
-}
-
-// joined is the client's listen stream as the client reads it: closing it
-// closes the server's.
-type joined struct {
-	*io.PipeReader
-	orig io.Closer
-}
-
-func (j *joined) Close() error {
-	j.orig.Close()
-	return j.PipeReader.Close()
-}
-
-// subscribe opens a listen stream for the task id, its pushes copied into
-// the client's listen stream.
-func (l *taskListener) subscribe(call *http.Request, id string) {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"tasks-%s","method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q]},%s}}`, id, id, taskMeta)
-	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, call.URL.String(), strings.NewReader(body))
-	if err != nil {
-		return
-	}
-	for _, k := range []string{"Authorization", "Mcp-Protocol-Version", "Content-Type", "Accept"} {
-		req.Header.Set(k, call.Header.Get(k))
-	}
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	resp, err := l.base.RoundTrip(req)
-	if err != nil {
-		return
-	}
-	<-l.ready
-	l.copies.Add(1)
-	go l.copy(resp.Body, l.into, func(event string) bool {
-		if strings.Contains(event, "notifications/subscriptions/acknowledged") {
-			l.acked <- id
-		}
-		return strings.Contains(event, `"method":"notifications/tasks"`)
-	})
-}
-
-// copy writes each event of from that keep accepts to to, whole.
-func (l *taskListener) copy(from io.ReadCloser, to *io.PipeWriter, keep func(string) bool) {
-	defer l.copies.Done()
-	defer from.Close()
-	sc := bufio.NewScanner(from)
-	sc.Buffer(nil, 1<<20)
-	var event strings.Builder
-	for sc.Scan() {
-		event.WriteString(sc.Text() + "\n")
-		if sc.Text() != "" {
-			continue
-		}
-		if e := event.String(); keep(e) {
-			l.mu.Lock()
-			_, err := io.WriteString(to, e)
-			l.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-		event.Reset()
-	}
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 // release lets the "held" task of whichever replica runs it end.
@@ -173,28 +75,33 @@ func (f *fleet) gets() int64 {
 }
 
 // A client.CallTool waiting on a task started at one replica finishes on
-// the status pushed through a listen stream held at another, before its
-// next scheduled poll: once it has polled (so that its wait has begun) the
-// task completes, and it polls once more, at once. Without the listen the
-// same call learns it at its next poll, an interval later. The tasks/get
+// the status pushed through the listen stream the client opened itself,
+// whichever replica holds it. The client polls every hour once the fleet
+// acknowledged its listen: the task completes once its watch is
+// subscribed in Redis, and the client polls once, woken by the push. With
+// the listens refused (the ids renamed on the way), the client polls at
+// its interval: once before the task completes, once after. The tasks/get
 // are counted at the replicas.
 func TestClientCallFinishesOnThePush(t *testing.T) {
-	const interval = 2 * time.Second // the client's poll interval (TaskPollMax)
 	for _, listen := range []bool{true, false} {
 		t.Run(fmt.Sprintf("listen=%v", listen), func(t *testing.T) {
 			ctx := testkit.Context(t)
 			f := newFleet(t, &fleetOptions{PollInterval: time.Hour})
-			l := newTaskListener(ctx, "alice", listen)
-			tr, err := streamablehttp.New(f.proxy.URL, &streamablehttp.Options{Base: l})
+			base := &refusingListens{token: "alice", refuse: !listen}
+			tr, err := streamablehttp.New(f.proxy.URL, &streamablehttp.Options{Base: base})
 			if err != nil {
 				t.Fatal(err)
+			}
+			interval := time.Hour // the client's poll interval (TaskPollMax)
+			if !listen {
+				interval = 20 * time.Millisecond
 			}
 			c, err := client.Connect(ctx, client.Definition{Name: "fleet", Transport: tr, Tasks: true,
-				Limits: client.Limits{TaskPollMin: time.Millisecond, TaskPollMax: interval, TaskTimeout: time.Hour}}, nil)
+				Limits: client.Limits{TaskPollMin: time.Millisecond, TaskPollMax: interval, TaskTimeout: 2 * time.Hour}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { c.Close(); l.copies.Wait() })
+			t.Cleanup(func() { c.Close() })
 			done := make(chan error, 1)
 			go func() {
 				res, err := c.CallTool(ctx, "held", map[string]any{})
@@ -205,27 +112,18 @@ func TestClientCallFinishesOnThePush(t *testing.T) {
 				}
 				done <- err
 			}()
-			var id string
-			select {
-			case id = <-l.tasks:
-			case <-ctx.Done():
-				t.Fatal("the call started no task")
-			}
 			if listen {
-				select {
-				case <-l.acked:
-				case <-ctx.Done():
-					t.Fatal("the task's listen was never acknowledged")
-				}
+				rc := f.redis.client(t)
+				testkit.Poll(t, "the task's status watched in Redis (the listen served)", func() bool {
+					id, _ := base.id.Load().(string)
+					ch := f.replicas[0].tasks.statusChannel(id)
+					n, err := rc.PubSubShardNumSub(ctx, ch).Result()
+					return id != "" && err == nil && n[ch] > 0
+				})
+			} else {
+				testkit.Poll(t, "the client's first poll", func() bool { return f.gets() == 1 })
 			}
-			testkit.Poll(t, "the client's first poll (its wait has begun)", func() bool { return f.gets() == 1 })
-			polled := time.Now()
 			f.release(t)
-			testkit.Poll(t, "the task completed (read in Redis, not through tasks/get)", func() bool {
-				tk, err := f.replicas[0].tasks.Get(ctx, "alice", id)
-				return err == nil && tk.Status == server.TaskCompleted
-			})
-			completed := time.Now()
 			select {
 			case err := <-done:
 				if err != nil {
@@ -234,17 +132,17 @@ func TestClientCallFinishesOnThePush(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("CallTool did not finish")
 			}
-			took := time.Since(completed)
-			if n := f.gets(); n != 2 {
-				t.Errorf("%d tasks/get served; want 2 (one before the task completed, one after)", n)
+			want := int64(1)
+			if !listen {
+				want = 2
 			}
-			// The push wakes the wait at once; without it, the wait
-			// sleeps its interval. Half the interval parts them with room
-			// for a slow machine either side.
-			if early := time.Since(polled) < interval/2; early != listen {
-				t.Errorf("finished %v after its first poll answered (interval %v); want within half the interval: %v", time.Since(polled).Round(time.Millisecond), interval, listen)
+			if n := f.gets(); n != want {
+				t.Errorf("%d tasks/get served; want %d", n, want)
 			}
-			t.Logf("listen=%v: finished %v after the task completed, %d tasks/get", listen, took.Round(time.Millisecond), f.gets())
+			if n := base.listens.Load(); n != 1 {
+				t.Errorf("%d listens for the task; want 1", n)
+			}
+			t.Logf("listen=%v: %d tasks/get", listen, f.gets())
 		})
 	}
 }

@@ -53,3 +53,12 @@ type Tapper interface {
 	// tap must not block, nor keep msg past its return.
 	SetTap(tap func(ctx context.Context, msg []byte))
 }
+
+// A Recorder is a transport factory that records or replays its
+// exchanges in order (a cassette). The client then opens no listen for a
+// task: the go-sdk cancels a listen off the wait's path, so its end has
+// no fixed place among the recorded requests.
+type Recorder interface {
+	// RecordsExchanges reports whether the factory records or replays.
+	RecordsExchanges() bool
+}
