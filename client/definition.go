@@ -50,6 +50,16 @@ type Definition struct {
 	// must run as a task (JSON-RPC error -32021, ErrNoHandler).
 	// Client.StartTool declares it whatever this says.
 	Tasks bool
+	// TaskListen, if set with Tasks, lets a task's wait listen for its
+	// status on 2026-07-28 over Streamable HTTP: it opens a
+	// subscriptions/listen naming the task, and polls at
+	// Limits.TaskPollMax once the server agrees, woken by a push. A task
+	// of many poll intervals then costs one or two tasks/get. It is off
+	// by default: a listen's timing (a push or none, the go-sdk's
+	// cancellation of the listen) is not the same twice, so a session
+	// recorded through a proxy (mcprig record) would not give the same
+	// bytes twice.
+	TaskListen bool
 	// Skills, if set, declares the skills extension
 	// (io.modelcontextprotocol/skills, SEP-2640) in the client
 	// capabilities, and lists the skills of a server that offers it

@@ -94,7 +94,9 @@
 // wait begins is kept, for the last 64 tasks the client started.
 //
 // On 2026-07-28 over Streamable HTTP, a wait of a Definition with Tasks
-// asks for those pushes itself. It opens a subscriptions/listen naming
+// and TaskListen asks for those pushes itself (TaskListen is off by
+// default: a listen's timing is not the same twice, so a recording
+// through mcprig record would differ). It opens a subscriptions/listen naming
 // its task, and waits for the server's answer before its first sleep
 // (ListAckWait at most). Once the server acknowledges the task, the wait
 // polls at Limits.TaskPollMax, within TaskTimeout. A push, or the listen's

@@ -105,11 +105,12 @@ func (l *taskListen) acked() bool {
 
 // listenTask opens a subscriptions/listen for task id, when the client
 // may: on 2026-07-28, over a transport that shows it the listen's
-// acknowledgement (Streamable HTTP), for a Definition with Tasks, within
+// acknowledgement (Streamable HTTP), for a Definition with Tasks and
+// TaskListen, within
 // maxTaskListens. It returns nil when it does not. The caller ends the
 // listen with unlisten. wake is the wait's (watchTask).
 func (c *Client) listenTask(ctx context.Context, id string, wake chan struct{}) *taskListen {
-	if !c.def.Tasks || !c.taskListenable || c.ProtocolVersion() != protocol.Revision20260728 {
+	if !c.def.Tasks || !c.def.TaskListen || !c.taskListenable || c.ProtocolVersion() != protocol.Revision20260728 {
 		return nil
 	}
 	c.mu.Lock()

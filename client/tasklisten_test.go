@@ -142,14 +142,22 @@ func (w *ackWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush
 
 func (w *ackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// connect connects a client with tasks, its poll interval at most max.
+// connect connects a client with tasks that listens for them, its poll
+// interval at most max.
 func (ls *listenServer) connect(t *testing.T, max time.Duration, profile client.Profile) *client.Client {
+	t.Helper()
+	return ls.connectListening(t, max, profile, true)
+}
+
+// connectListening connects a client with tasks, listening for them if
+// listen, its poll interval at most max.
+func (ls *listenServer) connectListening(t *testing.T, max time.Duration, profile client.Profile, listen bool) *client.Client {
 	t.Helper()
 	f, err := streamablehttp.New(ls.url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Tasks: true, Profile: profile,
+	c, err := client.Connect(testkit.Context(t), client.Definition{Name: "jobs", Transport: f, Tasks: true, TaskListen: listen, Profile: profile,
 		Limits: client.Limits{TaskPollMin: time.Millisecond, TaskPollMax: max, TaskTimeout: 2 * time.Hour, DrainTimeout: 50 * time.Millisecond}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -348,6 +356,21 @@ func TestTaskListenNotOn20251125(t *testing.T) {
 	leakcheck.Check(t)
 	ls := newListenServer(t, 5*time.Millisecond)
 	c := ls.connect(t, time.Hour, client.Profile20251125)
+	ls.release("a")
+	if err := within(t, callSteps(testkit.Context(t), c, "a"), "CallTool"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ls.listens.Load(); got != 0 {
+		t.Errorf("%d listens for tasks; want 0", got)
+	}
+}
+
+// Without Definition.TaskListen a wait at 2026-07-28 opens no listen and
+// polls at the server's interval.
+func TestTaskListenOnlyWhenAsked(t *testing.T) {
+	leakcheck.Check(t)
+	ls := newListenServer(t, 5*time.Millisecond)
+	c := ls.connectListening(t, time.Hour, client.Profile20260728, false)
 	ls.release("a")
 	if err := within(t, callSteps(testkit.Context(t), c, "a"), "CallTool"); err != nil {
 		t.Fatal(err)

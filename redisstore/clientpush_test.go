@@ -96,7 +96,7 @@ func TestClientCallFinishesOnThePush(t *testing.T) {
 			if !listen {
 				interval = 20 * time.Millisecond
 			}
-			c, err := client.Connect(ctx, client.Definition{Name: "fleet", Transport: tr, Tasks: true,
+			c, err := client.Connect(ctx, client.Definition{Name: "fleet", Transport: tr, Tasks: true, TaskListen: true,
 				Limits: client.Limits{TaskPollMin: time.Millisecond, TaskPollMax: interval, TaskTimeout: 2 * time.Hour}}, nil)
 			if err != nil {
 				t.Fatal(err)
