@@ -186,8 +186,8 @@
 // whose notifications name taskIds, from a client that declares the
 // extension, is answered by this package (the go-sdk knows no taskIds and
 // sends no notifications/tasks). Its acknowledgement names the ids of the
-// request's principal (another's reads as unknown, and is left out), at
-// most [MaxListenTasks]. Each later status change of those tasks is sent
+// request's principal (another's reads as unknown, and is left out),
+// among the first [MaxListenTasks] distinct ids it names. Each later status change of those tasks is sent
 // as a notifications/tasks (the task as tasks/get reports it, and the
 // listen's subscriptionId), once and in order; the stream ends with the
 // listen's result once every task named has ended. A client that reads

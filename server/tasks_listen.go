@@ -31,7 +31,10 @@ const (
 	// and tasks/get still reads its status.
 	DefaultTaskPushQueue = 32
 	// MaxListenTasks bounds the tasks one listen stream watches: 100,
-	// DefaultMaxTasks. The taskIds past it are not acknowledged.
+	// DefaultMaxTasks. Only the first MaxListenTasks distinct taskIds are
+	// looked up; the ids past them are not acknowledged, whether they are
+	// the principal's or not. So one request costs the store at most
+	// MaxListenTasks watches and reads, however many ids it names.
 	MaxListenTasks = DefaultMaxTasks
 )
 
@@ -144,21 +147,22 @@ type taskListen struct {
 	done    bool // ended is closed
 }
 
-// watch watches the distinct ids of the principal, at most MaxListenTasks,
-// and returns those it watches. Each is watched before it is read, so that
-// no change falls between.
+// watch looks up the first MaxListenTasks distinct ids, watches those of
+// the principal, and returns them. Each is watched before it is read, so
+// that no change falls between.
 func (l *taskListen) watch(ctx context.Context, t *tasks, ids []string) ([]string, error) {
-	agreed := []string{}
+	agreed, seen := []string{}, []string{}
 	l.mu.Lock()
 	l.open[""] = true // no id: holds ended open until every id is watched
 	l.mu.Unlock()
 	for _, id := range ids {
-		if len(agreed) == MaxListenTasks {
-			break
-		}
-		if id == "" || slices.Contains(agreed, id) {
+		if id == "" || slices.Contains(seen, id) {
 			continue
 		}
+		if len(seen) == MaxListenTasks {
+			break
+		}
+		seen = append(seen, id)
 		l.mu.Lock()
 		l.open[id] = true
 		l.mu.Unlock()

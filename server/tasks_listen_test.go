@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -461,4 +462,50 @@ func TestTaskListenEnds(t *testing.T) {
 	if pushes, result := open.rest(t, f.ctx); len(pushes) != 0 || result {
 		t.Errorf("after Close: pushes %v, result %v; want the stream cut, nothing more", pushes, result)
 	}
+}
+
+// countingStore counts the reads and watches a listen costs the store.
+type countingStore struct {
+	TaskStore
+	gets, watches atomic.Int64
+}
+
+func (c *countingStore) Get(ctx context.Context, principal, id string) (*Task, error) {
+	c.gets.Add(1)
+	return c.TaskStore.Get(ctx, principal, id)
+}
+
+func (c *countingStore) WatchTask(ctx context.Context, id string, f func(*Task)) (func(), error) {
+	c.watches.Add(1)
+	return c.TaskStore.(TaskWatcher).WatchTask(ctx, id, f)
+}
+
+// A listen is looked up for its first MaxListenTasks distinct ids only:
+// one naming MaxListenTasks unknown ids (twice over), then the caller's own
+// task, agrees to nothing and costs the store MaxListenTasks reads and
+// watches, however many ids it names. A listen naming the task among its
+// first MaxListenTasks agrees to it.
+func TestTaskListenLooksUpAtMostMaxListenTasks(t *testing.T) {
+	leakcheck.Check(t)
+	store := &countingStore{TaskStore: NewMemoryTaskStore(0)}
+	f := newTaskFixture(t, &TaskOptions{Store: store})
+	own := f.start("gated")
+	var ids []string
+	for i := range MaxListenTasks {
+		ids = append(ids, fmt.Sprintf("no-such-task-%d", i))
+	}
+	gets, watches := store.gets.Load(), store.watches.Load()
+	past := f.listen(append(append(ids, ids...), own)...)
+	if got := past.acked(t, f.ctx); len(got) != 0 {
+		t.Errorf("a listen naming its task past the first %d ids acknowledged %v; want none", MaxListenTasks, got)
+	}
+	if g, w := store.gets.Load()-gets, store.watches.Load()-watches; g != MaxListenTasks || w != MaxListenTasks {
+		t.Errorf("the listen cost %d reads and %d watches; want %d of each", g, w, MaxListenTasks)
+	}
+	within := f.listen(append(ids[:MaxListenTasks-1], own)...)
+	if diff := cmp.Diff([]string{own}, within.acked(t, f.ctx)); diff != "" {
+		t.Errorf("a listen naming its task as its %dth id acknowledged (-want +got):\n%s", MaxListenTasks, diff)
+	}
+	f.gate <- struct{}{}
+	f.await(own, TaskCompleted)
 }
